@@ -1,0 +1,161 @@
+//! [`RbacMarker`] + the annotated item → the item, unchanged, plus a registry entry.
+
+use super::{RbacMarker, parse_marker};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+
+/// The whole attribute: parse, validate, and emit.
+///
+/// On any error the item is still emitted exactly as written, next to the `compile_error!`s,
+/// so that one typo in an attribute doesn't turn into "cannot find function" elsewhere.
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let marker = parse_marker(args);
+    let target = Target::parse(item.clone());
+    match (marker, target) {
+        (Ok(marker), Ok(target)) => {
+            let registration = registration(&marker, &target.name);
+            target.emit(registration)
+        }
+        (marker, target) => {
+            let mut errors = TokenStream::new();
+            for err in [marker.err(), target.err()].into_iter().flatten() {
+                errors.extend(err.to_compile_error());
+            }
+            quote!(#item #errors)
+        }
+    }
+}
+
+/// The registry entry for one attribute: a `const _` block holding a linkme element.
+///
+/// `file!()`, `line!()` and `column!()` are expanded at the call site, i.e. at the attribute,
+/// which is what the workspace scan matches against.
+pub fn registration(marker: &RbacMarker, item_name: &str) -> TokenStream {
+    let list = |v: &[String]| quote!(&[#(#v),*]);
+    let opt = |v: &Option<String>| match v {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    };
+    let groups = list(&marker.groups);
+    let resources = list(&marker.resources);
+    let resource_names = list(&marker.resource_names);
+    let verbs = list(&marker.verbs);
+    let urls = list(&marker.urls);
+    let namespace = opt(&marker.namespace);
+    let role_name = opt(&marker.role_name);
+    quote! {
+        const _: () = {
+            #[::kube_markers::__private::linkme::distributed_slice(::kube_markers::__private::RBAC_ENTRIES)]
+            #[linkme(crate = ::kube_markers::__private::linkme)]
+            static ENTRY: ::kube_markers::registry::RbacEntry = ::kube_markers::registry::RbacEntry {
+                groups: #groups,
+                resources: #resources,
+                resource_names: #resource_names,
+                verbs: #verbs,
+                urls: #urls,
+                namespace: #namespace,
+                role_name: #role_name,
+                source: ::kube_markers::registry::Source {
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                    column: ::core::column!(),
+                    module_path: ::core::module_path!(),
+                    item: #item_name,
+                },
+            };
+        };
+    }
+}
+
+/// Where the attribute stands, and how to attach a registration to it.
+struct Target {
+    item: syn::Item,
+    name: String,
+}
+
+impl Target {
+    fn parse(tokens: TokenStream) -> syn::Result<Self> {
+        let item: syn::Item = syn::parse2(tokens)?;
+        let name = match &item {
+            syn::Item::Fn(f) => f.sig.ident.to_string(),
+            syn::Item::Struct(s) => s.ident.to_string(),
+            syn::Item::Enum(e) => e.ident.to_string(),
+            syn::Item::Const(c) => c.ident.to_string(),
+            syn::Item::Impl(i) => impl_name(i),
+            other => return Err(unsupported(other)),
+        };
+        Ok(Target { item, name })
+    }
+
+    /// Functions and methods get the entry as the first item of their body (an `impl` block
+    /// cannot hold a `static`); other items get it right after themselves.
+    fn emit(self, registration: TokenStream) -> TokenStream {
+        match self.item {
+            syn::Item::Fn(mut f) => {
+                let stmt: syn::Stmt = syn::Stmt::Item(syn::Item::Verbatim(registration));
+                f.block.stmts.insert(0, stmt);
+                f.into_token_stream()
+            }
+            item => quote!(#item #registration),
+        }
+    }
+}
+
+fn impl_name(item: &syn::ItemImpl) -> String {
+    let self_ty = compact(item.self_ty.to_token_stream());
+    match &item.trait_ {
+        Some((path, _)) => format!("impl {} for {self_ty}", compact(path.to_token_stream())),
+        None => format!("impl {self_ty}"),
+    }
+}
+
+/// `Foo < T >` → `Foo<T>`: token streams print with spaces everywhere.
+fn compact(tokens: TokenStream) -> String {
+    let s = tokens.to_string();
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ' ' {
+            let prev = out.chars().last();
+            let next = chars.peek().copied();
+            let glue = matches!(prev, Some('<' | ':' | '&' | '(' | '['))
+                || matches!(next, Some('<' | '>' | ':' | ',' | ')' | ']'));
+            if glue {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn unsupported(item: &syn::Item) -> syn::Error {
+    let what = match item {
+        syn::Item::Mod(_) => "a module",
+        syn::Item::Trait(_) => "a trait",
+        syn::Item::Use(_) => "a `use` declaration",
+        syn::Item::Static(_) => "a static",
+        syn::Item::Type(_) => "a type alias",
+        syn::Item::Union(_) => "a union",
+        syn::Item::Macro(_) => "a macro invocation",
+        syn::Item::ExternCrate(_) => "an `extern crate`",
+        syn::Item::ForeignMod(_) => "an `extern` block",
+        syn::Item::TraitAlias(_) => "a trait alias",
+        _ => "this item (a trait method without a body?)",
+    };
+    let span = first_token_span(item);
+    syn::Error::new(
+        span,
+        format!(
+            "#[rbac] cannot stand on {what}: put it on the reconciler function or method, \
+             an `impl` block, a struct, an enum, or `const _: () = ();`"
+        ),
+    )
+}
+
+fn first_token_span(item: &syn::Item) -> Span {
+    item.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |tt| tt.span())
+}

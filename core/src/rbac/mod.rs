@@ -1,0 +1,46 @@
+//! `#[rbac(...)]`: controller-gen's `+kubebuilder:rbac` marker as a Rust attribute.
+//!
+//! ```text
+//! #[rbac(groups = "apps", resources = "deployments", verbs = "get;list;watch")]
+//! #[rbac(groups = ["", "apps"], resources = ["pods/status"], verbs = ["get", "update"])]
+//! #[rbac(urls = "/metrics", verbs = "get")]
+//! #[rbac(groups = "", resources = "secrets", verbs = "get", namespace = "tenant", role_name = "tenant-reader")]
+//! ```
+
+mod expand;
+mod parse;
+mod validate;
+
+pub use expand::{expand, registration};
+pub use parse::{Item, ListArg, RbacArgs, parse_args};
+pub use validate::validate;
+
+use proc_macro2::TokenStream;
+
+/// A validated `#[rbac]` attribute: the same fields as controller-gen's `rbac.Rule`.
+///
+/// Lists keep the order and spelling the user wrote (`core` stays `core`): normalising is the
+/// aggregator's job, so that provenance reports can quote the attribute as written.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RbacMarker {
+    pub groups: Vec<String>,
+    pub resources: Vec<String>,
+    pub resource_names: Vec<String>,
+    pub verbs: Vec<String>,
+    pub urls: Vec<String>,
+    pub namespace: Option<String>,
+    pub role_name: Option<String>,
+}
+
+/// Parses and validates attribute arguments; every problem found is in the one error.
+pub fn parse_marker(args: TokenStream) -> syn::Result<RbacMarker> {
+    let mut cx = crate::ctxt::Ctxt::new();
+    let parsed = parse_args(args, &mut cx);
+    let marker = validate(&parsed, &mut cx);
+    cx.check()?;
+    // `validate` only returns `None` after recording an error, so this is reached with `Some`.
+    Ok(marker.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,407 @@
+//! Attribute tokens → [`RbacArgs`]: syntax only, every value kept with its span.
+
+use crate::ctxt::Ctxt;
+use crate::suggest::did_you_mean;
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Ident, Lit, LitStr, Token};
+
+/// One string of a list, with the span of the literal it came from.
+///
+/// Elements of a semicolon string share that string's span: stable Rust cannot point inside
+/// a literal.
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub value: String,
+    pub span: Span,
+}
+
+/// A list-valued argument such as `verbs = "get;list"` or `verbs = ["get", "list"]`.
+#[derive(Debug, Clone)]
+pub struct ListArg {
+    pub key_span: Span,
+    pub items: Vec<Item>,
+    /// Span of the whole value, for errors about the list as a whole.
+    pub value_span: Span,
+}
+
+/// The arguments of one `#[rbac(...)]`, as written. Keys that failed to parse are absent
+/// (their error is already recorded), so validation never reports a second, derived error.
+#[derive(Debug, Clone, Default)]
+pub struct RbacArgs {
+    pub groups: Option<ListArg>,
+    pub resources: Option<ListArg>,
+    pub resource_names: Option<ListArg>,
+    pub verbs: Option<ListArg>,
+    pub urls: Option<ListArg>,
+    pub namespace: Option<(Span, Item)>,
+    pub role_name: Option<(Span, Item)>,
+    pub custom_verbs: Option<(Span, bool)>,
+    /// Keys that were present but whose value was malformed: validation must not claim they
+    /// are missing.
+    pub malformed: Vec<&'static str>,
+}
+
+/// Canonical keys, then controller-gen's spellings accepted as aliases.
+const KEYS: &[&str] = &[
+    "groups",
+    "resources",
+    "resource_names",
+    "verbs",
+    "urls",
+    "namespace",
+    "role_name",
+    "custom_verbs",
+];
+
+fn canonical_key(key: &str) -> Option<&'static str> {
+    match key {
+        "resourceNames" => Some("resource_names"),
+        "roleName" => Some("role_name"),
+        "customVerbs" => Some("custom_verbs"),
+        _ => KEYS.iter().find(|k| **k == key).copied(),
+    }
+}
+
+/// Parses `key = value, ...`. Each comma-separated argument is parsed on its own, so a
+/// mistake in one does not hide mistakes (or valid values) in the others.
+pub fn parse_args(tokens: TokenStream, cx: &mut Ctxt) -> RbacArgs {
+    let mut args = RbacArgs::default();
+    for chunk in split_top_level_commas(tokens) {
+        parse_one(chunk, &mut args, cx);
+    }
+    args
+}
+
+fn split_top_level_commas(tokens: TokenStream) -> Vec<TokenStream> {
+    let mut chunks = Vec::new();
+    let mut current = Vec::new();
+    for tt in tokens {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => {
+                chunks.push(current.drain(..).collect());
+            }
+            _ => current.push(tt),
+        }
+    }
+    if !current.is_empty() {
+        chunks.push(current.into_iter().collect());
+    }
+    chunks
+}
+
+/// A value as written, before we know what the key wants.
+enum RawValue {
+    Str(LitStr),
+    Array(Span, Vec<LitStr>),
+    Bool(Span, bool),
+}
+
+fn parse_one(chunk: TokenStream, args: &mut RbacArgs, cx: &mut Ctxt) {
+    let Some(first) = chunk.clone().into_iter().next() else {
+        return; // `a, , b` or a trailing comma: nothing to parse
+    };
+    let key: Ident = match syn::parse2::<ArgHead>(chunk.clone()) {
+        Ok(head) => head.0,
+        Err(_) => {
+            cx.error_at(
+                first.span(),
+                "expected `key = value`, e.g. `verbs = \"get;list;watch\"`",
+            );
+            return;
+        }
+    };
+    let key_str = key.unraw().to_string();
+    let Some(canonical) = canonical_key(&key_str) else {
+        let hint = did_you_mean(&key_str, KEYS)
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        cx.error_at(
+            key.span(),
+            format!(
+                "unknown key `{key_str}` in #[rbac]{hint} (expected one of: {})",
+                KEYS.join(", ")
+            ),
+        );
+        return;
+    };
+    if is_set(args, canonical) {
+        let alias = if canonical != key_str {
+            format!(" (`{key_str}` is another spelling of `{canonical}`)")
+        } else {
+            String::new()
+        };
+        cx.error_at(key.span(), format!("duplicate key `{canonical}`{alias}"));
+        return;
+    }
+
+    let value = match parse_value(chunk, canonical == "custom_verbs") {
+        Ok(v) => v,
+        Err(err) => {
+            cx.push(err);
+            args.malformed.push(canonical);
+            return;
+        }
+    };
+
+    let key_span = key.span();
+    match canonical {
+        "namespace" | "role_name" => {
+            let RawValue::Str(lit) = value else {
+                cx.error_at(
+                    raw_span(&value),
+                    format!("`{canonical}` takes one string, e.g. `{canonical} = \"my-name\"`"),
+                );
+                args.malformed.push(canonical);
+                return;
+            };
+            let item = Item {
+                value: lit.value(),
+                span: lit.span(),
+            };
+            let slot = if canonical == "namespace" {
+                &mut args.namespace
+            } else {
+                &mut args.role_name
+            };
+            *slot = Some((key_span, item));
+        }
+        "custom_verbs" => {
+            let RawValue::Bool(span, b) = value else {
+                cx.error_at(
+                    raw_span(&value),
+                    "`custom_verbs` is a flag: write `custom_verbs` or `custom_verbs = true`",
+                );
+                args.malformed.push(canonical);
+                return;
+            };
+            args.custom_verbs = Some((span, b));
+        }
+        _ => {
+            let Some(list) = list_value(canonical, key_span, value, cx) else {
+                args.malformed.push(canonical);
+                return;
+            };
+            let slot = match canonical {
+                "groups" => &mut args.groups,
+                "resources" => &mut args.resources,
+                "resource_names" => &mut args.resource_names,
+                "verbs" => &mut args.verbs,
+                _ => &mut args.urls,
+            };
+            *slot = Some(list);
+        }
+    }
+}
+
+fn is_set(args: &RbacArgs, key: &str) -> bool {
+    args.malformed.contains(&key)
+        || match key {
+            "groups" => args.groups.is_some(),
+            "resources" => args.resources.is_some(),
+            "resource_names" => args.resource_names.is_some(),
+            "verbs" => args.verbs.is_some(),
+            "urls" => args.urls.is_some(),
+            "namespace" => args.namespace.is_some(),
+            "role_name" => args.role_name.is_some(),
+            _ => args.custom_verbs.is_some(),
+        }
+}
+
+/// The key of an argument: any identifier, keywords included (`crate`, `type`, …), so that
+/// a wrong key is reported as an unknown key rather than as a syntax error.
+struct ArgHead(Ident);
+
+impl syn::parse::Parse for ArgHead {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let ident = Ident::parse_any(input)?;
+        input.step(|cursor| {
+            let mut rest = *cursor;
+            while let Some((_, next)) = rest.token_tree() {
+                rest = next;
+            }
+            Ok(((), rest))
+        })?;
+        Ok(ArgHead(ident))
+    }
+}
+
+fn raw_span(value: &RawValue) -> Span {
+    match value {
+        RawValue::Str(lit) => lit.span(),
+        RawValue::Array(span, _) | RawValue::Bool(span, _) => *span,
+    }
+}
+
+/// `key`, `key = "..."`, `key = [..]` or `key = true`.
+fn parse_value(chunk: TokenStream, flag_allowed: bool) -> syn::Result<RawValue> {
+    let parser = |input: ParseStream| -> syn::Result<RawValue> {
+        let key = Ident::parse_any(input)?;
+        if input.is_empty() {
+            return if flag_allowed {
+                Ok(RawValue::Bool(key.span(), true))
+            } else {
+                Err(syn::Error::new(
+                    key.span(),
+                    format!("`{key}` needs a value, e.g. `{key} = \"...\"`"),
+                ))
+            };
+        }
+        input.parse::<Token![=]>()?;
+        let value = if input.peek(syn::token::Bracket) {
+            let content;
+            let bracket = syn::bracketed!(content in input);
+            let elems: Punctuated<TokenStream, Token![,]> =
+                Punctuated::parse_terminated_with(&content, |p: ParseStream| {
+                    p.step(|cursor| {
+                        let mut rest = *cursor;
+                        let mut tokens = Vec::new();
+                        while let Some((tt, next)) = rest.token_tree() {
+                            if matches!(&tt, TokenTree::Punct(p) if p.as_char() == ',') {
+                                break;
+                            }
+                            tokens.push(tt);
+                            rest = next;
+                        }
+                        Ok((tokens.into_iter().collect::<TokenStream>(), rest))
+                    })
+                })?;
+            let mut lits = Vec::new();
+            for elem in elems {
+                lits.push(syn::parse2::<LitStr>(elem.clone()).map_err(|_| {
+                    syn::Error::new_spanned(
+                        &elem,
+                        "list elements must be string literals, e.g. `[\"get\", \"list\"]`",
+                    )
+                })?);
+            }
+            RawValue::Array(bracket.span.join(), lits)
+        } else if input.peek(Lit) {
+            match input.parse::<Lit>()? {
+                Lit::Str(s) => RawValue::Str(s),
+                Lit::Bool(b) => RawValue::Bool(b.span, b.value),
+                other => {
+                    return Err(syn::Error::new(
+                        other.span(),
+                        "expected a string such as \"get;list\" or an array such as [\"get\", \"list\"]",
+                    ));
+                }
+            }
+        } else {
+            let tt: TokenTree = input.parse()?;
+            let hint = match &tt {
+                TokenTree::Ident(i) => format!("; quote it: `{key} = \"{i}\"`"),
+                TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {
+                    "; lists are arrays in brackets or semicolon strings".to_string()
+                }
+                _ => String::new(),
+            };
+            return Err(syn::Error::new(
+                tt.span(),
+                format!(
+                    "expected a string such as \"get;list\" or an array such as [\"get\", \"list\"]{hint}"
+                ),
+            ));
+        };
+        if !input.is_empty() {
+            return Err(input.error("unexpected tokens after the value; separate arguments with `,`"));
+        }
+        Ok(value)
+    };
+    parser.parse2(chunk)
+}
+
+/// Turns a raw value into a list, reporting empty elements and stray whitespace.
+fn list_value(key: &str, key_span: Span, value: RawValue, cx: &mut Ctxt) -> Option<ListArg> {
+    // `""` is the core group, in both forms; elsewhere an empty element is a mistake.
+    let empty_ok = key == "groups";
+    let mut items = Vec::new();
+    let mut ok = true;
+    let value_span = raw_span(&value);
+    match value {
+        RawValue::Bool(span, _) => {
+            cx.error_at(
+                span,
+                format!("`{key}` takes a list of strings, e.g. `{key} = \"a;b\"` or `[\"a\", \"b\"]`"),
+            );
+            return None;
+        }
+        RawValue::Str(lit) => {
+            let text = lit.value();
+            if text.is_empty() {
+                if empty_ok {
+                    items.push(Item {
+                        value: String::new(),
+                        span: lit.span(),
+                    });
+                }
+                // Otherwise an empty list: validation reports it with the key's meaning.
+            } else {
+                let parts: Vec<&str> = text.split(';').collect();
+                if parts.iter().any(|p| p.is_empty()) {
+                    let what = if text.ends_with(';') || text.starts_with(';') {
+                        "a leading or trailing `;`"
+                    } else {
+                        "`;;`"
+                    };
+                    let hint = if empty_ok {
+                        "; to name the core group among others write an array: `groups = [\"\", \"apps\"]`"
+                    } else {
+                        ""
+                    };
+                    cx.error_at(
+                        lit.span(),
+                        format!("empty element in `{key}` (\"{text}\" has {what}){hint}"),
+                    );
+                    ok = false;
+                }
+                for part in parts.into_iter().filter(|p| !p.is_empty()) {
+                    items.push(Item {
+                        value: part.to_string(),
+                        span: lit.span(),
+                    });
+                }
+            }
+        }
+        RawValue::Array(_, lits) => {
+            for lit in lits {
+                let text = lit.value();
+                if text.is_empty() && !empty_ok {
+                    cx.error_at(lit.span(), format!("empty element in `{key}`"));
+                    ok = false;
+                    continue;
+                }
+                if text.contains(';') {
+                    cx.error_at(
+                        lit.span(),
+                        format!(
+                            "`;` inside an array element of `{key}`: use either \"a;b\" or [\"a\", \"b\"], not both"
+                        ),
+                    );
+                    ok = false;
+                    continue;
+                }
+                items.push(Item {
+                    value: text,
+                    span: lit.span(),
+                });
+            }
+        }
+    }
+    for item in &items {
+        if item.value.trim() != item.value {
+            cx.error_at(
+                item.span,
+                format!("`{key}` element {:?} has leading or trailing whitespace", item.value),
+            );
+            ok = false;
+        }
+    }
+    ok.then_some(ListArg {
+        key_span,
+        items,
+        value_span,
+    })
+}

@@ -1,0 +1,204 @@
+use super::*;
+use quote::quote;
+
+fn ok(tokens: TokenStream) -> RbacMarker {
+    parse_marker(tokens).unwrap_or_else(|e| panic!("unexpected error: {e}"))
+}
+
+/// All messages of a failed parse, in order.
+fn errors(tokens: TokenStream) -> Vec<String> {
+    match parse_marker(tokens) {
+        Ok(m) => panic!("expected errors, got {m:?}"),
+        Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+fn one_error(tokens: TokenStream) -> String {
+    let errs = errors(tokens);
+    assert_eq!(errs.len(), 1, "expected one error, got {errs:#?}");
+    errs.into_iter().next().unwrap()
+}
+
+#[test]
+fn semicolon_strings_and_arrays_are_the_same_list() {
+    let a = ok(quote!(groups = "apps;batch", resources = "deployments", verbs = "get;list;watch"));
+    let b = ok(quote!(groups = ["apps", "batch"], resources = ["deployments"], verbs = ["get", "list", "watch"]));
+    assert_eq!(a, b);
+    assert_eq!(a.verbs, ["get", "list", "watch"]);
+}
+
+#[test]
+fn core_group_spellings() {
+    assert_eq!(ok(quote!(groups = "", resources = "pods", verbs = "get")).groups, [""]);
+    assert_eq!(ok(quote!(groups = [""], resources = "pods", verbs = "get")).groups, [""]);
+    // `core` is kept as written; the aggregator maps it to "" like controller-gen.
+    assert_eq!(
+        ok(quote!(groups = ["core", "", "apps"], resources = "pods", verbs = "get")).groups,
+        ["core", "", "apps"]
+    );
+}
+
+#[test]
+fn controller_gen_aliases_and_all_keys() {
+    let m = ok(quote!(
+        groups = "",
+        resources = "configmaps",
+        resourceNames = "a;b",
+        verbs = "get",
+        namespace = "tenant",
+        roleName = "tenant-reader"
+    ));
+    assert_eq!(m.resource_names, ["a", "b"]);
+    assert_eq!(m.namespace.as_deref(), Some("tenant"));
+    assert_eq!(m.role_name.as_deref(), Some("tenant-reader"));
+    let urls = ok(quote!(urls = "/metrics;/healthz*", verbs = "get"));
+    assert_eq!(urls.urls, ["/metrics", "/healthz*"]);
+    assert!(urls.groups.is_empty());
+}
+
+#[test]
+fn wildcards_and_special_verbs() {
+    ok(quote!(groups = "*", resources = "*", verbs = "*"));
+    ok(quote!(groups = "apps", resources = "*/scale", verbs = "get;update"));
+    ok(quote!(groups = "rbac.authorization.k8s.io", resources = "clusterroles", verbs = "escalate;bind"));
+    ok(quote!(groups = "", resources = "serviceaccounts/token", resource_names = "sa", verbs = "create"));
+    ok(quote!(groups = "x.io", resources = "widgets", verbs = "frobnicate", custom_verbs));
+    ok(quote!(groups = "x.io", resources = "widgets", verbs = "frobnicate", custom_verbs = true));
+}
+
+#[test]
+fn unknown_key_suggests() {
+    // `verb` is unknown, so `verbs` is also missing: both are reported.
+    let errs = errors(quote!(groups = "", resources = "pods", verb = "get"));
+    assert_eq!(errs.len(), 2, "{errs:#?}");
+    assert!(errs[0].contains("did you mean `verbs`?"), "{}", errs[0]);
+    assert!(errs[1].contains("missing `verbs`"), "{}", errs[1]);
+}
+
+#[test]
+fn duplicate_keys_and_aliases() {
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", verbs = "list"));
+    assert!(e.contains("duplicate key `verbs`"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", role_name = "a", roleName = "b"));
+    assert!(e.contains("`roleName` is another spelling of `role_name`"), "{e}");
+}
+
+#[test]
+fn empty_elements() {
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get;;list"));
+    assert!(e.contains("empty element in `verbs`"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get;"));
+    assert!(e.contains("trailing"), "{e}");
+    let e = one_error(quote!(groups = "", resources = ["pods", ""], verbs = "get"));
+    assert!(e.contains("empty element in `resources`"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = ""));
+    assert!(e.contains("`verbs` is empty"), "{e}");
+    let e = one_error(quote!(groups = "apps;", resources = "pods", verbs = "get"));
+    assert!(e.contains("groups = [\\\"\\\", \\\"apps\\\"]") || e.contains("write an array"), "{e}");
+}
+
+#[test]
+fn verbs_are_checked_per_rule_kind() {
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get;lsit"));
+    assert!(e.contains("unknown verb `lsit`: did you mean `list`?"), "{e}");
+    assert!(e.contains("custom_verbs"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "Get"));
+    assert!(e.contains("uppercase") && e.contains("`get`"), "{e}");
+    let e = one_error(quote!(urls = "/metrics", verbs = "list"));
+    assert!(e.contains("HTTP methods"), "{e}");
+    ok(quote!(urls = "/metrics", verbs = "get;head;post"));
+}
+
+#[test]
+fn rule_shape() {
+    let e = one_error(quote!(groups = "apps", verbs = "get"));
+    assert!(e.contains("needs `resources`"), "{e}");
+    let errs = errors(quote!(urls = "/metrics", groups = "", resources = "pods", verbs = "get"));
+    assert_eq!(errs.len(), 2, "{errs:#?}");
+    assert!(errs.iter().all(|e| e.contains("cannot be combined with `urls`")));
+    let e = one_error(quote!(urls = "/metrics", verbs = "get", namespace = "ns"));
+    assert!(e.contains("only in ClusterRoles"), "{e}");
+    let e = one_error(quote!(resources = "pods", verbs = "get"));
+    assert!(e.contains("needs `groups`"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods"));
+    assert!(e.contains("missing `verbs`"), "{e}");
+}
+
+#[test]
+fn names_are_validated() {
+    let e = one_error(quote!(groups = "Apps", resources = "pods", verbs = "get"));
+    assert!(e.contains("malformed API group `Apps`"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "Pods", verbs = "get"));
+    assert!(e.contains("uppercase") && e.contains("`pods`"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods/*", verbs = "get"));
+    assert!(e.contains("not a wildcard"), "{e}");
+    let e = one_error(quote!(urls = "metrics", verbs = "get"));
+    assert!(e.contains("starting with `/`"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", namespace = "My_NS"));
+    assert!(e.contains("malformed namespace"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", role_name = "a..b"));
+    assert!(e.contains("malformed role name"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", namespace = ""));
+    assert!(e.contains("leave it out for a ClusterRole"), "{e}");
+}
+
+#[test]
+fn resource_names_that_can_never_match() {
+    let e = one_error(quote!(groups = "", resources = "pods", resource_names = "a", verbs = "create"));
+    assert!(e.contains("can never match"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods/eviction", resource_names = "a", verbs = "deletecollection"));
+    assert!(e.contains("can never match"), "{e}");
+    // Any verb that carries a name keeps the rule useful.
+    ok(quote!(groups = "", resources = "pods", resource_names = "a", verbs = "create;get"));
+    ok(quote!(groups = "", resources = "pods;pods/eviction", resource_names = "a", verbs = "create"));
+}
+
+#[test]
+fn value_syntax() {
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = get));
+    assert!(e.contains("quote it: `verbs = \"get\"`"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = ["get", 1]));
+    assert!(e.contains("must be string literals"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", namespace = ["a"]));
+    assert!(e.contains("takes one string"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", custom_verbs = "yes"));
+    assert!(e.contains("is a flag"), "{e}");
+    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get" "list"));
+    assert!(e.contains("unexpected tokens"), "{e}");
+}
+
+#[test]
+fn many_errors_are_reported_together() {
+    let errs = errors(quote!(gropus = "", resources = "Pods", verbs = "get;lsit", namespace = "-x"));
+    assert_eq!(errs.len(), 5, "{errs:#?}");
+}
+
+#[test]
+fn expansion_keeps_the_item_and_registers_an_entry() {
+    let out = expand(
+        quote!(groups = "apps", resources = "deployments", verbs = "get"),
+        quote!(async fn reconcile(x: u32) -> u32 { x + 1 }),
+    )
+    .to_string();
+    assert!(out.starts_with("async fn reconcile"), "{out}");
+    assert!(out.contains("distributed_slice"), "{out}");
+    assert!(out.contains("item : \"reconcile\""), "{out}");
+    assert!(out.contains("x + 1"), "{out}");
+
+    let out = expand(
+        quote!(groups = "apps", resources = "deployments", verbs = "get"),
+        quote!(impl<T: Clone> Reconciler for Foo<T> { fn f(&self) {} }),
+    )
+    .to_string();
+    assert!(out.contains("item : \"impl Reconciler for Foo<T>\""), "{out}");
+}
+
+#[test]
+fn expansion_on_error_emits_item_and_errors() {
+    let out = expand(quote!(verbs = "nope"), quote!(fn f() {})).to_string();
+    assert!(out.starts_with("fn f () { }"), "{out}");
+    assert!(out.contains("compile_error"), "{out}");
+    assert!(!out.contains("distributed_slice"), "{out}");
+    let out = expand(quote!(urls = "/m", verbs = "get"), quote!(trait T {})).to_string();
+    assert!(out.contains("cannot stand on a trait"), "{out}");
+}

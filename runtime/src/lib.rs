@@ -1,0 +1,89 @@
+//! controller-gen's markers as Rust attributes, for Kubernetes operators written with kube-rs.
+//!
+//! Annotate reconcilers with [`rbac`]; each attribute is validated at compile time and
+//! registered in a link-time [`registry`]. A generator binary whose `main` is
+//! [`codegen::main`] (with the crates it collects named by [`link!`]) merges every entry into
+//! ClusterRole/Role manifests exactly as controller-gen does ([`rbac`](mod@rbac)) and writes
+//! them with controller-gen's YAML conventions ([`yaml`]).
+//!
+//! ```
+//! use kube_markers::rbac;
+//!
+//! #[rbac(groups = "apps", resources = "deployments", verbs = "get;list;watch")]
+//! #[rbac(groups = "", resources = "pods/status", verbs = "get;update")]
+//! async fn reconcile() { /* … */ }
+//! # fn main() {}
+//! ```
+#![deny(missing_docs)]
+
+// Lets the attributes' `::kube_markers::…` paths resolve inside this crate's own tests.
+extern crate self as kube_markers;
+
+pub mod rbac;
+pub mod registry;
+pub mod yaml;
+
+#[cfg(feature = "codegen")]
+pub mod codegen;
+
+/// controller-gen's `+kubebuilder:rbac` marker.
+///
+/// ```
+/// use kube_markers::rbac;
+///
+/// #[rbac(groups = "apps", resources = "deployments", verbs = "get;list;watch;create;update;patch")]
+/// #[rbac(groups = "", resources = ["pods", "pods/status"], verbs = ["get", "list", "watch"])]
+/// #[rbac(urls = "/metrics", verbs = "get")]
+/// async fn reconcile() {}
+/// # fn main() {}
+/// ```
+///
+/// | key | value | meaning |
+/// |---|---|---|
+/// | `groups` | list | API groups; `""` or `core` is the core group, `*` all groups |
+/// | `resources` | list | plural resources, `res/subresource`, `*/subresource` or `*` |
+/// | `resource_names` (`resourceNames`) | list | restrict to these object names |
+/// | `verbs` | list, required | `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`, `escalate`, `bind`, `impersonate`, `use`, `approve`, `sign`, `attest` or `*`; HTTP methods for `urls` |
+/// | `urls` | list | non-resource URLs (`/metrics`, `/healthz*`); ClusterRole only |
+/// | `namespace` | string | emit a Role in this namespace instead of the ClusterRole |
+/// | `role_name` (`roleName`) | string | name of the (Cluster)Role; default from the generator |
+/// | `custom_verbs` | flag | allow verbs of aggregated APIs beyond the built-in ones |
+///
+/// A list is a semicolon string (`"get;list"`) or an array (`["get", "list"]`). Every
+/// argument is checked at compile time: see the README for the full list of errors. The
+/// attribute may stand on functions and methods (async or not), `impl` blocks, structs, enums
+/// and `const _: () = ();`, any number of times; the item is emitted unchanged.
+pub use kube_markers_macros::rbac;
+
+/// Names the crates whose attributes a generator collects, so that the linker keeps them.
+///
+/// A crate that no code of the final binary mentions is not linked, and its registry entries
+/// silently vanish. Put this at the top level of your generator's `main.rs`:
+///
+/// ```ignore
+/// kube_markers::link!(memcached_operator, mydatabase_operator);
+///
+/// fn main() -> std::process::ExitCode {
+///     kube_markers::codegen::main()
+/// }
+/// ```
+#[macro_export]
+macro_rules! link {
+    ($($krate:ident),+ $(,)?) => {
+        $(
+            #[allow(unused_imports)]
+            use $krate as _;
+            const _: () = {
+                #[$crate::__private::linkme::distributed_slice($crate::__private::LINKED_CRATES)]
+                #[linkme(crate = $crate::__private::linkme)]
+                static LINKED: &str = ::core::stringify!($krate);
+            };
+        )+
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::registry::{LINKED_CRATES, RBAC_ENTRIES};
+    pub use linkme;
+}

@@ -1,0 +1,180 @@
+//! RBAC aggregation: registry entries → merged, deduplicated ClusterRoles and Roles, exactly
+//! as controller-gen's `pkg/rbac` produces them.
+//!
+//! The path of the data: [`Marker`]s (one per attribute) are grouped by [`RoleKey`]
+//! (namespace and effective role name), split into one [`Rule`] per resource, merged by
+//! [`normalize`], and turned into k8s-openapi objects by [`GeneratedRole::to_object`].
+
+mod normalize;
+
+pub use normalize::{Rule, normalize};
+
+use crate::registry::RbacEntry;
+use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use std::collections::BTreeMap;
+
+/// controller-gen's default role name (`rbac:roleName=manager-role` in kubebuilder projects).
+pub const DEFAULT_ROLE_NAME: &str = "manager-role";
+
+/// One RBAC marker, owned: the input of the aggregation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Marker {
+    /// API groups as written (`core` is mapped to `""` during normalization).
+    pub groups: Vec<String>,
+    /// Resources, possibly with `/subresource`.
+    pub resources: Vec<String>,
+    /// Object names the rule is restricted to.
+    pub resource_names: Vec<String>,
+    /// Verbs.
+    pub verbs: Vec<String>,
+    /// Non-resource URLs.
+    pub urls: Vec<String>,
+    /// Namespace of the Role; `None` for the ClusterRole.
+    pub namespace: Option<String>,
+    /// Name of the (Cluster)Role; `None` for the generator's default.
+    pub role_name: Option<String>,
+}
+
+fn owned(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+impl From<&RbacEntry> for Marker {
+    fn from(e: &RbacEntry) -> Self {
+        Marker {
+            groups: owned(e.groups),
+            resources: owned(e.resources),
+            resource_names: owned(e.resource_names),
+            verbs: owned(e.verbs),
+            urls: owned(e.urls),
+            namespace: e.namespace.map(str::to_string),
+            role_name: e.role_name.map(str::to_string),
+        }
+    }
+}
+
+/// Which object a rule lands in. Ordered as controller-gen orders its output: by namespace
+/// (the ClusterRole's empty namespace first), then by name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RoleKey {
+    /// `""` for a ClusterRole.
+    pub namespace: String,
+    /// The (Cluster)Role's name.
+    pub name: String,
+}
+
+/// One generated ClusterRole (empty namespace) or Role, with its normalized rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedRole {
+    /// Namespace and name.
+    pub key: RoleKey,
+    /// Rules in controller-gen's order.
+    pub rules: Vec<Rule>,
+}
+
+/// A generated object, as the Kubernetes API types.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RoleObject {
+    /// No namespace was given.
+    ClusterRole(ClusterRole),
+    /// The rules had a namespace.
+    Role(Role),
+}
+
+impl RoleObject {
+    /// The object as JSON, ready for [`crate::yaml`].
+    pub fn to_value(&self) -> serde_json::Value {
+        let value = match self {
+            RoleObject::ClusterRole(r) => serde_json::to_value(r),
+            RoleObject::Role(r) => serde_json::to_value(r),
+        };
+        // k8s-openapi types are plain data; serializing them to a Value cannot fail.
+        value.expect("k8s-openapi RBAC objects serialize to JSON")
+    }
+}
+
+impl GeneratedRole {
+    /// `true` for a ClusterRole.
+    pub fn is_cluster_role(&self) -> bool {
+        self.key.namespace.is_empty()
+    }
+
+    /// The rules as k8s-openapi `PolicyRule`s; empty lists are left out, as Go's `omitempty`.
+    pub fn policy_rules(&self) -> Vec<PolicyRule> {
+        let opt = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
+        self.rules
+            .iter()
+            .map(|r| PolicyRule {
+                api_groups: opt(&r.groups),
+                non_resource_urls: opt(&r.urls),
+                resource_names: opt(&r.resource_names),
+                resources: opt(&r.resources),
+                verbs: r.verbs.clone(),
+            })
+            .collect()
+    }
+
+    /// The ClusterRole or Role object.
+    pub fn to_object(&self) -> RoleObject {
+        let mut metadata = ObjectMeta {
+            name: Some(self.key.name.clone()),
+            ..ObjectMeta::default()
+        };
+        if self.is_cluster_role() {
+            RoleObject::ClusterRole(ClusterRole {
+                metadata,
+                rules: Some(self.policy_rules()),
+                ..ClusterRole::default()
+            })
+        } else {
+            metadata.namespace = Some(self.key.namespace.clone());
+            RoleObject::Role(Role {
+                metadata,
+                rules: Some(self.policy_rules()),
+            })
+        }
+    }
+}
+
+/// Groups markers by role, splits them per resource and normalizes each role's rules:
+/// controller-gen's `GenerateRoles`. Roles without rules are left out.
+pub fn generate_roles<'a>(
+    markers: impl IntoIterator<Item = &'a Marker>,
+    default_role_name: &str,
+) -> Vec<GeneratedRole> {
+    let mut by_role: BTreeMap<RoleKey, Vec<Rule>> = BTreeMap::new();
+    for m in markers {
+        let key = RoleKey {
+            namespace: m.namespace.clone().unwrap_or_default(),
+            name: m
+                .role_name
+                .clone()
+                .unwrap_or_else(|| default_role_name.to_string()),
+        };
+        let rules = by_role.entry(key).or_default();
+        let rule_for = |resources: Vec<String>| Rule {
+            groups: m.groups.clone(),
+            resources,
+            resource_names: m.resource_names.clone(),
+            urls: m.urls.clone(),
+            verbs: m.verbs.clone(),
+        };
+        if m.resources.is_empty() {
+            rules.push(rule_for(Vec::new()));
+        } else {
+            rules.extend(m.resources.iter().map(|r| rule_for(vec![r.clone()])));
+        }
+    }
+    by_role
+        .into_iter()
+        .map(|(key, rules)| GeneratedRole {
+            key,
+            rules: normalize(rules),
+        })
+        .filter(|role| !role.rules.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

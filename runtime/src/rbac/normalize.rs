@@ -1,0 +1,167 @@
+//! controller-gen's `NormalizeRules`, step for step, with one deliberate difference.
+//!
+//! controller-gen merges in four passes (same key → union verbs; then same everything-but-
+//! resources → union resources; likewise groups; likewise URLs), each pass re-keying a Go map
+//! by (groups, resources, resourceNames, URLs). A later pass can produce two rules with the
+//! same key but different verbs — e.g. `batch` and `cron` merged into `batch;cron` next to a
+//! marker that already said `batch;cron` — and controller-gen then keeps whichever the Go map
+//! iteration visited last, silently dropping the other's verbs (and doing so at random).
+//! We union the verbs instead: the same permissions as both rules together, deterministic, and
+//! byte-identical to controller-gen whenever no such collision occurs.
+
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+
+/// A policy rule being normalized: every list sorted and deduplicated.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Rule {
+    /// API groups (`""` is the core group).
+    pub groups: Vec<String>,
+    /// Resources.
+    pub resources: Vec<String>,
+    /// Object names.
+    pub resource_names: Vec<String>,
+    /// Non-resource URLs.
+    pub urls: Vec<String>,
+    /// Verbs.
+    pub verbs: Vec<String>,
+}
+
+fn sort_dedup(list: &mut Vec<String>) {
+    list.sort_unstable();
+    list.dedup();
+}
+
+impl Rule {
+    fn normalize_lists(&mut self) {
+        sort_dedup(&mut self.groups);
+        sort_dedup(&mut self.resources);
+        sort_dedup(&mut self.resource_names);
+        sort_dedup(&mut self.urls);
+        sort_dedup(&mut self.verbs);
+    }
+
+    /// controller-gen's `ruleKey`: what the rule applies to, without its verbs.
+    fn key(&self) -> RuleKey {
+        RuleKey([
+            self.groups.clone(),
+            self.resources.clone(),
+            self.resource_names.clone(),
+            self.urls.clone(),
+        ])
+    }
+
+    /// controller-gen's `ruleKey.String()`, the sort key of the output:
+    /// `groups + resources + resourceNames + urls`, each list joined with `&`.
+    pub fn sort_key(&self) -> String {
+        [
+            &self.groups,
+            &self.resources,
+            &self.resource_names,
+            &self.urls,
+        ]
+        .map(|l| l.join("&"))
+        .join(" + ")
+    }
+
+    fn add_verbs(&mut self, verbs: &[String]) {
+        self.verbs.extend_from_slice(verbs);
+        sort_dedup(&mut self.verbs);
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct RuleKey([Vec<String>; 4]);
+
+/// Which list a merge pass unions; the other three and the verbs must be equal.
+#[derive(Clone, Copy)]
+enum Field {
+    Resources,
+    Groups,
+    Urls,
+}
+
+impl Field {
+    fn list(self, rule: &mut Rule) -> &mut Vec<String> {
+        match self {
+            Field::Resources => &mut rule.resources,
+            Field::Groups => &mut rule.groups,
+            Field::Urls => &mut rule.urls,
+        }
+    }
+
+    /// The rule's key with this field blanked out, plus its verbs.
+    fn merge_key(self, rule: &Rule) -> [Vec<String>; 4] {
+        let mut key = rule.key().0;
+        let blank = match self {
+            Field::Groups => 0,
+            Field::Resources => 1,
+            Field::Urls => 3,
+        };
+        key[blank] = rule.verbs.clone();
+        key
+    }
+}
+
+/// Inserts `rule` under its key; on a collision the verbs are united (see the module docs).
+fn insert(map: &mut BTreeMap<RuleKey, Rule>, rule: Rule) {
+    match map.entry(rule.key()) {
+        Entry::Vacant(slot) => {
+            slot.insert(rule);
+        }
+        Entry::Occupied(mut slot) => slot.get_mut().add_verbs(&rule.verbs),
+    }
+}
+
+fn merge_pass(rules: BTreeMap<RuleKey, Rule>, field: Field) -> BTreeMap<RuleKey, Rule> {
+    let mut groups: BTreeMap<[Vec<String>; 4], Rule> = BTreeMap::new();
+    for (_, mut rule) in rules {
+        match groups.entry(field.merge_key(&rule)) {
+            Entry::Vacant(slot) => {
+                slot.insert(rule);
+            }
+            Entry::Occupied(mut slot) => {
+                let merged = slot.get_mut();
+                let extra = std::mem::take(field.list(&mut rule));
+                field.list(merged).extend(extra);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (_, mut rule) in groups {
+        rule.normalize_lists();
+        insert(&mut out, rule);
+    }
+    out
+}
+
+/// Merges and sorts rules as controller-gen's `NormalizeRules` does: `core` → `""`, union of
+/// verbs for identical targets, then of resources, groups and URLs for otherwise identical
+/// rules; every list sorted and deduplicated; rules sorted by [`Rule::sort_key`]; verbs
+/// containing `*` collapsed to `["*"]`.
+pub fn normalize(rules: impl IntoIterator<Item = Rule>) -> Vec<Rule> {
+    let mut by_key = BTreeMap::new();
+    for mut rule in rules {
+        for group in &mut rule.groups {
+            if group == "core" {
+                group.clear();
+            }
+        }
+        rule.normalize_lists();
+        insert(&mut by_key, rule);
+    }
+    for field in [Field::Resources, Field::Groups, Field::Urls] {
+        by_key = merge_pass(by_key, field);
+    }
+    let mut rules: Vec<(String, Rule)> = by_key
+        .into_values()
+        .map(|mut rule| {
+            if rule.verbs.iter().any(|v| v == "*") {
+                rule.verbs = vec!["*".to_string()];
+            }
+            (rule.sort_key(), rule)
+        })
+        .collect();
+    rules.sort_by(|a, b| a.0.cmp(&b.0));
+    rules.into_iter().map(|(_, rule)| rule).collect()
+}

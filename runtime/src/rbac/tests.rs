@@ -1,0 +1,128 @@
+use super::*;
+
+fn marker(groups: &[&str], resources: &[&str], verbs: &[&str]) -> Marker {
+    Marker {
+        groups: owned(groups),
+        resources: owned(resources),
+        verbs: owned(verbs),
+        ..Marker::default()
+    }
+}
+
+fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> Rule {
+    Rule {
+        groups: owned(groups),
+        resources: owned(resources),
+        verbs: owned(verbs),
+        ..Rule::default()
+    }
+}
+
+#[test]
+fn merges_verbs_then_resources_then_groups() {
+    let markers = [
+        marker(&["apps"], &["deployments"], &["get"]),
+        marker(&["apps"], &["deployments"], &["list", "get"]),
+        marker(&["apps"], &["statefulsets"], &["get", "list"]),
+        marker(&["batch"], &["deployments", "statefulsets"], &["list", "get"]),
+    ];
+    let roles = generate_roles(&markers, DEFAULT_ROLE_NAME);
+    assert_eq!(roles.len(), 1);
+    assert_eq!(
+        roles[0].rules,
+        [rule(&["apps", "batch"], &["deployments", "statefulsets"], &["get", "list"])]
+    );
+}
+
+#[test]
+fn core_is_the_empty_group_and_wildcard_verbs_collapse() {
+    let markers = [
+        marker(&["core"], &["pods"], &["get"]),
+        marker(&[""], &["pods"], &["*", "list"]),
+    ];
+    let roles = generate_roles(&markers, DEFAULT_ROLE_NAME);
+    assert_eq!(roles[0].rules, [rule(&[""], &["pods"], &["*"])]);
+}
+
+#[test]
+fn roles_are_keyed_by_namespace_and_name() {
+    let mut a = marker(&[""], &["secrets"], &["get"]);
+    a.namespace = Some("zoo".into());
+    let mut b = a.clone();
+    b.role_name = Some("reader".into());
+    let c = marker(&[""], &["pods"], &["get"]);
+    let mut d = a.clone();
+    d.namespace = Some("alpha".into());
+    let roles = generate_roles(&[a, b, c, d], "manager");
+    let keys: Vec<(&str, &str)> = roles
+        .iter()
+        .map(|r| (r.key.namespace.as_str(), r.key.name.as_str()))
+        .collect();
+    assert_eq!(keys, [("", "manager"), ("alpha", "manager"), ("zoo", "manager"), ("zoo", "reader")]);
+    assert!(matches!(roles[0].to_object(), RoleObject::ClusterRole(_)));
+    let RoleObject::Role(role) = roles[1].to_object() else {
+        panic!("expected a Role")
+    };
+    assert_eq!(role.metadata.namespace.as_deref(), Some("alpha"));
+}
+
+/// controller-gen keeps one of two colliding rules at random (Go map order) and loses the
+/// other's verbs; we unite them. Here `batch` and `cron` (both `create`) merge into
+/// `batch;cron`, which collides with the marker that already said `batch;cron` with `get`.
+#[test]
+fn colliding_merges_unite_verbs_instead_of_dropping_a_rule() {
+    let markers = [
+        marker(&["batch"], &["jobs"], &["create"]),
+        marker(&["cron"], &["jobs"], &["create"]),
+        marker(&["batch", "cron"], &["jobs"], &["get"]),
+    ];
+    let roles = generate_roles(&markers, DEFAULT_ROLE_NAME);
+    assert_eq!(roles[0].rules, [rule(&["batch", "cron"], &["jobs"], &["create", "get"])]);
+}
+
+#[test]
+fn url_rules_merge_urls() {
+    let url = |u: &str, v: &str| Marker {
+        urls: vec![u.into()],
+        verbs: vec![v.into()],
+        ..Marker::default()
+    };
+    let roles = generate_roles(&[url("/b", "get"), url("/a", "get"), url("/c", "post")], "r");
+    let rules = roles[0].policy_rules();
+    assert_eq!(rules.len(), 2);
+    assert_eq!(rules[0].non_resource_urls.as_deref(), Some(&["/a".to_string(), "/b".to_string()][..]));
+    assert_eq!(rules[0].api_groups, None);
+    assert_eq!(rules[1].verbs, ["post"]);
+}
+
+#[test]
+fn output_is_independent_of_input_order() {
+    let mut markers: Vec<Marker> = (0..200)
+        .map(|i| {
+            let mut m = marker(
+                &[["", "apps", "batch", "x.io"][i % 4]],
+                &[["pods", "jobs", "deployments/status", "a", "b"][i % 5]],
+                &[["get", "list", "watch", "*"][i % 7 % 4]],
+            );
+            if i % 11 == 0 {
+                m.namespace = Some(format!("ns{}", i % 3));
+            }
+            if i % 13 == 0 {
+                m.resource_names = vec![format!("n{}", i % 2)];
+            }
+            m
+        })
+        .collect();
+    let expected = generate_roles(&markers, "r");
+    // A fixed-seed shuffle (xorshift), many times over.
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..50 {
+        for i in (1..markers.len()).rev() {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            markers.swap(i, (seed % (i as u64 + 1)) as usize);
+        }
+        assert_eq!(generate_roles(&markers, "r"), expected);
+    }
+}

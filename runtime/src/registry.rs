@@ -1,0 +1,84 @@
+//! The link-time registry: every `#[rbac]` in every linked crate is one [`RbacEntry`] in
+//! [`RBAC_ENTRIES`], a linkme distributed slice. Entries are plain statics in a link section,
+//! so nothing runs before `main`, and an unsupported target is a compile error rather than an
+//! empty registry.
+//!
+//! A crate that nothing in the final binary names is never linked, and its entries vanish
+//! without a trace. [`link!`](crate::link) names crates; the generator's workspace scan
+//! (`kube_markers::codegen`) catches the ones still missing.
+
+use linkme::distributed_slice;
+
+/// Where an attribute stands in the source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Source {
+    /// `file!()` at the attribute: relative to the workspace root for workspace members.
+    pub file: &'static str,
+    /// Line of the attribute (1-based).
+    pub line: u32,
+    /// Column of the attribute (1-based).
+    pub column: u32,
+    /// `module_path!()` at the attribute; its first segment is the crate name.
+    pub module_path: &'static str,
+    /// The annotated item: a function or method name, a type name, or `impl Trait for Type`.
+    pub item: &'static str,
+}
+
+impl Source {
+    /// The crate the attribute was compiled in (with `_` for `-`).
+    pub fn crate_name(&self) -> &'static str {
+        self.module_path.split("::").next().unwrap_or(self.module_path)
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{} ({})", self.file, self.line, self.item)
+    }
+}
+
+/// One `#[rbac(...)]` attribute, exactly as validated at compile time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RbacEntry {
+    /// `groups`, as written (`core` not yet mapped to `""`).
+    pub groups: &'static [&'static str],
+    /// `resources`.
+    pub resources: &'static [&'static str],
+    /// `resource_names`.
+    pub resource_names: &'static [&'static str],
+    /// `verbs`.
+    pub verbs: &'static [&'static str],
+    /// `urls`.
+    pub urls: &'static [&'static str],
+    /// `namespace`: the rule goes into a Role in this namespace.
+    pub namespace: Option<&'static str>,
+    /// `role_name`: overrides the generator's role name.
+    pub role_name: Option<&'static str>,
+    /// Where the attribute stands.
+    pub source: Source,
+}
+
+/// Every `#[rbac]` entry of the linked crates, in link order (which means nothing: the
+/// aggregation sorts).
+#[distributed_slice]
+pub static RBAC_ENTRIES: [RbacEntry];
+
+/// The crates named by [`link!`](crate::link), so errors can say which ones are.
+#[distributed_slice]
+pub static LINKED_CRATES: [&'static str];
+
+/// The registered RBAC entries, sorted by source location so that everything downstream sees
+/// the same order whatever the linker did.
+pub fn rbac_entries() -> Vec<&'static RbacEntry> {
+    let mut entries: Vec<&'static RbacEntry> = RBAC_ENTRIES.iter().collect();
+    entries.sort_by_key(|e| e.source);
+    entries
+}
+
+/// Names given to [`link!`](crate::link), sorted and deduplicated.
+pub fn linked_crates() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = LINKED_CRATES.to_vec();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
