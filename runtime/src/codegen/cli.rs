@@ -1,0 +1,168 @@
+//! Command-line flags of the generator, controller-gen's options spelled the Unix way.
+
+use super::Error;
+use kube_markers_core::suggest::did_you_mean;
+use std::path::PathBuf;
+
+/// What the generator is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Directory the manifests go to (`--out`, default `rbac-out`).
+    pub out_dir: PathBuf,
+    /// Name of roles whose attributes give no `role_name` (`--role-name`).
+    pub role_name: String,
+    /// File name of the RBAC manifest inside `out_dir` (`--file-name`).
+    pub file_name: String,
+    /// A file whose text is put before the manifests, ` YEAR` replaced (`--header-file`).
+    pub header_file: Option<PathBuf>,
+    /// What ` YEAR` becomes in the header (`--year`); empty, as in controller-gen, if unset.
+    pub year: String,
+    /// Compare instead of writing; stale or missing files fail with a diff (`--check`).
+    pub check: bool,
+    /// The workspace to scan for attributes (`--manifest-path`, default: cargo's search from
+    /// the current directory).
+    pub manifest_path: Option<PathBuf>,
+    /// Skip the workspace scan (`--no-scan`): then nothing catches an unlinked crate.
+    pub no_scan: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            out_dir: PathBuf::from("rbac-out"),
+            role_name: crate::rbac::DEFAULT_ROLE_NAME.to_string(),
+            file_name: "role.yaml".to_string(),
+            header_file: None,
+            year: String::new(),
+            check: false,
+            manifest_path: None,
+            no_scan: false,
+        }
+    }
+}
+
+/// A parsed command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `--help`.
+    Help,
+    /// Generate (or check) with these options.
+    Run(Options),
+}
+
+/// The text of `--help`.
+pub const HELP: &str = "\
+Generate RBAC manifests from the #[kube_markers::rbac] attributes linked into this binary.
+
+Usage: codegen [OPTIONS]
+
+Options:
+      --out <DIR>             Directory to write manifests to [default: rbac-out]
+      --role-name <NAME>      Name of the ClusterRole/Roles whose attributes set no role_name
+                              [default: manager-role]
+      --file-name <NAME>      File name of the RBAC manifest in --out [default: role.yaml]
+      --header-file <PATH>    Text to put before the manifests; \" YEAR\" is replaced by --year
+      --year <YEAR>           Replacement for \" YEAR\" in the header [default: empty, as controller-gen]
+      --check                 Write nothing; fail with a unified diff if a file is stale or missing
+      --manifest-path <PATH>  Cargo.toml of the workspace to scan for attributes
+                              [default: found by cargo from the current directory]
+      --no-scan               Skip the workspace scan that catches crates missing from link!()
+  -h, --help                  Print this help
+
+Every #[rbac] found in the workspace's library sources must be in the registry: a crate the
+generator does not link is an error naming the file and line, never a silently smaller role.
+";
+
+const FLAGS: &[&str] = &[
+    "--out",
+    "--role-name",
+    "--file-name",
+    "--header-file",
+    "--year",
+    "--check",
+    "--manifest-path",
+    "--no-scan",
+    "--help",
+];
+
+impl Command {
+    /// Parses arguments (without the program name). `--flag value` and `--flag=value` both work.
+    pub fn parse<I, S>(args: I) -> Result<Command, Error>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut opts = Options::default();
+        let mut seen: Vec<String> = Vec::new();
+        let mut args = args.into_iter().map(Into::into);
+        while let Some(arg) = args.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+                _ => (arg.clone(), None),
+            };
+            if flag == "-h" || flag == "--help" {
+                return Ok(Command::Help);
+            }
+            if !FLAGS.contains(&flag.as_str()) {
+                let names: Vec<&str> = FLAGS.iter().map(|f| &f[2..]).collect();
+                let hint = did_you_mean(flag.trim_start_matches('-'), &names)
+                    .map(|f| format!(" (did you mean `--{f}`?)"))
+                    .unwrap_or_default();
+                let what = if flag.starts_with('-') { "unknown option" } else { "unexpected argument" };
+                return Err(Error::Usage(format!("{what} `{arg}`{hint}")));
+            }
+            if seen.contains(&flag) {
+                return Err(Error::Usage(format!("`{flag}` given more than once")));
+            }
+            seen.push(flag.clone());
+            let is_switch = matches!(flag.as_str(), "--check" | "--no-scan");
+            if is_switch {
+                if inline.is_some() {
+                    return Err(Error::Usage(format!("`{flag}` takes no value")));
+                }
+                match flag.as_str() {
+                    "--check" => opts.check = true,
+                    _ => opts.no_scan = true,
+                }
+                continue;
+            }
+            let value = match inline {
+                Some(v) => v,
+                None => args
+                    .next()
+                    .filter(|v| !v.starts_with("--"))
+                    .ok_or_else(|| Error::Usage(format!("`{flag}` needs a value")))?,
+            };
+            if value.is_empty() {
+                return Err(Error::Usage(format!("`{flag}` needs a non-empty value")));
+            }
+            match flag.as_str() {
+                "--out" => opts.out_dir = value.into(),
+                "--role-name" => {
+                    kube_markers_core::names::dns1123_subdomain(&value).map_err(|why| {
+                        Error::Usage(format!("`--role-name {value}` is not a valid role name: {why}"))
+                    })?;
+                    opts.role_name = value;
+                }
+                "--file-name" => {
+                    if value.contains(['/', '\\']) || value == "." || value == ".." {
+                        return Err(Error::Usage(format!(
+                            "`--file-name {value}` must be a plain file name; use `--out` for the directory"
+                        )));
+                    }
+                    opts.file_name = value;
+                }
+                "--header-file" => opts.header_file = Some(value.into()),
+                "--year" => opts.year = value,
+                _ => opts.manifest_path = Some(value.into()),
+            }
+        }
+        if opts.no_scan && opts.manifest_path.is_some() {
+            return Err(Error::Usage(
+                "`--no-scan` and `--manifest-path` conflict: the manifest path only tells the scan where to look"
+                    .into(),
+            ));
+        }
+        Ok(Command::Run(opts))
+    }
+}
