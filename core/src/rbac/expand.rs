@@ -141,7 +141,10 @@ fn unsupported(item: &syn::Item) -> syn::Error {
         syn::Item::ExternCrate(_) => "an `extern crate`",
         syn::Item::ForeignMod(_) => "an `extern` block",
         syn::Item::TraitAlias(_) => "a trait alias",
-        _ => "this item (a trait method without a body?)",
+        syn::Item::Verbatim(tokens) if tokens.to_string().contains("fn") => {
+            "a function without a body (a trait method declaration)"
+        }
+        _ => "this item",
     };
     let span = first_token_span(item);
     syn::Error::new(

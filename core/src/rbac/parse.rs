@@ -115,7 +115,14 @@ fn parse_one(chunk: TokenStream, args: &mut RbacArgs, cx: &mut Ctxt) {
     };
     let key_str = key.unraw().to_string();
     let Some(canonical) = canonical_key(&key_str) else {
-        let hint = did_you_mean(&key_str, KEYS)
+        let suggestion = did_you_mean(&key_str, KEYS);
+        // A misspelled key was meant as that key: don't also report it as missing.
+        if let Some(meant) = suggestion
+            && !args.malformed.contains(&meant)
+        {
+            args.malformed.push(meant);
+        }
+        let hint = suggestion
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_default();
         cx.error_at(

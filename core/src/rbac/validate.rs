@@ -158,7 +158,7 @@ pub fn validate(args: &RbacArgs, cx: &mut Ctxt) -> Option<RbacMarker> {
                 cx,
                 item.span,
                 format!(
-                    "malformed namespace `{}`: {why} (namespaces are DNS-1123 labels)",
+                    "malformed namespace `{}`: {why}; namespaces are DNS-1123 labels",
                     item.value
                 ),
             );
@@ -170,14 +170,15 @@ pub fn validate(args: &RbacArgs, cx: &mut Ctxt) -> Option<RbacMarker> {
                 cx,
                 item.span,
                 format!(
-                    "malformed role name `{}`: {why} (role names are DNS-1123 subdomains)",
+                    "malformed role name `{}`: {why}; role names are DNS-1123 subdomains",
                     item.value
                 ),
             );
         }
     }
 
-    let custom = args.custom_verbs.is_some_and(|(_, on)| on);
+    // A malformed `custom_verbs` was meant to allow custom verbs: don't pile on.
+    let custom = args.custom_verbs.is_some_and(|(_, on)| on) || args.malformed.contains(&"custom_verbs");
     for item in args.verbs.iter().flat_map(|l| &l.items) {
         if let Some(msg) = check_verb(item, has_urls, custom) {
             error(cx, item.span, msg);
@@ -188,13 +189,18 @@ pub fn validate(args: &RbacArgs, cx: &mut Ctxt) -> Option<RbacMarker> {
         (&args.resource_names, &args.verbs, &args.resources)
         && never_named(&verbs.items, &resources.items)
     {
+        let mut verbs: Vec<&str> = verbs.items.iter().map(|v| v.value.as_str()).collect();
+        verbs.sort_unstable();
+        verbs.dedup();
         error(
             cx,
             names.key_span,
-            "`resource_names` can never match here: `create` on a resource and \
-             `deletecollection` are requests without an object name, so the API server \
-             would deny them; drop `resource_names` or split the rule"
-                .into(),
+            format!(
+                "`resource_names` can never match here: the API server sees no object name \
+                 in {} requests (`create` on a collection, `deletecollection`), so this rule \
+                 would grant nothing; drop `resource_names` or split the rule",
+                verbs.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(" and ")
+            ),
         );
     }
 

@@ -1,0 +1,13 @@
+//! Compile-time behaviour of the attributes: every error path (`ui/fail`, with the compiler's
+//! output blessed in `.stderr` files) and every accepted form (`ui/pass`).
+//!
+//! The `.stderr` files are tied to the pinned toolchain; on another compiler the test is
+//! skipped rather than failing on message wording. Re-bless with `TRYBUILD=overwrite`.
+
+#[rustversion::attr(not(stable(1.95)), ignore = "the .stderr files are blessed for rustc 1.95")]
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/fail/*.rs");
+    t.pass("ui/pass/*.rs");
+}

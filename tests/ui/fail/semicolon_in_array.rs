@@ -1,0 +1,9 @@
+use kube_markers::rbac;
+
+#[rbac(groups = "", resources = "pods", verbs = ["get;list"])]
+fn reconcile() {}
+
+fn main() {
+    // The function is still emitted: no "cannot find function" follows the attribute's error.
+    reconcile();
+}
