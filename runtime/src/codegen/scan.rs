@@ -27,8 +27,9 @@ pub struct Package {
 pub struct Workspace {
     /// Workspace root directory.
     pub root: PathBuf,
-    /// Members that depend on `kube-markers` and have not opted out with
-    /// `[package.metadata.kube-markers] scan = false`.
+    /// Members that depend on `kube-markers` and are not left out by
+    /// `[package.metadata.kube-markers] scan = false` or by the workspace's
+    /// `[workspace.metadata.kube-markers] scan-exclude = [...]`.
     pub packages: Vec<Package>,
 }
 
@@ -96,9 +97,33 @@ impl Workspace {
         let root = json["workspace_root"]
             .as_str()
             .ok_or_else(|| Error::Scan("`cargo metadata` output has no workspace_root".into()))?;
+        // `[workspace.metadata.kube-markers] scan-exclude = ["pkg", ...]`: members that are
+        // never linked into the generator on purpose (test fixtures, say).
+        let excluded: Vec<&str> = json["metadata"]["kube-markers"]["scan-exclude"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let names: Vec<&str> = json["packages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p["name"].as_str())
+            .collect();
+        if let Some(unknown) = excluded.iter().find(|e| !names.contains(e)) {
+            return Err(Error::Scan(format!(
+                "[workspace.metadata.kube-markers] scan-exclude names `{unknown}`, which is not a \
+                 member of the workspace at {root} (members: {})",
+                names.join(", ")
+            )));
+        }
         let mut packages = Vec::new();
         for pkg in json["packages"].as_array().into_iter().flatten() {
             let name = pkg["name"].as_str().unwrap_or_default().to_string();
+            if excluded.contains(&name.as_str()) {
+                continue;
+            }
             let uses_markers = pkg["dependencies"]
                 .as_array()
                 .into_iter()
@@ -143,6 +168,7 @@ impl Workspace {
         for pkg in &self.packages {
             for (target, root) in &pkg.targets {
                 let mut walker = Walker {
+                    root: &self.root,
                     package: &pkg.name,
                     target,
                     report: &mut report,
@@ -162,6 +188,7 @@ fn module_dir_of_root(root: &Path) -> PathBuf {
 }
 
 struct Walker<'a> {
+    root: &'a Path,
     package: &'a str,
     target: &'a str,
     report: &'a mut ScanReport,
@@ -169,6 +196,11 @@ struct Walker<'a> {
 }
 
 impl Walker<'_> {
+    /// `path` relative to the workspace root, for messages.
+    fn shown(&self, path: &Path) -> String {
+        path.strip_prefix(self.root).unwrap_or(path).display().to_string()
+    }
+
     /// Parses one module file. `mod_dir` is where its `mod x;` children live.
     fn walk_file(&mut self, file: &Path, mod_dir: &Path, cfgs: &[String]) {
         if self.visited.iter().any(|f| f == file) {
@@ -178,9 +210,8 @@ impl Walker<'_> {
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
             Err(e) => {
-                self.report
-                    .errors
-                    .push(format!("{}: cannot read: {e}", file.display()));
+                let shown = self.shown(file);
+                self.report.errors.push(format!("{shown}: cannot read: {e}"));
                 return;
             }
         };
@@ -190,7 +221,7 @@ impl Walker<'_> {
                 let at = e.span().start();
                 self.report.errors.push(format!(
                     "{}:{}:{}: cannot parse: {e} (package `{}`)",
-                    file.display(),
+                    self.shown(file),
                     at.line,
                     at.column + 1,
                     self.package
@@ -254,7 +285,7 @@ impl FileVisitor<'_, '_> {
             };
             let (pred, metas) = parts;
             let mut cfgs = extra_cfgs.to_vec();
-            cfgs.push(pred);
+            cfgs.push(format!("cfg({pred})"));
             for inner in &metas {
                 self.record_meta(attr, inner, pound, &cfgs);
             }
@@ -282,11 +313,11 @@ impl FileVisitor<'_, '_> {
             }
             syn::UseTree::Rename(r) if r.ident == "rbac" && prefix.iter().any(|s| s == "kube_markers") => {
                 let line = r.ident.span().start().line;
+                let shown = self.walker.shown(self.file);
                 self.walker.report.errors.push(format!(
-                    "{}:{line}: `rbac` is imported as `{}`; the workspace scan only recognizes \
+                    "{shown}:{line}: `rbac` is imported as `{}`; the workspace scan only recognizes \
                      `#[rbac]` and `#[kube_markers::rbac]`, so attributes under another name \
                      could go missing unnoticed. Import it as `rbac` (package `{}`)",
-                    self.file.display(),
                     r.rename,
                     self.walker.package
                 ));
@@ -369,16 +400,13 @@ impl FileVisitor<'_, '_> {
                     ],
                 };
                 let Some(file) = candidates.iter().find(|c| c.is_file()) else {
+                    let shown = self.walker.shown(self.file);
+                    let looked: Vec<String> = candidates.iter().map(|c| self.walker.shown(c)).collect();
                     self.walker.report.warnings.push(format!(
-                        "{}:{}: module file for `mod {name};` not found (looked for {}); its \
+                        "{shown}:{}: module file for `mod {name};` not found (looked for {}); its \
                          attributes, if any, were not scanned",
-                        self.file.display(),
                         m.ident.span().start().line,
-                        candidates
-                            .iter()
-                            .map(|c| c.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(" and ")
+                        looked.join(" and ")
                     ));
                     return;
                 };
