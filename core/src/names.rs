@@ -146,11 +146,20 @@ fn resource_segment(s: &str, what: &str) -> Result<(), String> {
 }
 
 /// An object name in `resourceNames`: what the API server accepts as one path segment.
-pub fn resource_name(s: &str) -> Result<(), String> {
+///
+/// `signers` (certificates.k8s.io) is the exception: its names are signer names such as
+/// `example.com/my-signer` or `example.com/*`, checked by the API server itself rather than
+/// taken from a URL, so `/` is allowed there (`signer_names`).
+pub fn resource_name(s: &str, signer_names: bool) -> Result<(), String> {
     match s {
         "" => Err("it is empty".into()),
         "." | ".." => Err("`.` and `..` are not object names".into()),
-        _ if s.contains(['/', '%']) => Err("object names cannot contain `/` or `%`".into()),
+        _ if signer_names => Ok(()),
+        _ if s.contains(['/', '%']) => Err(
+            "object names cannot contain `/` or `%`, so the API server never sees such a name \
+             (signer names like `example.com/signer` are only valid for the `signers` resource)"
+                .into(),
+        ),
         _ => Ok(()),
     }
 }
@@ -244,9 +253,10 @@ mod tests {
 
     #[test]
     fn names_and_custom_verbs() {
-        assert!(resource_name("my-config").is_ok());
-        assert!(resource_name("a/b").is_err());
-        assert!(resource_name("..").is_err());
+        assert!(resource_name("my-config", false).is_ok());
+        assert!(resource_name("a/b", false).is_err());
+        assert!(resource_name("..", false).is_err());
+        assert!(resource_name("example.com/*", true).is_ok());
         assert!(custom_verb("frobnicate").is_ok());
         assert!(custom_verb("impersonate:user-info").is_ok());
         assert!(custom_verb("Frob").is_err());

@@ -132,8 +132,12 @@ pub fn validate(args: &RbacArgs, cx: &mut Ctxt) -> Option<RbacMarker> {
             );
         }
     }
+    let signers_only = args
+        .resources
+        .as_ref()
+        .is_some_and(|l| !l.items.is_empty() && l.items.iter().all(|r| r.value == "signers"));
     for item in args.resource_names.iter().flat_map(|l| &l.items) {
-        if let Err(why) = names::resource_name(&item.value) {
+        if let Err(why) = names::resource_name(&item.value, signers_only) {
             error(
                 cx,
                 item.span,

@@ -7,7 +7,7 @@
 
 mod normalize;
 
-pub use normalize::{Rule, normalize};
+pub use normalize::{Rule, normalize, normalize_counting};
 
 use crate::registry::RbacEntry;
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
@@ -143,6 +143,31 @@ pub fn generate_roles<'a>(
     markers: impl IntoIterator<Item = &'a Marker>,
     default_role_name: &str,
 ) -> Vec<GeneratedRole> {
+    group_by_role(markers, default_role_name)
+        .into_iter()
+        .map(|(key, rules)| GeneratedRole {
+            key,
+            rules: normalize(rules),
+        })
+        .filter(|role| !role.rules.is_empty())
+        .collect()
+}
+
+/// How many rule merges for these markers collide (see [`normalize_counting`]): when this is
+/// not zero, controller-gen's output for the same markers depends on Go's map order and can
+/// lack permissions that ours keeps.
+pub fn merge_collisions<'a>(markers: impl IntoIterator<Item = &'a Marker>, default_role_name: &str) -> usize {
+    group_by_role(markers, default_role_name)
+        .into_values()
+        .map(|rules| normalize_counting(rules).1)
+        .sum()
+}
+
+/// Splits markers into one rule per resource, keyed by the role they land in.
+fn group_by_role<'a>(
+    markers: impl IntoIterator<Item = &'a Marker>,
+    default_role_name: &str,
+) -> BTreeMap<RoleKey, Vec<Rule>> {
     let mut by_role: BTreeMap<RoleKey, Vec<Rule>> = BTreeMap::new();
     for m in markers {
         let key = RoleKey {
@@ -167,13 +192,6 @@ pub fn generate_roles<'a>(
         }
     }
     by_role
-        .into_iter()
-        .map(|(key, rules)| GeneratedRole {
-            key,
-            rules: normalize(rules),
-        })
-        .filter(|role| !role.rules.is_empty())
-        .collect()
 }
 
 #[cfg(test)]

@@ -104,16 +104,22 @@ impl Field {
 }
 
 /// Inserts `rule` under its key; on a collision the verbs are united (see the module docs).
-fn insert(map: &mut BTreeMap<RuleKey, Rule>, rule: Rule) {
+/// Returns whether it collided.
+fn insert(map: &mut BTreeMap<RuleKey, Rule>, rule: Rule) -> bool {
     match map.entry(rule.key()) {
         Entry::Vacant(slot) => {
             slot.insert(rule);
+            false
         }
-        Entry::Occupied(mut slot) => slot.get_mut().add_verbs(&rule.verbs),
+        Entry::Occupied(mut slot) => {
+            slot.get_mut().add_verbs(&rule.verbs);
+            true
+        }
     }
 }
 
-fn merge_pass(rules: BTreeMap<RuleKey, Rule>, field: Field) -> BTreeMap<RuleKey, Rule> {
+/// One merge pass; counts the collisions controller-gen would resolve by dropping a rule.
+fn merge_pass(rules: BTreeMap<RuleKey, Rule>, field: Field, collisions: &mut usize) -> BTreeMap<RuleKey, Rule> {
     let mut groups: BTreeMap<[Vec<String>; 4], Rule> = BTreeMap::new();
     for (_, mut rule) in rules {
         match groups.entry(field.merge_key(&rule)) {
@@ -130,7 +136,9 @@ fn merge_pass(rules: BTreeMap<RuleKey, Rule>, field: Field) -> BTreeMap<RuleKey,
     let mut out = BTreeMap::new();
     for (_, mut rule) in groups {
         rule.normalize_lists();
-        insert(&mut out, rule);
+        if insert(&mut out, rule) {
+            *collisions += 1;
+        }
     }
     out
 }
@@ -140,6 +148,14 @@ fn merge_pass(rules: BTreeMap<RuleKey, Rule>, field: Field) -> BTreeMap<RuleKey,
 /// rules; every list sorted and deduplicated; rules sorted by [`Rule::sort_key`]; verbs
 /// containing `*` collapsed to `["*"]`.
 pub fn normalize(rules: impl IntoIterator<Item = Rule>) -> Vec<Rule> {
+    normalize_counting(rules).0
+}
+
+/// [`normalize`], plus how many merges collided with an existing rule: where controller-gen
+/// keeps one of the two at random (so its output for these rules is not deterministic) and we
+/// unite their verbs.
+pub fn normalize_counting(rules: impl IntoIterator<Item = Rule>) -> (Vec<Rule>, usize) {
+    let mut collisions = 0;
     let mut by_key = BTreeMap::new();
     for mut rule in rules {
         for group in &mut rule.groups {
@@ -151,7 +167,7 @@ pub fn normalize(rules: impl IntoIterator<Item = Rule>) -> Vec<Rule> {
         insert(&mut by_key, rule);
     }
     for field in [Field::Resources, Field::Groups, Field::Urls] {
-        by_key = merge_pass(by_key, field);
+        by_key = merge_pass(by_key, field, &mut collisions);
     }
     let mut rules: Vec<(String, Rule)> = by_key
         .into_values()
@@ -163,5 +179,5 @@ pub fn normalize(rules: impl IntoIterator<Item = Rule>) -> Vec<Rule> {
         })
         .collect();
     rules.sort_by(|a, b| a.0.cmp(&b.0));
-    rules.into_iter().map(|(_, rule)| rule).collect()
+    (rules.into_iter().map(|(_, rule)| rule).collect(), collisions)
 }

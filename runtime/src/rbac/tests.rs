@@ -78,6 +78,8 @@ fn colliding_merges_unite_verbs_instead_of_dropping_a_rule() {
     ];
     let roles = generate_roles(&markers, DEFAULT_ROLE_NAME);
     assert_eq!(roles[0].rules, [rule(&["batch", "cron"], &["jobs"], &["create", "get"])]);
+    assert_eq!(merge_collisions(&markers, DEFAULT_ROLE_NAME), 1);
+    assert_eq!(merge_collisions(&markers[..2], DEFAULT_ROLE_NAME), 0);
 }
 
 #[test]
