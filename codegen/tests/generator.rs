@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn codegen(args: &[&str]) -> Output {
@@ -36,14 +39,29 @@ fn rbac_out_is_fresh() {
 fn check_reports_a_stale_file_with_a_diff() {
     let dir = tempfile::tempdir().unwrap();
     let committed = std::fs::read_to_string(workspace_root().join("rbac-out/role.yaml")).unwrap();
-    std::fs::write(dir.path().join("role.yaml"), committed.replace("- patch\n", "")).unwrap();
+    std::fs::write(
+        dir.path().join("role.yaml"),
+        committed.replace("- patch\n", ""),
+    )
+    .unwrap();
     let out = codegen(&["--check", "--out", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let diff = text(&out.stdout);
-    assert!(diff.contains("(on disk)") && diff.contains("+  - patch"), "{diff}");
-    assert!(text(&out.stderr).contains("is stale"), "{}", text(&out.stderr));
+    assert!(
+        diff.contains("(on disk)") && diff.contains("+  - patch"),
+        "{diff}"
+    );
+    assert!(
+        text(&out.stderr).contains("is stale"),
+        "{}",
+        text(&out.stderr)
+    );
     // --check never writes.
-    assert!(!std::fs::read_to_string(dir.path().join("role.yaml")).unwrap().contains("- patch"));
+    assert!(
+        !std::fs::read_to_string(dir.path().join("role.yaml"))
+            .unwrap()
+            .contains("- patch")
+    );
 }
 
 #[test]
@@ -51,7 +69,11 @@ fn check_reports_a_missing_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = codegen(&["--check", "--out", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("role.yaml is missing"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("role.yaml is missing"),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
@@ -76,13 +98,20 @@ fn writes_with_role_name_file_name_and_header() {
     let out = codegen(&args);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let written = std::fs::read_to_string(out_dir.join("generated.yaml")).unwrap();
-    assert!(written.starts_with("# Copyright 2026 Example Authors.\n---\n"), "{written}");
+    assert!(
+        written.starts_with("# Copyright 2026 Example Authors.\n---\n"),
+        "{written}"
+    );
     assert!(written.contains("kind: ClusterRole\nmetadata:\n  name: example-manager\n"));
     // Roles that name themselves keep their names.
     assert!(written.contains("name: mydatabase-tenant\n  namespace: db-tenants\n"));
     // A second run leaves the file alone.
     let again = codegen(&args);
-    assert!(text(&again.stderr).contains("unchanged"), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stderr).contains("unchanged"),
+        "{}",
+        text(&again.stderr)
+    );
 }
 
 #[test]
@@ -92,18 +121,30 @@ fn help_and_usage_errors() {
     assert!(text(&help.stdout).contains("--check"));
     let bad = codegen(&["--rolename", "x"]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(text(&bad.stderr).contains("did you mean `--role-name`?"), "{}", text(&bad.stderr));
+    assert!(
+        text(&bad.stderr).contains("did you mean `--role-name`?"),
+        "{}",
+        text(&bad.stderr)
+    );
 }
 
 #[test]
 fn unreadable_header_and_unwritable_output_are_named() {
     let out = codegen(&["--check", "--header-file", "/nonexistent/header.txt"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("/nonexistent/header.txt"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("/nonexistent/header.txt"),
+        "{}",
+        text(&out.stderr)
+    );
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("not-a-dir");
     std::fs::write(&file, "").unwrap();
     let out = codegen(&["--out", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("not-a-dir"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("not-a-dir"),
+        "{}",
+        text(&out.stderr)
+    );
 }

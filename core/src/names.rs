@@ -178,7 +178,10 @@ pub fn non_resource_url(s: &str) -> Result<(), String> {
             "`*` only works at the end of a URL (a prefix match); elsewhere it is literal".into(),
         );
     }
-    if let Some(c) = s.chars().find(|c| c.is_whitespace() || *c == '?' || *c == '#') {
+    if let Some(c) = s
+        .chars()
+        .find(|c| c.is_whitespace() || *c == '?' || *c == '#')
+    {
         return Err(format!(
             "it contains {c:?}; RBAC matches the bare path, without query or fragment"
         ));
@@ -233,10 +236,26 @@ mod tests {
 
     #[test]
     fn resources() {
-        for ok in ["*", "pods", "pods/status", "*/scale", "serviceaccounts/token", "a.b-c"] {
+        for ok in [
+            "*",
+            "pods",
+            "pods/status",
+            "*/scale",
+            "serviceaccounts/token",
+            "a.b-c",
+        ] {
             assert!(resource(ok).is_ok(), "{ok}");
         }
-        for bad in ["pods/*", "Pods", "pods/", "/pods", "a/b/c", "po*ds", "*/*", "pods/Status"] {
+        for bad in [
+            "pods/*",
+            "Pods",
+            "pods/",
+            "/pods",
+            "a/b/c",
+            "po*ds",
+            "*/*",
+            "pods/Status",
+        ] {
             assert!(resource(bad).is_err(), "{bad}");
         }
     }

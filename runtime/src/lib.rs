@@ -1,6 +1,6 @@
 //! controller-gen's markers as Rust attributes, for Kubernetes operators written with kube-rs.
 //!
-//! Annotate reconcilers with [`rbac`]; each attribute is validated at compile time and
+//! Annotate reconcilers with [`rbac`](macro@rbac); each attribute is validated at compile time and
 //! registered in a link-time [`registry`]. A generator binary whose `main` is
 //! [`codegen::main`] (with the crates it collects named by [`link!`]) merges every entry into
 //! ClusterRole/Role manifests exactly as controller-gen does ([`rbac`](mod@rbac)) and writes

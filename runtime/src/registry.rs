@@ -27,7 +27,10 @@ pub struct Source {
 impl Source {
     /// The crate the attribute was compiled in (with `_` for `-`).
     pub fn crate_name(&self) -> &'static str {
-        self.module_path.split("::").next().unwrap_or(self.module_path)
+        self.module_path
+            .split("::")
+            .next()
+            .unwrap_or(self.module_path)
     }
 }
 

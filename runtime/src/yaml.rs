@@ -37,7 +37,10 @@ pub fn render_yaml(value: &Value) -> String {
 
 /// A file as controller-gen's `WriteYAML` writes it: the header, then each object preceded by
 /// `---\n`.
-pub fn render_documents<'a>(header: &str, documents: impl IntoIterator<Item = &'a Value>) -> String {
+pub fn render_documents<'a>(
+    header: &str,
+    documents: impl IntoIterator<Item = &'a Value>,
+) -> String {
     let mut out = String::from(header);
     for doc in documents {
         out.push_str("---\n");
@@ -130,7 +133,13 @@ impl Emitter {
         self.indention = true;
     }
 
-    fn write_indicator(&mut self, indicator: &str, need_whitespace: bool, is_whitespace: bool, is_indention: bool) {
+    fn write_indicator(
+        &mut self,
+        indicator: &str,
+        need_whitespace: bool,
+        is_whitespace: bool,
+        is_indention: bool,
+    ) {
         if need_whitespace && !self.whitespace {
             self.put(' ');
         }
@@ -172,7 +181,9 @@ impl Emitter {
             Value::Array(seq) => self.emit_block_sequence(seq, ctx),
             Value::String(s) => self.emit_string(s, ctx),
             Value::Null => self.emit_scalar("null", Style::Plain, ctx),
-            Value::Bool(b) => self.emit_scalar(if *b { "true" } else { "false" }, Style::Plain, ctx),
+            Value::Bool(b) => {
+                self.emit_scalar(if *b { "true" } else { "false" }, Style::Plain, ctx)
+            }
             Value::Number(n) => {
                 let text = format_number(n);
                 self.emit_scalar(&text, Style::Plain, ctx)
@@ -256,7 +267,8 @@ impl Emitter {
         }
         // Everything is written in block style (empty collections aside, which hold no
         // scalars), so the flow-context rules of libyaml never apply.
-        if style == Style::Plain && (!a.block_plain_allowed || (value.is_empty() && ctx.simple_key)) {
+        if style == Style::Plain && (!a.block_plain_allowed || (value.is_empty() && ctx.simple_key))
+        {
             style = Style::SingleQuoted;
         }
         if style == Style::SingleQuoted && !a.single_quoted_allowed {
@@ -379,7 +391,12 @@ impl Emitter {
                 }
                 spaces = false;
             } else if c == ' ' {
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && i != 0 && i != chars.len() - 1 {
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && i != 0
+                    && i != chars.len() - 1
+                {
                     self.write_indent();
                     if chars.get(i + 1) == Some(&' ') {
                         self.put('\\');
@@ -583,8 +600,8 @@ fn resolves_to_string(s: &str) -> bool {
         ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
         "-.Inf", "-.INF", "<<",
     ];
-    let hinted = matches!(first, b'+' | b'-' | b'0'..=b'9' | b'.')
-        || b"yYnNtTfFoO~".contains(&first);
+    let hinted =
+        matches!(first, b'+' | b'-' | b'0'..=b'9' | b'.') || b"yYnNtTfFoO~".contains(&first);
     if !hinted {
         return true;
     }
@@ -625,17 +642,18 @@ fn go_parse_int(s: &str) -> bool {
     if body.is_empty() {
         return false;
     }
-    let (digits, radix) = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        (h, 16)
-    } else if let Some(o) = body.strip_prefix("0o").or_else(|| body.strip_prefix("0O")) {
-        (o, 8)
-    } else if let Some(b) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
-        (b, 2)
-    } else if body.len() > 1 && body.starts_with('0') {
-        (&body[1..], 8)
-    } else {
-        (body, 10)
-    };
+    let (digits, radix) =
+        if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+            (h, 16)
+        } else if let Some(o) = body.strip_prefix("0o").or_else(|| body.strip_prefix("0O")) {
+            (o, 8)
+        } else if let Some(b) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+            (b, 2)
+        } else if body.len() > 1 && body.starts_with('0') {
+            (&body[1..], 8)
+        } else {
+            (body, 10)
+        };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
         return false;
     }
@@ -764,7 +782,9 @@ fn is_timestamp(s: &str) -> bool {
     }
     let year: i32 = s[..4].parse().unwrap_or(0);
     let mut p = Parser { b, i: 5 };
-    let Some(month) = p.num(1, 2) else { return false };
+    let Some(month) = p.num(1, 2) else {
+        return false;
+    };
     if !p.lit(b'-') {
         return false;
     }
@@ -781,15 +801,21 @@ fn is_timestamp(s: &str) -> bool {
         Some(b' ') => false,
         _ => return false,
     };
-    let Some(hour) = p.num(1, 2) else { return false };
+    let Some(hour) = p.num(1, 2) else {
+        return false;
+    };
     if !p.lit(b':') {
         return false;
     }
-    let Some(minute) = p.num(1, 2) else { return false };
+    let Some(minute) = p.num(1, 2) else {
+        return false;
+    };
     if !p.lit(b':') {
         return false;
     }
-    let Some(second) = p.num(1, 2) else { return false };
+    let Some(second) = p.num(1, 2) else {
+        return false;
+    };
     if hour > 23 || minute > 59 || second > 59 {
         return false;
     }
@@ -851,7 +877,10 @@ impl Parser<'_> {
         if n < min {
             return None;
         }
-        let v = std::str::from_utf8(&self.b[self.i..self.i + n]).ok()?.parse().ok()?;
+        let v = std::str::from_utf8(&self.b[self.i..self.i + n])
+            .ok()?
+            .parse()
+            .ok()?;
         self.i += n;
         Some(v)
     }
@@ -967,12 +996,16 @@ fn key_less(a: &str, b: &str) -> bool {
         }
         let mut ai = i;
         while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an.wrapping_mul(10).wrapping_add(i64::from(ar[ai] as u8 - b'0'));
+            an = an
+                .wrapping_mul(10)
+                .wrapping_add(i64::from(ar[ai] as u8 - b'0'));
             ai += 1;
         }
         let mut bi = i;
         while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn.wrapping_mul(10).wrapping_add(i64::from(br[bi] as u8 - b'0'));
+            bn = bn
+                .wrapping_mul(10)
+                .wrapping_add(i64::from(br[bi] as u8 - b'0'));
             bi += 1;
         }
         if an != bn {

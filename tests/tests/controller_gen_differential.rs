@@ -15,7 +15,10 @@ use std::process::Command;
 const SETS: usize = 150;
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn controller_gen() -> Option<PathBuf> {
@@ -54,13 +57,34 @@ impl Rng {
     /// 1..=max distinct-ish picks (duplicates kept on purpose: both tools dedupe).
     fn some(&mut self, pool: &[&str], max: usize) -> Vec<String> {
         let n = 1 + self.below(max);
-        (0..n).map(|_| pool[self.below(pool.len())].to_string()).collect()
+        (0..n)
+            .map(|_| pool[self.below(pool.len())].to_string())
+            .collect()
     }
 }
 
-const GROUPS: &[&str] = &["", "core", "apps", "batch", "batch.io", "x.example.com", "*"];
-const RESOURCES: &[&str] = &["pods", "pods/status", "deployments", "jobs", "jobs/status", "*/scale", "*", "secrets"];
-const VERBS: &[&str] = &["get", "list", "watch", "create", "update", "patch", "delete", "*"];
+const GROUPS: &[&str] = &[
+    "",
+    "core",
+    "apps",
+    "batch",
+    "batch.io",
+    "x.example.com",
+    "*",
+];
+const RESOURCES: &[&str] = &[
+    "pods",
+    "pods/status",
+    "deployments",
+    "jobs",
+    "jobs/status",
+    "*/scale",
+    "*",
+    "secrets",
+];
+const VERBS: &[&str] = &[
+    "get", "list", "watch", "create", "update", "patch", "delete", "*",
+];
 const URL_VERBS: &[&str] = &["get", "head", "post", "*"];
 const URLS: &[&str] = &["/metrics", "/healthz", "/healthz*", "/api/*", "/version"];
 const NAMES: &[&str] = &["a", "b", "web-0"];
@@ -75,17 +99,27 @@ fn random_set(rng: &mut Rng) -> Vec<Marker> {
                 Marker {
                     urls: rng.some(URLS, 3),
                     verbs: rng.some(URL_VERBS, 3),
-                    role_name: rng.chance(10).then(|| ROLES[rng.below(ROLES.len())].to_string()),
+                    role_name: rng
+                        .chance(10)
+                        .then(|| ROLES[rng.below(ROLES.len())].to_string()),
                     ..Marker::default()
                 }
             } else {
                 Marker {
                     groups: rng.some(GROUPS, 3),
                     resources: rng.some(RESOURCES, 3),
-                    resource_names: if rng.chance(15) { rng.some(NAMES, 2) } else { Vec::new() },
+                    resource_names: if rng.chance(15) {
+                        rng.some(NAMES, 2)
+                    } else {
+                        Vec::new()
+                    },
                     verbs: rng.some(VERBS, 4),
-                    namespace: rng.chance(20).then(|| NAMESPACES[rng.below(NAMESPACES.len())].to_string()),
-                    role_name: rng.chance(15).then(|| ROLES[rng.below(ROLES.len())].to_string()),
+                    namespace: rng
+                        .chance(20)
+                        .then(|| NAMESPACES[rng.below(NAMESPACES.len())].to_string()),
+                    role_name: rng
+                        .chance(15)
+                        .then(|| ROLES[rng.below(ROLES.len())].to_string()),
                     ..Marker::default()
                 }
             }
@@ -97,7 +131,13 @@ fn random_set(rng: &mut Rng) -> Vec<Marker> {
 fn go_marker(m: &Marker) -> String {
     let list = |v: &[String]| {
         v.iter()
-            .map(|s| if s.is_empty() { "\"\"".to_string() } else { s.clone() })
+            .map(|s| {
+                if s.is_empty() {
+                    "\"\"".to_string()
+                } else {
+                    s.clone()
+                }
+            })
             .collect::<Vec<_>>()
             .join(";")
     };
@@ -126,7 +166,11 @@ fn go_marker(m: &Marker) -> String {
 
 fn run_controller_gen(bin: &Path, dir: &Path, markers: &[Marker]) -> String {
     std::fs::create_dir_all(dir.join("pkg")).unwrap();
-    std::fs::write(dir.join("go.mod"), "module example.com/differential\n\ngo 1.22\n").unwrap();
+    std::fs::write(
+        dir.join("go.mod"),
+        "module example.com/differential\n\ngo 1.22\n",
+    )
+    .unwrap();
     let mut source = String::from("package pkg\n\n");
     for m in markers {
         source.push_str(&go_marker(m));
@@ -134,7 +178,11 @@ fn run_controller_gen(bin: &Path, dir: &Path, markers: &[Marker]) -> String {
     }
     std::fs::write(dir.join("pkg/rules.go"), source).unwrap();
     let out = Command::new(bin)
-        .args(["rbac:roleName=manager-role", "paths=./...", "output:rbac:dir=out"])
+        .args([
+            "rbac:roleName=manager-role",
+            "paths=./...",
+            "output:rbac:dir=out",
+        ])
         .current_dir(dir)
         .env("GOFLAGS", "-mod=mod")
         .output()
@@ -159,7 +207,11 @@ fn grants(roles: &[GeneratedRole]) -> std::collections::BTreeSet<String> {
     let mut out = std::collections::BTreeSet::new();
     for role in roles {
         for r in &role.rules {
-            let names = if r.resource_names.is_empty() { vec!["*".to_string()] } else { r.resource_names.clone() };
+            let names = if r.resource_names.is_empty() {
+                vec!["*".to_string()]
+            } else {
+                r.resource_names.clone()
+            };
             for v in &r.verbs {
                 for u in &r.urls {
                     out.insert(format!("{:?} url {u} {v}", role.key));
@@ -188,7 +240,11 @@ fn parse_go_roles(yaml: &str) -> Vec<GeneratedRole> {
             name: meta["name"].as_str().unwrap().to_string(),
         };
         let list = |v: &serde_json::Value| -> Vec<String> {
-            v.as_array().into_iter().flatten().map(|s| s.as_str().unwrap().to_string()).collect()
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .map(|s| s.as_str().unwrap().to_string())
+                .collect()
         };
         let rules = value["rules"]
             .as_array()
@@ -213,7 +269,8 @@ fn parse_role_document(doc: &str) -> serde_json::Value {
     use serde_json::{Map, Value};
     fn scalar(s: &str) -> Value {
         let s = s.trim();
-        let unquoted = if let Some(inner) = s.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+        let unquoted = if let Some(inner) = s.strip_prefix('\'').and_then(|s| s.strip_suffix('\''))
+        {
             inner.replace("''", "'")
         } else if let Some(inner) = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
             inner.to_string()
@@ -240,7 +297,11 @@ fn parse_role_document(doc: &str) -> serde_json::Value {
         match section.as_deref() {
             Some("metadata") => {
                 let (k, v) = line.trim().split_once(':').unwrap();
-                root.get_mut("metadata").unwrap().as_object_mut().unwrap().insert(k.to_string(), scalar(v));
+                root.get_mut("metadata")
+                    .unwrap()
+                    .as_object_mut()
+                    .unwrap()
+                    .insert(k.to_string(), scalar(v));
             }
             Some("rules") => {
                 let (new_rule, rest) = match line.strip_prefix("- ") {
@@ -253,7 +314,11 @@ fn parse_role_document(doc: &str) -> serde_json::Value {
                 let rule = rules.last_mut().unwrap().as_object_mut().unwrap();
                 if let Some(item) = rest.strip_prefix("- ") {
                     let key = current_list.clone().unwrap();
-                    rule.get_mut(&key).unwrap().as_array_mut().unwrap().push(scalar(item));
+                    rule.get_mut(&key)
+                        .unwrap()
+                        .as_array_mut()
+                        .unwrap()
+                        .push(scalar(item));
                 } else {
                     let key = rest.trim_end_matches(':').to_string();
                     rule.insert(key.clone(), Value::Array(Vec::new()));
@@ -283,7 +348,10 @@ fn random_rule_sets_match_controller_gen() {
                 .difference(&grants(&generate_roles(&markers, "manager-role")))
                 .cloned()
                 .collect();
-            assert!(missing.is_empty(), "set {i}: controller-gen grants what we don't: {missing:#?}");
+            assert!(
+                missing.is_empty(),
+                "set {i}: controller-gen grants what we don't: {missing:#?}"
+            );
             continue;
         }
         assert!(
@@ -293,9 +361,14 @@ fn random_rule_sets_match_controller_gen() {
         );
         identical += 1;
     }
-    eprintln!("{identical} rule sets byte-identical to controller-gen, {colliding} with colliding merges");
+    eprintln!(
+        "{identical} rule sets byte-identical to controller-gen, {colliding} with colliding merges"
+    );
     // The corpus must mostly exercise the byte-for-byte path.
-    assert!(identical >= SETS * 3 / 4, "{identical} of {SETS} compared byte for byte");
+    assert!(
+        identical >= SETS * 3 / 4,
+        "{identical} of {SETS} compared byte for byte"
+    );
 }
 
 #[test]
@@ -310,13 +383,24 @@ fn the_golden_markers_match_controller_gen_too() {
     let markers = include_str!("../conformance/controller-gen-markers.go");
     std::fs::write(dir.join("pkg/controller.go"), markers).unwrap();
     let out = Command::new(&bin)
-        .args(["rbac:roleName=manager-role", "paths=./...", "output:rbac:dir=out"])
+        .args([
+            "rbac:roleName=manager-role",
+            "paths=./...",
+            "output:rbac:dir=out",
+        ])
         .current_dir(dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let theirs = std::fs::read_to_string(dir.join("out/role.yaml")).unwrap();
-    assert_eq!(theirs, include_str!("../conformance/controller-gen-role.yaml"));
+    assert_eq!(
+        theirs,
+        include_str!("../conformance/controller-gen-role.yaml")
+    );
 }
 
 /// A set whose merges collide: `batch` and `cron` (both `create`) merge into `batch;cron`,
@@ -342,8 +426,14 @@ fn colliding_merges_keep_everything_controller_gen_keeps() {
     for run in 0..5 {
         let theirs = run_controller_gen(&bin, &tmp.path().join(format!("run{run}")), &markers);
         let theirs = grants(&parse_go_roles(&theirs));
-        assert!(theirs.is_subset(&ours), "run {run}: {theirs:#?} not within {ours:#?}");
+        assert!(
+            theirs.is_subset(&ours),
+            "run {run}: {theirs:#?} not within {ours:#?}"
+        );
         // controller-gen lost one verb: its output has 2 of the 4 grants.
-        assert!(theirs.len() < ours.len(), "controller-gen kept everything this time: {theirs:#?}");
+        assert!(
+            theirs.len() < ours.len(),
+            "controller-gen kept everything this time: {theirs:#?}"
+        );
     }
 }

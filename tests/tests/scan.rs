@@ -64,10 +64,22 @@ fn scan_follows_the_module_tree_and_records_cfgs() {
         ("linked-op/src/inline/deeper.rs".to_string(), 1, none()),
         ("linked-op/src/lib.rs".to_string(), 9, none()),
         ("linked-op/src/lib.rs".to_string(), 15, none()),
-        ("linked-op/src/lib.rs".to_string(), 22, vec!["cfg(feature = \"extra\")".to_string()]),
-        ("linked-op/src/lib.rs".to_string(), 25, vec!["cfg(feature = \"extra\")".to_string()]),
+        (
+            "linked-op/src/lib.rs".to_string(),
+            22,
+            vec!["cfg(feature = \"extra\")".to_string()],
+        ),
+        (
+            "linked-op/src/lib.rs".to_string(),
+            25,
+            vec!["cfg(feature = \"extra\")".to_string()],
+        ),
         ("linked-op/src/lib.rs".to_string(), 29, none()),
-        ("linked-op/src/lib.rs".to_string(), 37, vec!["cfg(test)".to_string()]),
+        (
+            "linked-op/src/lib.rs".to_string(),
+            37,
+            vec!["cfg(test)".to_string()],
+        ),
         ("linked-op/src/nested/child.rs".to_string(), 1, none()),
         ("linked-op/src/nested.rs".to_string(), 6, none()),
         ("linked-op/src/nested.rs".to_string(), 12, none()),
@@ -75,13 +87,25 @@ fn scan_follows_the_module_tree_and_records_cfgs() {
     ];
     assert_eq!(found, expected);
     // Arguments are parsed with the macro's own parser.
-    let deeper = report.attrs.iter().find(|a| a.file.ends_with("deeper.rs")).unwrap();
+    let deeper = report
+        .attrs
+        .iter()
+        .find(|a| a.file.ends_with("deeper.rs"))
+        .unwrap();
     let marker = deeper.marker.as_ref().unwrap();
     assert_eq!(marker.resources, ["pods/eviction"]);
     // The renamed import is the only scan error; nothing is left unscanned.
     assert_eq!(report.errors.len(), 1, "{:#?}", report.errors);
-    assert!(report.errors[0].contains("renamed-op/src/lib.rs:2"), "{}", report.errors[0]);
-    assert!(report.errors[0].contains("imported as `authz`"), "{}", report.errors[0]);
+    assert!(
+        report.errors[0].contains("renamed-op/src/lib.rs:2"),
+        "{}",
+        report.errors[0]
+    );
+    assert!(
+        report.errors[0].contains("imported as `authz`"),
+        "{}",
+        report.errors[0]
+    );
     assert!(report.warnings.is_empty(), "{:#?}", report.warnings);
 }
 
@@ -96,7 +120,11 @@ fn registry_matches_the_linked_crate_exactly() {
     // Attributes behind inactive cfgs are reported as warnings, naming the cfg.
     assert_eq!(
         located(&findings.warnings),
-        ["linked-op/src/lib.rs:22", "linked-op/src/lib.rs:25", "linked-op/src/lib.rs:37"]
+        [
+            "linked-op/src/lib.rs:22",
+            "linked-op/src/lib.rs:25",
+            "linked-op/src/lib.rs:37"
+        ]
     );
     assert!(findings.warnings.iter().any(|w| w.contains("`cfg(test)`")));
 }
@@ -106,12 +134,28 @@ fn an_unlinked_crate_a_binary_and_a_renamed_import_are_errors() {
     let ws = workspace();
     let findings = cross_check(&linked_entries(), &ws.scan(), &["linked_op"], &ws.root);
     assert_eq!(findings.errors.len(), 3, "{:#?}", findings.errors);
-    let unlinked = findings.errors.iter().find(|e| e.starts_with("unlinked-op/src/lib.rs:4")).unwrap();
+    let unlinked = findings
+        .errors
+        .iter()
+        .find(|e| e.starts_with("unlinked-op/src/lib.rs:4"))
+        .unwrap();
     assert!(unlinked.contains("crate `unlinked_op`"), "{unlinked}");
-    assert!(unlinked.contains("add it to `kube_markers::link!(...)`"), "{unlinked}");
-    let bin = findings.errors.iter().find(|e| e.starts_with("bin-op/src/main.rs:4")).unwrap();
+    assert!(
+        unlinked.contains("add it to `kube_markers::link!(...)`"),
+        "{unlinked}"
+    );
+    let bin = findings
+        .errors
+        .iter()
+        .find(|e| e.starts_with("bin-op/src/main.rs:4"))
+        .unwrap();
     assert!(bin.contains("binary target `bin-op`"), "{bin}");
-    assert!(findings.errors.iter().any(|e| e.contains("imported as `authz`")));
+    assert!(
+        findings
+            .errors
+            .iter()
+            .any(|e| e.contains("imported as `authz`"))
+    );
 }
 
 #[test]
@@ -127,7 +171,10 @@ fn the_generator_refuses_to_write_when_an_attribute_would_be_lost() {
         panic!("expected a cross-check error, got {err}")
     };
     assert_eq!(errors.len(), 3);
-    assert!(err.to_string().contains("unlinked-op/src/lib.rs:4"), "{err}");
+    assert!(
+        err.to_string().contains("unlinked-op/src/lib.rs:4"),
+        "{err}"
+    );
     // Nothing was written.
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
 }
@@ -153,7 +200,10 @@ fn an_empty_registry_is_an_error_even_when_the_sources_are_empty() {
         no_scan: true,
         ..Options::default()
     };
-    assert_eq!(codegen::run_with(&[], &[], &opts).unwrap_err(), Error::EmptyRegistry);
+    assert_eq!(
+        codegen::run_with(&[], &[], &opts).unwrap_err(),
+        Error::EmptyRegistry
+    );
 }
 
 #[test]
@@ -182,6 +232,11 @@ fn workspace_metadata_can_exclude_members_and_typos_are_caught() {
     let ws = Workspace::from_metadata(&metadata(&["a"])).unwrap();
     let names: Vec<&str> = ws.packages.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["b"]);
-    let err = Workspace::from_metadata(&metadata(&["c"])).unwrap_err().to_string();
-    assert!(err.contains("scan-exclude names `c`") && err.contains("members: a, b"), "{err}");
+    let err = Workspace::from_metadata(&metadata(&["c"]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("scan-exclude names `c`") && err.contains("members: a, b"),
+        "{err}"
+    );
 }

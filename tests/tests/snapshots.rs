@@ -15,21 +15,54 @@ fn entries_of(pred: impl Fn(&RbacEntry) -> bool) -> Vec<&'static RbacEntry> {
 #[test]
 fn example_operators_role_yaml() {
     let entries = entries_of(|e| {
-        matches!(e.source.crate_name(), "memcached_operator" | "mydatabase_operator")
+        matches!(
+            e.source.crate_name(),
+            "memcached_operator" | "mydatabase_operator"
+        )
     });
     let yaml = render_roles(&roles_for(&entries, "manager-role"), "");
     insta::assert_snapshot!(yaml);
 }
 
-#[rbac(groups = "", resources = "secrets", resource_names = "tls;ca", verbs = "get;watch")]
+#[rbac(
+    groups = "",
+    resources = "secrets",
+    resource_names = "tls;ca",
+    verbs = "get;watch"
+)]
 #[rbac(groups = ["*"], resources = "*/scale", verbs = "get;update")]
-#[rbac(groups = "certificates.k8s.io", resources = "certificatesigningrequests/approval", verbs = "update")]
-#[rbac(groups = "certificates.k8s.io", resources = "signers", resource_names = "example.com/signer", verbs = "approve")]
-#[rbac(groups = "rbac.authorization.k8s.io", resources = "clusterroles", verbs = "escalate;bind", role_name = "rbac-admin")]
-#[rbac(groups = "", resources = "serviceaccounts", verbs = "impersonate", namespace = "ci", role_name = "impersonator")]
+#[rbac(
+    groups = "certificates.k8s.io",
+    resources = "certificatesigningrequests/approval",
+    verbs = "update"
+)]
+#[rbac(
+    groups = "certificates.k8s.io",
+    resources = "signers",
+    resource_names = "example.com/signer",
+    verbs = "approve"
+)]
+#[rbac(
+    groups = "rbac.authorization.k8s.io",
+    resources = "clusterroles",
+    verbs = "escalate;bind",
+    role_name = "rbac-admin"
+)]
+#[rbac(
+    groups = "",
+    resources = "serviceaccounts",
+    verbs = "impersonate",
+    namespace = "ci",
+    role_name = "impersonator"
+)]
 #[rbac(urls = ["/healthz*", "/version"], verbs = "get;head")]
 #[rbac(urls = "/apis/*", verbs = "*")]
-#[rbac(groups = "x.example.io", resources = "widgets", verbs = "frobnicate;get", custom_verbs)]
+#[rbac(
+    groups = "x.example.io",
+    resources = "widgets",
+    verbs = "frobnicate;get",
+    custom_verbs
+)]
 const _: () = ();
 
 #[test]

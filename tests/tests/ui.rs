@@ -4,7 +4,10 @@
 //! The `.stderr` files are tied to the pinned toolchain; on another compiler the test is
 //! skipped rather than failing on message wording. Re-bless with `TRYBUILD=overwrite`.
 
-#[rustversion::attr(not(stable(1.95)), ignore = "the .stderr files are blessed for rustc 1.95")]
+#[rustversion::attr(
+    not(stable(1.95)),
+    ignore = "the .stderr files are blessed for rustc 1.95"
+)]
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();

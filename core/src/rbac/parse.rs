@@ -313,7 +313,9 @@ fn parse_value(chunk: TokenStream, flag_allowed: bool) -> syn::Result<RawValue> 
             ));
         };
         if !input.is_empty() {
-            return Err(input.error("unexpected tokens after the value; separate arguments with `,`"));
+            return Err(
+                input.error("unexpected tokens after the value; separate arguments with `,`")
+            );
         }
         Ok(value)
     };
@@ -331,7 +333,9 @@ fn list_value(key: &str, key_span: Span, value: RawValue, cx: &mut Ctxt) -> Opti
         RawValue::Bool(span, _) => {
             cx.error_at(
                 span,
-                format!("`{key}` takes a list of strings, e.g. `{key} = \"a;b\"` or `[\"a\", \"b\"]`"),
+                format!(
+                    "`{key}` takes a list of strings, e.g. `{key} = \"a;b\"` or `[\"a\", \"b\"]`"
+                ),
             );
             return None;
         }
@@ -401,7 +405,10 @@ fn list_value(key: &str, key_span: Span, value: RawValue, cx: &mut Ctxt) -> Opti
         if item.value.trim() != item.value {
             cx.error_at(
                 item.span,
-                format!("`{key}` element {:?} has leading or trailing whitespace", item.value),
+                format!(
+                    "`{key}` element {:?} has leading or trailing whitespace",
+                    item.value
+                ),
             );
             ok = false;
         }

@@ -21,19 +21,38 @@ fn one_error(tokens: TokenStream) -> String {
 
 #[test]
 fn semicolon_strings_and_arrays_are_the_same_list() {
-    let a = ok(quote!(groups = "apps;batch", resources = "deployments", verbs = "get;list;watch"));
-    let b = ok(quote!(groups = ["apps", "batch"], resources = ["deployments"], verbs = ["get", "list", "watch"]));
+    let a = ok(quote!(
+        groups = "apps;batch",
+        resources = "deployments",
+        verbs = "get;list;watch"
+    ));
+    let b = ok(quote!(
+        groups = ["apps", "batch"],
+        resources = ["deployments"],
+        verbs = ["get", "list", "watch"]
+    ));
     assert_eq!(a, b);
     assert_eq!(a.verbs, ["get", "list", "watch"]);
 }
 
 #[test]
 fn core_group_spellings() {
-    assert_eq!(ok(quote!(groups = "", resources = "pods", verbs = "get")).groups, [""]);
-    assert_eq!(ok(quote!(groups = [""], resources = "pods", verbs = "get")).groups, [""]);
+    assert_eq!(
+        ok(quote!(groups = "", resources = "pods", verbs = "get")).groups,
+        [""]
+    );
+    assert_eq!(
+        ok(quote!(groups = [""], resources = "pods", verbs = "get")).groups,
+        [""]
+    );
     // `core` is kept as written; the aggregator maps it to "" like controller-gen.
     assert_eq!(
-        ok(quote!(groups = ["core", "", "apps"], resources = "pods", verbs = "get")).groups,
+        ok(quote!(
+            groups = ["core", "", "apps"],
+            resources = "pods",
+            verbs = "get"
+        ))
+        .groups,
         ["core", "", "apps"]
     );
 }
@@ -59,18 +78,44 @@ fn controller_gen_aliases_and_all_keys() {
 #[test]
 fn wildcards_and_special_verbs() {
     ok(quote!(groups = "*", resources = "*", verbs = "*"));
-    ok(quote!(groups = "apps", resources = "*/scale", verbs = "get;update"));
-    ok(quote!(groups = "rbac.authorization.k8s.io", resources = "clusterroles", verbs = "escalate;bind"));
-    ok(quote!(groups = "", resources = "serviceaccounts/token", resource_names = "sa", verbs = "create"));
-    ok(quote!(groups = "x.io", resources = "widgets", verbs = "frobnicate", custom_verbs));
-    ok(quote!(groups = "x.io", resources = "widgets", verbs = "frobnicate", custom_verbs = true));
+    ok(quote!(
+        groups = "apps",
+        resources = "*/scale",
+        verbs = "get;update"
+    ));
+    ok(quote!(
+        groups = "rbac.authorization.k8s.io",
+        resources = "clusterroles",
+        verbs = "escalate;bind"
+    ));
+    ok(quote!(
+        groups = "",
+        resources = "serviceaccounts/token",
+        resource_names = "sa",
+        verbs = "create"
+    ));
+    ok(quote!(
+        groups = "x.io",
+        resources = "widgets",
+        verbs = "frobnicate",
+        custom_verbs
+    ));
+    ok(quote!(
+        groups = "x.io",
+        resources = "widgets",
+        verbs = "frobnicate",
+        custom_verbs = true
+    ));
 }
 
 #[test]
 fn unknown_key_suggests() {
     // `verb` is unknown, so `verbs` is also missing: both are reported.
     let e = one_error(quote!(groups = "", resources = "pods", verb = "get"));
-    assert!(e.contains("unknown key `verb`") && e.contains("did you mean `verbs`?"), "{e}");
+    assert!(
+        e.contains("unknown key `verb`") && e.contains("did you mean `verbs`?"),
+        "{e}"
+    );
     // A key with no close match: the rule really lacks verbs.
     let errs = errors(quote!(groups = "", resources = "pods", frobnicate = "get"));
     assert_eq!(errs.len(), 2, "{errs:#?}");
@@ -79,10 +124,24 @@ fn unknown_key_suggests() {
 
 #[test]
 fn duplicate_keys_and_aliases() {
-    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", verbs = "list"));
+    let e = one_error(quote!(
+        groups = "",
+        resources = "pods",
+        verbs = "get",
+        verbs = "list"
+    ));
     assert!(e.contains("duplicate key `verbs`"), "{e}");
-    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", role_name = "a", roleName = "b"));
-    assert!(e.contains("`roleName` is another spelling of `role_name`"), "{e}");
+    let e = one_error(quote!(
+        groups = "",
+        resources = "pods",
+        verbs = "get",
+        role_name = "a",
+        roleName = "b"
+    ));
+    assert!(
+        e.contains("`roleName` is another spelling of `role_name`"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -96,13 +155,19 @@ fn empty_elements() {
     let e = one_error(quote!(groups = "", resources = "pods", verbs = ""));
     assert!(e.contains("`verbs` is empty"), "{e}");
     let e = one_error(quote!(groups = "apps;", resources = "pods", verbs = "get"));
-    assert!(e.contains("groups = [\\\"\\\", \\\"apps\\\"]") || e.contains("write an array"), "{e}");
+    assert!(
+        e.contains("groups = [\\\"\\\", \\\"apps\\\"]") || e.contains("write an array"),
+        "{e}"
+    );
 }
 
 #[test]
 fn verbs_are_checked_per_rule_kind() {
     let e = one_error(quote!(groups = "", resources = "pods", verbs = "get;lsit"));
-    assert!(e.contains("unknown verb `lsit`: did you mean `list`?"), "{e}");
+    assert!(
+        e.contains("unknown verb `lsit`: did you mean `list`?"),
+        "{e}"
+    );
     assert!(e.contains("custom_verbs"), "{e}");
     let e = one_error(quote!(groups = "", resources = "pods", verbs = "Get"));
     assert!(e.contains("uppercase") && e.contains("`get`"), "{e}");
@@ -115,9 +180,17 @@ fn verbs_are_checked_per_rule_kind() {
 fn rule_shape() {
     let e = one_error(quote!(groups = "apps", verbs = "get"));
     assert!(e.contains("needs `resources`"), "{e}");
-    let errs = errors(quote!(urls = "/metrics", groups = "", resources = "pods", verbs = "get"));
+    let errs = errors(quote!(
+        urls = "/metrics",
+        groups = "",
+        resources = "pods",
+        verbs = "get"
+    ));
     assert_eq!(errs.len(), 2, "{errs:#?}");
-    assert!(errs.iter().all(|e| e.contains("cannot be combined with `urls`")));
+    assert!(
+        errs.iter()
+            .all(|e| e.contains("cannot be combined with `urls`"))
+    );
     let e = one_error(quote!(urls = "/metrics", verbs = "get", namespace = "ns"));
     assert!(e.contains("only in ClusterRoles"), "{e}");
     let e = one_error(quote!(resources = "pods", verbs = "get"));
@@ -136,23 +209,58 @@ fn names_are_validated() {
     assert!(e.contains("not a wildcard"), "{e}");
     let e = one_error(quote!(urls = "metrics", verbs = "get"));
     assert!(e.contains("starting with `/`"), "{e}");
-    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", namespace = "My_NS"));
+    let e = one_error(quote!(
+        groups = "",
+        resources = "pods",
+        verbs = "get",
+        namespace = "My_NS"
+    ));
     assert!(e.contains("malformed namespace"), "{e}");
-    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", role_name = "a..b"));
+    let e = one_error(quote!(
+        groups = "",
+        resources = "pods",
+        verbs = "get",
+        role_name = "a..b"
+    ));
     assert!(e.contains("malformed role name"), "{e}");
-    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", namespace = ""));
+    let e = one_error(quote!(
+        groups = "",
+        resources = "pods",
+        verbs = "get",
+        namespace = ""
+    ));
     assert!(e.contains("leave it out for a ClusterRole"), "{e}");
 }
 
 #[test]
 fn resource_names_that_can_never_match() {
-    let e = one_error(quote!(groups = "", resources = "pods", resource_names = "a", verbs = "create"));
+    let e = one_error(quote!(
+        groups = "",
+        resources = "pods",
+        resource_names = "a",
+        verbs = "create"
+    ));
     assert!(e.contains("can never match"), "{e}");
-    let e = one_error(quote!(groups = "", resources = "pods/eviction", resource_names = "a", verbs = "deletecollection"));
+    let e = one_error(quote!(
+        groups = "",
+        resources = "pods/eviction",
+        resource_names = "a",
+        verbs = "deletecollection"
+    ));
     assert!(e.contains("can never match"), "{e}");
     // Any verb that carries a name keeps the rule useful.
-    ok(quote!(groups = "", resources = "pods", resource_names = "a", verbs = "create;get"));
-    ok(quote!(groups = "", resources = "pods;pods/eviction", resource_names = "a", verbs = "create"));
+    ok(quote!(
+        groups = "",
+        resources = "pods",
+        resource_names = "a",
+        verbs = "create;get"
+    ));
+    ok(quote!(
+        groups = "",
+        resources = "pods;pods/eviction",
+        resource_names = "a",
+        verbs = "create"
+    ));
 }
 
 #[test]
@@ -161,9 +269,19 @@ fn value_syntax() {
     assert!(e.contains("quote it: `verbs = \"get\"`"), "{e}");
     let e = one_error(quote!(groups = "", resources = "pods", verbs = ["get", 1]));
     assert!(e.contains("must be string literals"), "{e}");
-    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", namespace = ["a"]));
+    let e = one_error(quote!(
+        groups = "",
+        resources = "pods",
+        verbs = "get",
+        namespace = ["a"]
+    ));
     assert!(e.contains("takes one string"), "{e}");
-    let e = one_error(quote!(groups = "", resources = "pods", verbs = "get", custom_verbs = "yes"));
+    let e = one_error(quote!(
+        groups = "",
+        resources = "pods",
+        verbs = "get",
+        custom_verbs = "yes"
+    ));
     assert!(e.contains("is a flag"), "{e}");
     let e = one_error(quote!(groups = "", resources = "pods", verbs = "get" "list"));
     assert!(e.contains("unexpected tokens"), "{e}");
@@ -171,7 +289,12 @@ fn value_syntax() {
 
 #[test]
 fn many_errors_are_reported_together() {
-    let errs = errors(quote!(gropus = "", resources = "Pods", verbs = "get;lsit", namespace = "-x"));
+    let errs = errors(quote!(
+        gropus = "",
+        resources = "Pods",
+        verbs = "get;lsit",
+        namespace = "-x"
+    ));
     // The typo'd `gropus` counts as `groups`: no "resources needs groups" on top.
     assert_eq!(errs.len(), 4, "{errs:#?}");
 }
@@ -180,7 +303,11 @@ fn many_errors_are_reported_together() {
 fn expansion_keeps_the_item_and_registers_an_entry() {
     let out = expand(
         quote!(groups = "apps", resources = "deployments", verbs = "get"),
-        quote!(async fn reconcile(x: u32) -> u32 { x + 1 }),
+        quote!(
+            async fn reconcile(x: u32) -> u32 {
+                x + 1
+            }
+        ),
     )
     .to_string();
     assert!(out.starts_with("async fn reconcile"), "{out}");
@@ -190,18 +317,37 @@ fn expansion_keeps_the_item_and_registers_an_entry() {
 
     let out = expand(
         quote!(groups = "apps", resources = "deployments", verbs = "get"),
-        quote!(impl<T: Clone> Reconciler for Foo<T> { fn f(&self) {} }),
+        quote!(
+            impl<T: Clone> Reconciler for Foo<T> {
+                fn f(&self) {}
+            }
+        ),
     )
     .to_string();
-    assert!(out.contains("item : \"impl Reconciler for Foo<T>\""), "{out}");
+    assert!(
+        out.contains("item : \"impl Reconciler for Foo<T>\""),
+        "{out}"
+    );
 }
 
 #[test]
 fn expansion_on_error_emits_item_and_errors() {
-    let out = expand(quote!(verbs = "nope"), quote!(fn f() {})).to_string();
+    let out = expand(
+        quote!(verbs = "nope"),
+        quote!(
+            fn f() {}
+        ),
+    )
+    .to_string();
     assert!(out.starts_with("fn f () { }"), "{out}");
     assert!(out.contains("compile_error"), "{out}");
     assert!(!out.contains("distributed_slice"), "{out}");
-    let out = expand(quote!(urls = "/m", verbs = "get"), quote!(trait T {})).to_string();
+    let out = expand(
+        quote!(urls = "/m", verbs = "get"),
+        quote!(
+            trait T {}
+        ),
+    )
+    .to_string();
     assert!(out.contains("cannot stand on a trait"), "{out}");
 }

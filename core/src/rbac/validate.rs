@@ -147,7 +147,11 @@ pub fn validate(args: &RbacArgs, cx: &mut Ctxt) -> Option<RbacMarker> {
     }
     for item in args.urls.iter().flat_map(|l| &l.items) {
         if let Err(why) = names::non_resource_url(&item.value) {
-            error(cx, item.span, format!("malformed URL `{}`: {why}", item.value));
+            error(
+                cx,
+                item.span,
+                format!("malformed URL `{}`: {why}", item.value),
+            );
         }
     }
     if let Some((_, item)) = &args.namespace {
@@ -168,21 +172,22 @@ pub fn validate(args: &RbacArgs, cx: &mut Ctxt) -> Option<RbacMarker> {
             );
         }
     }
-    if let Some((_, item)) = &args.role_name {
-        if let Err(why) = names::dns1123_subdomain(&item.value) {
-            error(
-                cx,
-                item.span,
-                format!(
-                    "malformed role name `{}`: {why}; role names are DNS-1123 subdomains",
-                    item.value
-                ),
-            );
-        }
+    if let Some((_, item)) = &args.role_name
+        && let Err(why) = names::dns1123_subdomain(&item.value)
+    {
+        error(
+            cx,
+            item.span,
+            format!(
+                "malformed role name `{}`: {why}; role names are DNS-1123 subdomains",
+                item.value
+            ),
+        );
     }
 
     // A malformed `custom_verbs` was meant to allow custom verbs: don't pile on.
-    let custom = args.custom_verbs.is_some_and(|(_, on)| on) || args.malformed.contains(&"custom_verbs");
+    let custom =
+        args.custom_verbs.is_some_and(|(_, on)| on) || args.malformed.contains(&"custom_verbs");
     for item in args.verbs.iter().flat_map(|l| &l.items) {
         if let Some(msg) = check_verb(item, has_urls, custom) {
             error(cx, item.span, msg);
@@ -203,7 +208,11 @@ pub fn validate(args: &RbacArgs, cx: &mut Ctxt) -> Option<RbacMarker> {
                 "`resource_names` can never match here: the API server sees no object name \
                  in {} requests (`create` on a collection, `deletecollection`), so this rule \
                  would grant nothing; drop `resource_names` or split the rule",
-                verbs.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(" and ")
+                verbs
+                    .iter()
+                    .map(|v| format!("`{v}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
             ),
         );
     }
@@ -235,9 +244,15 @@ fn check_verb(item: &Item, url_rule: bool, custom: bool) -> Option<String> {
         ));
     }
     let (known, what): (&[&str], &str) = if url_rule {
-        (names::URL_VERBS, "non-resource URLs take lowercase HTTP methods")
+        (
+            names::URL_VERBS,
+            "non-resource URLs take lowercase HTTP methods",
+        )
     } else {
-        (names::RESOURCE_VERBS, "resources take the API server's verbs")
+        (
+            names::RESOURCE_VERBS,
+            "resources take the API server's verbs",
+        )
     };
     if known.contains(&verb) {
         return None;

@@ -80,10 +80,26 @@ pub enum Error {
 }
 
 /// Reconciles one `Memcached`: finalizer first, then [`apply`] or [`cleanup`].
-#[rbac(groups = "cache.example.com", resources = "memcacheds", verbs = "list;watch;patch")]
-#[rbac(groups = "cache.example.com", resources = "memcacheds/status", verbs = "patch")]
-#[rbac(groups = "cache.example.com", resources = "memcacheds/finalizers", verbs = "update")]
-#[rbac(groups = "apps", resources = "deployments", verbs = "list;watch;create;patch")]
+#[rbac(
+    groups = "cache.example.com",
+    resources = "memcacheds",
+    verbs = "list;watch;patch"
+)]
+#[rbac(
+    groups = "cache.example.com",
+    resources = "memcacheds/status",
+    verbs = "patch"
+)]
+#[rbac(
+    groups = "cache.example.com",
+    resources = "memcacheds/finalizers",
+    verbs = "update"
+)]
+#[rbac(
+    groups = "apps",
+    resources = "deployments",
+    verbs = "list;watch;create;patch"
+)]
 pub async fn reconcile(memcached: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, Error> {
     let ns = memcached
         .namespace()
@@ -102,8 +118,14 @@ pub async fn reconcile(memcached: Arc<Memcached>, ctx: Arc<Context>) -> Result<A
 /// The Deployment a `Memcached` asks for.
 pub fn desired_deployment(memcached: &Memcached) -> Deployment {
     let labels = BTreeMap::from([
-        ("app.kubernetes.io/name".to_string(), "memcached".to_string()),
-        ("app.kubernetes.io/instance".to_string(), memcached.name_any()),
+        (
+            "app.kubernetes.io/name".to_string(),
+            "memcached".to_string(),
+        ),
+        (
+            "app.kubernetes.io/instance".to_string(),
+            memcached.name_any(),
+        ),
     ]);
     Deployment {
         metadata: ObjectMeta {
@@ -128,7 +150,12 @@ pub fn desired_deployment(memcached: &Memcached) -> Deployment {
                     containers: vec![Container {
                         name: "memcached".into(),
                         image: Some(IMAGE.into()),
-                        args: Some(vec!["-m=64".into(), "-o".into(), "modern".into(), "-v".into()]),
+                        args: Some(vec![
+                            "-m=64".into(),
+                            "-o".into(),
+                            "modern".into(),
+                            "-v".into(),
+                        ]),
                         ports: Some(vec![ContainerPort {
                             container_port: 11211,
                             name: Some("memcached".into()),
@@ -189,7 +216,12 @@ fn available_condition(memcached: &Memcached, available: bool, ready: i32) -> Co
     Condition {
         type_: "Available".into(),
         status: status.into(),
-        reason: if available { "DeploymentReady" } else { "DeploymentProgressing" }.into(),
+        reason: if available {
+            "DeploymentReady"
+        } else {
+            "DeploymentProgressing"
+        }
+        .into(),
         message: format!("{ready}/{} pods ready", memcached.spec.size),
         observed_generation: memcached.metadata.generation,
         last_transition_time,

@@ -13,7 +13,8 @@
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    ConfigMap, Container, ContainerPort, PodSpec, PodTemplateSpec, Service, ServicePort, ServiceSpec,
+    ConfigMap, Container, ContainerPort, PodSpec, PodTemplateSpec, Service, ServicePort,
+    ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta, Time};
 use kube::api::{Patch, PatchParams};
@@ -93,13 +94,31 @@ pub enum Error {
 }
 
 /// Reconciles one `MyDatabase`.
-#[rbac(groups = "db.example.com", resources = "mydatabases", verbs = "list;watch;patch")]
-#[rbac(groups = "db.example.com", resources = "mydatabases/status", verbs = "patch")]
-#[rbac(groups = "db.example.com", resources = "mydatabases/finalizers", verbs = "update")]
-#[rbac(groups = "apps", resources = "deployments", verbs = "list;watch;create;patch")]
+#[rbac(
+    groups = "db.example.com",
+    resources = "mydatabases",
+    verbs = "list;watch;patch"
+)]
+#[rbac(
+    groups = "db.example.com",
+    resources = "mydatabases/status",
+    verbs = "patch"
+)]
+#[rbac(
+    groups = "db.example.com",
+    resources = "mydatabases/finalizers",
+    verbs = "update"
+)]
+#[rbac(
+    groups = "apps",
+    resources = "deployments",
+    verbs = "list;watch;create;patch"
+)]
 #[rbac(groups = "", resources = "services", verbs = "create;patch")]
 pub async fn reconcile(db: Arc<MyDatabase>, ctx: Arc<Context>) -> Result<Action, Error> {
-    let ns = db.namespace().ok_or_else(|| Error::NoNamespace(db.name_any()))?;
+    let ns = db
+        .namespace()
+        .ok_or_else(|| Error::NoNamespace(db.name_any()))?;
     let api: Api<MyDatabase> = Api::namespaced(ctx.client.clone(), &ns);
     finalizer(&api, FINALIZER, db, |event| async {
         match event {
@@ -116,7 +135,10 @@ pub async fn reconcile(db: Arc<MyDatabase>, ctx: Arc<Context>) -> Result<Action,
 
 fn labels(db: &MyDatabase) -> BTreeMap<String, String> {
     BTreeMap::from([
-        ("app.kubernetes.io/name".to_string(), "mydatabase".to_string()),
+        (
+            "app.kubernetes.io/name".to_string(),
+            "mydatabase".to_string(),
+        ),
         ("app.kubernetes.io/instance".to_string(), db.name_any()),
     ])
 }
@@ -190,8 +212,12 @@ async fn apply(db: &MyDatabase, client: &Client) -> Result<Action, Error> {
 
     let count = cluster_database_count(client).await?;
     let (ready, condition) = if count > MAX_DATABASES {
-        let message = format!("{count} MyDatabases exist, more than the cluster's limit of {MAX_DATABASES}");
-        (0, ready_condition(db, false, "ClusterLimitReached", message))
+        let message =
+            format!("{count} MyDatabases exist, more than the cluster's limit of {MAX_DATABASES}");
+        (
+            0,
+            ready_condition(db, false, "ClusterLimitReached", message),
+        )
     } else {
         let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
         let deployment = deployments
@@ -207,7 +233,11 @@ async fn apply(db: &MyDatabase, client: &Client) -> Result<Action, Error> {
             .and_then(|s| s.ready_replicas)
             .unwrap_or(0);
         let all_ready = ready == db.spec.replicas;
-        let reason = if all_ready { "AllReplicasReady" } else { "ReplicasStarting" };
+        let reason = if all_ready {
+            "AllReplicasReady"
+        } else {
+            "ReplicasStarting"
+        };
         let message = format!("{ready}/{} replicas ready", db.spec.replicas);
         (ready, ready_condition(db, all_ready, reason, message))
     };
@@ -218,7 +248,8 @@ async fn apply(db: &MyDatabase, client: &Client) -> Result<Action, Error> {
         "status": MyDatabaseStatus { ready_replicas: ready, conditions: vec![condition] },
     });
     let api: Api<MyDatabase> = Api::namespaced(client.clone(), &ns);
-    api.patch_status(&name, &params, &Patch::Apply(status)).await?;
+    api.patch_status(&name, &params, &Patch::Apply(status))
+        .await?;
     Ok(Action::requeue(Duration::from_secs(300)))
 }
 
@@ -243,8 +274,18 @@ fn ready_condition(db: &MyDatabase, ready: bool, reason: &str, message: String) 
 }
 
 /// Adds (`Some(address)`) or removes (`None`) the database's entry in the tenant directory.
-#[rbac(groups = "", resources = "configmaps", verbs = "patch;create", namespace = "db-tenants", role_name = "mydatabase-tenant")]
-pub async fn publish(client: &Client, db: &MyDatabase, address: Option<String>) -> Result<(), Error> {
+#[rbac(
+    groups = "",
+    resources = "configmaps",
+    verbs = "patch;create",
+    namespace = "db-tenants",
+    role_name = "mydatabase-tenant"
+)]
+pub async fn publish(
+    client: &Client,
+    db: &MyDatabase,
+    address: Option<String>,
+) -> Result<(), Error> {
     let key = format!("{}.{}", db.namespace().unwrap_or_default(), db.name_any());
     // Server-side apply with one field manager per database: each owns its own key, and
     // applying an empty map releases (deletes) it.
@@ -260,8 +301,12 @@ pub async fn publish(client: &Client, db: &MyDatabase, address: Option<String>) 
         ..ConfigMap::default()
     };
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), TENANT_NAMESPACE);
-    api.patch(DIRECTORY, &PatchParams::apply(&manager).force(), &Patch::Apply(directory))
-        .await?;
+    api.patch(
+        DIRECTORY,
+        &PatchParams::apply(&manager).force(),
+        &Patch::Apply(directory),
+    )
+    .await?;
     Ok(())
 }
 
@@ -293,7 +338,10 @@ pub fn error_policy(_db: Arc<MyDatabase>, error: &Error, _ctx: Arc<Context>) -> 
 pub async fn run(client: Client) {
     let databases = Api::<MyDatabase>::all(client.clone());
     Controller::new(databases, watcher::Config::default())
-        .owns(Api::<Deployment>::all(client.clone()), watcher::Config::default())
+        .owns(
+            Api::<Deployment>::all(client.clone()),
+            watcher::Config::default(),
+        )
         .shutdown_on_signal()
         .run(reconcile, error_policy, Arc::new(Context { client }))
         .for_each(|result| async move {
@@ -325,7 +373,10 @@ mod tests {
     fn storage_objects_metric_is_read() {
         let text = "# HELP x\napiserver_storage_objects{resource=\"pods\"} 12\n\
                     apiserver_storage_objects{resource=\"mydatabases.db.example.com\"} 3\n";
-        assert_eq!(parse_storage_objects(text, "mydatabases.db.example.com"), Some(3));
+        assert_eq!(
+            parse_storage_objects(text, "mydatabases.db.example.com"),
+            Some(3)
+        );
         assert_eq!(parse_storage_objects(text, "nope"), None);
     }
 }

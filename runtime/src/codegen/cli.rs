@@ -108,7 +108,11 @@ impl Command {
                 let hint = did_you_mean(flag.trim_start_matches('-'), &names)
                     .map(|f| format!(" (did you mean `--{f}`?)"))
                     .unwrap_or_default();
-                let what = if flag.starts_with('-') { "unknown option" } else { "unexpected argument" };
+                let what = if flag.starts_with('-') {
+                    "unknown option"
+                } else {
+                    "unexpected argument"
+                };
                 return Err(Error::Usage(format!("{what} `{arg}`{hint}")));
             }
             if seen.contains(&flag) {
@@ -140,7 +144,9 @@ impl Command {
                 "--out" => opts.out_dir = value.into(),
                 "--role-name" => {
                     kube_markers_core::names::dns1123_subdomain(&value).map_err(|why| {
-                        Error::Usage(format!("`--role-name {value}` is not a valid role name: {why}"))
+                        Error::Usage(format!(
+                            "`--role-name {value}` is not a valid role name: {why}"
+                        ))
                     })?;
                     opts.role_name = value;
                 }

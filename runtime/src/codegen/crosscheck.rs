@@ -5,7 +5,6 @@ use super::scan::{FoundAttr, ScanReport};
 use crate::registry::RbacEntry;
 use std::path::{Path, PathBuf};
 
-
 /// What the cross-check found. Errors fail the run; warnings are printed.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Findings {
@@ -94,7 +93,9 @@ pub fn cross_check(
                 attr.cfgs.join("` and `"),
                 attr.package
             )),
-            None => findings.errors.push(missing_message(attr, &at, linked_crates)),
+            None => findings
+                .errors
+                .push(missing_message(attr, &at, linked_crates)),
         }
     }
 

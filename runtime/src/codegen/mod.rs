@@ -126,7 +126,11 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
 }
 
 /// Runs the generator over the given entries (the registry, or a test's own).
-pub fn run_with(entries: &[&RbacEntry], linked_crates: &[&str], opts: &Options) -> Result<Report, Error> {
+pub fn run_with(
+    entries: &[&RbacEntry],
+    linked_crates: &[&str],
+    opts: &Options,
+) -> Result<Report, Error> {
     let mut warnings = Vec::new();
     if !opts.no_scan {
         let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
@@ -167,7 +171,8 @@ fn summarize(roles: &[GeneratedRole], attributes: usize) -> String {
     let cluster = roles.iter().filter(|r| r.is_cluster_role()).count();
     let namespaced = roles.len() - cluster;
     let rules: usize = roles.iter().map(|r| r.rules.len()).sum();
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     format!(
         "{}, {} with {} from {}",
         plural(cluster, "ClusterRole", "ClusterRoles"),
@@ -203,21 +208,31 @@ pub fn main() -> ExitCode {
             for (path, status) in &report.files {
                 let shown = path.display();
                 match status {
-                    FileStatus::Unchanged if opts.check => eprintln!("{shown} is up to date ({})", report.summary),
+                    FileStatus::Unchanged if opts.check => {
+                        eprintln!("{shown} is up to date ({})", report.summary)
+                    }
                     FileStatus::Unchanged => eprintln!("{shown} unchanged ({})", report.summary),
                     FileStatus::Written => eprintln!("wrote {shown} ({})", report.summary),
                     FileStatus::Stale(diff) => {
                         print!("{diff}");
-                        eprintln!("error: {shown} is stale; run the generator without --check to update it");
+                        eprintln!(
+                            "error: {shown} is stale; run the generator without --check to update it"
+                        );
                         stale = true;
                     }
                     FileStatus::Missing => {
-                        eprintln!("error: {shown} is missing; run the generator without --check to create it");
+                        eprintln!(
+                            "error: {shown} is missing; run the generator without --check to create it"
+                        );
                         stale = true;
                     }
                 }
             }
-            if stale { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+            if stale {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -177,8 +177,12 @@ impl Workspace {
                 walker.walk_file(root, &module_dir_of_root(root), &[]);
             }
         }
-        report.attrs.sort_by(|a, b| (&a.file, a.lines).cmp(&(&b.file, b.lines)));
-        report.attrs.dedup_by(|a, b| a.file == b.file && a.lines == b.lines);
+        report
+            .attrs
+            .sort_by(|a, b| (&a.file, a.lines).cmp(&(&b.file, b.lines)));
+        report
+            .attrs
+            .dedup_by(|a, b| a.file == b.file && a.lines == b.lines);
         report
     }
 }
@@ -198,7 +202,10 @@ struct Walker<'a> {
 impl Walker<'_> {
     /// `path` relative to the workspace root, for messages.
     fn shown(&self, path: &Path) -> String {
-        path.strip_prefix(self.root).unwrap_or(path).display().to_string()
+        path.strip_prefix(self.root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
     }
 
     /// Parses one module file. `mod_dir` is where its `mod x;` children live.
@@ -211,7 +218,9 @@ impl Walker<'_> {
             Ok(t) => t,
             Err(e) => {
                 let shown = self.shown(file);
-                self.report.errors.push(format!("{shown}: cannot read: {e}"));
+                self.report
+                    .errors
+                    .push(format!("{shown}: cannot read: {e}"));
                 return;
             }
         };
@@ -254,11 +263,11 @@ struct FileVisitor<'w, 'a> {
 impl FileVisitor<'_, '_> {
     fn record(&mut self, attrs: &[syn::Attribute]) {
         for attr in attrs {
-            self.record_meta(attr, &attr.meta, attr.pound_token.span, &[]);
+            self.record_meta(&attr.meta, attr.pound_token.span, &[]);
         }
     }
 
-    fn record_meta(&mut self, attr: &syn::Attribute, meta: &syn::Meta, pound: Span, extra_cfgs: &[String]) {
+    fn record_meta(&mut self, meta: &syn::Meta, pound: Span, extra_cfgs: &[String]) {
         let path = meta.path();
         if is_rbac_path(path) {
             let tokens = match meta {
@@ -287,7 +296,7 @@ impl FileVisitor<'_, '_> {
             let mut cfgs = extra_cfgs.to_vec();
             cfgs.push(format!("cfg({pred})"));
             for inner in &metas {
-                self.record_meta(attr, inner, pound, &cfgs);
+                self.record_meta(inner, pound, &cfgs);
             }
         }
     }
@@ -311,7 +320,9 @@ impl FileVisitor<'_, '_> {
                     self.check_renamed_import(t, prefix);
                 }
             }
-            syn::UseTree::Rename(r) if r.ident == "rbac" && prefix.iter().any(|s| s == "kube_markers") => {
+            syn::UseTree::Rename(r)
+                if r.ident == "rbac" && prefix.iter().any(|s| s == "kube_markers") =>
+            {
                 let line = r.ident.span().start().line;
                 let shown = self.walker.shown(self.file);
                 self.walker.report.errors.push(format!(
@@ -375,7 +386,8 @@ impl FileVisitor<'_, '_> {
         let path_attr = m.attrs.iter().find_map(|a| match &a.meta {
             syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
                 syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s), ..
+                    lit: syn::Lit::Str(s),
+                    ..
                 }) => Some(s.value()),
                 _ => None,
             },
@@ -401,7 +413,8 @@ impl FileVisitor<'_, '_> {
                 };
                 let Some(file) = candidates.iter().find(|c| c.is_file()) else {
                     let shown = self.walker.shown(self.file);
-                    let looked: Vec<String> = candidates.iter().map(|c| self.walker.shown(c)).collect();
+                    let looked: Vec<String> =
+                        candidates.iter().map(|c| self.walker.shown(c)).collect();
                     self.walker.report.warnings.push(format!(
                         "{shown}:{}: module file for `mod {name};` not found (looked for {}); its \
                          attributes, if any, were not scanned",
@@ -453,7 +466,8 @@ fn attr_cfg_attr_parts(meta: &syn::Meta) -> syn::Result<(String, Vec<syn::Meta>)
     let parser = |input: syn::parse::ParseStream| {
         let pred: syn::Meta = input.parse()?;
         input.parse::<syn::Token![,]>()?;
-        let rest = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated(input)?;
+        let rest =
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated(input)?;
         Ok((pred, rest.into_iter().collect::<Vec<_>>()))
     };
     let (pred, metas) = syn::parse::Parser::parse2(parser, list.tokens.clone())?;

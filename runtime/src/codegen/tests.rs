@@ -2,12 +2,24 @@ use super::*;
 
 #[test]
 fn flags_parse_with_defaults_and_both_spellings() {
-    let Command::Run(o) = Command::parse(Vec::<String>::new()).unwrap() else { panic!() };
+    let Command::Run(o) = Command::parse(Vec::<String>::new()).unwrap() else {
+        panic!()
+    };
     assert_eq!(o, Options::default());
     assert_eq!(o.out_dir, PathBuf::from("rbac-out"));
     let Command::Run(o) = Command::parse([
-        "--out", "x", "--role-name=my-role", "--file-name", "r.yaml", "--header-file", "h.txt",
-        "--year", "2026", "--check", "--manifest-path", "ws/Cargo.toml",
+        "--out",
+        "x",
+        "--role-name=my-role",
+        "--file-name",
+        "r.yaml",
+        "--header-file",
+        "h.txt",
+        "--year",
+        "2026",
+        "--check",
+        "--manifest-path",
+        "ws/Cargo.toml",
     ])
     .unwrap() else {
         panic!()
@@ -24,7 +36,11 @@ fn flags_parse_with_defaults_and_both_spellings() {
 
 #[test]
 fn bad_flags_are_named() {
-    let err = |args: &[&str]| Command::parse(args.iter().copied()).unwrap_err().to_string();
+    let err = |args: &[&str]| {
+        Command::parse(args.iter().copied())
+            .unwrap_err()
+            .to_string()
+    };
     assert!(err(&["--chek"]).contains("did you mean `--check`?"));
     assert!(err(&["--out"]).contains("`--out` needs a value"));
     assert!(err(&["--out", "--check"]).contains("`--out` needs a value"));
@@ -43,13 +59,24 @@ fn writes_atomically_and_leaves_unchanged_files_alone() {
     assert_eq!(write_file(&path, "a\n").unwrap(), FileStatus::Written);
     let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
     assert_eq!(write_file(&path, "a\n").unwrap(), FileStatus::Unchanged);
-    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), modified);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        modified
+    );
     assert_eq!(check_file(&path, "a\n").unwrap(), FileStatus::Unchanged);
-    let FileStatus::Stale(diff) = check_file(&path, "b\n").unwrap() else { panic!() };
+    let FileStatus::Stale(diff) = check_file(&path, "b\n").unwrap() else {
+        panic!()
+    };
     assert!(diff.contains("-a\n+b\n"), "{diff}");
-    assert_eq!(check_file(&dir.path().join("nope.yaml"), "a").unwrap(), FileStatus::Missing);
+    assert_eq!(
+        check_file(&dir.path().join("nope.yaml"), "a").unwrap(),
+        FileStatus::Missing
+    );
     // No temporary files are left behind.
-    let names: Vec<_> = std::fs::read_dir(dir.path().join("sub")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(dir.path().join("sub"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names, ["role.yaml"]);
 }
 
@@ -58,13 +85,21 @@ fn unwritable_output_is_an_error_naming_the_path() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("file");
     std::fs::write(&blocker, "").unwrap();
-    let err = write_file(&blocker.join("role.yaml"), "x").unwrap_err().to_string();
-    assert!(err.contains("cannot create directory") && err.contains("file"), "{err}");
+    let err = write_file(&blocker.join("role.yaml"), "x")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("cannot create directory") && err.contains("file"),
+        "{err}"
+    );
 }
 
 #[test]
 fn empty_registry_is_an_error() {
-    let opts = Options { no_scan: true, ..Options::default() };
+    let opts = Options {
+        no_scan: true,
+        ..Options::default()
+    };
     assert_eq!(run_with(&[], &[], &opts).unwrap_err(), Error::EmptyRegistry);
 }
 
@@ -73,8 +108,23 @@ fn header_year_is_replaced_and_missing_header_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let header = dir.path().join("h.txt");
     std::fs::write(&header, "# Copyright YEAR The Authors.\n").unwrap();
-    let opts = Options { header_file: Some(header), year: "2026".into(), ..Options::default() };
-    assert_eq!(read_header(&opts).unwrap(), "# Copyright 2026 The Authors.\n");
-    let opts = Options { header_file: Some(dir.path().join("nope")), ..Options::default() };
-    assert!(read_header(&opts).unwrap_err().to_string().contains("--header-file"));
+    let opts = Options {
+        header_file: Some(header),
+        year: "2026".into(),
+        ..Options::default()
+    };
+    assert_eq!(
+        read_header(&opts).unwrap(),
+        "# Copyright 2026 The Authors.\n"
+    );
+    let opts = Options {
+        header_file: Some(dir.path().join("nope")),
+        ..Options::default()
+    };
+    assert!(
+        read_header(&opts)
+            .unwrap_err()
+            .to_string()
+            .contains("--header-file")
+    );
 }

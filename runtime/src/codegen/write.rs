@@ -22,8 +22,13 @@ pub fn write_file(path: &Path, content: &str) -> Result<FileStatus, Error> {
     if std::fs::read(path).is_ok_and(|old| old == content.as_bytes()) {
         return Ok(FileStatus::Unchanged);
     }
-    let io = |what: &str, p: &Path, e: std::io::Error| Error::Io(format!("cannot {what} {}: {e}", p.display()));
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let io = |what: &str, p: &Path, e: std::io::Error| {
+        Error::Io(format!("cannot {what} {}: {e}", p.display()))
+    };
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| io("create directory", dir, e))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
@@ -45,7 +50,10 @@ pub fn check_file(path: &Path, content: &str) -> Result<FileStatus, Error> {
             let diff = similar::TextDiff::from_lines(old.as_ref(), content)
                 .unified_diff()
                 .context_radius(3)
-                .header(&format!("{shown} (on disk)"), &format!("{shown} (generated)"))
+                .header(
+                    &format!("{shown} (on disk)"),
+                    &format!("{shown} (generated)"),
+                )
                 .to_string();
             Ok(FileStatus::Stale(diff))
         }

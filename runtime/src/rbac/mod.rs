@@ -156,7 +156,10 @@ pub fn generate_roles<'a>(
 /// How many rule merges for these markers collide (see [`normalize_counting`]): when this is
 /// not zero, controller-gen's output for the same markers depends on Go's map order and can
 /// lack permissions that ours keeps.
-pub fn merge_collisions<'a>(markers: impl IntoIterator<Item = &'a Marker>, default_role_name: &str) -> usize {
+pub fn merge_collisions<'a>(
+    markers: impl IntoIterator<Item = &'a Marker>,
+    default_role_name: &str,
+) -> usize {
     group_by_role(markers, default_role_name)
         .into_values()
         .map(|rules| normalize_counting(rules).1)

@@ -119,7 +119,11 @@ fn insert(map: &mut BTreeMap<RuleKey, Rule>, rule: Rule) -> bool {
 }
 
 /// One merge pass; counts the collisions controller-gen would resolve by dropping a rule.
-fn merge_pass(rules: BTreeMap<RuleKey, Rule>, field: Field, collisions: &mut usize) -> BTreeMap<RuleKey, Rule> {
+fn merge_pass(
+    rules: BTreeMap<RuleKey, Rule>,
+    field: Field,
+    collisions: &mut usize,
+) -> BTreeMap<RuleKey, Rule> {
     let mut groups: BTreeMap<[Vec<String>; 4], Rule> = BTreeMap::new();
     for (_, mut rule) in rules {
         match groups.entry(field.merge_key(&rule)) {
@@ -179,5 +183,8 @@ pub fn normalize_counting(rules: impl IntoIterator<Item = Rule>) -> (Vec<Rule>, 
         })
         .collect();
     rules.sort_by(|a, b| a.0.cmp(&b.0));
-    (rules.into_iter().map(|(_, rule)| rule).collect(), collisions)
+    (
+        rules.into_iter().map(|(_, rule)| rule).collect(),
+        collisions,
+    )
 }

@@ -24,13 +24,21 @@ fn merges_verbs_then_resources_then_groups() {
         marker(&["apps"], &["deployments"], &["get"]),
         marker(&["apps"], &["deployments"], &["list", "get"]),
         marker(&["apps"], &["statefulsets"], &["get", "list"]),
-        marker(&["batch"], &["deployments", "statefulsets"], &["list", "get"]),
+        marker(
+            &["batch"],
+            &["deployments", "statefulsets"],
+            &["list", "get"],
+        ),
     ];
     let roles = generate_roles(&markers, DEFAULT_ROLE_NAME);
     assert_eq!(roles.len(), 1);
     assert_eq!(
         roles[0].rules,
-        [rule(&["apps", "batch"], &["deployments", "statefulsets"], &["get", "list"])]
+        [rule(
+            &["apps", "batch"],
+            &["deployments", "statefulsets"],
+            &["get", "list"]
+        )]
     );
 }
 
@@ -58,7 +66,15 @@ fn roles_are_keyed_by_namespace_and_name() {
         .iter()
         .map(|r| (r.key.namespace.as_str(), r.key.name.as_str()))
         .collect();
-    assert_eq!(keys, [("", "manager"), ("alpha", "manager"), ("zoo", "manager"), ("zoo", "reader")]);
+    assert_eq!(
+        keys,
+        [
+            ("", "manager"),
+            ("alpha", "manager"),
+            ("zoo", "manager"),
+            ("zoo", "reader")
+        ]
+    );
     assert!(matches!(roles[0].to_object(), RoleObject::ClusterRole(_)));
     let RoleObject::Role(role) = roles[1].to_object() else {
         panic!("expected a Role")
@@ -77,7 +93,10 @@ fn colliding_merges_unite_verbs_instead_of_dropping_a_rule() {
         marker(&["batch", "cron"], &["jobs"], &["get"]),
     ];
     let roles = generate_roles(&markers, DEFAULT_ROLE_NAME);
-    assert_eq!(roles[0].rules, [rule(&["batch", "cron"], &["jobs"], &["create", "get"])]);
+    assert_eq!(
+        roles[0].rules,
+        [rule(&["batch", "cron"], &["jobs"], &["create", "get"])]
+    );
     assert_eq!(merge_collisions(&markers, DEFAULT_ROLE_NAME), 1);
     assert_eq!(merge_collisions(&markers[..2], DEFAULT_ROLE_NAME), 0);
 }
@@ -89,10 +108,16 @@ fn url_rules_merge_urls() {
         verbs: vec![v.into()],
         ..Marker::default()
     };
-    let roles = generate_roles(&[url("/b", "get"), url("/a", "get"), url("/c", "post")], "r");
+    let roles = generate_roles(
+        &[url("/b", "get"), url("/a", "get"), url("/c", "post")],
+        "r",
+    );
     let rules = roles[0].policy_rules();
     assert_eq!(rules.len(), 2);
-    assert_eq!(rules[0].non_resource_urls.as_deref(), Some(&["/a".to_string(), "/b".to_string()][..]));
+    assert_eq!(
+        rules[0].non_resource_urls.as_deref(),
+        Some(&["/a".to_string(), "/b".to_string()][..])
+    );
     assert_eq!(rules[0].api_groups, None);
     assert_eq!(rules[1].verbs, ["post"]);
 }

@@ -3,31 +3,82 @@ use serde_json::json;
 
 fn scalar(s: &str) -> String {
     let out = render_yaml(&json!({ "k": s }));
-    out.strip_prefix("k:").unwrap().trim_end_matches('\n').to_string()
+    out.strip_prefix("k:")
+        .unwrap()
+        .trim_end_matches('\n')
+        .to_string()
 }
 
 #[test]
 fn quoting_matches_go_yaml_v2() {
     // Plain.
-    for s in ["get", "apps", "/metrics", "a-b", "x:y", "a#b", "-a", "a b", "<<", "yess", "0x", "1a"] {
+    for s in [
+        "get", "apps", "/metrics", "a-b", "x:y", "a#b", "-a", "a b", "<<", "yess", "0x", "1a",
+    ] {
         assert_eq!(scalar(s), format!(" {s}"), "{s:?}");
     }
     // Double-quoted: YAML 1.1 would read another type.
     for s in [
-        "", "true", "True", "yes", "Y", "n", "NO", "on", "off", "null", "~", "123", "-1", "+1",
-        "0x1F", "0o17", "017", "08", "1_000", "1.5", ".5", "1e3", ".inf", "-.Inf", ".nan", "1:20",
-        "-1:20:30.5", "2024-01-01", "2024-1-2", "2001-12-14t21:59:43.10-05:00", "2024-1-2 10:00:00",
+        "",
+        "true",
+        "True",
+        "yes",
+        "Y",
+        "n",
+        "NO",
+        "on",
+        "off",
+        "null",
+        "~",
+        "123",
+        "-1",
+        "+1",
+        "0x1F",
+        "0o17",
+        "017",
+        "08",
+        "1_000",
+        "1.5",
+        ".5",
+        "1e3",
+        ".inf",
+        "-.Inf",
+        ".nan",
+        "1:20",
+        "-1:20:30.5",
+        "2024-01-01",
+        "2024-1-2",
+        "2001-12-14t21:59:43.10-05:00",
+        "2024-1-2 10:00:00",
         "0b101",
     ] {
-        assert_eq!(scalar(s), format!(" {}", serde_json::to_string(s).unwrap()), "{s:?}");
+        assert_eq!(
+            scalar(s),
+            format!(" {}", serde_json::to_string(s).unwrap()),
+            "{s:?}"
+        );
     }
     // Single-quoted: indicators.
-    for s in ["*", "#c", "@at", "%p", "{a}", "[b]", "foo: bar", " lead", "trail ", "-", "- x", "? x", "a #b", "---x", "!x", "&a", "|", ">", "'q'", "`b`", "\"d\""] {
+    for s in [
+        "*", "#c", "@at", "%p", "{a}", "[b]", "foo: bar", " lead", "trail ", "-", "- x", "? x",
+        "a #b", "---x", "!x", "&a", "|", ">", "'q'", "`b`", "\"d\"",
+    ] {
         let expected = format!(" '{}'", s.replace('\'', "''"));
         assert_eq!(scalar(s), expected, "{s:?}");
     }
     // Not timestamps or numbers after all.
-    for s in ["2024-13-01", "2023-02-29", "2024-01-01T10:00:00", "1.2.3", "1__0x", "12:60", "+", "-", ".", "..."] {
+    for s in [
+        "2024-13-01",
+        "2023-02-29",
+        "2024-01-01T10:00:00",
+        "1.2.3",
+        "1__0x",
+        "12:60",
+        "+",
+        "-",
+        ".",
+        "...",
+    ] {
         let out = scalar(s);
         assert!(!out.starts_with(" \""), "{s:?} → {out}");
     }
@@ -50,7 +101,9 @@ fn escapes_and_control_characters() {
 
 #[test]
 fn literal_blocks() {
-    let out = render_yaml(&json!({ "a": "line1\nline2", "b": "x\n", "c": "x\n\n", "d": " lead\nx", "e": "x\n\ny" }));
+    let out = render_yaml(
+        &json!({ "a": "line1\nline2", "b": "x\n", "c": "x\n\n", "d": " lead\nx", "e": "x\n\ny" }),
+    );
     assert_eq!(
         out,
         "a: |-\n  line1\n  line2\nb: |\n  x\nc: |+\n  x\n\nd: |2-\n   lead\n  x\ne: |-\n  x\n\n  y\n"
@@ -128,14 +181,30 @@ t: true
 
 #[test]
 fn keys_sort_like_go_yaml_v2() {
-    let mut keys = vec!["v10", "ab", "a.b", "B", "v9", "alpha", "_a", "Zeta", "a-b", "x01", "x1", "x001"];
+    let mut keys = vec![
+        "v10", "ab", "a.b", "B", "v9", "alpha", "_a", "Zeta", "a-b", "x01", "x1", "x001",
+    ];
     keys.sort_by(|a, b| key_order(a, b));
-    assert_eq!(keys, ["_a", "B", "Zeta", "a-b", "a.b", "ab", "alpha", "v9", "v10", "x1", "x01", "x001"]);
+    assert_eq!(
+        keys,
+        [
+            "_a", "B", "Zeta", "a-b", "a.b", "ab", "alpha", "v9", "v10", "x1", "x01", "x001"
+        ]
+    );
 }
 
 #[test]
 fn floats_format_like_go() {
-    for (f, s) in [(1.0, "1"), (0.1, "0.1"), (100000.0, "100000"), (1e6, "1e+06"), (1.5e-5, "1.5e-05"), (0.0001, "0.0001"), (-2.5, "-2.5"), (123456.789, "123456.789")] {
+    for (f, s) in [
+        (1.0, "1"),
+        (0.1, "0.1"),
+        (100000.0, "100000"),
+        (1e6, "1e+06"),
+        (1.5e-5, "1.5e-05"),
+        (0.0001, "0.0001"),
+        (-2.5, "-2.5"),
+        (123456.789, "123456.789"),
+    ] {
         assert_eq!(format_go_float(f), s);
     }
 }
@@ -143,5 +212,8 @@ fn floats_format_like_go() {
 #[test]
 fn documents_get_separators_and_header() {
     let docs = [json!({"a": 1}), json!({"b": 2})];
-    assert_eq!(render_documents("# hi\n", &docs), "# hi\n---\na: 1\n---\nb: 2\n");
+    assert_eq!(
+        render_documents("# hi\n", &docs),
+        "# hi\n---\na: 1\n---\nb: 2\n"
+    );
 }
