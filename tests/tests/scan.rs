@@ -74,7 +74,7 @@ fn scan_follows_the_module_tree_and_records_cfgs() {
             25,
             vec!["cfg(feature = \"extra\")".to_string()],
         ),
-        ("linked-op/src/lib.rs".to_string(), 29, none()),
+        ("linked-op/src/lib.rs".to_string(), 32, none()),
         (
             "linked-op/src/lib.rs".to_string(),
             37,
