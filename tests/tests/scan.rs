@@ -77,7 +77,7 @@ fn scan_follows_the_module_tree_and_records_cfgs() {
         ("linked-op/src/lib.rs".to_string(), 32, none()),
         (
             "linked-op/src/lib.rs".to_string(),
-            37,
+            40,
             vec!["cfg(test)".to_string()],
         ),
         ("linked-op/src/nested/child.rs".to_string(), 1, none()),
@@ -123,7 +123,7 @@ fn registry_matches_the_linked_crate_exactly() {
         [
             "linked-op/src/lib.rs:22",
             "linked-op/src/lib.rs:25",
-            "linked-op/src/lib.rs:37"
+            "linked-op/src/lib.rs:40"
         ]
     );
     assert!(findings.warnings.iter().any(|w| w.contains("`cfg(test)`")));
