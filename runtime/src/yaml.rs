@@ -356,9 +356,12 @@ impl Emitter {
     fn write_double_quoted(&mut self, value: &str, allow_breaks: bool) {
         self.write_indicator("\"", true, false, false);
         let chars: Vec<char> = value.chars().collect();
+        // go-yaml's `is_bom` looks at the start of the value, not at the current character:
+        // a value starting with a byte-order mark has every character escaped.
+        let starts_with_bom = value.starts_with('\u{FEFF}');
         let mut spaces = false;
         for (i, &c) in chars.iter().enumerate() {
-            if !is_printable(c) || c == '\u{FEFF}' || is_break(c) || c == '"' || c == '\\' {
+            if starts_with_bom || !is_printable(c) || is_break(c) || c == '"' || c == '\\' {
                 self.put('\\');
                 match c {
                     '\0' => self.put('0'),
@@ -953,70 +956,70 @@ fn format_go_float(f: f64) -> String {
 
 // ---- key order (yaml.v2's sorter.go) ----
 
-/// yaml.v2's `keyList.Less` for string keys: letters sort before non-letters, and runs of
-/// digits compare by numeric value.
-fn key_order(a: &str, b: &str) -> Ordering {
-    if key_less(a, b) {
-        Ordering::Less
-    } else if key_less(b, a) {
-        Ordering::Greater
-    } else {
-        Ordering::Equal
-    }
+/// One unit of yaml.v2's key comparison: a letter, a run of ASCII digits, or anything else.
+#[derive(Clone, Copy)]
+enum KeyToken<'a> {
+    Other(char),
+    Digits(&'a str),
+    Letter(char),
 }
 
-fn key_less(a: &str, b: &str) -> bool {
-    let ar: Vec<char> = a.chars().collect();
-    let br: Vec<char> = b.chars().collect();
-    let mut i = 0;
-    while i < ar.len() && i < br.len() {
-        if ar[i] == br[i] {
-            i += 1;
-            continue;
+fn key_tokens(key: &str) -> Vec<KeyToken<'_>> {
+    let mut tokens = Vec::new();
+    let mut rest = key;
+    while let Some(c) = rest.chars().next() {
+        if c.is_ascii_digit() {
+            let end = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
+            tokens.push(KeyToken::Digits(&rest[..end]));
+            rest = &rest[end..];
+        } else {
+            tokens.push(if c.is_alphabetic() {
+                KeyToken::Letter(c)
+            } else {
+                KeyToken::Other(c)
+            });
+            rest = &rest[c.len_utf8()..];
         }
-        let al = ar[i].is_alphabetic();
-        let bl = br[i].is_alphabetic();
-        if al && bl {
-            return ar[i] < br[i];
-        }
-        if al || bl {
-            return bl;
-        }
-        let (mut an, mut bn): (i64, i64) = (0, 0);
-        if ar[i] == '0' || br[i] == '0' {
-            let mut j = i;
-            while j > 0 && ar[j - 1].is_ascii_digit() {
-                j -= 1;
-                if ar[j] != '0' {
-                    an = 1;
-                    bn = 1;
-                    break;
-                }
-            }
-        }
-        let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an
-                .wrapping_mul(10)
-                .wrapping_add(i64::from(ar[ai] as u8 - b'0'));
-            ai += 1;
-        }
-        let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn
-                .wrapping_mul(10)
-                .wrapping_add(i64::from(br[bi] as u8 - b'0'));
-            bi += 1;
-        }
-        if an != bn {
-            return an < bn;
-        }
-        if ai != bi {
-            return ai < bi;
-        }
-        return ar[i] < br[i];
     }
-    ar.len() < br.len()
+    tokens
+}
+
+/// Digit runs by numeric value (without overflow), then the shorter run (fewer leading zeros).
+fn cmp_digits(a: &str, b: &str) -> Ordering {
+    let (ta, tb) = (a.trim_start_matches('0'), b.trim_start_matches('0'));
+    ta.len()
+        .cmp(&tb.len())
+        .then_with(|| ta.cmp(tb))
+        .then_with(|| a.len().cmp(&b.len()))
+}
+
+/// yaml.v2's key order (`keyList.Less`) as a total order: other characters before digit runs
+/// before letters; letters and other characters by code point; digit runs by value, so `v9`
+/// sorts before `v10`; a key before its extensions.
+///
+/// Go's comparator is not transitive when a digit run in one key meets a letter in the other
+/// mid-run (`a12`, `a1b`, `a2` form a cycle); Go's output then depends on its random map
+/// order, so no order reproduces it, and we keep a deterministic one. (A Rust sort must have a
+/// total order anyway.)
+fn key_order(a: &str, b: &str) -> Ordering {
+    let (ta, tb) = (key_tokens(a), key_tokens(b));
+    for (x, y) in ta.iter().zip(&tb) {
+        let ord = match (x, y) {
+            (KeyToken::Letter(x), KeyToken::Letter(y))
+            | (KeyToken::Other(x), KeyToken::Other(y)) => x.cmp(y),
+            (KeyToken::Digits(x), KeyToken::Digits(y)) => cmp_digits(x, y),
+            (KeyToken::Other(_), _) | (KeyToken::Digits(_), KeyToken::Letter(_)) => Ordering::Less,
+            (_, KeyToken::Other(_)) | (KeyToken::Letter(_), KeyToken::Digits(_)) => {
+                Ordering::Greater
+            }
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    ta.len().cmp(&tb.len())
 }
 
 #[cfg(test)]

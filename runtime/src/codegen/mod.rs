@@ -24,7 +24,7 @@ pub use crosscheck::{Findings, cross_check};
 pub use scan::{FoundAttr, Package, ScanReport, Workspace};
 pub use write::{FileStatus, check_file, write_file};
 
-use crate::rbac::{GeneratedRole, Marker, generate_roles};
+use crate::rbac::{GeneratedRole, Marker, generate_roles, merge_collisions};
 use crate::registry::{self, RbacEntry};
 use std::fmt;
 use std::path::PathBuf;
@@ -146,7 +146,16 @@ pub fn run_with(
     }
 
     let header = read_header(opts)?;
-    let roles = roles_for(entries, &opts.role_name);
+    let markers: Vec<Marker> = entries.iter().map(|e| Marker::from(*e)).collect();
+    let roles = generate_roles(&markers, &opts.role_name);
+    let collisions = merge_collisions(&markers, &opts.role_name);
+    if collisions > 0 {
+        warnings.push(format!(
+            "{collisions} rule merge(s) collided: controller-gen would keep only one of the \
+             colliding rules (at random) for these attributes, so its output would differ from \
+             this one, which keeps the verbs of both"
+        ));
+    }
     let file = GeneratedFile {
         path: PathBuf::from(&opts.file_name),
         content: render_roles(&roles, &header),

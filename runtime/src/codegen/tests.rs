@@ -128,3 +128,61 @@ fn header_year_is_replaced_and_missing_header_is_named() {
             .contains("--header-file")
     );
 }
+
+fn entry(groups: &'static [&'static str], verbs: &'static [&'static str], line: u32) -> RbacEntry {
+    RbacEntry {
+        groups,
+        resources: &["jobs"],
+        resource_names: &[],
+        verbs,
+        urls: &[],
+        namespace: None,
+        role_name: None,
+        source: crate::registry::Source {
+            file: "src/lib.rs",
+            line,
+            column: 1,
+            module_path: "op",
+            item: "reconcile",
+        },
+    }
+}
+
+#[test]
+fn writes_the_role_and_warns_where_controller_gen_would_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let entries = [
+        entry(&["batch"], &["create"], 1),
+        entry(&["cron"], &["create"], 2),
+        entry(&["batch", "cron"], &["get"], 3),
+    ];
+    let refs: Vec<&RbacEntry> = entries.iter().collect();
+    let opts = Options {
+        no_scan: true,
+        out_dir: dir.path().to_path_buf(),
+        ..Options::default()
+    };
+    let report = run_with(&refs, &[], &opts).unwrap();
+    assert_eq!(
+        report.files,
+        [(dir.path().join("role.yaml"), FileStatus::Written)]
+    );
+    assert_eq!(report.warnings.len(), 1);
+    assert!(
+        report.warnings[0].contains("1 rule merge(s) collided"),
+        "{:?}",
+        report.warnings
+    );
+    assert_eq!(
+        report.summary,
+        "1 ClusterRole, 0 Roles with 1 rule from 3 #[rbac] attributes"
+    );
+    let written = std::fs::read_to_string(dir.path().join("role.yaml")).unwrap();
+    assert!(
+        written.contains("  verbs:\n  - create\n  - get\n"),
+        "{written}"
+    );
+    // Without the collision, no warning.
+    let report = run_with(&refs[..2], &[], &opts).unwrap();
+    assert!(report.warnings.is_empty());
+}

@@ -217,3 +217,23 @@ fn documents_get_separators_and_header() {
         "# hi\n---\na: 1\n---\nb: 2\n"
     );
 }
+
+#[test]
+fn key_order_is_total_even_where_go_cycles() {
+    // Go's comparator: a12 < a1b < a2 < a12. Ours must still be a total order.
+    let mut keys = vec![
+        "a2", "a1b", "a12", "a01", "a1", "a", "a-", "a_", "aB", "ab", "a0",
+    ];
+    keys.sort_by(|a, b| key_order(a, b));
+    assert_eq!(
+        keys,
+        [
+            "a", "a-", "a_", "a0", "a1", "a1b", "a01", "a2", "a12", "aB", "ab"
+        ]
+    );
+    for a in &keys {
+        for b in &keys {
+            assert_eq!(key_order(a, b), key_order(b, a).reverse(), "{a} {b}");
+        }
+    }
+}
