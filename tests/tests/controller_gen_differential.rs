@@ -14,28 +14,8 @@ use std::process::Command;
 
 const SETS: usize = 150;
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
 fn controller_gen() -> Option<PathBuf> {
-    if std::env::var_os("KUBE_MARKERS_SKIP_ORACLE").is_some_and(|v| v == "1") {
-        eprintln!("SKIPPED: KUBE_MARKERS_SKIP_ORACLE=1, controller-gen differential test not run");
-        return None;
-    }
-    let out = Command::new("bash")
-        .arg(workspace_root().join("scripts/controller-gen.sh"))
-        .output()
-        .expect("run scripts/controller-gen.sh");
-    assert!(
-        out.status.success(),
-        "scripts/controller-gen.sh failed (Go is needed; KUBE_MARKERS_SKIP_ORACLE=1 skips this test):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()))
+    kube_markers_tests::oracle("controller-gen.sh")
 }
 
 /// xorshift64*: deterministic, so a failure reproduces.

@@ -240,3 +240,48 @@ fn workspace_metadata_can_exclude_members_and_typos_are_caught() {
         "{err}"
     );
 }
+
+#[cfg_attr(
+    all(),
+    kube_markers::rbac(groups = "", resources = "limitranges", verbs = "get")
+)]
+const _: () = ();
+
+/// A `cfg_attr` spread over several lines: the registry's line must be one the scan reports.
+#[test]
+fn multi_line_cfg_attr_entries_match_the_scan() {
+    let entry = rbac_entries()
+        .into_iter()
+        .find(|e| e.resources == ["limitranges"])
+        .expect("the cfg_attr above is active");
+    let this_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scan.rs");
+    let ws = Workspace {
+        root: Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+            .to_path_buf(),
+        packages: vec![codegen::Package {
+            name: "kube-markers-tests".into(),
+            targets: vec![("lib".into(), this_file.clone())],
+        }],
+    };
+    let report = ws.scan();
+    let found = report
+        .attrs
+        .iter()
+        .find(|a| {
+            a.marker
+                .as_ref()
+                .is_some_and(|m| m.resources == ["limitranges"])
+        })
+        .unwrap();
+    assert_eq!(found.cfgs, ["cfg(all())"]);
+    assert!(
+        [found.lines.0, found.lines.1].contains(&(entry.source.line as usize)),
+        "registry line {} vs scan lines {:?}",
+        entry.source.line,
+        found.lines
+    );
+    let findings = cross_check(&[entry], &report, &[], &ws.root);
+    assert!(findings.errors.is_empty(), "{:#?}", findings.errors);
+}

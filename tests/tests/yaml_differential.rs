@@ -6,26 +6,11 @@
 
 use serde_json::{Value, json};
 use std::io::Write;
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn oracle(docs: &[Value]) -> Option<String> {
-    if std::env::var_os("KUBE_MARKERS_SKIP_ORACLE").is_some_and(|v| v == "1") {
-        eprintln!("SKIPPED: KUBE_MARKERS_SKIP_ORACLE=1, YAML differential test not run");
-        return None;
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let build = Command::new("bash")
-        .arg(root.join("scripts/yaml-oracle.sh"))
-        .output()
-        .expect("run scripts/yaml-oracle.sh");
-    assert!(
-        build.status.success(),
-        "scripts/yaml-oracle.sh failed (Go is needed; KUBE_MARKERS_SKIP_ORACLE=1 skips this test):\n{}",
-        String::from_utf8_lossy(&build.stderr)
-    );
-    let bin = String::from_utf8(build.stdout).unwrap();
-    let mut child = Command::new(bin.trim())
+    let bin = kube_markers_tests::oracle("yaml-oracle.sh")?;
+    let mut child = Command::new(bin)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
