@@ -43,11 +43,11 @@ impl Rule {
 
     /// controller-gen's `ruleKey`: what the rule applies to, without its verbs.
     fn key(&self) -> RuleKey {
-        RuleKey([
-            self.groups.clone(),
-            self.resources.clone(),
-            self.resource_names.clone(),
-            self.urls.clone(),
+        RuleKey::of([
+            &self.groups,
+            &self.resources,
+            &self.resource_names,
+            &self.urls,
         ])
     }
 
@@ -70,8 +70,26 @@ impl Rule {
     }
 }
 
+/// Four lists encoded into one string (each list and string length-prefixed, so distinct
+/// lists never share an encoding): one allocation and a `memcmp` per comparison, where a
+/// `[Vec<String>; 4]` key costs five allocations. Only equality matters; the output order
+/// comes from [`Rule::sort_key`].
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct RuleKey([Vec<String>; 4]);
+struct RuleKey(String);
+
+impl RuleKey {
+    fn of(lists: [&Vec<String>; 4]) -> RuleKey {
+        use std::fmt::Write;
+        let mut key = String::new();
+        for list in lists {
+            let _ = write!(key, "{}:", list.len());
+            for item in list {
+                let _ = write!(key, "{}:{item}", item.len());
+            }
+        }
+        RuleKey(key)
+    }
+}
 
 /// Which list a merge pass unions; the other three and the verbs must be equal.
 #[derive(Clone, Copy)]
@@ -90,16 +108,14 @@ impl Field {
         }
     }
 
-    /// The rule's key with this field blanked out, plus its verbs.
-    fn merge_key(self, rule: &Rule) -> [Vec<String>; 4] {
-        let mut key = rule.key().0;
-        let blank = match self {
-            Field::Groups => 0,
-            Field::Resources => 1,
-            Field::Urls => 3,
-        };
-        key[blank] = rule.verbs.clone();
-        key
+    /// The rule's key with this field replaced by its verbs.
+    fn merge_key(self, rule: &Rule) -> RuleKey {
+        let verbs = &rule.verbs;
+        RuleKey::of(match self {
+            Field::Groups => [verbs, &rule.resources, &rule.resource_names, &rule.urls],
+            Field::Resources => [&rule.groups, verbs, &rule.resource_names, &rule.urls],
+            Field::Urls => [&rule.groups, &rule.resources, &rule.resource_names, verbs],
+        })
     }
 }
 
@@ -124,7 +140,7 @@ fn merge_pass(
     field: Field,
     collisions: &mut usize,
 ) -> BTreeMap<RuleKey, Rule> {
-    let mut groups: BTreeMap<[Vec<String>; 4], Rule> = BTreeMap::new();
+    let mut groups: BTreeMap<RuleKey, Rule> = BTreeMap::new();
     for (_, mut rule) in rules {
         match groups.entry(field.merge_key(&rule)) {
             Entry::Vacant(slot) => {
