@@ -9,6 +9,7 @@
 //! Needs Go. Set `KUBE_MARKERS_SKIP_ORACLE=1` to skip it knowingly; it never skips silently.
 
 use kube_markers::rbac::{GeneratedRole, Marker, generate_roles, merge_collisions};
+use kube_markers_tests::Rng;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -18,23 +19,13 @@ fn controller_gen() -> Option<PathBuf> {
     kube_markers_tests::oracle("controller-gen.sh")
 }
 
-/// xorshift64*: deterministic, so a failure reproduces.
-struct Rng(u64);
+/// Random marker lists from small pools, so that merges happen.
+trait Picks {
+    /// 1..=max picks (duplicates kept on purpose: both tools dedupe).
+    fn some(&mut self, pool: &[&str], max: usize) -> Vec<String>;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    /// 1..=max distinct-ish picks (duplicates kept on purpose: both tools dedupe).
+impl Picks for Rng {
     fn some(&mut self, pool: &[&str], max: usize) -> Vec<String> {
         let n = 1 + self.below(max);
         (0..n)

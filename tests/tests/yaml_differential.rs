@@ -4,6 +4,7 @@
 //!
 //! Needs Go. Set `KUBE_MARKERS_SKIP_ORACLE=1` to skip it knowingly; it never skips silently.
 
+use kube_markers_tests::Rng;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -303,19 +304,12 @@ fn long_texts() -> Vec<String> {
     v
 }
 
-/// xorshift64*: deterministic corpus.
-struct Rng(u64);
+/// Random strings over the characters YAML cares about.
+trait RandomString {
+    fn string(&mut self) -> String;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+impl RandomString for Rng {
     fn string(&mut self) -> String {
         const ALPHABET: &[char] = &[
             'a', 'b', 'y', 'n', 'e', 'x', 'Z', '0', '1', '5', '9', ' ', ' ', ' ', ':', '#', '-',
