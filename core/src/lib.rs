@@ -13,7 +13,9 @@
 //!
 //! Errors are accumulated in a [`ctxt::Ctxt`] and reported together, each on its own span.
 
+pub mod args;
 pub mod ctxt;
 pub mod names;
 pub mod rbac;
+pub mod schema;
 pub mod suggest;

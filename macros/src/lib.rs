@@ -9,3 +9,16 @@ use proc_macro::TokenStream;
 pub fn rbac(args: TokenStream, item: TokenStream) -> TokenStream {
     kube_markers_core::rbac::expand(args.into(), item.into()).into()
 }
+
+/// Registers a `#[derive(CustomResource)]` type for CRD generation and applies the `#[k8s]`
+/// schema markers of its spec struct. See `kube_markers::crd` for the full docs.
+#[proc_macro_attribute]
+pub fn crd(args: TokenStream, item: TokenStream) -> TokenStream {
+    kube_markers_core::schema::expand_crd(args.into(), item.into()).into()
+}
+
+/// Applies the `#[k8s]` schema markers of a struct or enum used in a CRD's schema.
+#[proc_macro_attribute]
+pub fn schema(args: TokenStream, item: TokenStream) -> TokenStream {
+    kube_markers_core::schema::expand_schema(args.into(), item.into()).into()
+}

@@ -19,6 +19,7 @@
 // Lets the attributes' `::kube_markers::…` paths resolve inside this crate's own tests.
 extern crate self as kube_markers;
 
+pub mod crd;
 pub mod rbac;
 pub mod registry;
 pub mod yaml;
@@ -82,8 +83,37 @@ macro_rules! link {
     };
 }
 
+/// Registers a `#[derive(CustomResource)]` type for CRD generation, and applies the `#[k8s]`
+/// schema markers of its spec struct and fields.
+///
+/// Put it above the derive, on the spec struct:
+///
+/// ```ignore
+/// #[kube_markers::crd]
+/// #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+/// #[kube(group = "db.example.com", version = "v1", kind = "MyDatabase", namespaced)]
+/// #[k8s(validation(rule = "self.replicas >= 3 || !self.highAvailability", message = "HA needs 3 replicas"))]
+/// pub struct MyDatabaseSpec {
+///     #[k8s(minimum = 1, maximum = 10)]
+///     pub replicas: i32,
+///     #[k8s(pattern = "^[a-z0-9./-]+(:[A-Za-z0-9._-]+)?$")]
+///     pub image: String,
+/// }
+/// ```
+///
+/// Arguments: `storage` (this type is the storage version of a kind with several versions) and
+/// `validation(rule = ..., ...)` (rules whose `self` is the whole object). Types used inside the
+/// spec take their markers with [`schema`](macro@schema). The generator writes one CRD per
+/// group and kind; see the README for the `#[k8s]` vocabulary.
+pub use kube_markers_macros::crd;
+
+/// Applies the `#[k8s]` schema markers of a struct or enum used inside a CRD (see
+/// [`crd`](macro@crd)).
+pub use kube_markers_macros::schema;
+
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::registry::{LINKED_CRATES, RBAC_ENTRIES};
+    pub use crate::crd::SchemaPatch;
+    pub use crate::registry::{CRD_ENTRIES, LINKED_CRATES, RBAC_ENTRIES};
     pub use linkme;
 }

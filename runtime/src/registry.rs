@@ -61,6 +61,32 @@ pub struct RbacEntry {
     pub source: Source,
 }
 
+/// One `#[kube_markers::crd]` type: a custom resource to generate a CRD version from.
+#[derive(Debug, Clone, Copy)]
+pub struct CrdEntry {
+    /// kube-derive's `CustomResourceExt::crd` of the type (schema already patched by `#[k8s]`).
+    pub crd: fn() -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    /// `#[kube_markers::crd(storage)]`: the storage version of a multi-version kind.
+    pub storage: bool,
+    /// Root-level `#[k8s]` patch (rules whose `self` is the whole object), as JSON.
+    pub root_patch: &'static str,
+    /// The generated type (`MyDatabase`).
+    pub type_name: &'static str,
+    /// Where the attribute stands.
+    pub source: Source,
+}
+
+/// Every `#[kube_markers::crd]` type of the linked crates.
+#[distributed_slice]
+pub static CRD_ENTRIES: [CrdEntry];
+
+/// The registered CRD types, sorted by source location.
+pub fn crd_entries() -> Vec<&'static CrdEntry> {
+    let mut entries: Vec<&'static CrdEntry> = CRD_ENTRIES.iter().collect();
+    entries.sort_by_key(|e| e.source);
+    entries
+}
+
 /// Every `#[rbac]` entry of the linked crates, in link order (which means nothing: the
 /// aggregation sorts).
 #[distributed_slice]

@@ -115,7 +115,7 @@ fn registry_matches_the_linked_crate_exactly() {
     ws.packages.retain(|p| p.name == "linked-op");
     let entries = linked_entries();
     assert_eq!(entries.len(), 8, "{entries:#?}");
-    let findings = cross_check(&entries, &ws.scan(), &["linked_op"], &ws.root);
+    let findings = cross_check(&entries, &[], &ws.scan(), &["linked_op"], &ws.root);
     assert!(findings.errors.is_empty(), "{:#?}", findings.errors);
     // Attributes behind inactive cfgs are reported as warnings, naming the cfg.
     assert_eq!(
@@ -132,7 +132,7 @@ fn registry_matches_the_linked_crate_exactly() {
 #[test]
 fn an_unlinked_crate_a_binary_and_a_renamed_import_are_errors() {
     let ws = workspace();
-    let findings = cross_check(&linked_entries(), &ws.scan(), &["linked_op"], &ws.root);
+    let findings = cross_check(&linked_entries(), &[], &ws.scan(), &["linked_op"], &ws.root);
     assert_eq!(findings.errors.len(), 3, "{:#?}", findings.errors);
     let unlinked = findings
         .errors
@@ -166,7 +166,7 @@ fn the_generator_refuses_to_write_when_an_attribute_would_be_lost() {
         out_dir: out.path().to_path_buf(),
         ..Options::default()
     };
-    let err = codegen::run_with(&linked_entries(), &["linked_op"], &opts).unwrap_err();
+    let err = codegen::run_with(&linked_entries(), &[], &["linked_op"], &opts).unwrap_err();
     let Error::CrossCheck(errors) = &err else {
         panic!("expected a cross-check error, got {err}")
     };
@@ -189,7 +189,7 @@ fn an_entry_that_disagrees_with_its_source_is_an_error() {
         ..*entries[0]
     }));
     entries[0] = tampered;
-    let findings = cross_check(&entries, &ws.scan(), &["linked_op"], &ws.root);
+    let findings = cross_check(&entries, &[], &ws.scan(), &["linked_op"], &ws.root);
     assert_eq!(findings.errors.len(), 1, "{:#?}", findings.errors);
     assert!(findings.errors[0].contains("differs from the #[rbac] in the source"));
 }
@@ -201,7 +201,7 @@ fn an_empty_registry_is_an_error_even_when_the_sources_are_empty() {
         ..Options::default()
     };
     assert_eq!(
-        codegen::run_with(&[], &[], &opts).unwrap_err(),
+        codegen::run_with(&[], &[], &[], &opts).unwrap_err(),
         Error::EmptyRegistry
     );
 }
@@ -282,6 +282,6 @@ fn multi_line_cfg_attr_entries_match_the_scan() {
         entry.source.line,
         found.lines
     );
-    let findings = cross_check(&[entry], &report, &[], &ws.root);
+    let findings = cross_check(&[entry], &[], &report, &[], &ws.root);
     assert!(findings.errors.is_empty(), "{:#?}", findings.errors);
 }

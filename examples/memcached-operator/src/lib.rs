@@ -30,6 +30,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The desired state of a memcached cluster.
+#[kube_markers::crd]
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[kube(
     group = "cache.example.com",
@@ -40,15 +41,18 @@ use std::time::Duration;
     shortname = "mc"
 )]
 pub struct MemcachedSpec {
-    /// Number of memcached pods.
+    /// Number of memcached pods (the tutorial's limits: 1 to 3).
+    #[k8s(minimum = 1, maximum = 3)]
     pub size: i32,
 }
 
 /// The observed state of a memcached cluster.
+#[kube_markers::schema]
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 pub struct MemcachedStatus {
     /// `Available`: whether the Deployment has `size` ready pods.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[k8s(list_type = "map", list_map_keys = ["type"])]
     pub conditions: Vec<Condition>,
 }
 

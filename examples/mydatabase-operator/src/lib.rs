@@ -30,6 +30,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// A database cluster.
+#[kube_markers::crd(storage)]
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[kube(
     group = "db.example.com",
@@ -38,16 +39,43 @@ use std::time::Duration;
     plural = "mydatabases",
     namespaced,
     status = "MyDatabaseStatus",
-    shortname = "mydb"
+    shortname = "mydb",
+    scale(
+        spec_replicas_path = ".spec.replicas",
+        status_replicas_path = ".status.readyReplicas"
+    ),
+    printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas"),
+    printcolumn(
+        name = "Ready",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Ready\")].status"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
 )]
+#[k8s(validation(
+    rule = "self.replicas == 1 || !self.image.endsWith(':latest')",
+    message = "a replicated database must pin its image to a tag other than :latest",
+    field_path = ".image",
+    reason = "FieldValueInvalid"
+))]
 pub struct MyDatabaseSpec {
     /// Number of database pods.
+    #[k8s(minimum = 1, maximum = 10)]
     pub replicas: i32,
-    /// Container image of the database.
+    /// Container image of the database, `name[:tag]`.
+    #[k8s(
+        pattern = "^[a-z0-9]+([._/-][a-z0-9]+)*(:[A-Za-z0-9._-]+)?$",
+        max_length = 255
+    )]
     pub image: String,
 }
 
 /// What the operator observed.
+#[kube_markers::schema]
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct MyDatabaseStatus {
@@ -56,7 +84,35 @@ pub struct MyDatabaseStatus {
     pub ready_replicas: i32,
     /// `Ready`: whether all replicas are ready and the address is published.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[k8s(list_type = "map", list_map_keys = ["type"])]
     pub conditions: Vec<Condition>,
+}
+
+/// The first version of the API, still served for old clients: the same fields, no limits.
+pub mod v1alpha1 {
+    use kube::CustomResource;
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    /// A database cluster (deprecated version).
+    #[kube_markers::crd]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+    #[kube(
+        group = "db.example.com",
+        version = "v1alpha1",
+        kind = "MyDatabase",
+        plural = "mydatabases",
+        namespaced,
+        status = "super::MyDatabaseStatus",
+        shortname = "mydb",
+        deprecated = "db.example.com/v1alpha1 MyDatabase is deprecated; use db.example.com/v1"
+    )]
+    pub struct MyDatabaseSpec {
+        /// Number of database pods.
+        pub replicas: i32,
+        /// Container image of the database.
+        pub image: String,
+    }
 }
 
 /// Namespace where applications find the databases' addresses.

@@ -9,6 +9,8 @@ use std::path::PathBuf;
 pub struct Options {
     /// Directory the manifests go to (`--out`, default `rbac-out`).
     pub out_dir: PathBuf,
+    /// Directory the CRDs go to (`--crd-out`, default `<out>/crd`).
+    pub crd_out_dir: Option<PathBuf>,
     /// Name of roles whose attributes give no `role_name` (`--role-name`).
     pub role_name: String,
     /// File name of the RBAC manifest inside `out_dir` (`--file-name`).
@@ -26,10 +28,20 @@ pub struct Options {
     pub no_scan: bool,
 }
 
+impl Options {
+    /// Where CRDs go: `--crd-out`, else `<out>/crd`.
+    pub fn crd_dir(&self) -> PathBuf {
+        self.crd_out_dir
+            .clone()
+            .unwrap_or_else(|| self.out_dir.join("crd"))
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
             out_dir: PathBuf::from("rbac-out"),
+            crd_out_dir: None,
             role_name: crate::rbac::DEFAULT_ROLE_NAME.to_string(),
             file_name: "role.yaml".to_string(),
             header_file: None,
@@ -52,12 +64,15 @@ pub enum Command {
 
 /// The text of `--help`.
 pub const HELP: &str = "\
-Generate RBAC manifests from the #[kube_markers::rbac] attributes linked into this binary.
+Generate RBAC manifests and CRDs from the #[kube_markers::rbac] and #[kube_markers::crd]
+attributes linked into this binary.
 
 Usage: codegen [OPTIONS]
 
 Options:
       --out <DIR>             Directory to write manifests to [default: rbac-out]
+      --crd-out <DIR>         Directory to write CRDs to, one <group>_<plural>.yaml each
+                              [default: <out>/crd]
       --role-name <NAME>      Name of the ClusterRole/Roles whose attributes set no role_name
                               [default: manager-role]
       --file-name <NAME>      File name of the RBAC manifest in --out [default: role.yaml]
@@ -69,12 +84,14 @@ Options:
       --no-scan               Skip the workspace scan that catches crates missing from link!()
   -h, --help                  Print this help
 
-Every #[rbac] found in the workspace's library sources must be in the registry: a crate the
-generator does not link is an error naming the file and line, never a silently smaller role.
+Every #[rbac] and #[crd] found in the workspace's library sources must be in the registry: a
+crate the generator does not link is an error naming the file and line, never a silently
+smaller role or a missing CRD.
 ";
 
 const FLAGS: &[&str] = &[
     "--out",
+    "--crd-out",
     "--role-name",
     "--file-name",
     "--header-file",
@@ -142,6 +159,7 @@ impl Command {
             }
             match flag.as_str() {
                 "--out" => opts.out_dir = value.into(),
+                "--crd-out" => opts.crd_out_dir = Some(value.into()),
                 "--role-name" => {
                     kube_markers_core::names::dns1123_subdomain(&value).map_err(|why| {
                         Error::Usage(format!(

@@ -21,11 +21,12 @@ mod write;
 
 pub use cli::{Command, HELP, Options};
 pub use crosscheck::{Findings, cross_check};
-pub use scan::{FoundAttr, Package, ScanReport, Workspace};
+pub use scan::{AttrKind, FoundAttr, Package, ScanReport, Workspace};
 pub use write::{FileStatus, check_file, write_file};
 
+use crate::crd::{GeneratedCrd, VERSION_ANNOTATION, generate_crds};
 use crate::rbac::{GeneratedRole, Marker, generate_roles, merge_collisions};
-use crate::registry::{self, RbacEntry};
+use crate::registry::{self, CrdEntry, RbacEntry};
 use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,6 +42,8 @@ pub enum Error {
     Io(String),
     /// The registry disagrees with the sources: attributes that would be lost.
     CrossCheck(Vec<String>),
+    /// A CRD could not be generated, or the API server would reject it.
+    Crd(Vec<String>),
     /// Nothing was linked.
     EmptyRegistry,
 }
@@ -60,9 +63,16 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
+            Error::Crd(errors) => {
+                writeln!(f, "{} CRD problem(s):", errors.len())?;
+                for e in errors {
+                    writeln!(f, "  - {e}")?;
+                }
+                Ok(())
+            }
             Error::EmptyRegistry => f.write_str(
-                "no #[rbac] entries are linked into this generator: name the crates that carry \
-                 them with `kube_markers::link!(crate_a, crate_b)` in its main.rs",
+                "no #[rbac] or #[crd] entries are linked into this generator: name the crates \
+                 that carry them with `kube_markers::link!(crate_a, crate_b)` in its main.rs",
             ),
         }
     }
@@ -93,9 +103,12 @@ pub struct Report {
 impl Report {
     /// `--check` found a stale or missing file.
     pub fn is_stale(&self) -> bool {
-        self.files
-            .iter()
-            .any(|(_, s)| matches!(s, FileStatus::Stale(_) | FileStatus::Missing))
+        self.files.iter().any(|(_, s)| {
+            matches!(
+                s,
+                FileStatus::Stale(_) | FileStatus::Missing | FileStatus::Orphaned
+            )
+        })
     }
 }
 
@@ -122,12 +135,18 @@ fn read_header(opts: &Options) -> Result<String, Error> {
 
 /// Runs the generator over this binary's registry.
 pub fn run(opts: &Options) -> Result<Report, Error> {
-    run_with(&registry::rbac_entries(), &registry::linked_crates(), opts)
+    run_with(
+        &registry::rbac_entries(),
+        &registry::crd_entries(),
+        &registry::linked_crates(),
+        opts,
+    )
 }
 
 /// Runs the generator over the given entries (the registry, or a test's own).
 pub fn run_with(
     entries: &[&RbacEntry],
+    crds: &[&CrdEntry],
     linked_crates: &[&str],
     opts: &Options,
 ) -> Result<Report, Error> {
@@ -135,45 +154,113 @@ pub fn run_with(
     if !opts.no_scan {
         let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
         let scan = workspace.scan();
-        let findings = cross_check(entries, &scan, linked_crates, &workspace.root);
+        let findings = cross_check(entries, crds, &scan, linked_crates, &workspace.root);
         if !findings.errors.is_empty() {
             return Err(Error::CrossCheck(findings.errors));
         }
         warnings = findings.warnings;
     }
-    if entries.is_empty() {
+    if entries.is_empty() && crds.is_empty() {
         return Err(Error::EmptyRegistry);
     }
 
+    // Everything is generated before anything is written: a bad CRD leaves no half-updated tree.
     let header = read_header(opts)?;
-    let markers: Vec<Marker> = entries.iter().map(|e| Marker::from(*e)).collect();
-    let roles = generate_roles(&markers, &opts.role_name);
-    let collisions = merge_collisions(&markers, &opts.role_name);
-    if collisions > 0 {
-        warnings.push(format!(
-            "{collisions} rule merge(s) collided: controller-gen would keep only one of the \
-             colliding rules (at random) for these attributes, so its output would differ from \
-             this one, which keeps the verbs of both"
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    let mut summary = Vec::new();
+    if !entries.is_empty() {
+        let markers: Vec<Marker> = entries.iter().map(|e| Marker::from(*e)).collect();
+        let roles = generate_roles(&markers, &opts.role_name);
+        let collisions = merge_collisions(&markers, &opts.role_name);
+        if collisions > 0 {
+            warnings.push(format!(
+                "{collisions} rule merge(s) collided: controller-gen would keep only one of the \
+                 colliding rules (at random) for these attributes, so its output would differ from \
+                 this one, which keeps the verbs of both"
+            ));
+        }
+        summary.push(summarize(&roles, entries.len()));
+        files.push((
+            opts.out_dir.join(&opts.file_name),
+            render_roles(&roles, &header),
         ));
     }
-    let file = GeneratedFile {
-        path: PathBuf::from(&opts.file_name),
-        content: render_roles(&roles, &header),
+    let generated_crds = if crds.is_empty() {
+        Vec::new()
+    } else {
+        generate_crds(crds).map_err(Error::Crd)?
     };
+    if !generated_crds.is_empty() {
+        let versions: usize = generated_crds
+            .iter()
+            .map(|c| c.crd.spec.versions.len())
+            .sum();
+        summary.push(format!(
+            "{} CRD(s) with {versions} version(s)",
+            generated_crds.len()
+        ));
+    }
+    let crd_dir = opts.crd_dir();
+    for crd in &generated_crds {
+        files.push((crd_dir.join(&crd.file_name), render_crd(crd, &header)));
+    }
 
     let mut report = Report {
         warnings,
-        summary: summarize(&roles, entries.len()),
+        summary: summary.join("; "),
         ..Report::default()
     };
-    let target = opts.out_dir.join(&file.path);
-    let status = if opts.check {
-        check_file(&target, &file.content)?
-    } else {
-        write_file(&target, &file.content)?
-    };
-    report.files.push((target, status));
+    for (path, content) in &files {
+        let status = if opts.check {
+            check_file(path, content)?
+        } else {
+            write_file(path, content)?
+        };
+        report.files.push((path.clone(), status));
+    }
+    // CRD files this generator wrote earlier for types that are gone.
+    for path in orphaned_crds(&crd_dir, &files)? {
+        if opts.check {
+            report.files.push((path, FileStatus::Orphaned));
+        } else {
+            std::fs::remove_file(&path)
+                .map_err(|e| Error::Io(format!("cannot remove {}: {e}", path.display())))?;
+            report.files.push((path, FileStatus::Removed));
+        }
+    }
     Ok(report)
+}
+
+/// A CRD file: the header, then the object after `---`.
+pub fn render_crd(crd: &GeneratedCrd, header: &str) -> String {
+    crate::yaml::render_documents(header, &[crd.to_value()])
+}
+
+/// Files in the CRD directory that carry our annotation but are no longer generated.
+fn orphaned_crds(
+    dir: &std::path::Path,
+    generated: &[(PathBuf, String)],
+) -> Result<Vec<PathBuf>, Error> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::Io(format!("cannot read {}: {e}", dir.display()))),
+    };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "yaml") || generated.iter().any(|(p, _)| *p == path)
+        {
+            continue;
+        }
+        let ours = std::fs::read_to_string(&path)
+            .is_ok_and(|text| text.contains(&format!("{VERSION_ANNOTATION}: ")));
+        if ours {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 fn summarize(roles: &[GeneratedRole], attributes: usize) -> String {
@@ -217,11 +304,10 @@ pub fn main() -> ExitCode {
             for (path, status) in &report.files {
                 let shown = path.display();
                 match status {
-                    FileStatus::Unchanged if opts.check => {
-                        eprintln!("{shown} is up to date ({})", report.summary)
-                    }
-                    FileStatus::Unchanged => eprintln!("{shown} unchanged ({})", report.summary),
-                    FileStatus::Written => eprintln!("wrote {shown} ({})", report.summary),
+                    FileStatus::Unchanged if opts.check => eprintln!("{shown} is up to date"),
+                    FileStatus::Unchanged => eprintln!("{shown} unchanged"),
+                    FileStatus::Written => eprintln!("wrote {shown}"),
+                    FileStatus::Removed => eprintln!("removed {shown} (its type no longer exists)"),
                     FileStatus::Stale(diff) => {
                         print!("{diff}");
                         eprintln!(
@@ -235,8 +321,16 @@ pub fn main() -> ExitCode {
                         );
                         stale = true;
                     }
+                    FileStatus::Orphaned => {
+                        eprintln!(
+                            "error: {shown} was generated for a type that no longer exists; run the \
+                             generator without --check to remove it"
+                        );
+                        stale = true;
+                    }
                 }
             }
+            eprintln!("{}", report.summary);
             if stale {
                 ExitCode::FAILURE
             } else {

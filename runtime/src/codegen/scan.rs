@@ -33,9 +33,20 @@ pub struct Workspace {
     pub packages: Vec<Package>,
 }
 
+/// Which kube-markers attribute was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttrKind {
+    /// `#[rbac]`
+    Rbac,
+    /// `#[crd]`
+    Crd,
+}
+
 /// One attribute found in the source.
 #[derive(Debug, Clone)]
 pub struct FoundAttr {
+    /// `#[rbac]` or `#[crd]`.
+    pub kind: AttrKind,
     /// Package it was found in.
     pub package: String,
     /// `lib` or `bin:<name>`.
@@ -46,8 +57,8 @@ pub struct FoundAttr {
     pub lines: (usize, usize),
     /// The `cfg` predicates the attribute depends on, outermost first; empty if none.
     pub cfgs: Vec<String>,
-    /// The attribute's arguments as the macro parses them; `None` if they do not parse
-    /// (the crate would not compile then, so only a stale build could have an entry).
+    /// An `#[rbac]`'s arguments as the macro parses them; `None` if they do not parse (the
+    /// crate would not compile then, so only a stale build could have an entry) or for `#[crd]`.
     pub marker: Option<kube_markers_core::rbac::RbacMarker>,
 }
 
@@ -269,7 +280,7 @@ impl FileVisitor<'_, '_> {
 
     fn record_meta(&mut self, meta: &syn::Meta, pound: Span, extra_cfgs: &[String]) {
         let path = meta.path();
-        if is_rbac_path(path) {
+        if let Some(kind) = attr_kind(path) {
             let tokens = match meta {
                 syn::Meta::List(list) => list.tokens.clone(),
                 _ => proc_macro2::TokenStream::new(),
@@ -286,7 +297,11 @@ impl FileVisitor<'_, '_> {
                 file: self.file.to_path_buf(),
                 lines: (pound.start().line, path_line),
                 cfgs,
-                marker: kube_markers_core::rbac::parse_marker(tokens).ok(),
+                kind,
+                marker: match kind {
+                    AttrKind::Rbac => kube_markers_core::rbac::parse_marker(tokens).ok(),
+                    AttrKind::Crd => None,
+                },
             });
         } else if path.is_ident("cfg_attr") {
             let Ok(parts) = attr_cfg_attr_parts(meta) else {
@@ -326,11 +341,11 @@ impl FileVisitor<'_, '_> {
                 let line = r.ident.span().start().line;
                 let shown = self.walker.shown(self.file);
                 self.walker.report.errors.push(format!(
-                    "{shown}:{line}: `rbac` is imported as `{}`; the workspace scan only recognizes \
-                     `#[rbac]` and `#[kube_markers::rbac]`, so attributes under another name \
-                     could go missing unnoticed. Import it as `rbac` (package `{}`)",
-                    r.rename,
-                    self.walker.package
+                    "{shown}:{line}: `{}` is imported as `{}`; the workspace scan only recognizes \
+                     the attributes under their own names (`#[{0}]`, `#[kube_markers::{0}]`), so \
+                     attributes under another name could go missing unnoticed. Import it as `{0}` \
+                     (package `{}`)",
+                    r.ident, r.rename, self.walker.package
                 ));
             }
             _ => {}
@@ -449,13 +464,18 @@ impl UnrawString for syn::Ident {
     }
 }
 
-/// `rbac`, `kube_markers::rbac` or `::kube_markers::rbac`.
-fn is_rbac_path(path: &syn::Path) -> bool {
+/// `rbac`/`crd`, or the same under `kube_markers::`.
+fn attr_kind(path: &syn::Path) -> Option<AttrKind> {
     let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    match segs.as_slice() {
-        [one] => one == "rbac",
-        [krate, last] => krate == "kube_markers" && last == "rbac",
-        _ => false,
+    let last = match segs.as_slice() {
+        [one] => one.as_str(),
+        [krate, last] if krate == "kube_markers" => last.as_str(),
+        _ => return None,
+    };
+    match last {
+        "rbac" => Some(AttrKind::Rbac),
+        "crd" => Some(AttrKind::Crd),
+        _ => None,
     }
 }
 

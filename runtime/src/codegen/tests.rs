@@ -100,7 +100,10 @@ fn empty_registry_is_an_error() {
         no_scan: true,
         ..Options::default()
     };
-    assert_eq!(run_with(&[], &[], &opts).unwrap_err(), Error::EmptyRegistry);
+    assert_eq!(
+        run_with(&[], &[], &[], &opts).unwrap_err(),
+        Error::EmptyRegistry
+    );
 }
 
 #[test]
@@ -162,7 +165,7 @@ fn writes_the_role_and_warns_where_controller_gen_would_differ() {
         out_dir: dir.path().to_path_buf(),
         ..Options::default()
     };
-    let report = run_with(&refs, &[], &opts).unwrap();
+    let report = run_with(&refs, &[], &[], &opts).unwrap();
     assert_eq!(
         report.files,
         [(dir.path().join("role.yaml"), FileStatus::Written)]
@@ -183,6 +186,6 @@ fn writes_the_role_and_warns_where_controller_gen_would_differ() {
         "{written}"
     );
     // Without the collision, no warning.
-    let report = run_with(&refs[..2], &[], &opts).unwrap();
+    let report = run_with(&refs[..2], &[], &[], &opts).unwrap();
     assert!(report.warnings.is_empty());
 }

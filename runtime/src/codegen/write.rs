@@ -14,6 +14,10 @@ pub enum FileStatus {
     Stale(String),
     /// `--check`: the file does not exist.
     Missing,
+    /// `--check`: a CRD file this generator wrote for a type that is gone.
+    Orphaned,
+    /// Such a file, removed.
+    Removed,
 }
 
 /// Writes `content` to `path` atomically (temporary file + rename in the same directory),

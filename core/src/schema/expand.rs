@@ -1,0 +1,436 @@
+//! `#[kube_markers::crd]` and `#[kube_markers::schema]`: `#[k8s(...)]` → schemars transforms,
+//! plus (for `crd`) the registry entry of the custom resource.
+
+use super::names::{apply_rename_all, serde_has, serde_str};
+use super::patch::Patch;
+use super::vocabulary::{
+    self, OneOf, Parsed, Place, Shape, item_type, one_of_rule, shape_of, strip_wrappers,
+};
+use crate::args::{Arg, ArgValue, parse_args};
+use crate::ctxt::Ctxt;
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use serde_json::json;
+
+/// `#[kube_markers::schema]` on a struct or enum used inside a CRD.
+pub fn expand_schema(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut cx = Ctxt::new();
+    if let Some(tt) = args.into_iter().next() {
+        cx.error_at(
+            tt.span(),
+            "#[kube_markers::schema] takes no arguments; put markers in #[k8s(...)]",
+        );
+    }
+    match syn::parse2::<syn::Item>(item.clone()) {
+        Ok(mut parsed) => {
+            rewrite_item(&mut parsed, &mut cx);
+            finish(quote!(#parsed), cx)
+        }
+        Err(e) => {
+            cx.push(e);
+            finish(item, cx)
+        }
+    }
+}
+
+/// `#[kube_markers::crd]` on the spec struct of a `#[derive(CustomResource)]`.
+pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut cx = Ctxt::new();
+    let crd_args = parse_crd_args(args, &mut cx);
+    let mut parsed = match syn::parse2::<syn::Item>(item.clone()) {
+        Ok(syn::Item::Struct(s)) => s,
+        Ok(other) => {
+            cx.error_at(
+                first_span(&quote!(#other)),
+                "#[kube_markers::crd] goes on the spec struct of a #[derive(CustomResource)]",
+            );
+            return finish(item, cx);
+        }
+        Err(e) => {
+            cx.push(e);
+            return finish(item, cx);
+        }
+    };
+    let root = root_type(&parsed.attrs, parsed.ident.span(), &mut cx);
+    let mut as_item = syn::Item::Struct(parsed.clone());
+    rewrite_item(&mut as_item, &mut cx);
+    if let syn::Item::Struct(s) = as_item {
+        parsed = s;
+    }
+    let Some(root) = root else {
+        return finish(quote!(#parsed), cx);
+    };
+    let storage = crd_args.storage;
+    let root_patch = crd_args.root.to_json();
+    let type_name = root.to_string();
+    let item_name = parsed.ident.to_string();
+    let registration = quote! {
+        const _: () = {
+            #[::kube_markers::__private::linkme::distributed_slice(::kube_markers::__private::CRD_ENTRIES)]
+            #[linkme(crate = ::kube_markers::__private::linkme)]
+            static ENTRY: ::kube_markers::registry::CrdEntry = ::kube_markers::registry::CrdEntry {
+                crd: <#root as ::kube::CustomResourceExt>::crd,
+                storage: #storage,
+                root_patch: #root_patch,
+                type_name: #type_name,
+                source: ::kube_markers::registry::Source {
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                    column: ::core::column!(),
+                    module_path: ::core::module_path!(),
+                    item: #item_name,
+                },
+            };
+        };
+    };
+    finish(quote!(#parsed #registration), cx)
+}
+
+fn finish(item: TokenStream, cx: Ctxt) -> TokenStream {
+    match cx.check() {
+        Ok(()) => item,
+        Err(e) => {
+            let errors = e.to_compile_error();
+            quote!(#item #errors)
+        }
+    }
+}
+
+fn first_span(tokens: &TokenStream) -> Span {
+    tokens
+        .clone()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t| t.span())
+}
+
+struct CrdArgs {
+    storage: bool,
+    root: Patch,
+}
+
+fn parse_crd_args(args: TokenStream, cx: &mut Ctxt) -> CrdArgs {
+    let mut out = CrdArgs {
+        storage: false,
+        root: Patch::default(),
+    };
+    for arg in parse_args(args, cx) {
+        match arg.name().as_str() {
+            "storage" => match &arg.value {
+                ArgValue::Flag => out.storage = true,
+                _ => cx.error_at(
+                    arg.value_span(),
+                    "`storage` is a flag: `#[kube_markers::crd(storage)]`",
+                ),
+            },
+            "validation" => {
+                // Root rules: `self` is the whole object.
+                let parsed = vocabulary::parse(
+                    std::slice::from_ref(&arg),
+                    Place::Type,
+                    Shape::Unknown,
+                    None,
+                    cx,
+                );
+                out.root.validations.extend(parsed.patch.validations);
+            }
+            other => {
+                let hint = crate::suggest::did_you_mean(other, &["storage", "validation"])
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                cx.error_at(
+                    arg.key.span(),
+                    format!("unknown key `{other}` in #[kube_markers::crd]{hint} (expected `storage` or `validation(...)`)"),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The type `#[derive(CustomResource)]` generates: `#[kube(struct = "...")]`, else the kind.
+fn root_type(attrs: &[syn::Attribute], fallback: Span, cx: &mut Ctxt) -> Option<syn::Ident> {
+    let mut kind = None;
+    let mut strukt = None;
+    let mut found = false;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("kube")) {
+        found = true;
+        let syn::Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        // kube's own arguments are kube-derive's to check: ignore what we can't read.
+        let mut scratch = Ctxt::new();
+        for arg in parse_args(list.tokens.clone(), &mut scratch) {
+            if let ArgValue::Expr(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })) = &arg.value
+            {
+                match arg.name().as_str() {
+                    "kind" => kind = Some(s.clone()),
+                    "struct" => strukt = Some(s.clone()),
+                    _ => {}
+                }
+            }
+        }
+        let _ = scratch.check();
+    }
+    let name = strukt.or(kind);
+    match name {
+        Some(lit) => match syn::parse_str::<syn::Ident>(&lit.value()) {
+            Ok(mut ident) => {
+                ident.set_span(lit.span());
+                Some(ident)
+            }
+            Err(_) => {
+                cx.error_at(lit.span(), "not a Rust identifier");
+                None
+            }
+        },
+        None => {
+            let what = if found {
+                "has no `kind = \"...\"`"
+            } else {
+                "is missing"
+            };
+            cx.error_at(
+                fallback,
+                format!(
+                    "#[kube_markers::crd] needs the struct's #[kube(...)] attribute, which {what}: \
+                     put it on the spec struct of a #[derive(CustomResource)]"
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// Takes the `#[k8s(...)]` attributes off `attrs` and returns their arguments.
+fn take_k8s(attrs: &mut Vec<syn::Attribute>, cx: &mut Ctxt) -> (Vec<Arg>, Option<Span>) {
+    let mut args = Vec::new();
+    let mut span = None;
+    attrs.retain(|attr| {
+        if !attr.path().is_ident("k8s") {
+            return true;
+        }
+        span.get_or_insert(attr.pound_token.span);
+        match &attr.meta {
+            syn::Meta::List(list) => args.extend(parse_args(list.tokens.clone(), cx)),
+            _ => cx.error_at(
+                attr.pound_token.span,
+                "write markers as `#[k8s(key = value, ...)]`",
+            ),
+        }
+        false
+    });
+    (args, span)
+}
+
+fn transform_attr(patch: &Patch, span: Span) -> syn::Attribute {
+    let json = patch.to_json();
+    syn::parse_quote_spanned! {span=>
+        #[schemars(transform = ::kube_markers::__private::SchemaPatch::new(#json))]
+    }
+}
+
+/// A field as the schema sees it.
+struct FieldInfo {
+    json_name: Option<String>,
+    optional: bool,
+}
+
+fn rewrite_item(item: &mut syn::Item, cx: &mut Ctxt) {
+    match item {
+        syn::Item::Struct(s) => rewrite_struct(s, cx),
+        syn::Item::Enum(e) => {
+            let (args, span) = take_k8s(&mut e.attrs, cx);
+            for variant in &mut e.variants {
+                let (vargs, vspan) = take_k8s(&mut variant.attrs, cx);
+                if let (false, Some(vspan)) = (vargs.is_empty(), vspan) {
+                    cx.error_at(
+                        vspan,
+                        "#[k8s] is not supported on enum variants; put it on the enum or on fields",
+                    );
+                }
+                for field in &mut variant.fields {
+                    let (fargs, fspan) = take_k8s(&mut field.attrs, cx);
+                    if let (false, Some(fspan)) = (fargs.is_empty(), fspan) {
+                        let parsed = vocabulary::parse(
+                            &fargs,
+                            Place::Field,
+                            shape_of(&field.ty),
+                            item_type(&field.ty),
+                            cx,
+                        );
+                        if !parsed.patch.is_empty() {
+                            field.attrs.push(transform_attr(&parsed.patch, fspan));
+                        }
+                    }
+                }
+            }
+            if let Some(span) = span {
+                let parsed = vocabulary::parse(&args, Place::Type, Shape::Unknown, None, cx);
+                reject_one_ofs(&parsed, cx, "enums");
+                if !parsed.patch.is_empty() {
+                    e.attrs.push(transform_attr(&parsed.patch, span));
+                }
+            }
+        }
+        other => {
+            cx.error_at(
+                first_span(&quote!(#other)),
+                "#[kube_markers::schema] goes on the structs and enums of a CRD's schema",
+            );
+        }
+    }
+}
+
+fn reject_one_ofs(parsed: &Parsed, cx: &mut Ctxt, what: &str) {
+    for one_of in &parsed.one_ofs {
+        cx.error_at(
+            one_of.span,
+            format!(
+                "`{}` needs named fields; it is not supported on {what}",
+                one_of.kind
+            ),
+        );
+    }
+}
+
+fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
+    let rename_all = serde_str(&s.attrs, "rename_all");
+    let container_default = serde_has(&s.attrs, "default");
+    let (type_args, type_span) = take_k8s(&mut s.attrs, cx);
+    let mut container = Patch::default();
+    let mut fields: Vec<FieldInfo> = Vec::new();
+    let mut has_flatten = false;
+    let named = matches!(s.fields, syn::Fields::Named(_));
+
+    for field in s.fields.iter_mut() {
+        let flatten = serde_has(&field.attrs, "flatten");
+        has_flatten |= flatten;
+        let (_, option) = strip_wrappers(&field.ty);
+        let json_name = field.ident.as_ref().map(|ident| {
+            let raw = ident.to_string();
+            let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
+            serde_str(&field.attrs, "rename")
+                .or_else(|| {
+                    rename_all
+                        .as_deref()
+                        .and_then(|r| apply_rename_all(r, &raw))
+                })
+                .unwrap_or(raw)
+        });
+        let optional = option || container_default || serde_has(&field.attrs, "default");
+        let (args, span) = take_k8s(&mut field.attrs, cx);
+        if let Some(span) = span {
+            let parsed = vocabulary::parse(
+                &args,
+                Place::Field,
+                shape_of(&field.ty),
+                item_type(&field.ty),
+                cx,
+            );
+            let name = json_name.clone().unwrap_or_default();
+            if let Some(r) = parsed.flags.required {
+                if named {
+                    container.required.push(name.clone());
+                } else {
+                    cx.error_at(r, "`required` needs a named field");
+                }
+            }
+            if let Some(o) = parsed.flags.optional {
+                if !optional {
+                    cx.error_at(
+                        o,
+                        "`optional` needs a field serde can leave out when deserializing: make it \
+                         `Option<T>` or add `#[serde(default)]` (otherwise objects the API server \
+                         accepts would fail to deserialize)",
+                    );
+                } else {
+                    container.optional.push(name.clone());
+                }
+            }
+            if parsed.flags.immutable.is_some() && optional && named {
+                container.validations.push(json!({
+                    "rule": format!("!has(oldSelf.{name}) || has(self.{name})"),
+                    "message": format!("field {name} is immutable once set"),
+                }));
+            }
+            if !parsed.patch.is_empty() {
+                field.attrs.push(transform_attr(&parsed.patch, span));
+            }
+        }
+        fields.push(FieldInfo {
+            json_name,
+            optional,
+        });
+    }
+
+    let mut type_validations = Vec::new();
+    if type_span.is_some() {
+        let parsed = vocabulary::parse(&type_args, Place::Type, Shape::Unknown, None, cx);
+        type_validations = parsed.patch.validations.clone();
+        let mut patch = parsed.patch;
+        patch.validations.clear();
+        merge_into(&mut container, patch);
+        // controller-gen's order: type rules, then at-most, exactly, at-least one-of rules.
+        let mut one_ofs: Vec<&OneOf> = parsed.one_ofs.iter().collect();
+        one_ofs.sort_by_key(|o| {
+            ["at_most_one_of", "exactly_one_of", "at_least_one_of"]
+                .iter()
+                .position(|k| *k == o.kind)
+        });
+        for one_of in one_ofs {
+            if !named {
+                cx.error_at(
+                    one_of.span,
+                    format!("`{}` needs a struct with named fields", one_of.kind),
+                );
+                continue;
+            }
+            let mut names = Vec::new();
+            for (name, span) in &one_of.fields {
+                match fields.iter().find(|f| f.json_name.as_deref() == Some(name.as_str())) {
+                    Some(f) if !f.optional => cx.error_at(
+                        *span,
+                        format!(
+                            "`{name}` is required, so `{}` could never hold: make it `Option<T>` or `#[serde(default)]`",
+                            one_of.kind
+                        ),
+                    ),
+                    Some(_) => {}
+                    None if has_flatten => {}
+                    None => {
+                        let known: Vec<&str> = fields.iter().filter_map(|f| f.json_name.as_deref()).collect();
+                        let hint = crate::suggest::did_you_mean(name, &known)
+                            .map(|s| format!("; did you mean `{s}`?"))
+                            .unwrap_or_default();
+                        cx.error_at(*span, format!("no field named `{name}` (JSON name) in this struct{hint}"));
+                    }
+                }
+                names.push(name.clone());
+            }
+            type_validations.push(one_of_rule(one_of.kind, &names));
+        }
+    }
+    let mut validations = type_validations;
+    validations.append(&mut container.validations);
+    container.validations = validations;
+    if !container.is_empty() {
+        let span = type_span.unwrap_or_else(|| s.ident.span());
+        s.attrs.push(transform_attr(&container, span));
+    }
+}
+
+fn merge_into(into: &mut Patch, from: Patch) {
+    into.schemaless |= from.schemaless;
+    into.unset.extend(from.unset);
+    into.set.extend(from.set);
+    if from.items.is_some() {
+        into.items = from.items;
+    }
+    into.validations.extend(from.validations);
+    into.required.extend(from.required);
+    into.optional.extend(from.optional);
+}

@@ -1,0 +1,881 @@
+//! `#[k8s(...)]` arguments → [`Patch`], with the compile-time checks.
+
+use super::patch::Patch;
+use crate::args::{Arg, ArgValue};
+use crate::ctxt::Ctxt;
+use crate::suggest::did_you_mean;
+use proc_macro2::Span;
+use serde_json::{Map, Value, json};
+
+/// What a field's Rust type says about its JSON shape, where it is visible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Integer,
+    Number,
+    String,
+    Bool,
+    List,
+    Map,
+    /// A type of the user's (or one we don't know): anything goes.
+    Unknown,
+}
+
+impl Shape {
+    fn describe(self) -> &'static str {
+        match self {
+            Shape::Integer => "an integer",
+            Shape::Number => "a number",
+            Shape::String => "a string",
+            Shape::Bool => "a boolean",
+            Shape::List => "a list",
+            Shape::Map => "a map",
+            Shape::Unknown => "a value",
+        }
+    }
+}
+
+fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        _ => None,
+    }
+}
+
+fn first_generic(seg: &syn::PathSegment) -> Option<&syn::Type> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// `Option<T>` → `T`; `Box<T>`/`Arc<T>` → `T`.
+pub fn strip_wrappers(ty: &syn::Type) -> (&syn::Type, bool) {
+    let mut ty = ty;
+    let mut optional = false;
+    loop {
+        match last_segment(ty) {
+            Some(seg) if seg.ident == "Option" => {
+                optional = true;
+                match first_generic(seg) {
+                    Some(inner) => ty = inner,
+                    None => return (ty, optional),
+                }
+            }
+            Some(seg) if seg.ident == "Box" || seg.ident == "Arc" || seg.ident == "Rc" => {
+                match first_generic(seg) {
+                    Some(inner) => ty = inner,
+                    None => return (ty, optional),
+                }
+            }
+            _ => return (ty, optional),
+        }
+    }
+}
+
+/// The JSON shape of a Rust type, looking through `Option`, `Box` and references.
+pub fn shape_of(ty: &syn::Type) -> Shape {
+    let (ty, _) = strip_wrappers(ty);
+    match ty {
+        syn::Type::Reference(r) => return shape_of(&r.elem),
+        syn::Type::Array(_) | syn::Type::Slice(_) => return Shape::List,
+        _ => {}
+    }
+    let Some(seg) = last_segment(ty) else {
+        return Shape::Unknown;
+    };
+    match seg.ident.to_string().as_str() {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128"
+        | "usize" => Shape::Integer,
+        "f32" | "f64" => Shape::Number,
+        "String" | "str" => Shape::String,
+        "bool" => Shape::Bool,
+        "Vec" | "VecDeque" | "HashSet" | "BTreeSet" | "LinkedList" => Shape::List,
+        "HashMap" | "BTreeMap" => Shape::Map,
+        _ => Shape::Unknown,
+    }
+}
+
+/// The element type of a list type, if visible.
+pub fn item_type(ty: &syn::Type) -> Option<&syn::Type> {
+    let (ty, _) = strip_wrappers(ty);
+    match ty {
+        syn::Type::Array(a) => Some(&a.elem),
+        syn::Type::Slice(s) => Some(&s.elem),
+        _ => {
+            let seg = last_segment(ty)?;
+            matches!(
+                seg.ident.to_string().as_str(),
+                "Vec" | "VecDeque" | "HashSet" | "BTreeSet" | "LinkedList"
+            )
+            .then(|| first_generic(seg))
+            .flatten()
+        }
+    }
+}
+
+/// Where a `#[k8s]` stands, which decides the keys it may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Field,
+    Type,
+    Items,
+}
+
+const FIELD_KEYS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusive_minimum",
+    "exclusive_maximum",
+    "multiple_of",
+    "min_length",
+    "max_length",
+    "min_items",
+    "max_items",
+    "min_properties",
+    "max_properties",
+    "pattern",
+    "format",
+    "enum",
+    "nullable",
+    "preserve_unknown_fields",
+    "embedded_resource",
+    "int_or_string",
+    "schemaless",
+    "required",
+    "optional",
+    "list_type",
+    "list_map_keys",
+    "map_type",
+    "struct_type",
+    "immutable",
+    "validation",
+    "items",
+];
+
+const TYPE_KEYS: &[&str] = &[
+    "validation",
+    "at_most_one_of",
+    "exactly_one_of",
+    "at_least_one_of",
+    "min_properties",
+    "max_properties",
+    "preserve_unknown_fields",
+    "embedded_resource",
+    "map_type",
+    "struct_type",
+    "list_type",
+    "list_map_keys",
+    "nullable",
+];
+
+const ITEM_KEYS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusive_minimum",
+    "exclusive_maximum",
+    "multiple_of",
+    "min_length",
+    "max_length",
+    "min_items",
+    "max_items",
+    "min_properties",
+    "max_properties",
+    "pattern",
+    "format",
+    "enum",
+    "nullable",
+    "int_or_string",
+    "preserve_unknown_fields",
+    "embedded_resource",
+    "list_type",
+    "list_map_keys",
+    "map_type",
+    "struct_type",
+    "validation",
+    "items",
+];
+
+/// The reasons Kubernetes accepts in an `x-kubernetes-validations` rule.
+pub const REASONS: &[&str] = &[
+    "FieldValueInvalid",
+    "FieldValueForbidden",
+    "FieldValueRequired",
+    "FieldValueDuplicate",
+];
+
+/// Flags that change the parent's `required` list or add parent rules.
+#[derive(Clone, Default)]
+pub struct FieldFlags {
+    pub required: Option<Span>,
+    pub optional: Option<Span>,
+    pub immutable: Option<Span>,
+}
+
+/// One-of groups declared on a type: `(rule kind, field names with their spans)`.
+#[derive(Clone)]
+pub struct OneOf {
+    pub kind: &'static str,
+    pub span: Span,
+    pub fields: Vec<(String, Span)>,
+}
+
+/// Everything a `#[k8s]` list produced.
+#[derive(Clone, Default)]
+pub struct Parsed {
+    pub patch: Patch,
+    pub flags: FieldFlags,
+    pub one_ofs: Vec<OneOf>,
+}
+
+/// Parses the arguments of `#[k8s(...)]` at `place` for a value of `shape`.
+pub fn parse(
+    args: &[Arg],
+    place: Place,
+    shape: Shape,
+    item: Option<&syn::Type>,
+    cx: &mut Ctxt,
+) -> Parsed {
+    let mut out = Parsed::default();
+    let keys = match place {
+        Place::Field => FIELD_KEYS,
+        Place::Type => TYPE_KEYS,
+        Place::Items => ITEM_KEYS,
+    };
+    let mut seen: Vec<String> = Vec::new();
+    let mut list_type: Option<(String, Span)> = None;
+    let mut list_map_keys: Option<Span> = None;
+    for arg in args {
+        let key = arg.name();
+        if !keys.contains(&key.as_str()) {
+            let elsewhere = [FIELD_KEYS, TYPE_KEYS, ITEM_KEYS]
+                .iter()
+                .any(|k| k.contains(&key.as_str()));
+            let hint = if elsewhere {
+                format!(
+                    "; `{key}` is not allowed {}",
+                    match place {
+                        Place::Field => "on a field",
+                        Place::Type => "on a type (put it on the field)",
+                        Place::Items => "inside `items(...)`",
+                    }
+                )
+            } else {
+                did_you_mean(&key, keys)
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default()
+            };
+            cx.error_at(
+                arg.key.span(),
+                format!("unknown key `{key}` in #[k8s]{hint}"),
+            );
+            continue;
+        }
+        if key != "validation" && seen.contains(&key) {
+            cx.error_at(arg.key.span(), format!("duplicate key `{key}` in #[k8s]"));
+            continue;
+        }
+        seen.push(key.clone());
+        let set = &mut out.patch.set;
+        match key.as_str() {
+            "minimum" | "maximum" | "multiple_of" => {
+                if let Some(n) = number(arg, cx) {
+                    check_shape(arg, shape, &[Shape::Integer, Shape::Number], "numbers", cx);
+                    if key == "multiple_of" && n.as_f64().is_some_and(|v| v <= 0.0) {
+                        cx.error_at(arg.value_span(), "`multiple_of` must be greater than 0");
+                    }
+                    set.insert(json_key(&key), Value::Number(n));
+                }
+            }
+            "exclusive_minimum" | "exclusive_maximum" => {
+                if let Some(b) = flag(arg, cx) {
+                    check_shape(arg, shape, &[Shape::Integer, Shape::Number], "numbers", cx);
+                    set.insert(json_key(&key), json!(b));
+                }
+            }
+            "min_length" | "max_length" => {
+                if let Some(n) = count(arg, cx) {
+                    check_shape(
+                        arg,
+                        shape,
+                        &[Shape::String],
+                        "strings (use `min_items`/`max_items` for lists)",
+                        cx,
+                    );
+                    set.insert(json_key(&key), json!(n));
+                }
+            }
+            "min_items" | "max_items" => {
+                if let Some(n) = count(arg, cx) {
+                    check_shape(
+                        arg,
+                        shape,
+                        &[Shape::List],
+                        "lists (use `min_length`/`max_length` for strings)",
+                        cx,
+                    );
+                    set.insert(json_key(&key), json!(n));
+                }
+            }
+            "min_properties" | "max_properties" => {
+                if let Some(n) = count(arg, cx) {
+                    check_shape(arg, shape, &[Shape::Map], "objects and maps", cx);
+                    set.insert(json_key(&key), json!(n));
+                }
+            }
+            "pattern" => {
+                if let Some((p, span)) = string(arg, cx) {
+                    check_shape(arg, shape, &[Shape::String], "strings", cx);
+                    if let Err(e) = regex_syntax::Parser::new().parse(&p) {
+                        cx.error_at(
+                            span,
+                            format!("`pattern` is not a valid regular expression: {e}"),
+                        );
+                    }
+                    set.insert("pattern".into(), json!(p));
+                }
+            }
+            "format" => {
+                if let Some((f, _)) = string(arg, cx) {
+                    set.insert("format".into(), json!(f));
+                }
+            }
+            "enum" => {
+                if let Some(values) = enum_values(arg, cx) {
+                    set.insert("enum".into(), Value::Array(values));
+                }
+            }
+            "nullable" | "preserve_unknown_fields" => {
+                if let Some(true) = flag(arg, cx) {
+                    set.insert(json_key(&key), json!(true));
+                }
+            }
+            "embedded_resource" => {
+                if let Some(true) = flag(arg, cx) {
+                    check_shape(arg, shape, &[Shape::Map], "objects", cx);
+                    set.insert("type".into(), json!("object"));
+                    set.insert("x-kubernetes-embedded-resource".into(), json!(true));
+                    set.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
+                }
+            }
+            "int_or_string" => {
+                if let Some(true) = flag(arg, cx) {
+                    check_shape(
+                        arg,
+                        shape,
+                        &[Shape::Integer, Shape::String],
+                        "integer or string values",
+                        cx,
+                    );
+                    out.patch
+                        .unset
+                        .extend(["type".to_string(), "format".to_string()]);
+                    set.insert("x-kubernetes-int-or-string".into(), json!(true));
+                }
+            }
+            "schemaless" => {
+                if let Some(true) = flag(arg, cx) {
+                    out.patch.schemaless = true;
+                }
+            }
+            "required" => {
+                if let Some(true) = flag(arg, cx) {
+                    out.flags.required = Some(arg.key.span());
+                }
+            }
+            "optional" => {
+                if let Some(true) = flag(arg, cx) {
+                    out.flags.optional = Some(arg.key.span());
+                }
+            }
+            "immutable" => {
+                if let Some(true) = flag(arg, cx) {
+                    out.flags.immutable = Some(arg.key.span());
+                    out.patch
+                        .validations
+                        .push(json!({"rule": "self == oldSelf", "message": "field is immutable"}));
+                }
+            }
+            "list_type" => {
+                if let Some((v, span)) = choice(arg, &["atomic", "set", "map"], cx) {
+                    check_shape(arg, shape, &[Shape::List], "lists", cx);
+                    list_type = Some((v.clone(), span));
+                    set.insert("x-kubernetes-list-type".into(), json!(v));
+                }
+            }
+            "list_map_keys" => {
+                if let Some(keys) = string_list(arg, cx) {
+                    list_map_keys = Some(arg.key.span());
+                    set.insert("x-kubernetes-list-map-keys".into(), json!(keys));
+                }
+            }
+            "map_type" | "struct_type" => {
+                // Kubernetes has no struct-type extension: controller-gen writes structType as
+                // x-kubernetes-map-type, and so do we.
+                if let Some((v, _)) = choice(arg, &["granular", "atomic"], cx) {
+                    check_shape(arg, shape, &[Shape::Map], "objects and maps", cx);
+                    set.insert("x-kubernetes-map-type".into(), json!(v));
+                }
+            }
+            "validation" => {
+                if let Some(rule) = validation(arg, cx) {
+                    out.patch.validations.push(rule);
+                }
+            }
+            "items" => {
+                let ArgValue::Nested(inner, _) = &arg.value else {
+                    cx.error_at(
+                        arg.value_span(),
+                        "`items` takes markers for the list's elements: `items(min_length = 1)`",
+                    );
+                    continue;
+                };
+                if shape != Shape::List && shape != Shape::Unknown {
+                    cx.error_at(
+                        arg.key.span(),
+                        format!("`items` applies to lists, but this is {}", shape.describe()),
+                    );
+                }
+                let item_shape = item.map(shape_of).unwrap_or(Shape::Unknown);
+                let nested_item = item.and_then(item_type);
+                let parsed = parse(inner, Place::Items, item_shape, nested_item, cx);
+                out.patch.items = Some(Box::new(parsed.patch));
+            }
+            "at_most_one_of" | "exactly_one_of" | "at_least_one_of" => {
+                if let Some(fields) = string_list_spanned(arg, cx) {
+                    if fields.len() < 2 {
+                        cx.error_at(
+                            arg.value_span(),
+                            format!("`{key}` needs at least two fields"),
+                        );
+                    }
+                    out.one_ofs.push(OneOf {
+                        kind: match key.as_str() {
+                            "at_most_one_of" => "at_most_one_of",
+                            "exactly_one_of" => "exactly_one_of",
+                            _ => "at_least_one_of",
+                        },
+                        span: arg.key.span(),
+                        fields,
+                    });
+                }
+            }
+            _ => unreachable!("every key in the lists is handled"),
+        }
+    }
+    if let Some(span) = list_map_keys
+        && list_type.as_ref().map(|(v, _)| v.as_str()) != Some("map")
+    {
+        cx.error_at(span, "`list_map_keys` needs `list_type = \"map\"`");
+    }
+    if let Some((v, span)) = &list_type
+        && v == "map"
+        && list_map_keys.is_none()
+    {
+        cx.error_at(
+            *span,
+            "`list_type = \"map\"` needs `list_map_keys = [...]`, the fields that identify an item",
+        );
+    }
+    check_bounds(&out.patch.set, args, cx);
+    if let (Some(r), Some(_)) = (out.flags.required, out.flags.optional) {
+        cx.error_at(r, "a field cannot be both `required` and `optional`");
+    }
+    out
+}
+
+fn json_key(key: &str) -> String {
+    match key {
+        "exclusive_minimum" => "exclusiveMinimum",
+        "exclusive_maximum" => "exclusiveMaximum",
+        "multiple_of" => "multipleOf",
+        "min_length" => "minLength",
+        "max_length" => "maxLength",
+        "min_items" => "minItems",
+        "max_items" => "maxItems",
+        "min_properties" => "minProperties",
+        "max_properties" => "maxProperties",
+        "preserve_unknown_fields" => "x-kubernetes-preserve-unknown-fields",
+        other => other,
+    }
+    .to_string()
+}
+
+fn check_shape(arg: &Arg, shape: Shape, allowed: &[Shape], what: &str, cx: &mut Ctxt) {
+    if shape != Shape::Unknown && !allowed.contains(&shape) {
+        cx.error_at(
+            arg.key.span(),
+            format!(
+                "`{}` applies to {what}, but this is {}",
+                arg.name(),
+                shape.describe()
+            ),
+        );
+    }
+}
+
+fn check_bounds(set: &Map<String, Value>, args: &[Arg], cx: &mut Ctxt) {
+    for (low, high, key) in [
+        ("minimum", "maximum", "maximum"),
+        ("minLength", "maxLength", "max_length"),
+        ("minItems", "maxItems", "max_items"),
+        ("minProperties", "maxProperties", "max_properties"),
+    ] {
+        let (Some(l), Some(h)) = (
+            set.get(low).and_then(Value::as_f64),
+            set.get(high).and_then(Value::as_f64),
+        ) else {
+            continue;
+        };
+        if l > h
+            && let Some(arg) = args.iter().find(|a| a.name() == key)
+        {
+            cx.error_at(
+                arg.value_span(),
+                format!("`{key}` ({h}) is smaller than its lower bound ({l})"),
+            );
+        }
+    }
+}
+
+fn lit_of(expr: &syn::Expr) -> Option<(syn::Lit, bool)> {
+    match expr {
+        syn::Expr::Lit(l) => Some((l.lit.clone(), false)),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match &*u.expr {
+            syn::Expr::Lit(l) => Some((l.lit.clone(), true)),
+            _ => None,
+        },
+        syn::Expr::Group(g) => lit_of(&g.expr),
+        _ => None,
+    }
+}
+
+fn number_of(expr: &syn::Expr) -> Option<serde_json::Number> {
+    let (lit, neg) = lit_of(expr)?;
+    let sign = if neg { "-" } else { "" };
+    match lit {
+        syn::Lit::Int(i) => format!("{sign}{}", i.base10_digits())
+            .parse::<i64>()
+            .ok()
+            .map(Into::into),
+        syn::Lit::Float(f) => {
+            let v: f64 = format!("{sign}{}", f.base10_digits()).parse().ok()?;
+            serde_json::Number::from_f64(v)
+        }
+        _ => None,
+    }
+}
+
+fn expr_of<'a>(arg: &'a Arg, what: &str, cx: &mut Ctxt) -> Option<&'a syn::Expr> {
+    match &arg.value {
+        ArgValue::Expr(e) => Some(e),
+        _ => {
+            cx.error_at(
+                arg.value_span(),
+                format!("`{}` needs a value: `{} = {what}`", arg.name(), arg.name()),
+            );
+            None
+        }
+    }
+}
+
+fn number(arg: &Arg, cx: &mut Ctxt) -> Option<serde_json::Number> {
+    let expr = expr_of(arg, "<number>", cx)?;
+    let n = number_of(expr);
+    if n.is_none() {
+        cx.error_at(
+            arg.value_span(),
+            format!(
+                "`{}` takes a number literal, e.g. `{} = 1`",
+                arg.name(),
+                arg.name()
+            ),
+        );
+    }
+    n
+}
+
+fn count(arg: &Arg, cx: &mut Ctxt) -> Option<u64> {
+    let expr = expr_of(arg, "<count>", cx)?;
+    match lit_of(expr) {
+        Some((syn::Lit::Int(i), false)) => i.base10_parse::<u64>().ok().or_else(|| {
+            cx.error_at(i.span(), "too large");
+            None
+        }),
+        _ => {
+            cx.error_at(
+                arg.value_span(),
+                format!(
+                    "`{}` takes a non-negative integer, e.g. `{} = 1`",
+                    arg.name(),
+                    arg.name()
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn flag(arg: &Arg, cx: &mut Ctxt) -> Option<bool> {
+    match &arg.value {
+        ArgValue::Flag => Some(true),
+        ArgValue::Expr(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Bool(b),
+            ..
+        })) => Some(b.value),
+        _ => {
+            cx.error_at(
+                arg.value_span(),
+                format!(
+                    "`{}` is a flag: write `{}` or `{} = true`",
+                    arg.name(),
+                    arg.name(),
+                    arg.name()
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn string(arg: &Arg, cx: &mut Ctxt) -> Option<(String, Span)> {
+    let expr = expr_of(arg, "\"...\"", cx)?;
+    match lit_of(expr) {
+        Some((syn::Lit::Str(s), false)) => Some((s.value(), s.span())),
+        _ => {
+            cx.error_at(arg.value_span(), format!("`{}` takes a string", arg.name()));
+            None
+        }
+    }
+}
+
+fn choice(arg: &Arg, allowed: &[&str], cx: &mut Ctxt) -> Option<(String, Span)> {
+    let (v, span) = string(arg, cx)?;
+    if allowed.contains(&v.as_str()) {
+        Some((v, span))
+    } else {
+        let hint = did_you_mean(&v, allowed)
+            .map(|s| format!("; did you mean \"{s}\"?"))
+            .unwrap_or_default();
+        cx.error_at(
+            span,
+            format!(
+                "`{}` must be one of {}{hint}",
+                arg.name(),
+                allowed
+                    .iter()
+                    .map(|a| format!("\"{a}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+        None
+    }
+}
+
+fn array_elems<'a>(arg: &'a Arg, cx: &mut Ctxt) -> Option<Vec<&'a syn::Expr>> {
+    let expr = expr_of(arg, "[...]", cx)?;
+    match expr {
+        syn::Expr::Array(a) => Some(a.elems.iter().collect()),
+        _ => {
+            cx.error_at(
+                arg.value_span(),
+                format!("`{}` takes a list: `{} = [...]`", arg.name(), arg.name()),
+            );
+            None
+        }
+    }
+}
+
+fn string_list_spanned(arg: &Arg, cx: &mut Ctxt) -> Option<Vec<(String, Span)>> {
+    let elems = array_elems(arg, cx)?;
+    let mut out = Vec::new();
+    let mut ok = true;
+    for e in elems {
+        match lit_of(e) {
+            Some((syn::Lit::Str(s), false)) if !s.value().is_empty() => {
+                out.push((s.value(), s.span()))
+            }
+            _ => {
+                cx.error_at(
+                    syn::spanned::Spanned::span(e),
+                    "expected a non-empty string",
+                );
+                ok = false;
+            }
+        }
+    }
+    if out.is_empty() && ok {
+        cx.error_at(arg.value_span(), format!("`{}` is empty", arg.name()));
+        ok = false;
+    }
+    ok.then_some(out)
+}
+
+fn string_list(arg: &Arg, cx: &mut Ctxt) -> Option<Vec<String>> {
+    string_list_spanned(arg, cx).map(|v| v.into_iter().map(|(s, _)| s).collect())
+}
+
+fn enum_values(arg: &Arg, cx: &mut Ctxt) -> Option<Vec<Value>> {
+    let elems = array_elems(arg, cx)?;
+    let mut out: Vec<Value> = Vec::new();
+    for e in elems {
+        let value = match lit_of(e) {
+            Some((syn::Lit::Str(s), false)) => json!(s.value()),
+            Some((syn::Lit::Bool(b), false)) => json!(b.value),
+            _ => match number_of(e) {
+                Some(n) => Value::Number(n),
+                None => {
+                    cx.error_at(
+                        syn::spanned::Spanned::span(e),
+                        "enum values are string, number or bool literals",
+                    );
+                    continue;
+                }
+            },
+        };
+        if out.contains(&value) {
+            cx.error_at(
+                syn::spanned::Spanned::span(e),
+                format!("duplicate enum value {value}"),
+            );
+            continue;
+        }
+        out.push(value);
+    }
+    if out.is_empty() {
+        cx.error_at(arg.value_span(), "`enum` is empty");
+        return None;
+    }
+    Some(out)
+}
+
+/// Checks that a CEL expression parses. The parser cannot check Kubernetes' optional-field
+/// syntax (`self.?x`), so such expressions are let through rather than rejected wrongly.
+pub fn check_cel(expr: &str, what: &str, span: Span, cx: &mut Ctxt) {
+    if let Err(e) = kube_cel::cel::Program::compile(expr) {
+        let msg = e.to_string();
+        if msg.contains("unsupported syntax") {
+            return;
+        }
+        cx.error_at(
+            span,
+            format!("{what} does not parse as CEL:\n{}", msg.trim_end()),
+        );
+    }
+}
+
+fn validation(arg: &Arg, cx: &mut Ctxt) -> Option<Value> {
+    let ArgValue::Nested(inner, span) = &arg.value else {
+        cx.error_at(
+            arg.value_span(),
+            "write `validation(rule = \"...\", message = \"...\")`",
+        );
+        return None;
+    };
+    const KEYS: &[&str] = &[
+        "rule",
+        "message",
+        "message_expression",
+        "reason",
+        "field_path",
+        "optional_old_self",
+    ];
+    let mut out = Map::new();
+    let mut ok = true;
+    for a in inner {
+        let key = a.name();
+        if !KEYS.contains(&key.as_str()) {
+            let hint = did_you_mean(&key, KEYS)
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            cx.error_at(
+                a.key.span(),
+                format!("unknown key `{key}` in `validation(...)`{hint}"),
+            );
+            ok = false;
+            continue;
+        }
+        let json_name = match key.as_str() {
+            "message_expression" => "messageExpression",
+            "field_path" => "fieldPath",
+            "optional_old_self" => "optionalOldSelf",
+            other => other,
+        };
+        if out.contains_key(json_name) {
+            cx.error_at(a.key.span(), format!("duplicate `{key}`"));
+            ok = false;
+            continue;
+        }
+        if key == "optional_old_self" {
+            match flag(a, cx) {
+                Some(b) => {
+                    out.insert(json_name.into(), json!(b));
+                }
+                None => ok = false,
+            }
+            continue;
+        }
+        let Some((value, vspan)) = string(a, cx) else {
+            ok = false;
+            continue;
+        };
+        match key.as_str() {
+            "rule" => check_cel(&value, "the rule", vspan, cx),
+            "message_expression" => check_cel(&value, "the message expression", vspan, cx),
+            "reason" if !REASONS.contains(&value.as_str()) => {
+                cx.error_at(
+                    vspan,
+                    format!(
+                        "unknown reason `{value}`: Kubernetes accepts {}",
+                        REASONS.join(", ")
+                    ),
+                );
+                ok = false;
+            }
+            "field_path" if !value.starts_with('.') => {
+                cx.error_at(
+                    vspan,
+                    "`field_path` is a JSON path relative to the rule's node, starting with `.`",
+                );
+                ok = false;
+            }
+            "message" if value.is_empty() || value.contains('\n') => {
+                cx.error_at(vspan, "`message` must be non-empty and on one line");
+                ok = false;
+            }
+            _ => {}
+        }
+        out.insert(json_name.into(), json!(value));
+    }
+    if !out.contains_key("rule") {
+        cx.error_at(*span, "`validation(...)` needs a `rule = \"...\"`");
+        ok = false;
+    }
+    ok.then_some(Value::Object(out))
+}
+
+/// controller-gen's rules and messages for the one-of markers.
+pub fn one_of_rule(kind: &str, fields: &[String]) -> Value {
+    let list = fields.join(" ");
+    match kind {
+        "at_least_one_of" => json!({
+            "rule": fields.iter().map(|f| format!("has(self.{f})")).collect::<Vec<_>>().join("||"),
+            "message": format!("at least one of the fields in [{list}] must be set"),
+        }),
+        _ => {
+            let sum = fields
+                .iter()
+                .map(|f| format!("(has(self.{f})?1:0)"))
+                .collect::<Vec<_>>()
+                .join("+");
+            if kind == "exactly_one_of" {
+                json!({"rule": format!("{sum} == 1"), "message": format!("exactly one of the fields in [{list}] must be set")})
+            } else {
+                json!({"rule": format!("{sum} <= 1"), "message": format!("at most one of the fields in [{list}] may be set")})
+            }
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! CRD generation: registered `CustomResource` types → one checked CRD per group and kind.
+//!
+//! The path of the data: each `#[kube_markers::crd]` registers a [`CrdEntry`](crate::registry::CrdEntry)
+//! whose function is kube-derive's `CustomResourceExt::crd` (its schema already patched by the
+//! `#[k8s]` markers through [`SchemaPatch`]). [`generate_crds`] calls them, applies root
+//! rules, merges the versions of one group and kind as controller-gen does, and refuses to
+//! return a CRD the API server would reject ([`structural`]).
+
+mod patch;
+pub mod structural;
+
+pub use patch::{SchemaPatch, apply as apply_patch};
+
+use crate::registry::{CrdEntry, Source};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The annotation that says which generator wrote a CRD (as controller-gen's
+/// `controller-gen.kubebuilder.io/version`).
+pub const VERSION_ANNOTATION: &str = "kube-markers/version";
+
+/// One CRD ready to write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeneratedCrd {
+    /// The object.
+    pub crd: CustomResourceDefinition,
+    /// controller-gen's file name: `<group>_<plural>.yaml`.
+    pub file_name: String,
+    /// The types it was built from.
+    pub sources: Vec<(String, Source)>,
+}
+
+impl GeneratedCrd {
+    /// The CRD as JSON, for [`crate::yaml`].
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(&self.crd).expect("CustomResourceDefinition serializes to JSON")
+    }
+}
+
+/// controller-gen's file name for a CRD.
+pub fn file_name(group: &str, plural: &str) -> String {
+    format!("{group}_{plural}.yaml")
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "(no message)".into())
+}
+
+struct Built<'a> {
+    entry: &'a CrdEntry,
+    crd: CustomResourceDefinition,
+}
+
+fn label(entry: &CrdEntry) -> String {
+    format!(
+        "{}:{} ({})",
+        entry.source.file, entry.source.line, entry.type_name
+    )
+}
+
+/// Builds one entry's CRD: kube-derive's, with the root rules applied.
+fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, String> {
+    // kube-derive panics on schemas it cannot express (internally or adjacently tagged enums,
+    // enums mixing unit and data variants); turn that into an error naming the type. (The
+    // panic hook, which is global, is left alone: the raw message also reaches stderr.)
+    let mut crd = std::panic::catch_unwind(entry.crd).map_err(|payload| {
+        format!(
+            "{}: kube-derive could not build the CRD: {}. Internally or adjacently tagged enums \
+             (#[serde(tag = ...)]) and enums mixing unit and data variants have no CRD schema; \
+             use an externally tagged enum, or a struct with optional fields and \
+             #[k8s(exactly_one_of = [...])]",
+            label(entry),
+            panic_message(&*payload)
+        )
+    })?;
+    let patch: Value = serde_json::from_str(entry.root_patch).map_err(|e| {
+        format!(
+            "{}: invalid root patch ({e}); this is a kube-markers bug",
+            label(entry)
+        )
+    })?;
+    if patch.as_object().is_some_and(|p| !p.is_empty()) {
+        for version in &mut crd.spec.versions {
+            let Some(schema) = version
+                .schema
+                .as_mut()
+                .and_then(|s| s.open_api_v3_schema.as_mut())
+            else {
+                continue;
+            };
+            let mut json = serde_json::to_value(&*schema).map_err(|e| e.to_string())?;
+            if let Some(node) = json.as_object_mut() {
+                apply_patch(&patch, node);
+            }
+            *schema = serde_json::from_value(json).map_err(|e| format!("{}: {e}", label(entry)))?;
+        }
+    }
+    Ok(crd)
+}
+
+/// Generates every CRD: one per group and kind, versions merged, checked.
+///
+/// Errors name the Rust type and its source location; all of them are reported together.
+pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<String>> {
+    let mut errors = Vec::new();
+    let mut sorted: Vec<&CrdEntry> = entries.to_vec();
+    sorted.sort_by_key(|e| (e.source, e.type_name));
+    let mut groups: BTreeMap<(String, String), Vec<Built>> = BTreeMap::new();
+    for entry in sorted {
+        match build(entry) {
+            Ok(crd) => groups
+                .entry((crd.spec.group.clone(), crd.spec.names.kind.clone()))
+                .or_default()
+                .push(Built { entry, crd }),
+            Err(e) => errors.push(e),
+        }
+    }
+    let mut out = Vec::new();
+    for ((group, kind), built) in groups {
+        match merge(&group, &kind, built) {
+            Ok(crd) => out.push(crd),
+            Err(mut e) => errors.append(&mut e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+fn merge(group: &str, kind: &str, built: Vec<Built>) -> Result<GeneratedCrd, Vec<String>> {
+    let mut errors = Vec::new();
+    let first = &built[0];
+    let names = &first.crd.spec.names;
+    for other in &built[1..] {
+        let b = &other.crd.spec.names;
+        let mut differ = |what: &str, x: String, y: String| {
+            if x != y {
+                errors.push(format!(
+                    "{group}/{kind}: {} and {} disagree on {what}: {x} vs {y}; every version of a \
+                     kind must have the same names and scope",
+                    label(first.entry),
+                    label(other.entry)
+                ));
+            }
+        };
+        differ("plural", names.plural.clone(), b.plural.clone());
+        differ(
+            "singular",
+            format!("{:?}", names.singular),
+            format!("{:?}", b.singular),
+        );
+        differ(
+            "shortNames",
+            format!("{:?}", names.short_names),
+            format!("{:?}", b.short_names),
+        );
+        differ(
+            "categories",
+            format!("{:?}", names.categories),
+            format!("{:?}", b.categories),
+        );
+        differ(
+            "scope",
+            first.crd.spec.scope.clone(),
+            other.crd.spec.scope.clone(),
+        );
+    }
+
+    let mut versions = Vec::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for b in &built {
+        for v in &b.crd.spec.versions {
+            if let Some(prev) = seen.insert(v.name.clone(), label(b.entry)) {
+                errors.push(format!(
+                    "{group}/{kind}: version {} is defined twice, by {prev} and {}",
+                    v.name,
+                    label(b.entry)
+                ));
+            }
+            let mut v = v.clone();
+            v.storage = built.len() == 1 || b.entry.storage;
+            versions.push(v);
+        }
+    }
+    let storage: Vec<String> = built
+        .iter()
+        .filter(|b| b.entry.storage)
+        .map(|b| label(b.entry))
+        .collect();
+    if built.len() > 1 && storage.len() != 1 {
+        let types: Vec<String> = built.iter().map(|b| label(b.entry)).collect();
+        errors.push(if storage.is_empty() {
+            format!(
+                "{group}/{kind} has {} versions ({}) and none is the storage version: mark exactly \
+                 one with #[kube_markers::crd(storage)]",
+                built.len(),
+                types.join(", ")
+            )
+        } else {
+            format!(
+                "{group}/{kind} has {} storage versions ({}): exactly one may be",
+                storage.len(),
+                storage.join(", ")
+            )
+        });
+    }
+    // controller-gen orders versions by name.
+    versions.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let mut crd = first.crd.clone();
+    crd.spec.versions = versions;
+    if crd.spec.names.list_kind.is_none() {
+        crd.spec.names.list_kind = Some(format!("{kind}List"));
+    }
+    crd.metadata.name = Some(format!("{}.{group}", crd.spec.names.plural));
+    crd.metadata
+        .annotations
+        .get_or_insert_with(BTreeMap::new)
+        .insert(
+            VERSION_ANNOTATION.into(),
+            format!("v{}", env!("CARGO_PKG_VERSION")),
+        );
+
+    for version in &crd.spec.versions {
+        let json = serde_json::to_value(version).unwrap_or(Value::Null);
+        for problem in structural::check_version(&json) {
+            errors.push(format!(
+                "{group}/{kind} ({}): {problem}",
+                sources_of(&built, &version.name)
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let file_name = file_name(group, &crd.spec.names.plural);
+    Ok(GeneratedCrd {
+        crd,
+        file_name,
+        sources: built
+            .iter()
+            .map(|b| (b.entry.type_name.to_string(), b.entry.source))
+            .collect(),
+    })
+}
+
+fn sources_of(built: &[Built], version: &str) -> String {
+    built
+        .iter()
+        .find(|b| b.crd.spec.versions.iter().any(|v| v.name == version))
+        .map(|b| label(b.entry))
+        .unwrap_or_default()
+}
