@@ -62,3 +62,59 @@ impl Rng {
         }
     }
 }
+
+/// Validates `object` against a CRD version's `openAPIV3Schema` the way the API server's
+/// OpenAPI validation would, using a JSON Schema (draft 4) validator: `nullable` becomes a
+/// `null` type, and `x-kubernetes-int-or-string` an integer-or-string. Returns the messages.
+pub fn openapi_errors(schema: &serde_json::Value, object: &serde_json::Value) -> Vec<String> {
+    let converted = to_json_schema(schema);
+    let validator = jsonschema::draft4::new(&converted).expect("the converted schema compiles");
+    validator
+        .iter_errors(object)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+fn to_json_schema(node: &serde_json::Value) -> serde_json::Value {
+    use serde_json::{Value, json};
+    match node {
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in map {
+                let v = match k.as_str() {
+                    // Values, not schemas: keep them as they are.
+                    "enum" | "default" | "example" | "required" | "x-kubernetes-validations" => v.clone(),
+                    _ => to_json_schema(v),
+                };
+                out.insert(k.clone(), v);
+            }
+            if out.get("nullable") == Some(&json!(true))
+                && let Some(Value::String(t)) = out.get("type").cloned()
+            {
+                out.insert("type".into(), json!([t, "null"]));
+                if let Some(Value::Array(values)) = out.get_mut("enum") {
+                    values.push(Value::Null);
+                }
+            }
+            if out.get("x-kubernetes-int-or-string") == Some(&json!(true)) && !out.contains_key("type") {
+                out.insert("type".into(), json!(["integer", "string"]));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(to_json_schema).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Evaluates the schema's CEL rules (`x-kubernetes-validations`, transition rules included when
+/// `old` is given) with kube-cel, as the API server would. Returns the messages.
+pub fn cel_errors(
+    schema: &serde_json::Value,
+    object: &serde_json::Value,
+    old: Option<&serde_json::Value>,
+) -> Vec<String> {
+    match kube_cel::Validator::new().validate(schema, object, old) {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors.into_vec().iter().map(|e| e.to_string()).collect(),
+    }
+}

@@ -12,5 +12,6 @@
 fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("ui/fail/*.rs");
+    t.compile_fail("ui/crd_fail/*.rs");
     t.pass("ui/pass/*.rs");
 }

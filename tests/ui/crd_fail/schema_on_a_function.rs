@@ -1,0 +1,4 @@
+#[kube_markers::schema]
+fn not_a_type() {}
+
+fn main() {}

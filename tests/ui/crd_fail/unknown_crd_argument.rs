@@ -1,0 +1,12 @@
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[kube_markers::crd(storag)]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "example.com", version = "v1", kind = "Widget", namespaced)]
+pub struct WidgetSpec {
+    pub name: String,
+}
+
+fn main() {}
