@@ -148,7 +148,7 @@ fn parse_crd_args(args: TokenStream, cx: &mut Ctxt) -> CrdArgs {
     out
 }
 
-/// The type `#[derive(CustomResource)]` generates: `#[kube(struct = "...")]`, else the kind.
+/// The type `#[derive(CustomResource)]` generates: `#[kube(root = "...")]`, else the kind.
 fn root_type(attrs: &[syn::Attribute], fallback: Span, cx: &mut Ctxt) -> Option<syn::Ident> {
     let mut kind = None;
     let mut strukt = None;
@@ -168,7 +168,7 @@ fn root_type(attrs: &[syn::Attribute], fallback: Span, cx: &mut Ctxt) -> Option<
             {
                 match arg.name().as_str() {
                     "kind" => kind = Some(s.clone()),
-                    "struct" => strukt = Some(s.clone()),
+                    "root" => strukt = Some(s.clone()),
                     _ => {}
                 }
             }

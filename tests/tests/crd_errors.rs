@@ -1,0 +1,185 @@
+//! What the generator refuses, with the reason and the type named: kube-rs' known failure
+//! modes, and versions that cannot be merged.
+
+use kube::CustomResource;
+use kube_markers::crd::generate_crds;
+use kube_markers::registry::{CrdEntry, crd_entries};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+fn errors_for(types: &[&str]) -> Vec<String> {
+    let entries: Vec<&'static CrdEntry> = crd_entries()
+        .into_iter()
+        .filter(|e| types.contains(&e.type_name))
+        .collect();
+    assert_eq!(entries.len(), types.len(), "registered: {:?}", crd_entries().iter().map(|e| e.type_name).collect::<Vec<_>>());
+    match generate_crds(&entries) {
+        Ok(crds) => panic!("expected errors, got {} CRD(s)", crds.len()),
+        Err(errors) => errors,
+    }
+}
+
+fn one_error(types: &[&str]) -> String {
+    let errors = errors_for(types);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    errors.into_iter().next().unwrap()
+}
+
+// --- kube-rs failure modes -------------------------------------------------------------
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind")]
+pub enum Tagged {
+    A { x: i32 },
+    B { y: String },
+}
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "errors.example.com", version = "v1", kind = "InternallyTagged")]
+pub struct InternallyTaggedSpec {
+    pub choice: Tagged,
+}
+
+#[test]
+fn an_internally_tagged_enum_is_an_error_not_a_panic() {
+    let e = one_error(&["InternallyTagged"]);
+    assert!(e.contains("crd_errors.rs:"), "{e}");
+    assert!(e.contains("(InternallyTagged): kube-derive could not build the CRD"), "{e}");
+    assert!(e.contains("#[serde(tag = ...)]"), "{e}");
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NumberOrText {
+    Number(i32),
+    Text(String),
+}
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "errors.example.com", version = "v1", kind = "Untagged")]
+pub struct UntaggedSpec {
+    pub value: NumberOrText,
+}
+
+#[test]
+fn an_untagged_enum_of_primitives_has_no_type() {
+    let e = errors_for(&["Untagged"]).join("\n");
+    assert!(e.contains("spec.value: no `type`"), "{e}");
+    assert!(e.contains("int_or_string"), "{e}");
+}
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "errors.example.com", version = "v1", kind = "BareValue")]
+pub struct BareValueSpec {
+    pub config: serde_json::Value,
+}
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "errors.example.com", version = "v1", kind = "MarkedValue")]
+pub struct MarkedValueSpec {
+    #[k8s(preserve_unknown_fields)]
+    pub config: serde_json::Value,
+}
+
+#[test]
+fn a_bare_json_value_needs_preserve_unknown_fields() {
+    let e = one_error(&["BareValue"]);
+    assert!(e.contains("errors.example.com/BareValue"), "{e}");
+    assert!(e.contains("spec.config: no `type` (a serde_json::Value"), "{e}");
+    assert!(e.contains("preserve_unknown_fields"), "{e}");
+    let ok = generate_crds(&crd_entries().into_iter().filter(|e| e.type_name == "MarkedValue").collect::<Vec<_>>());
+    assert!(ok.is_ok(), "{ok:?}");
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+pub struct Node {
+    pub name: String,
+    pub children: Vec<Node>,
+}
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "errors.example.com", version = "v1", kind = "Recursive")]
+pub struct RecursiveSpec {
+    pub tree: Node,
+}
+
+#[test]
+fn a_recursive_type_is_named() {
+    let e = errors_for(&["Recursive"]).join("\n");
+    assert!(e.contains("`$ref` is not allowed"), "{e}");
+    assert!(e.contains("recursive type"), "{e}");
+}
+
+// --- versions ------------------------------------------------------------------------------
+
+mod v1 {
+    use super::*;
+
+    #[kube_markers::crd]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "versions.example.com", version = "v1", kind = "NoStorage", namespaced)]
+    pub struct NoStorageSpec {
+        pub a: i32,
+    }
+
+    #[kube_markers::crd(storage)]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "versions.example.com", version = "v1", kind = "TwoStorage", namespaced)]
+    pub struct TwoStorageSpec {
+        pub a: i32,
+    }
+
+    #[kube_markers::crd(storage)]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "versions.example.com", version = "v1", kind = "Disagree", namespaced, shortname = "dis")]
+    pub struct DisagreeSpec {
+        pub a: i32,
+    }
+}
+
+mod v2 {
+    use super::*;
+
+    #[kube_markers::crd]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "versions.example.com", version = "v2", kind = "NoStorage", root = "NoStorageV2", namespaced)]
+    pub struct NoStorageSpec {
+        pub a: i32,
+    }
+
+    #[kube_markers::crd(storage)]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "versions.example.com", version = "v2", kind = "TwoStorage", root = "TwoStorageV2", namespaced)]
+    pub struct TwoStorageSpec {
+        pub a: i32,
+    }
+
+    #[kube_markers::crd]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "versions.example.com", version = "v2", kind = "Disagree", root = "DisagreeV2", shortname = "d")]
+    pub struct DisagreeSpec {
+        pub a: i32,
+    }
+}
+
+#[test]
+fn several_versions_need_exactly_one_storage_version() {
+    let e = one_error(&["NoStorage", "NoStorageV2"]);
+    assert!(e.contains("versions.example.com/NoStorage has 2 versions"), "{e}");
+    assert!(e.contains("(NoStorage)") && e.contains("(NoStorageV2)"), "{e}");
+    assert!(e.contains("#[kube_markers::crd(storage)]"), "{e}");
+    let e = one_error(&["TwoStorage", "TwoStorageV2"]);
+    assert!(e.contains("has 2 storage versions"), "{e}");
+}
+
+#[test]
+fn versions_must_agree_on_names_and_scope() {
+    let e = errors_for(&["Disagree", "DisagreeV2"]).join("\n");
+    assert!(e.contains("disagree on shortNames"), "{e}");
+    assert!(e.contains("disagree on scope: Namespaced vs Cluster"), "{e}");
+}
