@@ -72,3 +72,17 @@ fn every_kind_of_rule_yaml() {
     let yaml = render_roles(&roles_for(&entries, "manager-role"), "");
     insta::assert_snapshot!(yaml);
 }
+
+#[test]
+fn example_crd_files() {
+    let entries: Vec<_> = kube_markers::registry::crd_entries()
+        .into_iter()
+        .filter(|e| matches!(e.source.crate_name(), "memcached_operator" | "mydatabase_operator"))
+        .collect();
+    let crds = kube_markers::crd::generate_crds(&entries).unwrap();
+    assert_eq!(crds.len(), 2);
+    for crd in &crds {
+        let text = kube_markers::codegen::render_crd(crd, "");
+        insta::assert_snapshot!(crd.file_name.clone(), text);
+    }
+}
