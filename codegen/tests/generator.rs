@@ -157,16 +157,32 @@ fn crds_go_to_crd_out_and_orphans_are_removed_or_reported() {
     std::fs::create_dir_all(&crd_out).unwrap();
     // A CRD we once generated for a type that is gone, and a hand-written file to keep.
     let orphan = crd_out.join("old.example.com_gones.yaml");
-    std::fs::write(&orphan, "---\nmetadata:\n  annotations:\n    kube-markers/version: v0.0.1\n").unwrap();
+    std::fs::write(
+        &orphan,
+        "---\nmetadata:\n  annotations:\n    kube-markers/version: v0.0.1\n",
+    )
+    .unwrap();
     let theirs = crd_out.join("hand-written.yaml");
     std::fs::write(&theirs, "kind: Something\n").unwrap();
 
-    let args = ["--out", out.to_str().unwrap(), "--crd-out", crd_out.to_str().unwrap()];
+    let args = [
+        "--out",
+        out.to_str().unwrap(),
+        "--crd-out",
+        crd_out.to_str().unwrap(),
+    ];
     let check = codegen(&[&args[..], &["--check"]].concat());
     assert_eq!(check.status.code(), Some(1));
     let stderr = text(&check.stderr);
-    assert!(stderr.contains("old.example.com_gones.yaml was generated for a type that no longer exists"), "{stderr}");
-    assert!(stderr.contains("db.example.com_mydatabases.yaml is missing"), "{stderr}");
+    assert!(
+        stderr
+            .contains("old.example.com_gones.yaml was generated for a type that no longer exists"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("db.example.com_mydatabases.yaml is missing"),
+        "{stderr}"
+    );
     assert!(orphan.exists());
 
     let run = codegen(&args);
@@ -174,8 +190,15 @@ fn crds_go_to_crd_out_and_orphans_are_removed_or_reported() {
     assert!(!orphan.exists());
     assert!(theirs.exists());
     let mydb = std::fs::read_to_string(crd_out.join("db.example.com_mydatabases.yaml")).unwrap();
-    let committed = std::fs::read_to_string(workspace_root().join("rbac-out/crd/db.example.com_mydatabases.yaml")).unwrap();
+    let committed = std::fs::read_to_string(
+        workspace_root().join("rbac-out/crd/db.example.com_mydatabases.yaml"),
+    )
+    .unwrap();
     assert_eq!(mydb, committed);
     assert!(crd_out.join("cache.example.com_memcacheds.yaml").exists());
-    assert!(text(&run.stderr).contains("2 CRD(s) with 3 version(s)"), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stderr).contains("2 CRD(s) with 3 version(s)"),
+        "{}",
+        text(&run.stderr)
+    );
 }

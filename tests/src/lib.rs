@@ -83,7 +83,9 @@ fn to_json_schema(node: &serde_json::Value) -> serde_json::Value {
             for (k, v) in map {
                 let v = match k.as_str() {
                     // Values, not schemas: keep them as they are.
-                    "enum" | "default" | "example" | "required" | "x-kubernetes-validations" => v.clone(),
+                    "enum" | "default" | "example" | "required" | "x-kubernetes-validations" => {
+                        v.clone()
+                    }
                     _ => to_json_schema(v),
                 };
                 out.insert(k.clone(), v);
@@ -96,7 +98,9 @@ fn to_json_schema(node: &serde_json::Value) -> serde_json::Value {
                     values.push(Value::Null);
                 }
             }
-            if out.get("x-kubernetes-int-or-string") == Some(&json!(true)) && !out.contains_key("type") {
+            if out.get("x-kubernetes-int-or-string") == Some(&json!(true))
+                && !out.contains_key("type")
+            {
                 out.insert("type".into(), json!(["integer", "string"]));
             }
             Value::Object(out)

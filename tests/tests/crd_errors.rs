@@ -12,7 +12,15 @@ fn errors_for(types: &[&str]) -> Vec<String> {
         .into_iter()
         .filter(|e| types.contains(&e.type_name))
         .collect();
-    assert_eq!(entries.len(), types.len(), "registered: {:?}", crd_entries().iter().map(|e| e.type_name).collect::<Vec<_>>());
+    assert_eq!(
+        entries.len(),
+        types.len(),
+        "registered: {:?}",
+        crd_entries()
+            .iter()
+            .map(|e| e.type_name)
+            .collect::<Vec<_>>()
+    );
     match generate_crds(&entries) {
         Ok(crds) => panic!("expected errors, got {} CRD(s)", crds.len()),
         Err(errors) => errors,
@@ -36,7 +44,11 @@ pub enum Tagged {
 
 #[kube_markers::crd]
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[kube(group = "errors.example.com", version = "v1", kind = "InternallyTagged")]
+#[kube(
+    group = "errors.example.com",
+    version = "v1",
+    kind = "InternallyTagged"
+)]
 pub struct InternallyTaggedSpec {
     pub choice: Tagged,
 }
@@ -45,7 +57,10 @@ pub struct InternallyTaggedSpec {
 fn an_internally_tagged_enum_is_an_error_not_a_panic() {
     let e = one_error(&["InternallyTagged"]);
     assert!(e.contains("crd_errors.rs:"), "{e}");
-    assert!(e.contains("(InternallyTagged): kube-derive could not build the CRD"), "{e}");
+    assert!(
+        e.contains("(InternallyTagged): kube-derive could not build the CRD"),
+        "{e}"
+    );
     assert!(e.contains("#[serde(tag = ...)]"), "{e}");
 }
 
@@ -89,9 +104,17 @@ pub struct MarkedValueSpec {
 fn a_bare_json_value_needs_preserve_unknown_fields() {
     let e = one_error(&["BareValue"]);
     assert!(e.contains("errors.example.com/BareValue"), "{e}");
-    assert!(e.contains("spec.config: no `type` (a serde_json::Value"), "{e}");
+    assert!(
+        e.contains("spec.config: no `type` (a serde_json::Value"),
+        "{e}"
+    );
     assert!(e.contains("preserve_unknown_fields"), "{e}");
-    let ok = generate_crds(&crd_entries().into_iter().filter(|e| e.type_name == "MarkedValue").collect::<Vec<_>>());
+    let ok = generate_crds(
+        &crd_entries()
+            .into_iter()
+            .filter(|e| e.type_name == "MarkedValue")
+            .collect::<Vec<_>>(),
+    );
     assert!(ok.is_ok(), "{ok:?}");
 }
 
@@ -122,21 +145,37 @@ mod v1 {
 
     #[kube_markers::crd]
     #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-    #[kube(group = "versions.example.com", version = "v1", kind = "NoStorage", namespaced)]
+    #[kube(
+        group = "versions.example.com",
+        version = "v1",
+        kind = "NoStorage",
+        namespaced
+    )]
     pub struct NoStorageSpec {
         pub a: i32,
     }
 
     #[kube_markers::crd(storage)]
     #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-    #[kube(group = "versions.example.com", version = "v1", kind = "TwoStorage", namespaced)]
+    #[kube(
+        group = "versions.example.com",
+        version = "v1",
+        kind = "TwoStorage",
+        namespaced
+    )]
     pub struct TwoStorageSpec {
         pub a: i32,
     }
 
     #[kube_markers::crd(storage)]
     #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-    #[kube(group = "versions.example.com", version = "v1", kind = "Disagree", namespaced, shortname = "dis")]
+    #[kube(
+        group = "versions.example.com",
+        version = "v1",
+        kind = "Disagree",
+        namespaced,
+        shortname = "dis"
+    )]
     pub struct DisagreeSpec {
         pub a: i32,
     }
@@ -147,21 +186,39 @@ mod v2 {
 
     #[kube_markers::crd]
     #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-    #[kube(group = "versions.example.com", version = "v2", kind = "NoStorage", root = "NoStorageV2", namespaced)]
+    #[kube(
+        group = "versions.example.com",
+        version = "v2",
+        kind = "NoStorage",
+        root = "NoStorageV2",
+        namespaced
+    )]
     pub struct NoStorageSpec {
         pub a: i32,
     }
 
     #[kube_markers::crd(storage)]
     #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-    #[kube(group = "versions.example.com", version = "v2", kind = "TwoStorage", root = "TwoStorageV2", namespaced)]
+    #[kube(
+        group = "versions.example.com",
+        version = "v2",
+        kind = "TwoStorage",
+        root = "TwoStorageV2",
+        namespaced
+    )]
     pub struct TwoStorageSpec {
         pub a: i32,
     }
 
     #[kube_markers::crd]
     #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-    #[kube(group = "versions.example.com", version = "v2", kind = "Disagree", root = "DisagreeV2", shortname = "d")]
+    #[kube(
+        group = "versions.example.com",
+        version = "v2",
+        kind = "Disagree",
+        root = "DisagreeV2",
+        shortname = "d"
+    )]
     pub struct DisagreeSpec {
         pub a: i32,
     }
@@ -170,8 +227,14 @@ mod v2 {
 #[test]
 fn several_versions_need_exactly_one_storage_version() {
     let e = one_error(&["NoStorage", "NoStorageV2"]);
-    assert!(e.contains("versions.example.com/NoStorage has 2 versions"), "{e}");
-    assert!(e.contains("(NoStorage)") && e.contains("(NoStorageV2)"), "{e}");
+    assert!(
+        e.contains("versions.example.com/NoStorage has 2 versions"),
+        "{e}"
+    );
+    assert!(
+        e.contains("(NoStorage)") && e.contains("(NoStorageV2)"),
+        "{e}"
+    );
     assert!(e.contains("#[kube_markers::crd(storage)]"), "{e}");
     let e = one_error(&["TwoStorage", "TwoStorageV2"]);
     assert!(e.contains("has 2 storage versions"), "{e}");
@@ -181,5 +244,8 @@ fn several_versions_need_exactly_one_storage_version() {
 fn versions_must_agree_on_names_and_scope() {
     let e = errors_for(&["Disagree", "DisagreeV2"]).join("\n");
     assert!(e.contains("disagree on shortNames"), "{e}");
-    assert!(e.contains("disagree on scope: Namespaced vs Cluster"), "{e}");
+    assert!(
+        e.contains("disagree on scope: Namespaced vs Cluster"),
+        "{e}"
+    );
 }

@@ -42,7 +42,12 @@ pub struct Backend {
     message = "names start with v"
 ))]
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[kube(group = "vocabulary.example.com", version = "v1", kind = "Vocabulary", namespaced)]
+#[kube(
+    group = "vocabulary.example.com",
+    version = "v1",
+    kind = "Vocabulary",
+    namespaced
+)]
 #[serde(rename_all = "camelCase")]
 #[k8s(
     validation(rule = "self.minReplicas <= self.replicas", message = "minReplicas must not exceed replicas", field_path = ".minReplicas"),
@@ -114,8 +119,17 @@ fn crds() -> Vec<GeneratedCrd> {
 }
 
 fn schema(kind: &str, version: &str) -> Value {
-    let crd = crds().into_iter().find(|c| c.crd.spec.names.kind == kind).unwrap();
-    let v = crd.crd.spec.versions.iter().find(|v| v.name == version).unwrap();
+    let crd = crds()
+        .into_iter()
+        .find(|c| c.crd.spec.names.kind == kind)
+        .unwrap();
+    let v = crd
+        .crd
+        .spec
+        .versions
+        .iter()
+        .find(|v| v.name == version)
+        .unwrap();
     serde_json::to_value(&v.schema.as_ref().unwrap().open_api_v3_schema).unwrap()
 }
 
@@ -170,20 +184,38 @@ fn every_marker_is_written_where_controller_gen_writes_it() {
     assert_eq!(p("policy")["enum"], json!(["Allow", "Forbid", "Replace"]));
     assert_eq!(p("tags")["minItems"], json!(1));
     assert_eq!(p("tags")["x-kubernetes-list-type"], json!("set"));
-    assert_eq!(p("tags")["items"], json!({"type": "string", "minLength": 1, "enum": ["a", "b", "c"]}));
+    assert_eq!(
+        p("tags")["items"],
+        json!({"type": "string", "minLength": 1, "enum": ["a", "b", "c"]})
+    );
     assert_eq!(p("labels")["minProperties"], json!(1));
     assert_eq!(p("labels")["x-kubernetes-map-type"], json!("atomic"));
-    assert_eq!(p("raw")["x-kubernetes-preserve-unknown-fields"], json!(true));
+    assert_eq!(
+        p("raw")["x-kubernetes-preserve-unknown-fields"],
+        json!(true)
+    );
     assert_eq!(p("template")["type"], json!("object"));
     assert_eq!(p("template")["x-kubernetes-embedded-resource"], json!(true));
-    assert_eq!(p("maxUnavailable")["x-kubernetes-int-or-string"], json!(true));
+    assert_eq!(
+        p("maxUnavailable")["x-kubernetes-int-or-string"],
+        json!(true)
+    );
     assert_eq!(p("maxUnavailable")["pattern"], json!("^[0-9]+%?$"));
-    assert_eq!(p("ports")["items"], json!({"x-kubernetes-int-or-string": true}));
-    assert_eq!(p("anything"), json!({"x-kubernetes-preserve-unknown-fields": true}));
+    assert_eq!(
+        p("ports")["items"],
+        json!({"x-kubernetes-int-or-string": true})
+    );
+    assert_eq!(
+        p("anything"),
+        json!({"x-kubernetes-preserve-unknown-fields": true})
+    );
     assert_eq!(p("note")["nullable"], json!(true));
     assert_eq!(p("entries")["x-kubernetes-list-map-keys"], json!(["name"]));
     assert_eq!(p("entry")["x-kubernetes-map-type"], json!("atomic"));
-    assert_eq!(p("id")["x-kubernetes-validations"], json!([{"rule": "self == oldSelf", "message": "field is immutable"}]));
+    assert_eq!(
+        p("id")["x-kubernetes-validations"],
+        json!([{"rule": "self == oldSelf", "message": "field is immutable"}])
+    );
     assert_eq!(
         p("onlyOnUpdate")["x-kubernetes-validations"],
         json!([{"rule": "oldSelf.hasValue() || self == 0", "message": "only settable on update", "optionalOldSelf": true}])
@@ -213,7 +245,10 @@ fn every_marker_is_written_where_controller_gen_writes_it() {
         ])
     );
     // Root rules, where `self` is the whole object.
-    assert_eq!(s["x-kubernetes-validations"], json!([{"rule": "self.metadata.name.startsWith('v')", "message": "names start with v"}]));
+    assert_eq!(
+        s["x-kubernetes-validations"],
+        json!([{"rule": "self.metadata.name.startsWith('v')", "message": "names start with v"}])
+    );
 }
 
 #[test]
@@ -235,7 +270,10 @@ fn the_openapi_part_accepts_and_rejects_as_the_api_server_would() {
         (json!({"tags": ["a", "b", "c", "a"]}), "/spec/tags"),
         (json!({"tags": ["d"]}), "/spec/tags/0"),
         (json!({"labels": {}}), "/spec/labels"),
-        (json!({"labels": {"a": "1", "b": "2", "c": "3"}}), "/spec/labels"),
+        (
+            json!({"labels": {"a": "1", "b": "2", "c": "3"}}),
+            "/spec/labels",
+        ),
         (json!({"maxUnavailable": "many"}), "/spec/maxUnavailable"),
         (json!({"ports": [true]}), "/spec/ports/0"),
         (json!({"ownerRef": null}), "/spec"),
@@ -243,12 +281,20 @@ fn the_openapi_part_accepts_and_rejects_as_the_api_server_would() {
     ] {
         let errors = openapi_errors(&s, &with(change.clone()));
         assert!(
-            errors.iter().any(|e| e.starts_with(&format!("{expected}:"))),
+            errors
+                .iter()
+                .any(|e| e.starts_with(&format!("{expected}:"))),
             "{change} should be rejected at {expected}, got {errors:#?}"
         );
     }
     // Optional fields may be left out, and `note` may be null.
-    assert!(openapi_errors(&s, &with(json!({"comment": null, "note": null, "host": null}))).is_empty());
+    assert!(
+        openapi_errors(
+            &s,
+            &with(json!({"comment": null, "note": null, "host": null}))
+        )
+        .is_empty()
+    );
 }
 
 #[test]
@@ -259,8 +305,14 @@ fn cel_rules_hold_including_transition_rules() {
     assert_eq!(cel_errors(&s, &obj, Some(&obj)), Vec::<String>::new());
     let errors = |o: &Value, old: Option<&Value>| cel_errors(&s, o, old).join("\n");
 
-    assert!(errors(&with(json!({"minReplicas": 5})), None).contains("minReplicas must not exceed replicas"));
-    assert!(errors(&with(json!({"owner": null})), None).contains("at least one of the fields in [owner team]"));
+    assert!(
+        errors(&with(json!({"minReplicas": 5})), None)
+            .contains("minReplicas must not exceed replicas")
+    );
+    assert!(
+        errors(&with(json!({"owner": null})), None)
+            .contains("at least one of the fields in [owner team]")
+    );
     let both = with(json!({"backend": {"url": "u", "serviceName": "s"}}));
     assert!(errors(&both, None).contains("exactly one of the fields in [url serviceName]"));
     let neither = with(json!({"backend": {"port": 1, "portName": "p", "url": "u"}}));
@@ -272,8 +324,13 @@ fn cel_rules_hold_including_transition_rules() {
 
     // Transition rules: `self == oldSelf` only on update.
     let old = with(json!({"id": "1", "zone": "a"}));
-    assert!(errors(&with(json!({"id": "2", "zone": "a"})), Some(&old)).contains("field is immutable"));
-    assert!(errors(&with(json!({"zone": null})), Some(&old)).contains("field zone is immutable once set"));
+    assert!(
+        errors(&with(json!({"id": "2", "zone": "a"})), Some(&old)).contains("field is immutable")
+    );
+    assert!(
+        errors(&with(json!({"zone": null})), Some(&old))
+            .contains("field zone is immutable once set")
+    );
     assert_eq!(errors(&with(json!({"zone": "a"})), Some(&old)), "");
     // `optionalOldSelf` is emitted (see above), but not evaluated here: kube-cel binds a
     // missing old value to `null` where the API server binds an empty optional, so
@@ -290,17 +347,30 @@ fn mydatabase_rejects_the_seed_objects_and_accepts_a_valid_one() {
     for (spec, at) in [
         (json!({"replicas": "3", "image": "nginx"}), "/spec/replicas"),
         (json!({"replicas": 15, "image": "nginx"}), "/spec/replicas"),
-        (json!({"replicas": 1, "image": "nginx:latest!"}), "/spec/image"),
+        (
+            json!({"replicas": 1, "image": "nginx:latest!"}),
+            "/spec/image",
+        ),
     ] {
         let errors = openapi_errors(&s, &object(spec.clone()));
-        assert!(errors.iter().any(|e| e.starts_with(&format!("{at}:"))), "{spec}: {errors:#?}");
+        assert!(
+            errors.iter().any(|e| e.starts_with(&format!("{at}:"))),
+            "{spec}: {errors:#?}"
+        );
     }
     // The cross-field rule: replicated databases pin a tag.
     let latest = object(json!({"replicas": 3, "image": "nginx:latest"}));
     assert!(openapi_errors(&s, &latest).is_empty());
     let cel = cel_errors(&s, &latest, None).join("\n");
     assert!(cel.contains("must pin its image"), "{cel}");
-    assert!(cel_errors(&s, &object(json!({"replicas": 1, "image": "nginx:latest"})), None).is_empty());
+    assert!(
+        cel_errors(
+            &s,
+            &object(json!({"replicas": 1, "image": "nginx:latest"})),
+            None
+        )
+        .is_empty()
+    );
     // Conditions are a list-map keyed by type.
     let status = &s["properties"]["status"]["properties"]["conditions"];
     assert_eq!(status["x-kubernetes-list-type"], json!("map"));
@@ -309,20 +379,61 @@ fn mydatabase_rejects_the_seed_objects_and_accepts_a_valid_one() {
 
 #[test]
 fn mydatabase_merges_its_two_versions() {
-    let crd = crds().into_iter().find(|c| c.crd.spec.names.kind == "MyDatabase").unwrap();
+    let crd = crds()
+        .into_iter()
+        .find(|c| c.crd.spec.names.kind == "MyDatabase")
+        .unwrap();
     let versions: Vec<(&str, bool, bool, bool)> = crd
         .crd
         .spec
         .versions
         .iter()
-        .map(|v| (v.name.as_str(), v.served, v.storage, v.deprecated.unwrap_or(false)))
+        .map(|v| {
+            (
+                v.name.as_str(),
+                v.served,
+                v.storage,
+                v.deprecated.unwrap_or(false),
+            )
+        })
         .collect();
-    assert_eq!(versions, [("v1", true, true, false), ("v1alpha1", true, false, true)]);
+    assert_eq!(
+        versions,
+        [("v1", true, true, false), ("v1alpha1", true, false, true)]
+    );
     assert_eq!(crd.file_name, "db.example.com_mydatabases.yaml");
-    assert_eq!(crd.crd.spec.names.list_kind.as_deref(), Some("MyDatabaseList"));
-    assert_eq!(crd.crd.metadata.name.as_deref(), Some("mydatabases.db.example.com"));
+    assert_eq!(
+        crd.crd.spec.names.list_kind.as_deref(),
+        Some("MyDatabaseList")
+    );
+    assert_eq!(
+        crd.crd.metadata.name.as_deref(),
+        Some("mydatabases.db.example.com")
+    );
     let v1 = &crd.crd.spec.versions[0];
     let scale = v1.subresources.as_ref().unwrap().scale.as_ref().unwrap();
     assert_eq!(scale.spec_replicas_path, ".spec.replicas");
     assert_eq!(v1.additional_printer_columns.as_ref().unwrap().len(), 3);
+}
+
+// Types generated by macro_rules!: the literals arrive wrapped in invisible groups.
+macro_rules! generated_kind {
+    ($spec:ident, $kind:literal, $max:literal) => {
+        #[kube_markers::crd]
+        #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+        #[kube(group = "generated.example.com", version = "v1", kind = $kind)]
+        pub struct $spec {
+            #[k8s(maximum = $max, exclusive_maximum = true)]
+            pub size: i32,
+        }
+    };
+}
+
+generated_kind!(GeneratedSpec, "Generated", 5);
+
+#[test]
+fn markers_work_through_macro_rules() {
+    let s = schema("Generated", "v1");
+    assert_eq!(prop(&s, "size")["maximum"], json!(5.0));
+    assert_eq!(prop(&s, "size")["exclusiveMaximum"], json!(true));
 }

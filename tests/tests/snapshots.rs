@@ -77,7 +77,12 @@ fn every_kind_of_rule_yaml() {
 fn example_crd_files() {
     let entries: Vec<_> = kube_markers::registry::crd_entries()
         .into_iter()
-        .filter(|e| matches!(e.source.crate_name(), "memcached_operator" | "mydatabase_operator"))
+        .filter(|e| {
+            matches!(
+                e.source.crate_name(),
+                "memcached_operator" | "mydatabase_operator"
+            )
+        })
         .collect();
     let crds = kube_markers::crd::generate_crds(&entries).unwrap();
     assert_eq!(crds.len(), 2);

@@ -161,14 +161,15 @@ fn root_type(attrs: &[syn::Attribute], fallback: Span, cx: &mut Ctxt) -> Option<
         // kube's own arguments are kube-derive's to check: ignore what we can't read.
         let mut scratch = Ctxt::new();
         for arg in parse_args(list.tokens.clone(), &mut scratch) {
-            if let ArgValue::Expr(syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            })) = &arg.value
-            {
+            // Through macro_rules!, a `$kind:literal` arrives wrapped in an invisible group.
+            let lit = match &arg.value {
+                ArgValue::Expr(e) => vocabulary::lit_of(e),
+                _ => None,
+            };
+            if let Some((syn::Lit::Str(s), false)) = lit {
                 match arg.name().as_str() {
-                    "kind" => kind = Some(s.clone()),
-                    "root" => strukt = Some(s.clone()),
+                    "kind" => kind = Some(s),
+                    "root" => strukt = Some(s),
                     _ => {}
                 }
             }

@@ -540,7 +540,8 @@ fn check_bounds(set: &Map<String, Value>, args: &[Arg], cx: &mut Ctxt) {
     }
 }
 
-fn lit_of(expr: &syn::Expr) -> Option<(syn::Lit, bool)> {
+/// A literal, possibly negated, looking through the invisible groups macro_rules! adds.
+pub fn lit_of(expr: &syn::Expr) -> Option<(syn::Lit, bool)> {
     match expr {
         syn::Expr::Lit(l) => Some((l.lit.clone(), false)),
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match &*u.expr {
@@ -619,12 +620,13 @@ fn count(arg: &Arg, cx: &mut Ctxt) -> Option<u64> {
 }
 
 fn flag(arg: &Arg, cx: &mut Ctxt) -> Option<bool> {
-    match &arg.value {
-        ArgValue::Flag => Some(true),
-        ArgValue::Expr(syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Bool(b),
-            ..
-        })) => Some(b.value),
+    let lit = match &arg.value {
+        ArgValue::Flag => return Some(true),
+        ArgValue::Expr(e) => lit_of(e),
+        ArgValue::Nested(..) => None,
+    };
+    match lit {
+        Some((syn::Lit::Bool(b), false)) => Some(b.value),
         _ => {
             cx.error_at(
                 arg.value_span(),
@@ -677,6 +679,10 @@ fn choice(arg: &Arg, allowed: &[&str], cx: &mut Ctxt) -> Option<(String, Span)> 
 
 fn array_elems<'a>(arg: &'a Arg, cx: &mut Ctxt) -> Option<Vec<&'a syn::Expr>> {
     let expr = expr_of(arg, "[...]", cx)?;
+    let mut expr = expr;
+    while let syn::Expr::Group(g) = expr {
+        expr = &g.expr;
+    }
     match expr {
         syn::Expr::Array(a) => Some(a.elems.iter().collect()),
         _ => {
