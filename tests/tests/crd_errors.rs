@@ -249,3 +249,23 @@ fn versions_must_agree_on_names_and_scope() {
         "{e}"
     );
 }
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "errors.example.com", version = "v1", kind = "BadDefault")]
+pub struct BadDefaultSpec {
+    /// `#[serde(default)]` makes schemars write `default: ""`, which the enum forbids.
+    #[serde(default)]
+    #[k8s(enum = ["Allow", "Forbid"])]
+    pub policy: String,
+}
+
+#[test]
+fn a_default_outside_the_enum_is_refused() {
+    let e = one_error(&["BadDefault"]);
+    assert!(
+        e.contains("spec.policy: the default \"\" does not validate"),
+        "{e}"
+    );
+    assert!(e.contains("not one of the enum's values"), "{e}");
+}

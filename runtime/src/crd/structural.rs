@@ -109,6 +109,15 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Vec<String>,
             "{at}: `x-kubernetes-list-map-keys` needs `x-kubernetes-list-type: map`"
         ));
     }
+    if let Some(default) = node.get("default")
+        && let Some(why) = default_problem(default, node)
+    {
+        problems.push(format!(
+            "{at}: the default {default} does not validate against the field's own schema ({why}); \
+             the API server rejects such a CRD (a #[serde(default)] whose Default value breaks a \
+             marker? use Option<T>, or a default that fits)"
+        ));
+    }
     #[cfg(feature = "codegen")]
     check_rules(node, at, problems);
 
@@ -144,6 +153,79 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Vec<String>,
     }
     if let Some(Value::Object(not)) = node.get("not") {
         check_node(not, path, problems, Junctor::Inside);
+    }
+}
+
+/// Why `value` would fail the schema `node` (types, enums, bounds, lengths, item counts), if it
+/// would; objects and arrays are checked member by member.
+fn default_problem(value: &Value, node: &Map<String, Value>) -> Option<String> {
+    if value.is_null() {
+        return (!truthy(node, "nullable")).then(|| "null, and the field is not nullable".into());
+    }
+    let int_or_string = truthy(node, "x-kubernetes-int-or-string");
+    let type_ok = match node.get("type").and_then(Value::as_str) {
+        _ if int_or_string => value.is_string() || value.is_i64() || value.is_u64(),
+        Some("string") => value.is_string(),
+        Some("integer") => {
+            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
+        Some("number") => value.is_number(),
+        Some("boolean") => value.is_boolean(),
+        Some("array") => value.is_array(),
+        Some("object") => value.is_object(),
+        _ => true,
+    };
+    if !type_ok {
+        return Some(format!(
+            "not of type {}",
+            node.get("type").cloned().unwrap_or(Value::Null)
+        ));
+    }
+    if let Some(values) = node.get("enum").and_then(Value::as_array) {
+        let same =
+            |a: &Value, b: &Value| a == b || (a.as_f64().is_some() && a.as_f64() == b.as_f64());
+        if !values.iter().any(|v| same(v, value)) {
+            return Some("not one of the enum's values".into());
+        }
+    }
+    let number = |key: &str| node.get(key).and_then(Value::as_f64);
+    if let Some(v) = value.as_f64().filter(|_| value.is_number()) {
+        if let Some(min) = number("minimum")
+            && (v < min || (v == min && truthy(node, "exclusiveMinimum")))
+        {
+            return Some(format!("below the minimum {min}"));
+        }
+        if let Some(max) = number("maximum")
+            && (v > max || (v == max && truthy(node, "exclusiveMaximum")))
+        {
+            return Some(format!("above the maximum {max}"));
+        }
+    }
+    let bounded = |len: usize, min: &str, max: &str| -> Option<String> {
+        if number(min).is_some_and(|m| (len as f64) < m) {
+            return Some(format!("shorter than {min}"));
+        }
+        if number(max).is_some_and(|m| (len as f64) > m) {
+            return Some(format!("longer than {max}"));
+        }
+        None
+    };
+    match value {
+        Value::String(s) => bounded(s.chars().count(), "minLength", "maxLength"),
+        Value::Array(items) => bounded(items.len(), "minItems", "maxItems").or_else(|| {
+            let item_schema = node.get("items").and_then(Value::as_object)?;
+            items
+                .iter()
+                .find_map(|item| default_problem(item, item_schema))
+        }),
+        Value::Object(fields) => {
+            let props = node.get("properties").and_then(Value::as_object)?;
+            fields.iter().find_map(|(k, v)| {
+                let schema = props.get(k)?.as_object()?;
+                default_problem(v, schema).map(|why| format!("`{k}`: {why}"))
+            })
+        }
+        _ => None,
     }
 }
 
@@ -459,6 +541,42 @@ mod tests {
             !joined.contains("spec.fine") && !joined.contains("spec.free"),
             "{joined}"
         );
+    }
+
+    #[test]
+    fn defaults_must_fit_their_schema() {
+        let problems = check_schema(&schema(json!({"type": "object", "properties": {
+            "policy": {"type": "string", "enum": ["Allow", "Forbid"], "default": ""},
+            "size": {"type": "integer", "minimum": 1, "default": 0},
+            "name": {"type": "string", "maxLength": 2, "default": "abc"},
+            "list": {"type": "array", "items": {"type": "integer", "maximum": 3}, "default": [1, 5]},
+            "typed": {"type": "boolean", "default": "yes"},
+            "ok": {"type": "integer", "format": "int32", "default": 0, "enum": [0, 1]},
+            "nested": {"type": "object", "properties": {"a": {"type": "string"}}, "default": {"a": "x"}},
+        }})));
+        let joined = problems.join("\n");
+        assert!(
+            joined.contains("spec.policy: the default \"\" does not validate")
+                && joined.contains("not one of the enum"),
+            "{joined}"
+        );
+        assert!(
+            joined.contains("spec.size: the default 0") && joined.contains("below the minimum 1"),
+            "{joined}"
+        );
+        assert!(
+            joined.contains("spec.name") && joined.contains("longer than maxLength"),
+            "{joined}"
+        );
+        assert!(
+            joined.contains("spec.list") && joined.contains("above the maximum 3"),
+            "{joined}"
+        );
+        assert!(
+            joined.contains("spec.typed") && joined.contains("not of type"),
+            "{joined}"
+        );
+        assert_eq!(problems.len(), 5, "{joined}");
     }
 
     #[test]
