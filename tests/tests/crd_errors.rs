@@ -269,3 +269,42 @@ fn a_default_outside_the_enum_is_refused() {
     );
     assert!(e.contains("not one of the enum's values"), "{e}");
 }
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "type", content = "value")]
+pub enum Adjacent {
+    Count(i32),
+    Name(String),
+}
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "errors.example.com", version = "v1", kind = "AdjacentlyTagged")]
+pub struct AdjacentlyTaggedSpec {
+    pub choice: Adjacent,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+pub enum Mixed {
+    Plain,
+    WithData { x: i32 },
+}
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "errors.example.com", version = "v1", kind = "MixedEnum")]
+pub struct MixedEnumSpec {
+    pub choice: Mixed,
+}
+
+#[test]
+fn adjacently_tagged_and_mixed_enums_are_errors_naming_the_type() {
+    for kind in ["AdjacentlyTagged", "MixedEnum"] {
+        let e = errors_for(&[kind]).join("\n");
+        assert!(e.contains(&format!("({kind})")), "{e}");
+        assert!(
+            e.contains("kube-derive could not build the CRD") || e.contains("not structural") || e.contains("no `type`"),
+            "{e}"
+        );
+    }
+}
