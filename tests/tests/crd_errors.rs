@@ -279,7 +279,11 @@ pub enum Adjacent {
 
 #[kube_markers::crd]
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[kube(group = "errors.example.com", version = "v1", kind = "AdjacentlyTagged")]
+#[kube(
+    group = "errors.example.com",
+    version = "v1",
+    kind = "AdjacentlyTagged"
+)]
 pub struct AdjacentlyTaggedSpec {
     pub choice: Adjacent,
 }
@@ -303,7 +307,9 @@ fn adjacently_tagged_and_mixed_enums_are_errors_naming_the_type() {
         let e = errors_for(&[kind]).join("\n");
         assert!(e.contains(&format!("({kind})")), "{e}");
         assert!(
-            e.contains("kube-derive could not build the CRD") || e.contains("not structural") || e.contains("no `type`"),
+            e.contains("kube-derive could not build the CRD")
+                || e.contains("not structural")
+                || e.contains("no `type`"),
             "{e}"
         );
     }

@@ -72,6 +72,14 @@ pub struct MyDatabaseSpec {
         max_length = 255
     )]
     pub image: String,
+    /// Storage class of the data volumes: fixed once chosen.
+    #[k8s(immutable)]
+    #[serde(
+        default,
+        rename = "storageClass",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub storage_class: Option<String>,
 }
 
 /// What the operator observed.

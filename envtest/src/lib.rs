@@ -1,0 +1,470 @@
+//! A real Kubernetes API server for tests: controller-runtime's envtest, for kube-rs.
+//!
+//! [`Envtest::start`] runs `etcd` and `kube-apiserver` (no kubelet, no controllers) on free
+//! loopback ports in a temporary directory, with TLS material generated at start, RBAC
+//! authorization on, and a static token file holding an admin identity and, if asked for, an
+//! operator identity (`system:serviceaccount:<namespace>:<name>` with its groups). Every
+//! request is written to an audit log, so a test can ask which requests were forbidden.
+//! Dropping the [`Envtest`] (also on panic) stops both processes and removes the directory; if
+//! the test process dies, the kernel kills them (`PR_SET_PDEATHSIG`).
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), kube_markers_envtest::Error> {
+//! use kube_markers_envtest::Envtest;
+//!
+//! let env = Envtest::builder()
+//!     .assets("/path/to/dir/with/kube-apiserver/and/etcd")
+//!     .operator("my-system", "my-operator")
+//!     .start()
+//!     .await?;
+//! env.apply_dir("rbac-out/crd").await?;      // CRDs first: waits until Established
+//! env.apply_file("rbac-out/role.yaml").await?;
+//! let admin = env.admin_client()?;
+//! let operator = env.operator_client()?;    // runs under the generated role only
+//! // ... run the reconciler with `operator`, then:
+//! assert!(env.forbidden_requests()?.is_empty());
+//! # Ok(()) }
+//! ```
+//!
+//! The binaries come from `KUBEBUILDER_ASSETS` (setup-envtest's layout) when set, else from
+//! [`EnvtestBuilder::assets`]; in this repository `scripts/envtest-assets.sh` builds pinned
+//! versions. Call `start` inside a tokio runtime; the processes are tied to the thread that
+//! starts them, so do not start from a short-lived blocking thread.
+
+mod manifests;
+mod pki;
+
+use serde_json::Value;
+use std::fmt;
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub use manifests::Applied;
+
+/// Why the environment could not be started or used.
+#[derive(Debug)]
+pub enum Error {
+    /// The binaries were not found.
+    Assets(String),
+    /// A process failed to start or to become ready; the message includes its log's tail.
+    Start(String),
+    /// A file could not be read or written.
+    Io(String),
+    /// A manifest could not be parsed or applied.
+    Manifest(String),
+    /// A call to the API server failed.
+    Kube(kube::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Assets(m) | Error::Start(m) | Error::Io(m) | Error::Manifest(m) => {
+                f.write_str(m)
+            }
+            Error::Kube(e) => write!(f, "Kubernetes API call failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<kube::Error> for Error {
+    fn from(e: kube::Error) -> Self {
+        Error::Kube(e)
+    }
+}
+
+fn io(what: impl fmt::Display, e: std::io::Error) -> Error {
+    Error::Io(format!("{what}: {e}"))
+}
+
+/// A service-account identity a test can act as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceAccount {
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+}
+
+impl ServiceAccount {
+    /// The user name the API server sees: `system:serviceaccount:<ns>:<name>`.
+    pub fn user_name(&self) -> String {
+        format!("system:serviceaccount:{}:{}", self.namespace, self.name)
+    }
+}
+
+/// Options for [`Envtest::start`].
+#[derive(Debug, Clone, Default)]
+pub struct EnvtestBuilder {
+    assets: Option<PathBuf>,
+    operator: Option<ServiceAccount>,
+    extra_args: Vec<String>,
+}
+
+impl EnvtestBuilder {
+    /// Directory holding `kube-apiserver` and `etcd`; `KUBEBUILDER_ASSETS` takes precedence.
+    pub fn assets(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.assets = Some(dir.into());
+        self
+    }
+
+    /// Adds an operator identity: a token for `system:serviceaccount:<namespace>:<name>`.
+    pub fn operator(mut self, namespace: &str, name: &str) -> Self {
+        self.operator = Some(ServiceAccount {
+            namespace: namespace.into(),
+            name: name.into(),
+        });
+        self
+    }
+
+    /// Extra `kube-apiserver` flags.
+    pub fn apiserver_arg(mut self, arg: impl Into<String>) -> Self {
+        self.extra_args.push(arg.into());
+        self
+    }
+
+    /// Starts etcd and kube-apiserver and waits until the API server is ready.
+    pub async fn start(self) -> Result<Envtest, Error> {
+        Envtest::start_with(self).await
+    }
+}
+
+/// A running etcd + kube-apiserver. Stopped and cleaned up on drop.
+pub struct Envtest {
+    dir: tempfile::TempDir,
+    etcd: Option<Child>,
+    apiserver: Option<Child>,
+    url: String,
+    ca_der: Vec<u8>,
+    operator: Option<ServiceAccount>,
+    /// How long `start` took until the API server answered ready.
+    pub startup: Duration,
+}
+
+const ADMIN_TOKEN: &str = "envtest-admin-token";
+const OPERATOR_TOKEN: &str = "envtest-operator-token";
+
+fn free_port() -> Result<u16, Error> {
+    let listener =
+        TcpListener::bind("127.0.0.1:0").map_err(|e| io("cannot find a free port", e))?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| io("cannot find a free port", e))
+}
+
+fn find_assets(configured: Option<&Path>) -> Result<PathBuf, Error> {
+    let dir = match std::env::var_os("KUBEBUILDER_ASSETS") {
+        Some(dir) => PathBuf::from(dir),
+        None => configured.map(Path::to_path_buf).ok_or_else(|| {
+            Error::Assets(
+                "no kube-apiserver/etcd: set KUBEBUILDER_ASSETS or EnvtestBuilder::assets \
+                 (scripts/envtest-assets.sh builds them)"
+                    .into(),
+            )
+        })?,
+    };
+    for bin in ["kube-apiserver", "etcd"] {
+        if !dir.join(bin).is_file() {
+            return Err(Error::Assets(format!("{} has no {bin}", dir.display())));
+        }
+    }
+    Ok(dir)
+}
+
+/// Spawns `program`, its output to `log`, killed by the kernel if this process dies.
+fn spawn(program: &Path, args: &[String], log: &Path) -> Result<Child, Error> {
+    let out = std::fs::File::create(log).map_err(|e| io(log.display(), e))?;
+    let err = out.try_clone().map_err(|e| io(log.display(), e))?;
+    let mut cmd = Command::new(program);
+    cmd.args(args).stdin(Stdio::null()).stdout(out).stderr(err);
+    // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn()
+        .map_err(|e| io(format!("cannot start {}", program.display()), e))
+}
+
+fn log_tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(25)..].join("\n")
+}
+
+impl Envtest {
+    /// A builder with defaults.
+    pub fn builder() -> EnvtestBuilder {
+        EnvtestBuilder::default()
+    }
+
+    async fn start_with(opts: EnvtestBuilder) -> Result<Envtest, Error> {
+        let began = Instant::now();
+        let assets = find_assets(opts.assets.as_deref())?;
+        let dir = tempfile::Builder::new()
+            .prefix("kube-markers-envtest-")
+            .tempdir()
+            .map_err(|e| io("cannot create a temporary directory", e))?;
+        let path = |name: &str| dir.path().join(name);
+        let write = |name: &str, content: &str| {
+            std::fs::write(path(name), content).map_err(|e| io(name, e))
+        };
+
+        let pki = pki::Pki::generate()?;
+        write("ca.crt", &pki.ca_pem)?;
+        write("serving.crt", &pki.serving_cert_pem)?;
+        write("serving.key", &pki.serving_key_pem)?;
+        write("sa.key", &pki.sa_key_pem)?;
+        write("sa.pub", &pki.sa_public_pem)?;
+        let mut tokens = format!(
+            "{ADMIN_TOKEN},envtest-admin,envtest-admin-uid,\"system:masters,system:authenticated\"\n"
+        );
+        if let Some(sa) = &opts.operator {
+            tokens.push_str(&format!(
+                "{OPERATOR_TOKEN},{},envtest-operator-uid,\"system:serviceaccounts,system:serviceaccounts:{},system:authenticated\"\n",
+                sa.user_name(),
+                sa.namespace
+            ));
+        }
+        write("tokens.csv", &tokens)?;
+        write(
+            "audit-policy.yaml",
+            "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  omitStages: [RequestReceived]\n",
+        )?;
+
+        let (client_port, peer_port, api_port) = (free_port()?, free_port()?, free_port()?);
+        let etcd_args: Vec<String> = [
+            format!("--data-dir={}", path("etcd").display()),
+            format!("--listen-client-urls=http://127.0.0.1:{client_port}"),
+            format!("--advertise-client-urls=http://127.0.0.1:{client_port}"),
+            format!("--listen-peer-urls=http://127.0.0.1:{peer_port}"),
+            format!("--initial-advertise-peer-urls=http://127.0.0.1:{peer_port}"),
+            format!("--initial-cluster=default=http://127.0.0.1:{peer_port}"),
+            "--unsafe-no-fsync=true".into(),
+            "--log-level=warn".into(),
+        ]
+        .into();
+        let etcd = spawn(&assets.join("etcd"), &etcd_args, &path("etcd.log"))?;
+
+        let mut api_args: Vec<String> = vec![
+            format!("--etcd-servers=http://127.0.0.1:{client_port}"),
+            "--bind-address=127.0.0.1".into(),
+            "--advertise-address=127.0.0.1".into(),
+            format!("--secure-port={api_port}"),
+            format!("--tls-cert-file={}", path("serving.crt").display()),
+            format!("--tls-private-key-file={}", path("serving.key").display()),
+            format!("--cert-dir={}", path("certs").display()),
+            "--authorization-mode=RBAC".into(),
+            format!("--token-auth-file={}", path("tokens.csv").display()),
+            "--service-account-issuer=https://kubernetes.default.svc".into(),
+            format!("--service-account-key-file={}", path("sa.pub").display()),
+            format!(
+                "--service-account-signing-key-file={}",
+                path("sa.key").display()
+            ),
+            "--service-cluster-ip-range=10.0.0.0/24".into(),
+            "--endpoint-reconciler-type=none".into(),
+            "--disable-admission-plugins=ServiceAccount".into(),
+            format!(
+                "--audit-policy-file={}",
+                path("audit-policy.yaml").display()
+            ),
+            format!("--audit-log-path={}", path("audit.log").display()),
+            "--audit-log-mode=blocking".into(),
+        ];
+        api_args.extend(opts.extra_args);
+        let apiserver = spawn(
+            &assets.join("kube-apiserver"),
+            &api_args,
+            &path("apiserver.log"),
+        )?;
+
+        let mut env = Envtest {
+            url: format!("https://127.0.0.1:{api_port}"),
+            ca_der: pki.ca_der,
+            operator: opts.operator,
+            dir,
+            etcd: Some(etcd),
+            apiserver: Some(apiserver),
+            startup: Duration::ZERO,
+        };
+        env.wait_ready(Duration::from_secs(90)).await?;
+        env.startup = began.elapsed();
+        Ok(env)
+    }
+
+    async fn wait_ready(&mut self, timeout: Duration) -> Result<(), Error> {
+        let client = self.admin_client()?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            for (name, child) in [
+                ("etcd", &mut self.etcd),
+                ("kube-apiserver", &mut self.apiserver),
+            ] {
+                if let Some(status) = child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+                    let log = self.dir.path().join(if name == "etcd" {
+                        "etcd.log"
+                    } else {
+                        "apiserver.log"
+                    });
+                    return Err(Error::Start(format!(
+                        "{name} exited ({status}):\n{}",
+                        log_tail(&log)
+                    )));
+                }
+            }
+            let request = http::Request::get("/readyz")
+                .body(Vec::new())
+                .map_err(|e| Error::Start(e.to_string()))?;
+            if let Ok(body) = client.request_text(request).await
+                && body.trim() == "ok"
+            {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(Error::Start(format!(
+                    "kube-apiserver not ready after {timeout:?}:\n{}",
+                    log_tail(&self.dir.path().join("apiserver.log"))
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// The API server's URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The working directory (logs, certificates, kubeconfigs).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The operator identity, if one was configured.
+    pub fn operator(&self) -> Option<&ServiceAccount> {
+        self.operator.as_ref()
+    }
+
+    fn config(&self, token: &str) -> Result<kube::Config, Error> {
+        let uri = self
+            .url
+            .parse()
+            .map_err(|e| Error::Start(format!("bad URL {}: {e}", self.url)))?;
+        let mut config = kube::Config::new(uri);
+        config.root_cert = Some(vec![self.ca_der.clone()]);
+        config.auth_info = serde_json::from_value(serde_json::json!({ "token": token }))
+            .map_err(|e| Error::Start(format!("token: {e}")))?;
+        Ok(config)
+    }
+
+    /// A client with cluster-admin rights (`system:masters`).
+    pub fn admin_client(&self) -> Result<kube::Client, Error> {
+        Ok(kube::Client::try_from(self.config(ADMIN_TOKEN)?)?)
+    }
+
+    /// A client acting as the operator's service account: only what RBAC grants it.
+    pub fn operator_client(&self) -> Result<kube::Client, Error> {
+        if self.operator.is_none() {
+            return Err(Error::Start(
+                "no operator identity: use EnvtestBuilder::operator".into(),
+            ));
+        }
+        let mut config = self.config(OPERATOR_TOKEN)?;
+        if let Some(sa) = &self.operator {
+            config.default_namespace = sa.namespace.clone();
+        }
+        Ok(kube::Client::try_from(config)?)
+    }
+
+    /// Writes a kubeconfig for `kubectl` (admin identity) and returns its path.
+    pub fn admin_kubeconfig(&self) -> Result<PathBuf, Error> {
+        let path = self.dir.path().join("admin.kubeconfig");
+        let config = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: envtest\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: admin\n  user:\n    token: {ADMIN_TOKEN}\ncontexts:\n- name: envtest\n  context:\n    cluster: envtest\n    user: admin\ncurrent-context: envtest\n",
+            self.url,
+            self.dir.path().join("ca.crt").display()
+        );
+        std::fs::write(&path, config).map_err(|e| io(path.display(), e))?;
+        Ok(path)
+    }
+
+    /// Every audit event so far (one JSON object per request).
+    pub fn audit_events(&self) -> Result<Vec<Value>, Error> {
+        let path = self.dir.path().join("audit.log");
+        let text = std::fs::read_to_string(&path).map_err(|e| io(path.display(), e))?;
+        Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect())
+    }
+
+    /// The operator's requests the API server answered 403, as `verb group/resource[/sub]
+    /// [namespace] [name]` (or `verb path` for non-resource URLs), in order, deduplicated.
+    pub fn forbidden_requests(&self) -> Result<Vec<String>, Error> {
+        let user = self
+            .operator
+            .as_ref()
+            .map(ServiceAccount::user_name)
+            .unwrap_or_default();
+        let mut out: Vec<String> = Vec::new();
+        for event in self.audit_events()? {
+            if event["user"]["username"] != user.as_str() || event["responseStatus"]["code"] != 403
+            {
+                continue;
+            }
+            let r = &event["objectRef"];
+            let line = if r.is_null() {
+                format!(
+                    "{} {}",
+                    event["verb"].as_str().unwrap_or("?"),
+                    event["requestURI"].as_str().unwrap_or("?")
+                )
+            } else {
+                let sub = r["subresource"]
+                    .as_str()
+                    .map(|s| format!("/{s}"))
+                    .unwrap_or_default();
+                format!(
+                    "{} {}/{}{sub} {} {}",
+                    event["verb"].as_str().unwrap_or("?"),
+                    r["apiGroup"].as_str().unwrap_or(""),
+                    r["resource"].as_str().unwrap_or("?"),
+                    r["namespace"].as_str().unwrap_or("-"),
+                    r["name"].as_str().unwrap_or("-"),
+                )
+            };
+            if !out.contains(&line) {
+                out.push(line);
+            }
+        }
+        Ok(out)
+    }
+
+    fn stop(&mut self) {
+        for child in [self.apiserver.take(), self.etcd.take()]
+            .into_iter()
+            .flatten()
+        {
+            let mut child = child;
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Envtest {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
