@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub use manifests::Applied;
+pub use manifests::{Applied, parse_manifests};
 
 /// Why the environment could not be started or used.
 #[derive(Debug)]
@@ -409,41 +409,33 @@ impl Envtest {
             .collect())
     }
 
-    /// The operator's requests the API server answered 403, as `verb group/resource[/sub]
-    /// [namespace] [name]` (or `verb path` for non-resource URLs), in order, deduplicated.
+    /// The permissions the operator was denied (HTTP 403), in order, deduplicated, as the API
+    /// server named them: `verb group/resource[/sub]` or `verb /path`. Denials by RBAC and by
+    /// admission plugins that check RBAC (`cannot update resource "x/finalizers"`) alike.
     pub fn forbidden_requests(&self) -> Result<Vec<String>, Error> {
-        let user = self
-            .operator
-            .as_ref()
-            .map(ServiceAccount::user_name)
-            .unwrap_or_default();
+        let user = self.operator.as_ref().map(ServiceAccount::user_name).unwrap_or_default();
         let mut out: Vec<String> = Vec::new();
         for event in self.audit_events()? {
-            if event["user"]["username"] != user.as_str() || event["responseStatus"]["code"] != 403
-            {
+            if event["user"]["username"] != user.as_str() || event["responseStatus"]["code"] != 403 {
                 continue;
             }
-            let r = &event["objectRef"];
-            let line = if r.is_null() {
-                format!(
-                    "{} {}",
-                    event["verb"].as_str().unwrap_or("?"),
-                    event["requestURI"].as_str().unwrap_or("?")
-                )
-            } else {
-                let sub = r["subresource"]
-                    .as_str()
-                    .map(|s| format!("/{s}"))
-                    .unwrap_or_default();
-                format!(
-                    "{} {}/{}{sub} {} {}",
-                    event["verb"].as_str().unwrap_or("?"),
-                    r["apiGroup"].as_str().unwrap_or(""),
-                    r["resource"].as_str().unwrap_or("?"),
-                    r["namespace"].as_str().unwrap_or("-"),
-                    r["name"].as_str().unwrap_or("-"),
-                )
-            };
+            let message = event["responseStatus"]["message"].as_str().unwrap_or_default();
+            // Some events carry no message; their request names the permission then.
+            let line = denied_permission(message).unwrap_or_else(|| {
+                let verb = event["verb"].as_str().unwrap_or("?");
+                let r = &event["objectRef"];
+                if r.is_null() {
+                    let uri = event["requestURI"].as_str().unwrap_or("?");
+                    format!("{verb} {}", uri.split('?').next().unwrap_or(uri))
+                } else {
+                    let sub = r["subresource"].as_str().map(|s| format!("/{s}")).unwrap_or_default();
+                    format!(
+                        "{verb} {}/{}{sub}",
+                        r["apiGroup"].as_str().unwrap_or(""),
+                        r["resource"].as_str().unwrap_or("?")
+                    )
+                }
+            });
             if !out.contains(&line) {
                 out.push(line);
             }
@@ -463,8 +455,58 @@ impl Envtest {
     }
 }
 
+/// The permission a 403 message names: `User "u" cannot list resource "pods" in API group ""
+/// ...` → `list /pods`; `... cannot get path "/metrics"` → `get /metrics`.
+pub fn denied_permission(message: &str) -> Option<String> {
+    let rest = &message[message.find("\" cannot ")? + "\" cannot ".len()..];
+    let (verb, rest) = rest.split_once(' ')?;
+    let quoted = |s: &str| -> Option<(String, usize)> {
+        let start = s.find('"')? + 1;
+        let len = s[start..].find('"')?;
+        Some((s[start..start + len].to_string(), start + len + 1))
+    };
+    if let Some(rest) = rest.strip_prefix("path ") {
+        let (path, _) = quoted(rest)?;
+        return Some(format!("{verb} {path}"));
+    }
+    let rest = rest.strip_prefix("resource ")?;
+    let (resource, used) = quoted(rest)?;
+    let rest = &rest[used..];
+    let group = rest
+        .strip_prefix(" in API group ")
+        .and_then(|r| quoted(r).map(|(g, _)| g))
+        .unwrap_or_default();
+    Some(format!("{verb} {group}/{resource}"))
+}
+
 impl Drop for Envtest {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::denied_permission;
+
+    #[test]
+    fn denial_messages_name_the_permission() {
+        assert_eq!(
+            denied_permission(r#"memcacheds.cache.example.com is forbidden: User "system:serviceaccount:a:b" cannot list resource "memcacheds" in API group "cache.example.com" at the cluster scope"#).as_deref(),
+            Some("list cache.example.com/memcacheds")
+        );
+        assert_eq!(
+            denied_permission(r#"forbidden: User "u" cannot get path "/metrics""#).as_deref(),
+            Some("get /metrics")
+        );
+        assert_eq!(
+            denied_permission(r#"deployments.apps "mc" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: User "u" cannot update resource "memcacheds/finalizers" in API group "cache.example.com" in the namespace "e2e""#).as_deref(),
+            Some("update cache.example.com/memcacheds/finalizers")
+        );
+        assert_eq!(
+            denied_permission(r#"configmaps "x" is forbidden: User "u" cannot patch resource "configmaps" in API group "" in the namespace "db-tenants""#).as_deref(),
+            Some("patch /configmaps")
+        );
+        assert_eq!(denied_permission("something else"), None);
     }
 }

@@ -48,6 +48,13 @@ where
     })
 }
 
+/// The objects of a multi-document YAML text (empty documents left out).
+pub fn parse_manifests(text: &str) -> Result<Vec<Value>, Error> {
+    let docs: Vec<Value> =
+        serde_saphyr::from_multiple(text).map_err(|e| Error::Manifest(format!("not YAML: {e}")))?;
+    Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
+}
+
 impl Envtest {
     /// Creates a namespace if it does not exist.
     pub async fn ensure_namespace(&self, name: &str) -> Result<(), Error> {
@@ -63,11 +70,15 @@ impl Envtest {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
-        let docs: Vec<Value> = serde_saphyr::from_multiple(&text)
-            .map_err(|e| Error::Manifest(format!("{}: not YAML: {e}", path.display())))?;
+        let docs = parse_manifests(&text).map_err(|e| Error::Manifest(format!("{}: {e}", path.display())))?;
+        self.apply_objects(docs).await
+    }
+
+    /// Applies objects (server-side apply, as admin); CRDs are waited for until Established.
+    pub async fn apply_objects(&self, docs: Vec<Value>) -> Result<Vec<Applied>, Error> {
         let client = self.admin_client()?;
         let mut applied = Vec::new();
-        for doc in docs.into_iter().filter(|d| !d.is_null()) {
+        for doc in docs {
             let kind = doc["kind"].as_str().unwrap_or_default().to_string();
             let name = match kind.as_str() {
                 "CustomResourceDefinition" => {
@@ -83,8 +94,7 @@ impl Envtest {
                 "ServiceAccount" => apply_typed::<ServiceAccount>(&client, doc).await?,
                 other => {
                     return Err(Error::Manifest(format!(
-                        "{}: cannot apply a {other:?} (supported: CRDs, RBAC objects, namespaces, service accounts)",
-                        path.display()
+                        "cannot apply a {other:?} (supported: CRDs, RBAC objects, namespaces, service accounts)"
                     )));
                 }
             };

@@ -3,8 +3,8 @@
 //! [`TENANT_NAMESPACE`] for the applications there.
 //!
 //! Its RBAC, written next to the code that needs it:
-//! - a ClusterRole for the cluster-wide parts: watching `mydatabases`, their status and
-//!   finalizers, the owned Deployments and Services;
+//! - a ClusterRole for the cluster-wide parts: watching `mydatabases` (and patching their
+//!   finalizers list and status), applying the owned Deployments and Services;
 //! - a Role named `mydatabase-tenant` in [`TENANT_NAMESPACE`], for the one ConfigMap the
 //!   operator writes there ([`publish`]);
 //! - `get` on the API server's `/metrics`, which the operator reads to enforce a cluster-wide
@@ -167,11 +167,6 @@ pub enum Error {
     groups = "db.example.com",
     resources = "mydatabases/status",
     verbs = "patch"
-)]
-#[rbac(
-    groups = "db.example.com",
-    resources = "mydatabases/finalizers",
-    verbs = "update"
 )]
 #[rbac(
     groups = "apps",
@@ -426,7 +421,7 @@ mod tests {
             .into_iter()
             .filter(|e| e.source.crate_name() == "mydatabase_operator")
             .collect();
-        assert_eq!(here.len(), 7);
+        assert_eq!(here.len(), 6);
         let tenant: Vec<_> = here.iter().filter(|e| e.namespace.is_some()).collect();
         assert_eq!(tenant.len(), 1);
         assert_eq!(tenant[0].role_name, Some("mydatabase-tenant"));
