@@ -1,6 +1,6 @@
 //! A real Kubernetes API server for tests: controller-runtime's envtest, for kube-rs.
 //!
-//! [`Envtest::start`] runs `etcd` and `kube-apiserver` (no kubelet, no controllers) on free
+//! [`EnvtestBuilder::start`] runs `etcd` and `kube-apiserver` (no kubelet, no controllers) on free
 //! loopback ports in a temporary directory, with TLS material generated at start, RBAC
 //! authorization on, and a static token file holding an admin identity and, if asked for, an
 //! operator identity (`system:serviceaccount:<namespace>:<name>` with its groups). Every
@@ -98,7 +98,7 @@ impl ServiceAccount {
     }
 }
 
-/// Options for [`Envtest::start`].
+/// Options for [`EnvtestBuilder::start`], from [`Envtest::builder`].
 #[derive(Debug, Clone, Default)]
 pub struct EnvtestBuilder {
     assets: Option<PathBuf>,
@@ -413,13 +413,20 @@ impl Envtest {
     /// server named them: `verb group/resource[/sub]` or `verb /path`. Denials by RBAC and by
     /// admission plugins that check RBAC (`cannot update resource "x/finalizers"`) alike.
     pub fn forbidden_requests(&self) -> Result<Vec<String>, Error> {
-        let user = self.operator.as_ref().map(ServiceAccount::user_name).unwrap_or_default();
+        let user = self
+            .operator
+            .as_ref()
+            .map(ServiceAccount::user_name)
+            .unwrap_or_default();
         let mut out: Vec<String> = Vec::new();
         for event in self.audit_events()? {
-            if event["user"]["username"] != user.as_str() || event["responseStatus"]["code"] != 403 {
+            if event["user"]["username"] != user.as_str() || event["responseStatus"]["code"] != 403
+            {
                 continue;
             }
-            let message = event["responseStatus"]["message"].as_str().unwrap_or_default();
+            let message = event["responseStatus"]["message"]
+                .as_str()
+                .unwrap_or_default();
             // Some events carry no message; their request names the permission then.
             let line = denied_permission(message).unwrap_or_else(|| {
                 let verb = event["verb"].as_str().unwrap_or("?");
@@ -428,7 +435,10 @@ impl Envtest {
                     let uri = event["requestURI"].as_str().unwrap_or("?");
                     format!("{verb} {}", uri.split('?').next().unwrap_or(uri))
                 } else {
-                    let sub = r["subresource"].as_str().map(|s| format!("/{s}")).unwrap_or_default();
+                    let sub = r["subresource"]
+                        .as_str()
+                        .map(|s| format!("/{s}"))
+                        .unwrap_or_default();
                     format!(
                         "{verb} {}/{}{sub}",
                         r["apiGroup"].as_str().unwrap_or(""),
@@ -441,6 +451,24 @@ impl Envtest {
             }
         }
         Ok(out)
+    }
+
+    /// Resident memory of kube-apiserver and etcd together, in bytes (from /proc).
+    pub fn resident_memory(&self) -> Option<u64> {
+        let mut total = 0;
+        for child in [&self.apiserver, &self.etcd].into_iter().flatten() {
+            let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).ok()?;
+            let kib: u64 = status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))?
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse()
+                .ok()?;
+            total += kib * 1024;
+        }
+        Some(total)
     }
 
     fn stop(&mut self) {

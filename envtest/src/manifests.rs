@@ -70,7 +70,8 @@ impl Envtest {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
-        let docs = parse_manifests(&text).map_err(|e| Error::Manifest(format!("{}: {e}", path.display())))?;
+        let docs = parse_manifests(&text)
+            .map_err(|e| Error::Manifest(format!("{}: {e}", path.display())))?;
         self.apply_objects(docs).await
     }
 

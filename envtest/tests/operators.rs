@@ -20,7 +20,10 @@ const OPERATOR_NS: &str = "operators";
 const OPERATOR: &str = "example-operator";
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn assets() -> PathBuf {
@@ -28,7 +31,11 @@ fn assets() -> PathBuf {
         .arg(root().join("scripts/envtest-assets.sh"))
         .output()
         .expect("run scripts/envtest-assets.sh");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
@@ -80,10 +87,21 @@ fn start_operators(env: &Envtest) -> Vec<tokio::task::JoinHandle<()>> {
 
 async fn create_objects(admin: &Client) {
     let mcs: Api<Memcached> = Api::namespaced(admin.clone(), NS);
-    mcs.create(&PostParams::default(), &Memcached::new("mc", MemcachedSpec { size: 2 })).await.unwrap();
+    mcs.create(
+        &PostParams::default(),
+        &Memcached::new("mc", MemcachedSpec { size: 2 }),
+    )
+    .await
+    .unwrap();
     let dbs: Api<MyDatabase> = Api::namespaced(admin.clone(), NS);
-    let spec = MyDatabaseSpec { replicas: 2, image: "postgres:17.2".into(), storage_class: None };
-    dbs.create(&PostParams::default(), &MyDatabase::new("db", spec)).await.unwrap();
+    let spec = MyDatabaseSpec {
+        replicas: 2,
+        image: "postgres:17.2".into(),
+        storage_class: None,
+    };
+    dbs.create(&PostParams::default(), &MyDatabase::new("db", spec))
+        .await
+        .unwrap();
 }
 
 async fn eventually<F, Fut>(what: &str, timeout: Duration, mut check: F)
@@ -99,7 +117,11 @@ where
 }
 
 async fn replicas(api: &Api<Deployment>, name: &str) -> Option<i32> {
-    api.get_opt(name).await.ok().flatten().and_then(|d| d.spec.replicas)
+    api.get_opt(name)
+        .await
+        .ok()
+        .flatten()
+        .and_then(|d| d.spec.replicas)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -113,25 +135,46 @@ async fn the_operators_converge_with_only_the_generated_roles() {
     let mcs: Api<Memcached> = Api::namespaced(admin.clone(), NS);
     let dbs: Api<MyDatabase> = Api::namespaced(admin.clone(), NS);
     let services: Api<Service> = Api::namespaced(admin.clone(), NS);
-    let directory: Api<ConfigMap> = Api::namespaced(admin.clone(), mydatabase_operator::TENANT_NAMESPACE);
+    let directory: Api<ConfigMap> =
+        Api::namespaced(admin.clone(), mydatabase_operator::TENANT_NAMESPACE);
     let timeout = Duration::from_secs(60);
 
     // Memcached: a Deployment of `size` replicas, the finalizer, the Available condition.
-    eventually("the memcached Deployment", timeout, || async { replicas(&deployments, "mc").await == Some(2) }).await;
+    eventually("the memcached Deployment", timeout, || async {
+        replicas(&deployments, "mc").await == Some(2)
+    })
+    .await;
     eventually("the memcached finalizer and condition", timeout, || async {
         let mc = mcs.get("mc").await.unwrap();
-        mc.finalizers().contains(&memcached_operator::FINALIZER.to_string())
-            && mc.status.is_some_and(|s| s.conditions.iter().any(|c| c.type_ == "Available"))
+        mc.finalizers()
+            .contains(&memcached_operator::FINALIZER.to_string())
+            && mc
+                .status
+                .is_some_and(|s| s.conditions.iter().any(|c| c.type_ == "Available"))
     })
     .await;
     // Scaling follows the spec.
-    mcs.patch("mc", &PatchParams::default(), &Patch::Merge(json!({"spec": {"size": 3}}))).await.unwrap();
-    eventually("the memcached Deployment to scale", timeout, || async { replicas(&deployments, "mc").await == Some(3) })
-        .await;
+    mcs.patch(
+        "mc",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"size": 3}})),
+    )
+    .await
+    .unwrap();
+    eventually("the memcached Deployment to scale", timeout, || async {
+        replicas(&deployments, "mc").await == Some(3)
+    })
+    .await;
 
     // MyDatabase: Deployment, Service, the tenant directory entry, the Ready condition.
-    eventually("the database Deployment", timeout, || async { replicas(&deployments, "db").await == Some(2) }).await;
-    eventually("the database Service", timeout, || async { services.get_opt("db").await.unwrap().is_some() }).await;
+    eventually("the database Deployment", timeout, || async {
+        replicas(&deployments, "db").await == Some(2)
+    })
+    .await;
+    eventually("the database Service", timeout, || async {
+        services.get_opt("db").await.unwrap().is_some()
+    })
+    .await;
     eventually("the directory entry", timeout, || async {
         directory
             .get_opt(mydatabase_operator::DIRECTORY)
@@ -142,15 +185,25 @@ async fn the_operators_converge_with_only_the_generated_roles() {
     })
     .await;
     eventually("the database status", timeout, || async {
-        dbs.get("db").await.unwrap().status.is_some_and(|s| s.conditions.iter().any(|c| c.type_ == "Ready"))
+        dbs.get("db")
+            .await
+            .unwrap()
+            .status
+            .is_some_and(|s| s.conditions.iter().any(|c| c.type_ == "Ready"))
     })
     .await;
 
     // Deletion passes through the finalizers, which the operators remove.
     mcs.delete("mc", &DeleteParams::default()).await.unwrap();
     dbs.delete("db", &DeleteParams::default()).await.unwrap();
-    eventually("the Memcached to be gone", timeout, || async { mcs.get_opt("mc").await.unwrap().is_none() }).await;
-    eventually("the MyDatabase to be gone", timeout, || async { dbs.get_opt("db").await.unwrap().is_none() }).await;
+    eventually("the Memcached to be gone", timeout, || async {
+        mcs.get_opt("mc").await.unwrap().is_none()
+    })
+    .await;
+    eventually("the MyDatabase to be gone", timeout, || async {
+        dbs.get_opt("db").await.unwrap().is_none()
+    })
+    .await;
     eventually("the directory entry to be removed", timeout, || async {
         directory
             .get_opt(mydatabase_operator::DIRECTORY)
@@ -164,15 +217,25 @@ async fn the_operators_converge_with_only_the_generated_roles() {
         task.abort();
     }
     let forbidden = env.forbidden_requests().unwrap();
-    assert!(forbidden.is_empty(), "the operators were denied: {forbidden:#?}");
+    assert!(
+        forbidden.is_empty(),
+        "the operators were denied: {forbidden:#?}"
+    );
 }
 
 /// Whether a denied permission (`verb group/resource` or `verb /path`) falls under `rule`.
 fn grants(rule: &Value, denied: &str) -> bool {
     let list = |key: &str| -> Vec<String> {
-        rule[key].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect()
+        rule[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
     };
-    let Some((verb, target)) = denied.split_once(' ') else { return false };
+    let Some((verb, target)) = denied.split_once(' ') else {
+        return false;
+    };
     let verbs = list("verbs");
     if !verbs.iter().any(|v| v == verb || v == "*") {
         return false;
@@ -180,8 +243,11 @@ fn grants(rule: &Value, denied: &str) -> bool {
     if target.starts_with('/') && list("nonResourceURLs").iter().any(|u| u == target) {
         return true;
     }
-    let Some((group, resource)) = target.split_once('/') else { return false };
-    list("apiGroups").iter().any(|g| g == group || g == "*") && list("resources").iter().any(|r| r == resource || r == "*")
+    let Some((group, resource)) = target.split_once('/') else {
+        return false;
+    };
+    list("apiGroups").iter().any(|g| g == group || g == "*")
+        && list("resources").iter().any(|r| r == resource || r == "*")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -193,7 +259,11 @@ async fn without_any_one_rule_the_operators_are_denied_exactly_that() {
             cases.push((doc, index));
         }
     }
-    assert_eq!(cases.len(), 8, "every rule of the generated roles: {cases:?}");
+    assert_eq!(
+        cases.len(),
+        8,
+        "every rule of the generated roles: {cases:?}"
+    );
     for (doc, index) in cases {
         let mut reduced = roles.clone();
         let removed = reduced[doc]["rules"].as_array_mut().unwrap().remove(index);
@@ -205,7 +275,10 @@ async fn without_any_one_rule_the_operators_are_denied_exactly_that() {
         // Wait for the first denial, then a little longer for any others to show.
         let deadline = Instant::now() + Duration::from_secs(45);
         while env.forbidden_requests().unwrap().is_empty() {
-            assert!(Instant::now() < deadline, "nothing was denied without {removed}");
+            assert!(
+                Instant::now() < deadline,
+                "nothing was denied without {removed}"
+            );
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
         tokio::time::sleep(Duration::from_secs(3)).await;
@@ -214,6 +287,9 @@ async fn without_any_one_rule_the_operators_are_denied_exactly_that() {
         }
         let forbidden = env.forbidden_requests().unwrap();
         let stray: Vec<&String> = forbidden.iter().filter(|d| !grants(&removed, d)).collect();
-        assert!(stray.is_empty(), "without {removed} the operators were also denied {stray:#?}");
+        assert!(
+            stray.is_empty(),
+            "without {removed} the operators were also denied {stray:#?}"
+        );
     }
 }
