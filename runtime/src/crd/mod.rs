@@ -1,6 +1,6 @@
 //! CRD generation: registered `CustomResource` types → one checked CRD per group and kind.
 //!
-//! The path of the data: each `#[kube_markers::crd]` registers a [`CrdEntry`](crate::registry::CrdEntry)
+//! The path of the data: each `#[kube_markers::crd]` registers a [`crate::registry::CrdEntry`]
 //! whose function is kube-derive's `CustomResourceExt::crd` (its schema already patched by the
 //! `#[k8s]` markers through [`SchemaPatch`]). [`generate_crds`] calls them, applies root
 //! rules, merges the versions of one group and kind as controller-gen does, and refuses to
