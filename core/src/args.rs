@@ -54,7 +54,9 @@ pub fn parse_args(tokens: TokenStream, cx: &mut Ctxt) -> Vec<Arg> {
     out
 }
 
-fn split_commas(tokens: TokenStream) -> Vec<TokenStream> {
+/// Splits attribute arguments at top-level commas (groups are single tokens, so nested commas
+/// stay inside their argument).
+pub fn split_commas(tokens: TokenStream) -> Vec<TokenStream> {
     let mut chunks = Vec::new();
     let mut current = Vec::new();
     for tt in tokens {

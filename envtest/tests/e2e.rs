@@ -3,35 +3,15 @@
 //! acting only with what the generated roles grant — and fail, for exactly that permission,
 //! when any one rule is taken away.
 
+mod common;
+use common::{assets, root};
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::ApiResource;
 use kube::{Client, Resource};
 use kube_markers_envtest::Envtest;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// kube-apiserver and etcd: `KUBEBUILDER_ASSETS`, else the pinned build of
-/// `scripts/envtest-assets.sh` (which also honours `KUBEBUILDER_ASSETS`).
-fn assets() -> PathBuf {
-    let out = Command::new("bash")
-        .arg(root().join("scripts/envtest-assets.sh"))
-        .output()
-        .expect("run scripts/envtest-assets.sh");
-    assert!(
-        out.status.success(),
-        "scripts/envtest-assets.sh failed (Go is needed to build kube-apiserver and etcd):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-}
 
 async fn start() -> Envtest {
     Envtest::builder()

@@ -2,6 +2,8 @@
 //! they converge with zero Forbidden responses, and with any one rule taken away they are
 //! denied exactly what that rule granted.
 
+mod common;
+use common::{assets, root};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
@@ -11,33 +13,11 @@ use memcached_operator::{Memcached, MemcachedSpec};
 use mydatabase_operator::{MyDatabase, MyDatabaseSpec};
 use serde_json::{Value, json};
 use std::future::Future;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 const NS: &str = "e2e";
 const OPERATOR_NS: &str = "operators";
 const OPERATOR: &str = "example-operator";
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn assets() -> PathBuf {
-    let out = Command::new("bash")
-        .arg(root().join("scripts/envtest-assets.sh"))
-        .output()
-        .expect("run scripts/envtest-assets.sh");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-}
 
 fn generated_roles() -> Vec<Value> {
     let text = std::fs::read_to_string(root().join("rbac-out/role.yaml")).unwrap();

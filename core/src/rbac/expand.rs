@@ -27,9 +27,6 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// The registry entry for one attribute: a `const _` block holding a linkme element.
-///
-/// `file!()`, `line!()` and `column!()` are expanded at the call site, i.e. at the attribute,
-/// which is what the workspace scan matches against.
 pub fn registration(marker: &RbacMarker, item_name: &str) -> TokenStream {
     let list = |v: &[String]| quote!(&[#(#v),*]);
     let opt = |v: &Option<String>| match v {
@@ -43,6 +40,7 @@ pub fn registration(marker: &RbacMarker, item_name: &str) -> TokenStream {
     let urls = list(&marker.urls);
     let namespace = opt(&marker.namespace);
     let role_name = opt(&marker.role_name);
+    let source = source_expr(item_name);
     quote! {
         const _: () = {
             #[::kube_markers::__private::linkme::distributed_slice(::kube_markers::__private::RBAC_ENTRIES)]
@@ -55,15 +53,24 @@ pub fn registration(marker: &RbacMarker, item_name: &str) -> TokenStream {
                 urls: #urls,
                 namespace: #namespace,
                 role_name: #role_name,
-                source: ::kube_markers::registry::Source {
-                    file: ::core::file!(),
-                    line: ::core::line!(),
-                    column: ::core::column!(),
-                    module_path: ::core::module_path!(),
-                    item: #item_name,
-                },
+                source: #source,
             };
         };
+    }
+}
+
+/// The registry's `Source` of the attribute being expanded. `file!()`, `line!()` and
+/// `column!()` are expanded at the call site, i.e. at the attribute, which is what the
+/// workspace scan matches against.
+pub fn source_expr(item_name: &str) -> TokenStream {
+    quote! {
+        ::kube_markers::registry::Source {
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+            module_path: ::core::module_path!(),
+            item: #item_name,
+        }
     }
 }
 

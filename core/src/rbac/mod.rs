@@ -11,7 +11,7 @@ mod expand;
 mod parse;
 mod validate;
 
-pub use expand::{expand, registration};
+pub use expand::{expand, registration, source_expr};
 pub use parse::{Item, ListArg, RbacArgs, parse_args};
 pub use validate::validate;
 

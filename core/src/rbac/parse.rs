@@ -69,27 +69,10 @@ fn canonical_key(key: &str) -> Option<&'static str> {
 /// mistake in one does not hide mistakes (or valid values) in the others.
 pub fn parse_args(tokens: TokenStream, cx: &mut Ctxt) -> RbacArgs {
     let mut args = RbacArgs::default();
-    for chunk in split_top_level_commas(tokens) {
+    for chunk in crate::args::split_commas(tokens) {
         parse_one(chunk, &mut args, cx);
     }
     args
-}
-
-fn split_top_level_commas(tokens: TokenStream) -> Vec<TokenStream> {
-    let mut chunks = Vec::new();
-    let mut current = Vec::new();
-    for tt in tokens {
-        match &tt {
-            TokenTree::Punct(p) if p.as_char() == ',' => {
-                chunks.push(current.drain(..).collect());
-            }
-            _ => current.push(tt),
-        }
-    }
-    if !current.is_empty() {
-        chunks.push(current.into_iter().collect());
-    }
-    chunks
 }
 
 /// A value as written, before we know what the key wants.

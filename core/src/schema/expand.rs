@@ -63,7 +63,7 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
     let storage = crd_args.storage;
     let root_patch = crd_args.root.to_json();
     let type_name = root.to_string();
-    let item_name = parsed.ident.to_string();
+    let source = crate::rbac::source_expr(&parsed.ident.to_string());
     let registration = quote! {
         const _: () = {
             #[::kube_markers::__private::linkme::distributed_slice(::kube_markers::__private::CRD_ENTRIES)]
@@ -73,13 +73,7 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
                 storage: #storage,
                 root_patch: #root_patch,
                 type_name: #type_name,
-                source: ::kube_markers::registry::Source {
-                    file: ::core::file!(),
-                    line: ::core::line!(),
-                    column: ::core::column!(),
-                    module_path: ::core::module_path!(),
-                    item: #item_name,
-                },
+                source: #source,
             };
         };
     };

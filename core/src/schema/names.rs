@@ -32,54 +32,52 @@ pub fn apply_rename_all(rule: &str, field: &str) -> Option<String> {
     })
 }
 
-/// `#[serde(<key> = "...")]` on these attributes, if present.
-pub fn serde_str(attrs: &[syn::Attribute], key: &str) -> Option<String> {
-    let mut found = None;
+/// Calls `f(key, string value if any)` for every top-level key of every `#[serde(...)]`,
+/// skipping over values and nested lists it does not understand.
+fn for_each_serde_key(attrs: &[syn::Attribute], mut f: impl FnMut(&syn::Path, Option<String>)) {
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident(key) {
-                if let Ok(value) = meta.value()
-                    && let Ok(lit) = value.parse::<syn::LitStr>()
-                {
-                    found = Some(lit.value());
-                }
-            } else if meta.input.peek(syn::Token![=]) {
-                let _ = meta.value()?.parse::<syn::Expr>();
+            if meta.input.peek(syn::Token![=]) {
+                let value = meta.value()?.parse::<syn::Expr>()?;
+                let text = match value {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => Some(s.value()),
+                    _ => None,
+                };
+                f(&meta.path, text);
             } else if meta.input.peek(syn::token::Paren) {
+                f(&meta.path, None);
                 let _ = meta.parse_nested_meta(|inner| {
                     if inner.input.peek(syn::Token![=]) {
                         let _ = inner.value()?.parse::<syn::Expr>();
                     }
                     Ok(())
                 });
+            } else {
+                f(&meta.path, None);
             }
             Ok(())
         });
     }
+}
+
+/// `#[serde(<key> = "...")]` on these attributes, if present.
+pub fn serde_str(attrs: &[syn::Attribute], key: &str) -> Option<String> {
+    let mut found = None;
+    for_each_serde_key(attrs, |path, value| {
+        if path.is_ident(key) && value.is_some() {
+            found = value;
+        }
+    });
     found
 }
 
 /// Whether `#[serde(<flag>)]` (or `#[serde(<flag> = ...)]`) is present.
 pub fn serde_has(attrs: &[syn::Attribute], flag: &str) -> bool {
     let mut found = false;
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident(flag) {
-                found = true;
-            }
-            if meta.input.peek(syn::Token![=]) {
-                let _ = meta.value()?.parse::<syn::Expr>();
-            } else if meta.input.peek(syn::token::Paren) {
-                let _ = meta.parse_nested_meta(|inner| {
-                    if inner.input.peek(syn::Token![=]) {
-                        let _ = inner.value()?.parse::<syn::Expr>();
-                    }
-                    Ok(())
-                });
-            }
-            Ok(())
-        });
-    }
+    for_each_serde_key(attrs, |path, _| found |= path.is_ident(flag));
     found
 }
 

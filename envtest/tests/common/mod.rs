@@ -1,0 +1,27 @@
+//! Shared by the end-to-end tests.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// kube-apiserver and etcd: `KUBEBUILDER_ASSETS`, else the pinned build of
+/// `scripts/envtest-assets.sh` (which also honours `KUBEBUILDER_ASSETS`).
+pub fn assets() -> PathBuf {
+    let out = Command::new("bash")
+        .arg(root().join("scripts/envtest-assets.sh"))
+        .output()
+        .expect("run scripts/envtest-assets.sh");
+    assert!(
+        out.status.success(),
+        "scripts/envtest-assets.sh failed (Go is needed to build kube-apiserver and etcd):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
