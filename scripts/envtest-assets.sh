@@ -81,5 +81,5 @@ mkdir -p "$work/etcd"
 )
 
 "$dest/kube-apiserver" --version >&2
-"$dest/etcd" --version | head -n 1 >&2
+"$dest/etcd" --version | sed -n 1p >&2
 echo "$dest"
