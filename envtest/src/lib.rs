@@ -129,8 +129,21 @@ impl EnvtestBuilder {
     }
 
     /// Starts etcd and kube-apiserver and waits until the API server is ready.
+    ///
+    /// Free ports are picked by binding port 0 and letting go, so another process can take one
+    /// before etcd or kube-apiserver binds it; such a start is retried with new ports.
     pub async fn start(self) -> Result<Envtest, Error> {
-        Envtest::start_with(self).await
+        let mut attempt = 1;
+        loop {
+            match Envtest::start_with(self.clone()).await {
+                Err(Error::Start(message))
+                    if attempt < 3 && message.contains("address already in use") =>
+                {
+                    attempt += 1;
+                }
+                result => return result,
+            }
+        }
     }
 }
 
