@@ -295,33 +295,21 @@ pub fn parse(
                     set.insert(json_key(&key), json!(b));
                 }
             }
-            "min_length" | "max_length" => {
-                if let Some(n) = count(arg, cx) {
-                    check_shape(
-                        arg,
-                        shape,
-                        &[Shape::String],
+            "min_length" | "max_length" | "min_items" | "max_items" | "min_properties"
+            | "max_properties" => {
+                let (allowed, what) = match key.as_str() {
+                    "min_length" | "max_length" => (
+                        Shape::String,
                         "strings (use `min_items`/`max_items` for lists)",
-                        cx,
-                    );
-                    set.insert(json_key(&key), json!(n));
-                }
-            }
-            "min_items" | "max_items" => {
-                if let Some(n) = count(arg, cx) {
-                    check_shape(
-                        arg,
-                        shape,
-                        &[Shape::List],
+                    ),
+                    "min_items" | "max_items" => (
+                        Shape::List,
                         "lists (use `min_length`/`max_length` for strings)",
-                        cx,
-                    );
-                    set.insert(json_key(&key), json!(n));
-                }
-            }
-            "min_properties" | "max_properties" => {
+                    ),
+                    _ => (Shape::Map, "objects and maps"),
+                };
                 if let Some(n) = count(arg, cx) {
-                    check_shape(arg, shape, &[Shape::Map], "objects and maps", cx);
+                    check_shape(arg, shape, &[allowed], what, cx);
                     set.insert(json_key(&key), json!(n));
                 }
             }
