@@ -17,5 +17,6 @@ pub mod args;
 pub mod ctxt;
 pub mod names;
 pub mod rbac;
+pub mod scan;
 pub mod schema;
 pub mod suggest;

@@ -2,19 +2,38 @@
 //! the parser, validator and expander live (and are unit-tested). Use these through the
 //! `kube-markers` crate, which re-exports them.
 
-use proc_macro::TokenStream;
+use kube_markers_core::scan::{AttrKind, CallSite, check_call_site};
+use proc_macro::{Span, TokenStream};
+
+/// What the compiler knows about the attribute being expanded; only a proc-macro can ask.
+fn call_site() -> CallSite {
+    let span = Span::call_site();
+    CallSite {
+        text: span.source_text(),
+        file: span.local_file(),
+        line: span.line(),
+        column: span.column(),
+        out_dir: std::env::var_os("OUT_DIR").map(Into::into),
+        test_or_bench_target: std::env::var_os("CARGO_TARGET_TMPDIR").is_some(),
+    }
+}
 
 /// controller-gen's `+kubebuilder:rbac` marker. See `kube_markers::rbac` for the full docs.
 #[proc_macro_attribute]
 pub fn rbac(args: TokenStream, item: TokenStream) -> TokenStream {
-    kube_markers_core::rbac::expand(args.into(), item.into()).into()
+    kube_markers_core::rbac::expand(args.into(), item.into(), &call_site()).into()
 }
 
 /// Registers a `#[derive(CustomResource)]` type for CRD generation and applies the `#[k8s]`
 /// schema markers of its spec struct. See `kube_markers::crd` for the full docs.
 #[proc_macro_attribute]
 pub fn crd(args: TokenStream, item: TokenStream) -> TokenStream {
-    kube_markers_core::schema::expand_crd(args.into(), item.into()).into()
+    let mut out = kube_markers_core::schema::expand_crd(args.into(), item.into());
+    // `#[crd]` stands on a struct, where a `const _` item is valid beside it.
+    let check = check_call_site(AttrKind::Crd, &call_site());
+    out.extend(check.beside);
+    out.extend(check.within);
+    out.into()
 }
 
 /// Applies the `#[k8s]` schema markers of a struct or enum used in a CRD's schema.

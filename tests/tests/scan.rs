@@ -14,6 +14,13 @@ fn fixture() -> PathBuf {
 }
 
 fn workspace() -> Workspace {
+    // Evaluating cfgs resolves the fixture's dependencies (`cargo metadata` with features):
+    // seed its lockfile with this workspace's, so that resolves to crates already here.
+    let lock = fixture().join("Cargo.lock");
+    if !lock.exists() {
+        let ours = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
+        let _ = std::fs::copy(ours, &lock);
+    }
     Workspace::discover(Some(&fixture().join("Cargo.toml"))).expect("cargo metadata on the fixture")
 }
 
@@ -39,53 +46,86 @@ fn metadata_selects_members_that_use_kube_markers() {
     let ws = workspace();
     let names: Vec<&str> = ws.packages.iter().map(|p| p.name.as_str()).collect();
     // `optout-op` set `[package.metadata.kube-markers] scan = false`.
-    assert_eq!(names, ["bin-op", "linked-op", "renamed-op", "unlinked-op"]);
+    assert_eq!(names, ["bin-op", "linked-op", "unlinked-op"]);
     let bin = &ws.packages[0];
     assert_eq!(bin.targets.len(), 1);
     assert_eq!(bin.targets[0].0, "bin:bin-op");
 }
 
-#[test]
-fn scan_follows_the_module_tree_and_records_cfgs() {
-    let report = workspace().scan();
+/// `(file, line, column, cfgs, target)` of every attribute found, relative to the fixture.
+fn found(report: &codegen::ScanReport) -> Vec<(String, usize, usize, Vec<String>, String)> {
     let root = fixture();
-    let found: Vec<(String, usize, Vec<String>)> = report
+    report
         .attrs
         .iter()
         .map(|a| {
             let rel = a.file.strip_prefix(&root).unwrap().display().to_string();
-            (rel, a.lines.0, a.cfgs.clone())
+            let cfgs = a.cfgs.iter().map(|c| c.to_string()).collect();
+            let target = a.target.clone().unwrap_or_else(|| "-".into());
+            (rel, a.line, a.column, cfgs, target)
         })
-        .collect();
-    let none = Vec::<String>::new;
+        .collect()
+}
+
+#[test]
+fn scan_follows_modules_and_includes_and_records_cfgs() {
+    let report = workspace().scan();
+    let row = |file: &str, line: usize, column: usize, cfgs: &[&str], target: &str| {
+        let cfgs = cfgs.iter().map(|c| c.to_string()).collect();
+        (file.to_string(), line, column, cfgs, target.to_string())
+    };
     let expected = vec![
-        ("bin-op/src/main.rs".to_string(), 4, none()),
-        ("linked-op/src/elsewhere/renamed.rs".to_string(), 1, none()),
-        ("linked-op/src/inline/deeper.rs".to_string(), 1, none()),
-        ("linked-op/src/lib.rs".to_string(), 9, none()),
-        ("linked-op/src/lib.rs".to_string(), 15, none()),
-        (
-            "linked-op/src/lib.rs".to_string(),
+        row("bin-op/src/main.rs", 4, 1, &[], "bin:bin-op"),
+        // Not reached by any `mod`: found by the sweep of `src/`, with no target.
+        row("linked-op/src/dead.rs", 2, 1, &[], "-"),
+        row("linked-op/src/elsewhere/renamed.rs", 1, 1, &[], "lib"),
+        row("linked-op/src/included.rs", 1, 1, &[], "lib"),
+        row("linked-op/src/inline/deeper.rs", 1, 1, &[], "lib"),
+        row("linked-op/src/lib.rs", 9, 1, &[], "lib"),
+        row("linked-op/src/lib.rs", 15, 5, &[], "lib"),
+        row(
+            "linked-op/src/lib.rs",
             22,
-            vec!["cfg(feature = \"extra\")".to_string()],
+            1,
+            &["feature = \"extra\""],
+            "lib",
         ),
-        (
-            "linked-op/src/lib.rs".to_string(),
-            25,
-            vec!["cfg(feature = \"extra\")".to_string()],
+        row(
+            "linked-op/src/lib.rs",
+            27,
+            5,
+            &["feature = \"extra\""],
+            "lib",
         ),
-        ("linked-op/src/lib.rs".to_string(), 32, none()),
-        (
-            "linked-op/src/lib.rs".to_string(),
-            40,
-            vec!["cfg(test)".to_string()],
+        row("linked-op/src/lib.rs", 32, 5, &[], "lib"),
+        row("linked-op/src/lib.rs", 40, 5, &["test"], "lib"),
+        row("linked-op/src/lib.rs", 47, 1, &["feature = \"on\""], "lib"),
+        row("linked-op/src/lib.rs", 51, 1, &["not(test)"], "lib"),
+        row("linked-op/src/lib.rs", 54, 19, &["all()"], "lib"),
+        row("linked-op/src/lib.rs", 61, 1, &[], "lib"),
+        row("linked-op/src/lib.rs", 62, 19, &["all()"], "lib"),
+        row("linked-op/src/lib.rs", 65, 19, &["all()"], "lib"),
+        row("linked-op/src/lib.rs", 65, 83, &["all()"], "lib"),
+        row("linked-op/src/nested/child.rs", 1, 1, &[], "lib"),
+        row("linked-op/src/nested.rs", 6, 5, &[], "lib"),
+        row("linked-op/src/nested.rs", 12, 1, &[], "lib"),
+        row("unlinked-op/src/lib.rs", 5, 1, &[], "lib"),
+        row("unlinked-op/src/lib.rs", 10, 1, &["feature = \"x\""], "lib"),
+        row("unlinked-op/src/lib.rs", 14, 1, &["not(test)"], "lib"),
+        row("unlinked-op/src/lib.rs", 17, 19, &["all()"], "lib"),
+        row("unlinked-op/src/lib.rs", 22, 1, &["tokio_unstable"], "lib"),
+        row(
+            "unlinked-op/src/lib.rs",
+            27,
+            1,
+            &["feature = \"off\""],
+            "lib",
         ),
-        ("linked-op/src/nested/child.rs".to_string(), 1, none()),
-        ("linked-op/src/nested.rs".to_string(), 6, none()),
-        ("linked-op/src/nested.rs".to_string(), 12, none()),
-        ("unlinked-op/src/lib.rs".to_string(), 4, none()),
+        row("unlinked-op/src/lib.rs", 35, 5, &[], "lib"),
+        row("unlinked-op/src/part.rs", 1, 1, &[], "lib"),
+        row("unlinked-op/src/stray.rs", 3, 1, &[], "-"),
     ];
-    assert_eq!(found, expected);
+    assert_eq!(found(&report), expected);
     // Arguments are parsed with the macro's own parser.
     let deeper = report
         .attrs
@@ -94,18 +134,7 @@ fn scan_follows_the_module_tree_and_records_cfgs() {
         .unwrap();
     let marker = deeper.marker.as_ref().unwrap();
     assert_eq!(marker.resources, ["pods/eviction"]);
-    // The renamed import is the only scan error; nothing is left unscanned.
-    assert_eq!(report.errors.len(), 1, "{:#?}", report.errors);
-    assert!(
-        report.errors[0].contains("renamed-op/src/lib.rs:2"),
-        "{}",
-        report.errors[0]
-    );
-    assert!(
-        report.errors[0].contains("imported as `authz`"),
-        "{}",
-        report.errors[0]
-    );
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
     assert!(report.warnings.is_empty(), "{:#?}", report.warnings);
 }
 
@@ -114,48 +143,136 @@ fn registry_matches_the_linked_crate_exactly() {
     let mut ws = workspace();
     ws.packages.retain(|p| p.name == "linked-op");
     let entries = linked_entries();
-    assert_eq!(entries.len(), 8, "{entries:#?}");
-    let findings = cross_check(&entries, &[], &ws.scan(), &["linked_op"], &ws.root);
+    // The compiler put these at their `cfg_attr`'s `#` (see the fixture): matched there.
+    let placed = |resource: &str| {
+        let e = entries.iter().find(|e| e.resources == [resource]).unwrap();
+        (e.source.line, e.source.column)
+    };
+    assert_eq!(placed("pods/exec"), (62, 1));
+    assert_eq!(placed("pods/attach"), (65, 19));
+    assert_eq!(placed("pods/portforward"), (65, 1));
+    assert_eq!(entries.len(), 16, "{entries:#?}");
+    let findings = cross_check(
+        &entries,
+        &[],
+        &ws.scan(),
+        &["linked_op"],
+        &ws.root,
+        &ws.cfg_env(),
+    );
     assert!(findings.errors.is_empty(), "{:#?}", findings.errors);
-    // Attributes behind inactive cfgs are reported as warnings, naming the cfg.
+    // Attributes behind cfgs that are off, and a file no `mod` leads to, are warnings.
     assert_eq!(
         located(&findings.warnings),
         [
+            "linked-op/src/dead.rs:2",
             "linked-op/src/lib.rs:22",
-            "linked-op/src/lib.rs:25",
+            "linked-op/src/lib.rs:27",
             "linked-op/src/lib.rs:40"
         ]
     );
-    assert!(findings.warnings.iter().any(|w| w.contains("`cfg(test)`")));
+    assert!(
+        findings
+            .warnings
+            .iter()
+            .any(|w| w.contains("`cfg(test)`") && w.contains("`test` is not set")),
+        "{:#?}",
+        findings.warnings
+    );
+    assert!(
+        findings
+            .warnings
+            .iter()
+            .any(|w| w.contains("feature `extra` of `linked-op` is off")),
+        "{:#?}",
+        findings.warnings
+    );
 }
 
 #[test]
-fn an_unlinked_crate_a_binary_and_a_renamed_import_are_errors() {
+fn every_compiled_attribute_of_an_unlinked_crate_or_a_binary_is_an_error() {
     let ws = workspace();
-    let findings = cross_check(&linked_entries(), &[], &ws.scan(), &["linked_op"], &ws.root);
-    assert_eq!(findings.errors.len(), 3, "{:#?}", findings.errors);
-    let unlinked = findings
-        .errors
-        .iter()
-        .find(|e| e.starts_with("unlinked-op/src/lib.rs:4"))
-        .unwrap();
-    assert!(unlinked.contains("crate `unlinked_op`"), "{unlinked}");
-    assert!(
-        unlinked.contains("add it to `kube_markers::link!(...)`"),
-        "{unlinked}"
+    let findings = cross_check(
+        &linked_entries(),
+        &[],
+        &ws.scan(),
+        &["linked_op"],
+        &ws.root,
+        &ws.cfg_env(),
     );
-    let bin = findings
-        .errors
-        .iter()
-        .find(|e| e.starts_with("bin-op/src/main.rs:4"))
-        .unwrap();
-    assert!(bin.contains("binary target `bin-op`"), "{bin}");
-    assert!(
+    assert_eq!(
+        located(&findings.errors),
+        [
+            "bin-op/src/main.rs:4",
+            "unlinked-op/src/lib.rs:10",
+            "unlinked-op/src/lib.rs:14",
+            "unlinked-op/src/lib.rs:17",
+            "unlinked-op/src/lib.rs:22",
+            "unlinked-op/src/lib.rs:35",
+            "unlinked-op/src/lib.rs:5",
+            "unlinked-op/src/part.rs:1",
+            "unlinked-op/src/stray.rs:3",
+        ],
+        "{:#?}",
+        findings.errors
+    );
+    let error_at = |at: &str| {
         findings
             .errors
             .iter()
-            .any(|e| e.contains("imported as `authz`"))
+            .find(|e| e.starts_with(&format!("{at}:")))
+            .unwrap()
+            .clone()
+    };
+    let plain = error_at("unlinked-op/src/lib.rs:5");
+    assert!(plain.contains("crate `unlinked_op`"), "{plain}");
+    assert!(
+        plain.contains("add it to `kube_markers::link!(...)`"),
+        "{plain}"
     );
+    // Active cfgs are named as active, not as "not in this build".
+    let feature = error_at("unlinked-op/src/lib.rs:10");
+    assert!(
+        feature.contains("`cfg(feature = \"x\")` is active"),
+        "{feature}"
+    );
+    // A custom cfg the scan cannot evaluate says so, and how to declare it.
+    let custom = error_at("unlinked-op/src/lib.rs:22");
+    assert!(
+        custom.contains("cannot tell") && custom.contains("[workspace.metadata.kube-markers] cfg"),
+        "{custom}"
+    );
+    let stray = error_at("unlinked-op/src/stray.rs:3");
+    assert!(stray.contains("no `mod` or `include!`"), "{stray}");
+    let bin = error_at("bin-op/src/main.rs:4");
+    assert!(bin.contains("binary target `bin-op`"), "{bin}");
+    // The attribute behind a feature that is off is only a warning.
+    assert!(
+        findings
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("unlinked-op/src/lib.rs:27:") && w.contains("feature `off`")),
+        "{:#?}",
+        findings.warnings
+    );
+}
+
+#[test]
+fn declared_custom_cfgs_are_evaluated() {
+    let mut ws = workspace();
+    ws.packages.retain(|p| p.name == "unlinked-op");
+    let mut errors_at_22 = |custom: Option<Vec<String>>| {
+        ws.custom_cfgs = custom;
+        let findings = cross_check(&[], &[], &ws.scan(), &[], &ws.root, &ws.cfg_env());
+        findings
+            .errors
+            .iter()
+            .any(|e| e.starts_with("unlinked-op/src/lib.rs:22:"))
+    };
+    assert!(errors_at_22(None));
+    assert!(errors_at_22(Some(vec!["tokio_unstable".into()])));
+    // Declared as the complete list, without it: the cfg is off.
+    assert!(!errors_at_22(Some(vec![])));
 }
 
 #[test]
@@ -170,9 +287,9 @@ fn the_generator_refuses_to_write_when_an_attribute_would_be_lost() {
     let Error::CrossCheck(errors) = &err else {
         panic!("expected a cross-check error, got {err}")
     };
-    assert_eq!(errors.len(), 3);
+    assert_eq!(errors.len(), 9, "{errors:#?}");
     assert!(
-        err.to_string().contains("unlinked-op/src/lib.rs:4"),
+        err.to_string().contains("unlinked-op/src/lib.rs:5"),
         "{err}"
     );
     // Nothing was written.
@@ -189,7 +306,14 @@ fn an_entry_that_disagrees_with_its_source_is_an_error() {
         ..*entries[0]
     }));
     entries[0] = tampered;
-    let findings = cross_check(&entries, &[], &ws.scan(), &["linked_op"], &ws.root);
+    let findings = cross_check(
+        &entries,
+        &[],
+        &ws.scan(),
+        &["linked_op"],
+        &ws.root,
+        &ws.cfg_env(),
+    );
     assert_eq!(findings.errors.len(), 1, "{:#?}", findings.errors);
     assert!(findings.errors[0].contains("differs from the #[rbac] in the source"));
 }
@@ -219,6 +343,7 @@ fn workspace_metadata_can_exclude_members_and_typos_are_caught() {
             "name": name,
             "dependencies": [{ "name": "kube-markers", "kind": null }],
             "targets": [{ "kind": ["lib"], "name": name, "src_path": format!("/ws/{name}/src/lib.rs") }],
+            "manifest_path": format!("/ws/{name}/Cargo.toml"),
             "metadata": null,
         })
     };
@@ -247,41 +372,47 @@ fn workspace_metadata_can_exclude_members_and_typos_are_caught() {
 )]
 const _: () = ();
 
-/// A `cfg_attr` spread over several lines: the registry's line must be one the scan reports.
+/// A `cfg_attr` spread over several lines: the registry's line and column are the ones the
+/// scan reports.
 #[test]
 fn multi_line_cfg_attr_entries_match_the_scan() {
     let entry = rbac_entries()
         .into_iter()
-        .find(|e| e.resources == ["limitranges"])
+        .find(|e| e.resources == ["limitranges"] && e.source.crate_name() != "linked_op")
         .expect("the cfg_attr above is active");
     let this_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scan.rs");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let ws = Workspace {
-        root: Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .unwrap()
-            .to_path_buf(),
         packages: vec![codegen::Package {
             name: "kube-markers-tests".into(),
+            dir: root.join("tests"),
             targets: vec![("lib".into(), this_file.clone())],
         }],
+        ..Workspace::from_metadata(&serde_json::json!({ "workspace_root": root })).unwrap()
     };
     let report = ws.scan();
     let found = report
         .attrs
         .iter()
         .find(|a| {
-            a.marker
-                .as_ref()
-                .is_some_and(|m| m.resources == ["limitranges"])
+            a.file == this_file
+                && a.marker
+                    .as_ref()
+                    .is_some_and(|m| m.resources == ["limitranges"])
         })
         .unwrap();
-    assert_eq!(found.cfgs, ["cfg(all())"]);
-    assert!(
-        [found.lines.0, found.lines.1].contains(&(entry.source.line as usize)),
-        "registry line {} vs scan lines {:?}",
-        entry.source.line,
-        found.lines
+    assert_eq!(found.cfgs.len(), 1);
+    assert_eq!(found.cfgs[0].to_string(), "all()");
+    assert_eq!(
+        (found.line, found.column),
+        (entry.source.line as usize, entry.source.column as usize)
     );
-    let findings = cross_check(&[entry], &[], &report, &[], &ws.root);
-    assert!(findings.errors.is_empty(), "{:#?}", findings.errors);
+    let findings = cross_check(&[entry], &[], &report, &[], &ws.root, &ws.cfg_env());
+    // (The sweep of `tests/` also finds the other test files' attributes: not this test's.)
+    let here: Vec<&String> = findings
+        .errors
+        .iter()
+        .filter(|e| e.starts_with("tests/tests/scan.rs:"))
+        .collect();
+    assert!(here.is_empty(), "{here:#?}");
 }

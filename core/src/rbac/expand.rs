@@ -1,6 +1,7 @@
 //! [`RbacMarker`] + the annotated item → the item, unchanged, plus a registry entry.
 
 use super::{RbacMarker, parse_marker};
+use crate::scan::{AttrKind, CallSite, check_call_site};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 
@@ -8,16 +9,22 @@ use quote::{ToTokens, quote};
 ///
 /// On any error the item is still emitted exactly as written, next to the `compile_error!`s,
 /// so that one typo in an attribute doesn't turn into "cannot find function" elsewhere.
-pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+///
+/// `site` is where the compiler says the attribute stands: an attribute the generator's
+/// workspace scan could not find there is a compile error (see [`check_call_site`]).
+pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStream {
+    let check = check_call_site(AttrKind::Rbac, site);
     let marker = parse_marker(args);
     let target = Target::parse(item.clone());
+    let beside = check.beside;
     match (marker, target) {
         (Ok(marker), Ok(target)) => {
-            let registration = registration(&marker, &target.name);
-            target.emit(registration)
+            let registration = registration(&marker, &target.name, check.within);
+            let emitted = target.emit(registration);
+            quote!(#emitted #beside)
         }
         (marker, target) => {
-            let mut errors = TokenStream::new();
+            let mut errors = beside;
             for err in [marker.err(), target.err()].into_iter().flatten() {
                 errors.extend(err.to_compile_error());
             }
@@ -27,7 +34,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// The registry entry for one attribute: a `const _` block holding a linkme element.
-pub fn registration(marker: &RbacMarker, item_name: &str) -> TokenStream {
+/// `within` goes inside the entry's `const _` block (the call-site check).
+pub fn registration(marker: &RbacMarker, item_name: &str, within: TokenStream) -> TokenStream {
     let list = |v: &[String]| quote!(&[#(#v),*]);
     let opt = |v: &Option<String>| match v {
         Some(s) => quote!(::core::option::Option::Some(#s)),
@@ -43,6 +51,7 @@ pub fn registration(marker: &RbacMarker, item_name: &str) -> TokenStream {
     let source = source_expr(item_name);
     quote! {
         const _: () = {
+            #within
             #[::kube_markers::__private::linkme::distributed_slice(::kube_markers::__private::RBAC_ENTRIES)]
             #[linkme(crate = ::kube_markers::__private::linkme)]
             static ENTRY: ::kube_markers::registry::RbacEntry = ::kube_markers::registry::RbacEntry {

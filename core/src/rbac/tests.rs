@@ -308,6 +308,7 @@ fn expansion_keeps_the_item_and_registers_an_entry() {
                 x + 1
             }
         ),
+        &Default::default(),
     )
     .to_string();
     assert!(out.starts_with("async fn reconcile"), "{out}");
@@ -322,6 +323,7 @@ fn expansion_keeps_the_item_and_registers_an_entry() {
                 fn f(&self) {}
             }
         ),
+        &Default::default(),
     )
     .to_string();
     assert!(
@@ -337,6 +339,7 @@ fn expansion_on_error_emits_item_and_errors() {
         quote!(
             fn f() {}
         ),
+        &Default::default(),
     )
     .to_string();
     assert!(out.starts_with("fn f () { }"), "{out}");
@@ -347,6 +350,7 @@ fn expansion_on_error_emits_item_and_errors() {
         quote!(
             trait T {}
         ),
+        &Default::default(),
     )
     .to_string();
     assert!(out.contains("cannot stand on a trait"), "{out}");

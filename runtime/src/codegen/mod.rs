@@ -14,11 +14,13 @@
 //! `cargo run -p codegen` then writes `rbac-out/role.yaml`; `cargo run -p codegen -- --check`
 //! verifies it is fresh. See [`HELP`] for every flag.
 
+mod cfg;
 mod cli;
 mod crosscheck;
 mod scan;
 mod write;
 
+pub use cfg::{CfgEnv, Truth};
 pub use cli::{Command, HELP, Options};
 pub use crosscheck::{Findings, cross_check};
 pub use scan::{AttrKind, FoundAttr, Package, ScanReport, Workspace};
@@ -154,7 +156,14 @@ pub fn run_with(
     if !opts.no_scan {
         let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
         let scan = workspace.scan();
-        let findings = cross_check(entries, crds, &scan, linked_crates, &workspace.root);
+        let findings = cross_check(
+            entries,
+            crds,
+            &scan,
+            linked_crates,
+            &workspace.root,
+            &workspace.cfg_env(),
+        );
         if !findings.errors.is_empty() {
             return Err(Error::CrossCheck(findings.errors));
         }

@@ -1,24 +1,35 @@
-//! The workspace scan: every `#[rbac]` written in the workspace's sources, found by parsing
-//! them with syn, so the registry can be checked for entries the linker never saw.
+//! The workspace scan: every `#[rbac]` and `#[crd]` written in the workspace's sources, found by
+//! parsing them with syn, so the registry can be checked for entries the linker never saw.
 //!
 //! It follows each library and binary target's module tree from its root file (`mod x;`,
-//! `#[path]`, inline modules), records whether an attribute sits behind a `cfg` (on the item,
-//! an enclosing item, or a `cfg_attr`), and parses the attribute's arguments with the same
-//! parser as the macro.
+//! `#[path]`, inline modules, `include!` of a literal path), records the `cfg`s an attribute
+//! depends on, and parses its arguments with the macro's own parser. Which attributes a file
+//! holds is decided by `kube_markers_core::scan`, the code the macros use to refuse every
+//! spelling the scan could not find.
+//!
+//! Files of a package that the module walk never reached are read too (cheaply: only those
+//! whose text mentions an attribute are parsed), so an attribute in a file the walk cannot
+//! follow (a `mod` declared by a macro, an `include!` of a computed path) is reported, not
+//! skipped.
 
 use super::Error;
-use proc_macro2::Span;
+use super::cfg::CfgEnv;
+use kube_markers_core::scan::{Cfg, IncludePath, scan_file};
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use syn::visit::Visit;
+
+pub use kube_markers_core::scan::AttrKind;
 
 /// A workspace member whose sources are scanned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Package {
     /// Package name as in `Cargo.toml`.
     pub name: String,
-    /// Targets that can hold attributes: `(kind, root file)`, kind being `lib` or `bin`.
+    /// The directory of its `Cargo.toml`.
+    pub dir: PathBuf,
+    /// Targets that can hold attributes: `(kind, root file)`, kind being `lib` or `bin:<name>`.
     pub targets: Vec<(String, PathBuf)>,
 }
 
@@ -27,19 +38,16 @@ pub struct Package {
 pub struct Workspace {
     /// Workspace root directory.
     pub root: PathBuf,
+    /// The manifest `cargo metadata` was run on, if not cargo's default.
+    pub manifest_path: Option<PathBuf>,
     /// Members that depend on `kube-markers` and are not left out by
     /// `[package.metadata.kube-markers] scan = false` or by the workspace's
     /// `[workspace.metadata.kube-markers] scan-exclude = [...]`.
     pub packages: Vec<Package>,
-}
-
-/// Which kube-markers attribute was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AttrKind {
-    /// `#[rbac]`
-    Rbac,
-    /// `#[crd]`
-    Crd,
+    /// `[workspace.metadata.kube-markers] cfg = [...]`: the custom cfgs the build sets (beyond
+    /// cargo's features and rustc's target cfgs), as `name` or `name="value"`. `None` when
+    /// the key is absent: custom cfgs are then unknown to the scan.
+    pub custom_cfgs: Option<Vec<String>>,
 }
 
 /// One attribute found in the source.
@@ -49,14 +57,18 @@ pub struct FoundAttr {
     pub kind: AttrKind,
     /// Package it was found in.
     pub package: String,
-    /// `lib` or `bin:<name>`.
-    pub target: String,
+    /// `lib` or `bin:<name>`; `None` for a file no target's module tree reaches.
+    pub target: Option<String>,
     /// Absolute path of the file.
     pub file: PathBuf,
-    /// Line of the `#` and line of the `rbac` path (the registry records one of them).
-    pub lines: (usize, usize),
+    /// Line of the attribute: its `#`, or its path inside `cfg_attr` (the registry's `line!()`).
+    pub line: usize,
+    /// Column (1-based, the registry's `column!()`).
+    pub column: usize,
+    /// Inside `cfg_attr`: the other place the compiler may put it (that `cfg_attr`'s `#`).
+    pub outer: Option<(usize, usize)>,
     /// The `cfg` predicates the attribute depends on, outermost first; empty if none.
-    pub cfgs: Vec<String>,
+    pub cfgs: Vec<Cfg>,
     /// An `#[rbac]`'s arguments as the macro parses them; `None` if they do not parse (the
     /// crate would not compile then, so only a stale build could have an entry) or for `#[crd]`.
     pub marker: Option<kube_markers_core::rbac::RbacMarker>,
@@ -67,40 +79,19 @@ pub struct FoundAttr {
 pub struct ScanReport {
     /// Attributes, in file and line order.
     pub attrs: Vec<FoundAttr>,
-    /// Problems that make the scan unreliable (unparsable files, renamed imports).
+    /// Problems that make the scan unreliable (unreadable or unparsable files).
     pub errors: Vec<String>,
-    /// Things a user should know (module files not found, e.g. generated ones).
+    /// Things a user should know (module files not found, includes not followed).
     pub warnings: Vec<String>,
 }
 
 impl Workspace {
     /// Runs `cargo metadata --no-deps` (with `$CARGO` when cargo runs us).
     pub fn discover(manifest_path: Option<&Path>) -> Result<Workspace, Error> {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = Command::new(&cargo);
-        cmd.args(["metadata", "--no-deps", "--format-version", "1"]);
-        if let Some(path) = manifest_path {
-            cmd.arg("--manifest-path").arg(path);
-        }
-        let output = cmd.output().map_err(|e| {
-            Error::Scan(format!(
-                "could not run `{} metadata` to find the workspace to scan: {e} \
-                 (run the generator with `cargo run`, or pass --no-scan)",
-                cargo.to_string_lossy()
-            ))
-        })?;
-        if !output.status.success() {
-            return Err(Error::Scan(format!(
-                "`cargo metadata` failed{}:\n{}",
-                manifest_path
-                    .map(|p| format!(" for {}", p.display()))
-                    .unwrap_or_default(),
-                String::from_utf8_lossy(&output.stderr).trim_end()
-            )));
-        }
-        let json: Value = serde_json::from_slice(&output.stdout)
-            .map_err(|e| Error::Scan(format!("`cargo metadata` printed invalid JSON: {e}")))?;
-        Self::from_metadata(&json)
+        let json = cargo_metadata(manifest_path, &["--no-deps"])?;
+        let mut ws = Self::from_metadata(&json)?;
+        ws.manifest_path = manifest_path.map(Path::to_path_buf);
+        Ok(ws)
     }
 
     /// Reads the parts of `cargo metadata` output the scan needs.
@@ -108,21 +99,18 @@ impl Workspace {
         let root = json["workspace_root"]
             .as_str()
             .ok_or_else(|| Error::Scan("`cargo metadata` output has no workspace_root".into()))?;
+        let settings = &json["metadata"]["kube-markers"];
         // `[workspace.metadata.kube-markers] scan-exclude = ["pkg", ...]`: members that are
         // never linked into the generator on purpose (test fixtures, say).
-        let excluded: Vec<&str> = json["metadata"]["kube-markers"]["scan-exclude"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let excluded = string_list(settings, "scan-exclude", root)?.unwrap_or_default();
+        let custom_cfgs = string_list(settings, "cfg", root)?;
         let names: Vec<&str> = json["packages"]
             .as_array()
             .into_iter()
             .flatten()
             .filter_map(|p| p["name"].as_str())
             .collect();
-        if let Some(unknown) = excluded.iter().find(|e| !names.contains(e)) {
+        if let Some(unknown) = excluded.iter().find(|e| !names.contains(&e.as_str())) {
             return Err(Error::Scan(format!(
                 "[workspace.metadata.kube-markers] scan-exclude names `{unknown}`, which is not a \
                  member of the workspace at {root} (members: {})",
@@ -132,7 +120,7 @@ impl Workspace {
         let mut packages = Vec::new();
         for pkg in json["packages"].as_array().into_iter().flatten() {
             let name = pkg["name"].as_str().unwrap_or_default().to_string();
-            if excluded.contains(&name.as_str()) {
+            if excluded.contains(&name) {
                 continue;
             }
             let uses_markers = pkg["dependencies"]
@@ -164,38 +152,118 @@ impl Workspace {
                     }
                 })
                 .collect();
-            packages.push(Package { name, targets });
+            let dir = pkg["manifest_path"]
+                .as_str()
+                .and_then(|m| Path::new(m).parent())
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from(root).join(&name));
+            packages.push(Package { name, dir, targets });
         }
         packages.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(Workspace {
             root: PathBuf::from(root),
+            manifest_path: None,
             packages,
+            custom_cfgs,
         })
+    }
+
+    /// What the workspace's build sets, for evaluating `cfg`s (computed on first use).
+    pub fn cfg_env(&self) -> CfgEnv {
+        CfgEnv::new(self.manifest_path.clone(), self.custom_cfgs.clone())
     }
 
     /// Scans every target of every package.
     pub fn scan(&self) -> ScanReport {
         let mut report = ScanReport::default();
         for pkg in &self.packages {
+            let mut walker = Walker {
+                root: &self.root,
+                package: &pkg.name,
+                target: None,
+                report: &mut report,
+                visited: BTreeSet::new(),
+            };
             for (target, root) in &pkg.targets {
-                let mut walker = Walker {
-                    root: &self.root,
-                    package: &pkg.name,
-                    target,
-                    report: &mut report,
-                    visited: Vec::new(),
-                };
+                walker.target = Some(target);
                 walker.walk_file(root, &module_dir_of_root(root), &[]);
+            }
+            walker.target = None;
+            let mut dirs: Vec<PathBuf> = pkg
+                .targets
+                .iter()
+                .map(|(_, root)| module_dir_of_root(root))
+                .collect();
+            dirs.sort();
+            dirs.dedup();
+            // `src/bin/` is inside `src/`: sweep each tree once.
+            let tops: Vec<&PathBuf> = dirs
+                .iter()
+                .filter(|d| !dirs.iter().any(|o| o != *d && d.starts_with(o)))
+                .collect();
+            for dir in tops {
+                walker.sweep(dir);
             }
         }
         report
             .attrs
-            .sort_by(|a, b| (&a.file, a.lines).cmp(&(&b.file, b.lines)));
+            .sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        // A file in two targets' trees (a lib module also `mod`-ed by a bin) is one attribute.
         report
             .attrs
-            .dedup_by(|a, b| a.file == b.file && a.lines == b.lines);
+            .dedup_by(|a, b| a.file == b.file && a.line == b.line && a.column == b.column);
         report
     }
+}
+
+fn string_list(settings: &Value, key: &str, root: &str) -> Result<Option<Vec<String>>, Error> {
+    match &settings[key] {
+        Value::Null => Ok(None),
+        Value::Array(items) => items
+            .iter()
+            .map(|v| {
+                v.as_str().map(str::to_string).ok_or_else(|| {
+                    Error::Scan(format!(
+                        "[workspace.metadata.kube-markers] {key} in {root}/Cargo.toml must be a \
+                         list of strings, found {v}"
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()
+            .map(Some),
+        other => Err(Error::Scan(format!(
+            "[workspace.metadata.kube-markers] {key} in {root}/Cargo.toml must be a list of \
+             strings, found {other}"
+        ))),
+    }
+}
+
+/// `cargo metadata` as JSON, with extra arguments (`--no-deps`, `--filter-platform`).
+pub(crate) fn cargo_metadata(manifest_path: Option<&Path>, args: &[&str]) -> Result<Value, Error> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(&cargo);
+    cmd.args(["metadata", "--format-version", "1"]).args(args);
+    if let Some(path) = manifest_path {
+        cmd.arg("--manifest-path").arg(path);
+    }
+    let output = cmd.output().map_err(|e| {
+        Error::Scan(format!(
+            "could not run `{} metadata` to find the workspace to scan: {e} \
+             (run the generator with `cargo run`, or pass --no-scan)",
+            cargo.to_string_lossy()
+        ))
+    })?;
+    if !output.status.success() {
+        return Err(Error::Scan(format!(
+            "`cargo metadata` failed{}:\n{}",
+            manifest_path
+                .map(|p| format!(" for {}", p.display()))
+                .unwrap_or_default(),
+            String::from_utf8_lossy(&output.stderr).trim_end()
+        )));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| Error::Scan(format!("`cargo metadata` printed invalid JSON: {e}")))
 }
 
 fn module_dir_of_root(root: &Path) -> PathBuf {
@@ -205,9 +273,10 @@ fn module_dir_of_root(root: &Path) -> PathBuf {
 struct Walker<'a> {
     root: &'a Path,
     package: &'a str,
-    target: &'a str,
+    target: Option<&'a str>,
     report: &'a mut ScanReport,
-    visited: Vec<PathBuf>,
+    /// Files read for this package (by any of its targets).
+    visited: BTreeSet<PathBuf>,
 }
 
 impl Walker<'_> {
@@ -219,12 +288,7 @@ impl Walker<'_> {
             .to_string()
     }
 
-    /// Parses one module file. `mod_dir` is where its `mod x;` children live.
-    fn walk_file(&mut self, file: &Path, mod_dir: &Path, cfgs: &[String]) {
-        if self.visited.iter().any(|f| f == file) {
-            return;
-        }
-        self.visited.push(file.to_path_buf());
+    fn read(&mut self, file: &Path) -> Option<syn::File> {
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
             Err(e) => {
@@ -232,11 +296,15 @@ impl Walker<'_> {
                 self.report
                     .errors
                     .push(format!("{shown}: cannot read: {e}"));
-                return;
+                return None;
             }
         };
-        let ast = match syn::parse_file(&text) {
-            Ok(ast) => ast,
+        self.parse(file, &text)
+    }
+
+    fn parse(&mut self, file: &Path, text: &str) -> Option<syn::File> {
+        match syn::parse_file(text) {
+            Ok(ast) => Some(ast),
             Err(e) => {
                 let at = e.span().start();
                 self.report.errors.push(format!(
@@ -246,295 +314,175 @@ impl Walker<'_> {
                     at.column + 1,
                     self.package
                 ));
-                return;
+                None
             }
-        };
-        let mut visitor = FileVisitor {
-            walker: self,
-            file,
-            mod_dir: mod_dir.to_path_buf(),
-            cfgs: cfgs.to_vec(),
-        };
-        // Inner attributes (`#![cfg(...)]`) make the whole file conditional.
-        let inner = cfg_predicates(&ast.attrs);
-        visitor.cfgs.extend(inner);
-        for item in &ast.items {
-            visitor.visit_item(item);
-        }
-    }
-}
-
-struct FileVisitor<'w, 'a> {
-    walker: &'w mut Walker<'a>,
-    file: &'w Path,
-    mod_dir: PathBuf,
-    cfgs: Vec<String>,
-}
-
-impl FileVisitor<'_, '_> {
-    fn record(&mut self, attrs: &[syn::Attribute]) {
-        for attr in attrs {
-            self.record_meta(&attr.meta, attr.pound_token.span, &[]);
         }
     }
 
-    fn record_meta(&mut self, meta: &syn::Meta, pound: Span, extra_cfgs: &[String]) {
-        let path = meta.path();
-        if let Some(kind) = attr_kind(path) {
-            let tokens = match meta {
-                syn::Meta::List(list) => list.tokens.clone(),
-                _ => proc_macro2::TokenStream::new(),
+    /// Scans one module file and what it declares. `mod_dir` is where its `mod x;` children
+    /// live; `cfgs` are those of the `mod` declaration or `include!` that led here.
+    fn walk_file(&mut self, file: &Path, mod_dir: &Path, cfgs: &[Cfg]) {
+        let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        if !self.visited.insert(canonical) {
+            return;
+        }
+        let Some(ast) = self.read(file) else {
+            return;
+        };
+        let found = scan_file(&ast);
+        self.record(file, cfgs, found.attrs);
+        for m in &found.mods {
+            let mut dir = mod_dir.to_path_buf();
+            dir.extend(&m.inline_path);
+            let here = file.parent().unwrap_or(Path::new("."));
+            let candidates: Vec<PathBuf> = match &m.path_attr {
+                // `#[path]` is relative to the declaring file's directory at the top of a
+                // file, and to the inline modules' directory inside them.
+                Some(p) if m.inline_path.is_empty() => vec![here.join(p)],
+                Some(p) => vec![dir.join(p)],
+                None => vec![
+                    dir.join(format!("{}.rs", m.name)),
+                    dir.join(&m.name).join("mod.rs"),
+                ],
             };
-            let mut cfgs = self.cfgs.clone();
-            cfgs.extend_from_slice(extra_cfgs);
-            let path_line = path
-                .segments
-                .last()
-                .map_or(pound.start().line, |s| s.ident.span().start().line);
-            self.walker.report.attrs.push(FoundAttr {
-                package: self.walker.package.to_string(),
-                target: self.walker.target.to_string(),
-                file: self.file.to_path_buf(),
-                lines: (pound.start().line, path_line),
-                cfgs,
-                kind,
-                marker: match kind {
-                    AttrKind::Rbac => kube_markers_core::rbac::parse_marker(tokens).ok(),
+            let mut all_cfgs = cfgs.to_vec();
+            all_cfgs.extend(m.cfgs.iter().cloned());
+            let Some(child) = candidates.iter().find(|c| c.is_file()) else {
+                let looked: Vec<String> = candidates.iter().map(|c| self.shown(c)).collect();
+                self.report.warnings.push(format!(
+                    "{}:{}: module file for `mod {};` not found (looked for {}); its \
+                     attributes, if any, were not scanned",
+                    self.shown(file),
+                    m.line,
+                    m.name,
+                    looked.join(" and ")
+                ));
+                continue;
+            };
+            // A `mod.rs` (or a `#[path]` file) holds its children beside it; `foo.rs` holds
+            // them in `foo/`.
+            let child_dir = if m.path_attr.is_some() || child.ends_with("mod.rs") {
+                child.parent().map(Path::to_path_buf).unwrap_or_default()
+            } else {
+                dir.join(&m.name)
+            };
+            let child = child.clone();
+            self.walk_file(&child, &child_dir, &all_cfgs);
+        }
+        for inc in &found.includes {
+            let here = file.parent().unwrap_or(Path::new("."));
+            let path = match &inc.path {
+                IncludePath::Relative(p) => here.join(p),
+                IncludePath::ManifestDir(rest) => match self.package_dir_of(file) {
+                    Some(dir) => PathBuf::from(format!("{}{rest}", dir.display())),
+                    None => continue,
+                },
+                // The macros refuse attributes in a build script's output.
+                IncludePath::OutDir => continue,
+                IncludePath::Unknown(written) => {
+                    self.report.warnings.push(format!(
+                        "{}:{}: `include!({written})` names a file the scan cannot compute; \
+                         attributes in it are checked only if another file of the package \
+                         leads the scan to it",
+                        self.shown(file),
+                        inc.line
+                    ));
+                    continue;
+                }
+            };
+            let mut all_cfgs = cfgs.to_vec();
+            all_cfgs.extend(inc.cfgs.iter().cloned());
+            // An included file's items belong to the including module: its `mod x;` children
+            // live where the includer's do.
+            let mut dir = mod_dir.to_path_buf();
+            dir.extend(&inc.inline_path);
+            self.walk_file(&path, &dir, &all_cfgs);
+        }
+    }
+
+    fn package_dir_of(&self, file: &Path) -> Option<PathBuf> {
+        file.ancestors()
+            .skip(1)
+            .find(|d| d.join("Cargo.toml").is_file())
+            .map(Path::to_path_buf)
+    }
+
+    fn record(
+        &mut self,
+        file: &Path,
+        cfgs: &[Cfg],
+        attrs: Vec<kube_markers_core::scan::FoundAttr>,
+    ) {
+        for attr in attrs {
+            let mut all_cfgs = cfgs.to_vec();
+            all_cfgs.extend(attr.cfgs);
+            self.report.attrs.push(FoundAttr {
+                kind: attr.kind,
+                package: self.package.to_string(),
+                target: self.target.map(str::to_string),
+                file: file.to_path_buf(),
+                line: attr.line,
+                column: attr.column,
+                outer: attr.outer,
+                cfgs: all_cfgs,
+                marker: match attr.kind {
+                    AttrKind::Rbac => kube_markers_core::rbac::parse_marker(attr.args).ok(),
                     AttrKind::Crd => None,
                 },
             });
-        } else if path.is_ident("cfg_attr") {
-            let Ok(parts) = attr_cfg_attr_parts(meta) else {
-                return;
+        }
+    }
+
+    /// The `.rs` files under a target's source directory that no module tree reached: an
+    /// attribute in one of them is recorded with no target, for the cross-check to judge.
+    /// Hidden directories and nested packages are skipped.
+    fn sweep(&mut self, dir: &Path) {
+        let mut stack = vec![dir.to_path_buf()];
+        let mut files = Vec::new();
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
             };
-            let (pred, metas) = parts;
-            let mut cfgs = extra_cfgs.to_vec();
-            cfgs.push(format!("cfg({pred})"));
-            for inner in &metas {
-                self.record_meta(inner, pound, &cfgs);
-            }
-        }
-    }
-
-    fn with_item_cfgs(&mut self, attrs: &[syn::Attribute], f: impl FnOnce(&mut Self)) {
-        let before = self.cfgs.len();
-        self.cfgs.extend(cfg_predicates(attrs));
-        f(self);
-        self.cfgs.truncate(before);
-    }
-
-    fn check_renamed_import(&mut self, tree: &syn::UseTree, prefix: &mut Vec<String>) {
-        match tree {
-            syn::UseTree::Path(p) => {
-                prefix.push(p.ident.to_string());
-                self.check_renamed_import(&p.tree, prefix);
-                prefix.pop();
-            }
-            syn::UseTree::Group(g) => {
-                for t in &g.items {
-                    self.check_renamed_import(t, prefix);
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                if kind.is_dir() {
+                    if !name.starts_with('.') && !path.join("Cargo.toml").exists() {
+                        stack.push(path);
+                    }
+                } else if name.ends_with(".rs") {
+                    files.push(path);
                 }
             }
-            syn::UseTree::Rename(r)
-                if r.ident == "rbac" && prefix.iter().any(|s| s == "kube_markers") =>
-            {
-                let line = r.ident.span().start().line;
-                let shown = self.walker.shown(self.file);
-                self.walker.report.errors.push(format!(
-                    "{shown}:{line}: `{}` is imported as `{}`; the workspace scan only recognizes \
-                     the attributes under their own names (`#[{0}]`, `#[kube_markers::{0}]`), so \
-                     attributes under another name could go missing unnoticed. Import it as `{0}` \
-                     (package `{}`)",
-                    r.ident, r.rename, self.walker.package
-                ));
-            }
-            _ => {}
         }
-    }
-}
-
-impl<'ast> Visit<'ast> for FileVisitor<'_, '_> {
-    fn visit_item(&mut self, item: &'ast syn::Item) {
-        let attrs = item_attrs(item);
-        self.with_item_cfgs(attrs, |v| {
-            v.record(attrs);
-            match item {
-                syn::Item::Mod(m) => v.visit_module(m),
-                syn::Item::Use(u) => v.check_renamed_import(&u.tree, &mut Vec::new()),
-                _ => syn::visit::visit_item(v, item),
+        files.sort();
+        for file in files {
+            let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+            if self.visited.contains(&canonical) {
+                continue;
             }
-        });
-    }
-
-    fn visit_impl_item(&mut self, item: &'ast syn::ImplItem) {
-        let attrs: &[syn::Attribute] = match item {
-            syn::ImplItem::Fn(f) => &f.attrs,
-            syn::ImplItem::Const(c) => &c.attrs,
-            syn::ImplItem::Type(t) => &t.attrs,
-            syn::ImplItem::Macro(m) => &m.attrs,
-            _ => &[],
-        };
-        self.with_item_cfgs(attrs, |v| {
-            v.record(attrs);
-            syn::visit::visit_impl_item(v, item);
-        });
-    }
-
-    fn visit_trait_item(&mut self, item: &'ast syn::TraitItem) {
-        let attrs: &[syn::Attribute] = match item {
-            syn::TraitItem::Fn(f) => &f.attrs,
-            syn::TraitItem::Const(c) => &c.attrs,
-            syn::TraitItem::Type(t) => &t.attrs,
-            syn::TraitItem::Macro(m) => &m.attrs,
-            _ => &[],
-        };
-        self.with_item_cfgs(attrs, |v| {
-            v.record(attrs);
-            syn::visit::visit_trait_item(v, item);
-        });
-    }
-}
-
-impl FileVisitor<'_, '_> {
-    fn visit_module(&mut self, m: &syn::ItemMod) {
-        let name = m.ident.unraw_string();
-        let path_attr = m.attrs.iter().find_map(|a| match &a.meta {
-            syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
-                _ => None,
-            },
-            _ => None,
-        });
-        match &m.content {
-            Some((_, items)) => {
-                let inner = self.mod_dir.join(&name);
-                let saved = std::mem::replace(&mut self.mod_dir, inner);
-                for item in items {
-                    self.visit_item(item);
-                }
-                self.mod_dir = saved;
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            // Only a file that names an attribute can hold one.
+            if !(text.contains("rbac") || text.contains("crd")) {
+                continue;
             }
-            None => {
-                let here = self.file.parent().unwrap_or(Path::new("."));
-                let candidates: Vec<PathBuf> = match &path_attr {
-                    Some(p) => vec![here.join(p)],
-                    None => vec![
-                        self.mod_dir.join(format!("{name}.rs")),
-                        self.mod_dir.join(&name).join("mod.rs"),
-                    ],
-                };
-                let Some(file) = candidates.iter().find(|c| c.is_file()) else {
-                    let shown = self.walker.shown(self.file);
-                    let looked: Vec<String> =
-                        candidates.iter().map(|c| self.walker.shown(c)).collect();
-                    self.walker.report.warnings.push(format!(
-                        "{shown}:{}: module file for `mod {name};` not found (looked for {}); its \
-                         attributes, if any, were not scanned",
-                        m.ident.span().start().line,
-                        looked.join(" and ")
-                    ));
-                    return;
-                };
-                // A `mod.rs` (or a `#[path]` file) holds its children beside it; `foo.rs`
-                // holds them in `foo/`.
-                let child_dir = if path_attr.is_some() || file.ends_with("mod.rs") {
-                    file.parent().map(Path::to_path_buf).unwrap_or_default()
-                } else {
-                    self.mod_dir.join(&name)
-                };
-                let cfgs = self.cfgs.clone();
-                let file = file.clone();
-                self.walker.walk_file(&file, &child_dir, &cfgs);
+            self.visited.insert(canonical);
+            // Not compiled as far as the module walk knows: a file that does not parse is
+            // worth a warning, not a failed run.
+            match syn::parse_file(&text) {
+                Ok(ast) => self.record(&file, &[], scan_file(&ast).attrs),
+                Err(e) => self.report.warnings.push(format!(
+                    "{}: not reached by any target's module tree, and it does not parse ({e});                      it was not scanned (package `{}`)",
+                    self.shown(&file),
+                    self.package
+                )),
             }
         }
-    }
-}
-
-trait UnrawString {
-    fn unraw_string(&self) -> String;
-}
-
-impl UnrawString for syn::Ident {
-    fn unraw_string(&self) -> String {
-        let s = self.to_string();
-        s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
-    }
-}
-
-/// `rbac`/`crd`, or the same under `kube_markers::`.
-fn attr_kind(path: &syn::Path) -> Option<AttrKind> {
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let last = match segs.as_slice() {
-        [one] => one.as_str(),
-        [krate, last] if krate == "kube_markers" => last.as_str(),
-        _ => return None,
-    };
-    match last {
-        "rbac" => Some(AttrKind::Rbac),
-        "crd" => Some(AttrKind::Crd),
-        _ => None,
-    }
-}
-
-fn attr_cfg_attr_parts(meta: &syn::Meta) -> syn::Result<(String, Vec<syn::Meta>)> {
-    let syn::Meta::List(list) = meta else {
-        return Err(syn::Error::new(Span::call_site(), "not a list"));
-    };
-    let parser = |input: syn::parse::ParseStream| {
-        let pred: syn::Meta = input.parse()?;
-        input.parse::<syn::Token![,]>()?;
-        let rest =
-            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated(input)?;
-        Ok((pred, rest.into_iter().collect::<Vec<_>>()))
-    };
-    let (pred, metas) = syn::parse::Parser::parse2(parser, list.tokens.clone())?;
-    Ok((compact_tokens(&pred), metas))
-}
-
-fn cfg_predicates(attrs: &[syn::Attribute]) -> Vec<String> {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("cfg"))
-        .filter_map(|a| match &a.meta {
-            syn::Meta::List(list) => Some(format!("cfg({})", compact_stream(&list.tokens))),
-            _ => None,
-        })
-        .collect()
-}
-
-fn compact_tokens(meta: &syn::Meta) -> String {
-    compact_stream(&quote::ToTokens::to_token_stream(meta))
-}
-
-fn compact_stream(tokens: &proc_macro2::TokenStream) -> String {
-    tokens
-        .to_string()
-        .replace(" (", "(")
-        .replace("( ", "(")
-        .replace(" )", ")")
-        .replace(" ,", ",")
-}
-
-fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
-    match item {
-        syn::Item::Const(i) => &i.attrs,
-        syn::Item::Enum(i) => &i.attrs,
-        syn::Item::ExternCrate(i) => &i.attrs,
-        syn::Item::Fn(i) => &i.attrs,
-        syn::Item::ForeignMod(i) => &i.attrs,
-        syn::Item::Impl(i) => &i.attrs,
-        syn::Item::Macro(i) => &i.attrs,
-        syn::Item::Mod(i) => &i.attrs,
-        syn::Item::Static(i) => &i.attrs,
-        syn::Item::Struct(i) => &i.attrs,
-        syn::Item::Trait(i) => &i.attrs,
-        syn::Item::TraitAlias(i) => &i.attrs,
-        syn::Item::Type(i) => &i.attrs,
-        syn::Item::Union(i) => &i.attrs,
-        syn::Item::Use(i) => &i.attrs,
-        _ => &[],
     }
 }
