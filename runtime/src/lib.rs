@@ -2,9 +2,9 @@
 //!
 //! Annotate reconcilers with [`rbac`](macro@rbac); each attribute is validated at compile time and
 //! registered in a link-time [`registry`]. A generator binary whose `main` is
-//! [`codegen::main`] (with the crates it collects named by [`link!`]) merges every entry into
-//! ClusterRole/Role manifests exactly as controller-gen does ([`rbac`](mod@rbac)) and writes
-//! them with controller-gen's YAML conventions ([`yaml`]).
+//! `kube_markers::codegen::main` (feature `codegen`, with the crates it collects named by
+//! [`link!`]) merges every entry into ClusterRole/Role manifests exactly as controller-gen does
+//! ([`rbac`](mod@rbac)) and writes them with controller-gen's YAML conventions.
 //!
 //! ```
 //! use kube_markers::rbac;
@@ -12,9 +12,45 @@
 //! #[rbac(groups = "apps", resources = "deployments", verbs = "get;list;watch")]
 //! #[rbac(groups = "", resources = "pods/status", verbs = "get;update")]
 //! async fn reconcile() { /* … */ }
-//! # fn main() {}
+//!
+//! # fn main() {
+//! let entry = kube_markers::registry::rbac_entries()
+//!     .into_iter()
+//!     .find(|e| e.resources == ["deployments"])
+//!     .unwrap();
+//! assert_eq!(entry.verbs, ["get", "list", "watch"]);
+//! assert_eq!(entry.source.item, "reconcile");
+//! # }
+//! ```
+//!
+//! Custom resources take [`crd`](macro@crd) above kube-rs' `#[derive(CustomResource)]`, with
+//! controller-gen's schema markers as `#[k8s(...)]`; the generator writes one CRD per group and
+//! kind, checked against the API server's structural-schema rules:
+//!
+//! ```
+//! use kube::CustomResource;
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[kube_markers::crd]
+//! #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+//! #[kube(group = "db.example.com", version = "v1", kind = "Database", namespaced)]
+//! pub struct DatabaseSpec {
+//!     #[k8s(minimum = 1, maximum = 10)]
+//!     pub replicas: i32,
+//! }
+//!
+//! # fn main() {
+//! use kube::CustomResourceExt;
+//! let schema = serde_json::to_value(Database::crd()).unwrap();
+//! let replicas = &schema["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+//!     ["spec"]["properties"]["replicas"];
+//! assert_eq!(replicas["maximum"], 10.0);
+//! assert_eq!(kube_markers::registry::crd_entries()[0].type_name, "Database");
+//! # }
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Lets the attributes' `::kube_markers::…` paths resolve inside this crate's own tests.
 extern crate self as kube_markers;
@@ -25,6 +61,7 @@ pub mod registry;
 pub mod yaml;
 
 #[cfg(feature = "codegen")]
+#[cfg_attr(docsrs, doc(cfg(feature = "codegen")))]
 pub mod codegen;
 
 /// controller-gen's `+kubebuilder:rbac` marker.

@@ -11,6 +11,7 @@ use linkme::distributed_slice;
 
 /// Where an attribute stands in the source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub struct Source {
     /// `file!()` at the attribute: relative to the workspace root for workspace members.
     pub file: &'static str,
@@ -25,6 +26,25 @@ pub struct Source {
 }
 
 impl Source {
+    /// The expansions' constructor: registry statics are built in the annotated crates, so
+    /// they go through this one function and the struct can gain fields.
+    #[doc(hidden)]
+    pub const fn __new(
+        file: &'static str,
+        line: u32,
+        column: u32,
+        module_path: &'static str,
+        item: &'static str,
+    ) -> Self {
+        Source {
+            file,
+            line,
+            column,
+            module_path,
+            item,
+        }
+    }
+
     /// The crate the attribute was compiled in (with `_` for `-`).
     pub fn crate_name(&self) -> &'static str {
         self.module_path
@@ -42,6 +62,7 @@ impl std::fmt::Display for Source {
 
 /// One `#[rbac(...)]` attribute, exactly as validated at compile time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct RbacEntry {
     /// `groups`, as written (`core` not yet mapped to `""`).
     pub groups: &'static [&'static str],
@@ -59,6 +80,33 @@ pub struct RbacEntry {
     pub role_name: Option<&'static str>,
     /// Where the attribute stands.
     pub source: Source,
+}
+
+impl RbacEntry {
+    /// The expansions' constructor (see [`Source::__new`]).
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    pub const fn __new(
+        groups: &'static [&'static str],
+        resources: &'static [&'static str],
+        resource_names: &'static [&'static str],
+        verbs: &'static [&'static str],
+        urls: &'static [&'static str],
+        namespace: Option<&'static str>,
+        role_name: Option<&'static str>,
+        source: Source,
+    ) -> Self {
+        RbacEntry {
+            groups,
+            resources,
+            resource_names,
+            verbs,
+            urls,
+            namespace,
+            role_name,
+            source,
+        }
+    }
 }
 
 /// One `#[kube_markers::crd]` type: a custom resource to generate a CRD version from.

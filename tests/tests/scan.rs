@@ -301,10 +301,17 @@ fn an_entry_that_disagrees_with_its_source_is_an_error() {
     let mut ws = workspace();
     ws.packages.retain(|p| p.name == "linked-op");
     let mut entries = linked_entries();
-    let tampered: &'static RbacEntry = Box::leak(Box::new(RbacEntry {
-        verbs: &["*"],
-        ..*entries[0]
-    }));
+    let e = entries[0];
+    let tampered: &'static RbacEntry = Box::leak(Box::new(RbacEntry::__new(
+        e.groups,
+        e.resources,
+        e.resource_names,
+        &["*"],
+        e.urls,
+        e.namespace,
+        e.role_name,
+        e.source,
+    )));
     entries[0] = tampered;
     let findings = cross_check(
         &entries,

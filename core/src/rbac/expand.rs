@@ -54,16 +54,16 @@ pub fn registration(marker: &RbacMarker, item_name: &str, within: TokenStream) -
             #within
             #[::kube_markers::__private::linkme::distributed_slice(::kube_markers::__private::RBAC_ENTRIES)]
             #[linkme(crate = ::kube_markers::__private::linkme)]
-            static ENTRY: ::kube_markers::registry::RbacEntry = ::kube_markers::registry::RbacEntry {
-                groups: #groups,
-                resources: #resources,
-                resource_names: #resource_names,
-                verbs: #verbs,
-                urls: #urls,
-                namespace: #namespace,
-                role_name: #role_name,
-                source: #source,
-            };
+            static ENTRY: ::kube_markers::registry::RbacEntry = ::kube_markers::registry::RbacEntry::__new(
+                #groups,
+                #resources,
+                #resource_names,
+                #verbs,
+                #urls,
+                #namespace,
+                #role_name,
+                #source,
+            );
         };
     }
 }
@@ -73,13 +73,13 @@ pub fn registration(marker: &RbacMarker, item_name: &str, within: TokenStream) -
 /// workspace scan matches against.
 pub fn source_expr(item_name: &str) -> TokenStream {
     quote! {
-        ::kube_markers::registry::Source {
-            file: ::core::file!(),
-            line: ::core::line!(),
-            column: ::core::column!(),
-            module_path: ::core::module_path!(),
-            item: #item_name,
-        }
+        ::kube_markers::registry::Source::__new(
+            ::core::file!(),
+            ::core::line!(),
+            ::core::column!(),
+            ::core::module_path!(),
+            #item_name,
+        )
     }
 }
 

@@ -1,0 +1,64 @@
+//! An operator that depends on `kube-markers` with its default features links no generator
+//! code: no parser, no CEL, no diffing, no JSON-schema validator, no YAML writer's deps.
+
+use std::process::Command;
+
+/// Crates of the normal (non-proc-macro) dependency graph of `kube-markers` with `features`.
+fn dependencies(features: &[&str]) -> Vec<String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../runtime/Cargo.toml");
+    let mut cmd = Command::new(cargo);
+    cmd.args(["tree", "--manifest-path", manifest, "-p", "kube-markers"])
+        .args([
+            "-e",
+            "normal,no-proc-macro",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ]);
+    if !features.is_empty() {
+        cmd.args(["--features", &features.join(",")]);
+    }
+    let out = cmd.output().expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+const GENERATOR_ONLY: &[&str] = &[
+    "kube-markers-core",
+    "syn",
+    "quote",
+    "proc-macro2",
+    "similar",
+    "kube-cel",
+    "jsonschema",
+    "regex",
+    "regex-syntax",
+    "serde-saphyr",
+];
+
+#[test]
+fn the_default_features_link_no_generator_code() {
+    let lean = dependencies(&[]);
+    let leaked: Vec<&&str> = GENERATOR_ONLY
+        .iter()
+        .filter(|name| lean.iter().any(|d| d == **name))
+        .collect();
+    assert!(leaked.is_empty(), "{leaked:?} in {lean:#?}");
+    // The probe can fail: with the generator, they are there.
+    let full = dependencies(&["codegen"]);
+    for name in ["kube-markers-core", "syn", "similar", "kube-cel"] {
+        assert!(full.iter().any(|d| d == name), "{name} not in {full:#?}");
+    }
+}
