@@ -13,6 +13,12 @@
 //!
 //! `cargo run -p codegen` then writes `rbac-out/role.yaml`; `cargo run -p codegen -- --check`
 //! verifies it is fresh. See [`HELP`] for every flag.
+//!
+//! Every destination is validated before anything is written. In each directory it writes to,
+//! the generator keeps a ledger of the files it wrote and their SHA-256
+//! (`.kube-markers-<generator>.sha256`): it removes a file only if the ledger lists it, it no
+//! longer generates it, and its content is unchanged, so files it did not write (by hand, or
+//! by another generator with another name) are never touched.
 
 mod cli;
 mod crosscheck;
