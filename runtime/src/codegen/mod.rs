@@ -271,10 +271,7 @@ pub fn run_with(
     let files = if opts.check {
         write::check(&plan)?
     } else {
-        let (files, kept) = write::apply(plan)?;
-        // Files found changed only at removal time (the plan's warnings are already in).
-        warnings.extend(kept);
-        files
+        write::apply(plan, &mut warnings)?
     };
     Ok(Report {
         files,

@@ -556,7 +556,7 @@ fn our_orphan_edited_by_hand_is_kept_with_a_warning() {
     // --check: not an orphan to remove, but the ledger would change.
     let check = generator.check();
     assert_eq!(status_of(&check, &bananas), None);
-    assert_eq!(check.warnings, [expected.clone()]);
+    assert_eq!(check.warnings, std::slice::from_ref(&expected));
     let ledger = generator.ledger(&generator.crd_dir());
     assert!(matches!(
         status_of(&check, &ledger),

@@ -570,9 +570,12 @@ impl Drop for Staging {
 }
 
 /// Carries out a plan: stages every changed file (a failure leaves the tree as it was), then
-/// renames the outputs into place, removes the orphans, and renames the ledgers last.
-/// Returns the statuses and warnings beyond the plan's (files found changed at removal time).
-pub(crate) fn apply(plan: Plan) -> Result<(Vec<(PathBuf, FileStatus)>, Vec<String>), Error> {
+/// renames the outputs into place, removes the orphans, and renames the ledgers last. Files
+/// found changed only at removal time are kept and added to `warnings`.
+pub(crate) fn apply(
+    plan: Plan,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(PathBuf, FileStatus)>, Error> {
     let unchanged =
         |o: &Output| std::fs::read(&o.path).is_ok_and(|old| old == o.content.as_bytes());
     let mut staging = Staging::default();
@@ -587,7 +590,6 @@ pub(crate) fn apply(plan: Plan) -> Result<(Vec<(PathBuf, FileStatus)>, Vec<Strin
     }
 
     let mut report = Vec::new();
-    let mut warnings = Vec::new();
     for o in &plan.outputs {
         staging.commit_one(&o.path)?;
         report.push((o.path.clone(), statuses[&o.path].clone()));
@@ -611,5 +613,5 @@ pub(crate) fn apply(plan: Plan) -> Result<(Vec<(PathBuf, FileStatus)>, Vec<Strin
         staging.commit_one(&o.path)?;
         report.push((o.path.clone(), statuses[&o.path].clone()));
     }
-    Ok((report, warnings))
+    Ok(report)
 }
