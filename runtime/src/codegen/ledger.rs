@@ -80,13 +80,6 @@ impl Ledger {
         }
         (ledger, problems)
     }
-
-    /// Whether `content` is what this ledger says was written to `name`.
-    pub(crate) fn wrote(&self, name: &str, content: &[u8]) -> bool {
-        self.files
-            .get(name)
-            .is_some_and(|hashes| hashes.contains(&sha256_hex(content)))
-    }
 }
 
 fn parse_line(line: &str) -> Result<(&str, &str), &'static str> {

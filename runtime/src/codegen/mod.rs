@@ -261,13 +261,13 @@ pub fn run_with(
             option: "--crd-out",
         },
     ];
-    let plan = write::plan(
+    let mut plan = write::plan(
         outputs,
         &destinations,
         &opts.generator_name,
         opts.header_file.as_deref(),
     )?;
-    warnings.extend(plan.warnings.iter().cloned());
+    warnings.append(&mut plan.warnings);
     let files = if opts.check {
         write::check(&plan)?
     } else {

@@ -117,14 +117,24 @@ pub(crate) struct Destination {
     pub(crate) option: &'static str,
 }
 
-/// A file to remove, with the content hashes that make it ours.
+/// A file to remove.
 #[derive(Debug, Clone)]
 struct Removal {
     path: PathBuf,
     kind: Orphan,
-    /// For [`Orphan::Output`]: the ledger's entry, checked again right before removing.
-    ledger: Ledger,
-    name: String,
+    /// For [`Orphan::Output`]: the hashes the ledger lists for it, checked again right before
+    /// removing.
+    hashes: BTreeSet<String>,
+}
+
+/// What became of a file this generator wrote and no longer generates.
+enum OrphanState {
+    /// Exactly what the ledger says was written: to remove.
+    Unchanged,
+    /// Changed since, or no longer a regular file: kept, with this warning.
+    Kept(String),
+    /// Already gone.
+    Gone,
 }
 
 /// Everything a run will do, decided before anything is touched.
@@ -299,20 +309,20 @@ pub(crate) fn plan(
         }
 
         if let Some(ours) = &ours {
-            for name in ours.files.keys() {
+            for (name, hashes) in &ours.files {
+                // Another generator's ledger listing it too makes it not ours alone: keep it.
                 if names.contains(name.as_str()) || claimed_by(name).is_some() {
                     continue;
                 }
                 let path = dir.join(name);
-                match orphan_state(&path, name, ours, generator)? {
-                    Ok(()) => removals.push(Removal {
+                match orphan_state(&path, hashes, generator)? {
+                    OrphanState::Unchanged => removals.push(Removal {
                         path,
                         kind: Orphan::Output,
-                        ledger: ours.clone(),
-                        name: name.clone(),
+                        hashes: hashes.clone(),
                     }),
-                    Err(Some(kept)) => warnings.push(kept),
-                    Err(None) => {}
+                    OrphanState::Kept(warning) => warnings.push(warning),
+                    OrphanState::Gone => {}
                 }
             }
         } else {
@@ -337,8 +347,7 @@ pub(crate) fn plan(
             removals.push(Removal {
                 path: ledger_path,
                 kind: Orphan::Ledger,
-                ledger: Ledger::default(),
-                name: String::new(),
+                hashes: BTreeSet::new(),
             });
         }
     }
@@ -399,37 +408,35 @@ fn foreign_ledgers(dir: &Path, generator: &str) -> Result<Vec<Foreign>, Error> {
     Ok(out)
 }
 
-/// Whether a file our ledger lists, and that we no longer generate, may be removed:
-/// `Ok(Ok(()))` if it is exactly what we wrote, `Ok(Err(Some(warning)))` if it is kept,
-/// `Ok(Err(None))` if it is already gone.
+/// Whether a file our ledger lists (with `hashes`), and that we no longer generate, may be
+/// removed.
 fn orphan_state(
     path: &Path,
-    name: &str,
-    ours: &Ledger,
+    hashes: &BTreeSet<String>,
     generator: &str,
-) -> Result<Result<(), Option<String>>, Error> {
+) -> Result<OrphanState, Error> {
     let metadata = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Err(None)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(OrphanState::Gone),
         Err(e) => return Err(io(IoAction::Read, path)(e)),
     };
     let kept = |why: &str| {
-        Ok(Err(Some(format!(
+        OrphanState::Kept(format!(
             "kept {}: generator `{generator}` wrote it and no longer generates it, but {why}; it \
              is dropped from the ledger and never touched again (delete it yourself if nothing \
              needs it)",
             path.display()
-        ))))
+        ))
     };
     if !metadata.is_file() {
-        return kept("it is no longer a regular file");
+        return Ok(kept("it is no longer a regular file"));
     }
     let content = std::fs::read(path).map_err(io(IoAction::Read, path))?;
-    if ours.wrote(name, &content) {
-        Ok(Ok(()))
+    Ok(if hashes.contains(&ledger::sha256_hex(&content)) {
+        OrphanState::Unchanged
     } else {
         kept("it was changed since (its SHA-256 is not the one in the ledger)")
-    }
+    })
 }
 
 /// Before this generator had a ledger in `dir`, it removed every YAML file carrying its
@@ -597,13 +604,13 @@ pub(crate) fn apply(
     for r in &plan.removals {
         if r.kind == Orphan::Output {
             // Checked again: the file may have changed since the plan read it.
-            match orphan_state(&r.path, &r.name, &r.ledger, &plan.generator)? {
-                Ok(()) => {}
-                Err(Some(kept)) => {
-                    warnings.push(kept);
+            match orphan_state(&r.path, &r.hashes, &plan.generator)? {
+                OrphanState::Unchanged => {}
+                OrphanState::Kept(warning) => {
+                    warnings.push(warning);
                     continue;
                 }
-                Err(None) => continue,
+                OrphanState::Gone => continue,
             }
         }
         std::fs::remove_file(&r.path).map_err(io(IoAction::Remove, &r.path))?;
