@@ -132,8 +132,11 @@ fn help_and_usage_errors() {
 fn unreadable_header_and_unwritable_output_are_named() {
     let out = codegen(&["--check", "--header-file", "/nonexistent/header.txt"]);
     assert_eq!(out.status.code(), Some(1));
+    // The path, then the OS's reason.
     assert!(
-        text(&out.stderr).contains("/nonexistent/header.txt"),
+        text(&out.stderr).contains(
+            "error: cannot read --header-file /nonexistent/header.txt: No such file or directory"
+        ),
         "{}",
         text(&out.stderr)
     );
@@ -143,52 +146,195 @@ fn unreadable_header_and_unwritable_output_are_named() {
     let out = codegen(&["--out", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).contains("not-a-dir"),
+        text(&out.stderr).contains(&format!(
+            "cannot write the RBAC manifest to {} (--out): {} is a file, not a directory",
+            file.display(),
+            file.display()
+        )),
         "{}",
         text(&out.stderr)
     );
 }
 
+/// Every destination is validated before anything is written.
 #[test]
-fn crds_go_to_crd_out_and_orphans_are_removed_or_reported() {
+fn crd_out_at_a_file_fails_before_role_yaml_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let crd_out = dir.path().join("crds");
-    std::fs::create_dir_all(&crd_out).unwrap();
-    // A CRD we once generated for a type that is gone, and a hand-written file to keep.
-    let orphan = crd_out.join("old.example.com_gones.yaml");
-    std::fs::write(
-        &orphan,
-        "---\nmetadata:\n  annotations:\n    kube-markers/version: v0.0.1\n",
-    )
-    .unwrap();
-    let theirs = crd_out.join("hand-written.yaml");
-    std::fs::write(&theirs, "kind: Something\n").unwrap();
-
-    let args = [
+    let file = dir.path().join("crds.yaml");
+    std::fs::write(&file, "kind: Something\n").unwrap();
+    let run = codegen(&[
         "--out",
         out.to_str().unwrap(),
         "--crd-out",
-        crd_out.to_str().unwrap(),
-    ];
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains("problem(s) with where the files go (nothing was written)")
+            && stderr.contains(&format!(
+                "({}): {} is a file, not a directory",
+                "--crd-out",
+                file.display()
+            )),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "role.yaml was written: {stderr}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "kind: Something\n");
+}
+
+/// The committed `rbac-out/` in a temporary directory, ledgers included, as a fresh clone has it.
+fn copy_rbac_out(to: &Path) {
+    for sub in ["", "crd"] {
+        let from = workspace_root().join("rbac-out").join(sub);
+        std::fs::create_dir_all(to.join(sub)).unwrap();
+        for entry in std::fs::read_dir(&from).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_file() {
+                std::fs::copy(entry.path(), to.join(sub).join(entry.file_name())).unwrap();
+            }
+        }
+    }
+}
+
+const HAND_WRITTEN: &str = "---\nkind: CustomResourceDefinition\nmetadata:\n  annotations:\n    \
+                            kube-markers/version: v0.0.1\n  name: things.hand.example.com\n";
+
+/// Another generator (`--generator-name other`) writes its role file and ledger into `dir`.
+/// Returns the file and the ledger's text.
+fn other_generator_writes_into(dir: &Path, scratch: &Path) -> (PathBuf, String) {
+    let run = codegen(&[
+        "--generator-name",
+        "other",
+        "--out",
+        dir.to_str().unwrap(),
+        "--crd-out",
+        scratch.to_str().unwrap(),
+        "--file-name",
+        "other-role.yaml",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let ledger = std::fs::read_to_string(dir.join(".kube-markers-other.sha256")).unwrap();
+    assert!(ledger.contains("  other-role.yaml\n"), "{ledger}");
+    (dir.join("other-role.yaml"), ledger)
+}
+
+#[test]
+fn check_is_fresh_beside_files_it_did_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    copy_rbac_out(&out);
+    let crd_dir = out.join("crd");
+    std::fs::write(crd_dir.join("hand.example.com_things.yaml"), HAND_WRITTEN).unwrap();
+    other_generator_writes_into(&crd_dir, &dir.path().join("scratch"));
+    let check = codegen(&["--check", "--out", out.to_str().unwrap()]);
+    assert!(
+        check.status.success(),
+        "{}{}",
+        text(&check.stdout),
+        text(&check.stderr)
+    );
+    let stderr = text(&check.stderr);
+    assert!(!stderr.contains("hand.example.com"), "{stderr}");
+    assert!(!stderr.contains("other"), "{stderr}");
+    assert!(
+        stderr.contains("crd/.kube-markers-codegen.sha256 is up to date"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn crds_go_to_crd_out_and_only_our_own_orphans_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let crd_out = dir.path().join("crds");
+    let crd_out_arg = crd_out.to_str().unwrap();
+    let args = ["--out", out.to_str().unwrap(), "--crd-out", crd_out_arg];
+    std::fs::create_dir_all(&crd_out).unwrap();
+    let hand_written = crd_out.join("hand.example.com_things.yaml");
+    std::fs::write(&hand_written, HAND_WRITTEN).unwrap();
+    let (theirs, their_ledger) = other_generator_writes_into(&crd_out, &dir.path().join("scratch"));
+
+    // Earlier runs put the role file into the CRD directory, under names it no longer uses;
+    // one of those files was edited by hand since.
+    let edited = crd_out.join("db.example.com_edits.yaml");
+    let orphan = crd_out.join("db.example.com_olds.yaml");
+    let earlier = |file_name: &str| {
+        let run = codegen(&[
+            "--out",
+            crd_out_arg,
+            "--crd-out",
+            crd_out_arg,
+            "--file-name",
+            file_name,
+        ]);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        text(&run.stderr)
+    };
+    let first = earlier("db.example.com_edits.yaml");
+    // The first run with a ledger leaves the hand-written file alone, and says so.
+    assert!(
+        first.contains(&format!(
+            "warning: left {} alone: it carries the kube-markers/version annotation but is in \
+             no generator's ledger",
+            hand_written.display()
+        )),
+        "{first}"
+    );
+    std::fs::write(&edited, "# edited by hand\n").unwrap();
+    let second = earlier("db.example.com_olds.yaml");
+    assert!(
+        second.contains(&format!(
+            "warning: kept {}: generator `codegen` wrote it and no longer generates it, but it \
+             was changed since",
+            edited.display()
+        )),
+        "{second}"
+    );
+    assert!(!second.contains("hand.example.com"), "{second}");
+
+    // --check names our orphan, and only it.
     let check = codegen(&[&args[..], &["--check"]].concat());
     assert_eq!(check.status.code(), Some(1));
     let stderr = text(&check.stderr);
     assert!(
-        stderr
-            .contains("old.example.com_gones.yaml was generated for a type that no longer exists"),
+        stderr.contains(&format!(
+            "error: {} was written by generator `codegen`, which no longer generates it",
+            orphan.display()
+        )),
         "{stderr}"
     );
-    assert!(
-        stderr.contains("db.example.com_mydatabases.yaml is missing"),
-        "{stderr}"
-    );
+    assert!(!stderr.contains("hand.example.com"), "{stderr}");
+    assert!(!stderr.contains("edits"), "{stderr}");
+    assert!(!stderr.contains("other"), "{stderr}");
     assert!(orphan.exists());
 
     let run = codegen(&args);
     assert!(run.status.success(), "{}", text(&run.stderr));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "removed {}: generator `codegen` wrote it, no longer generates it, and it is \
+             unchanged since",
+            orphan.display()
+        )),
+        "{stderr}"
+    );
     assert!(!orphan.exists());
+    assert_eq!(
+        std::fs::read_to_string(&edited).unwrap(),
+        "# edited by hand\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&hand_written).unwrap(),
+        HAND_WRITTEN
+    );
     assert!(theirs.exists());
+    assert_eq!(
+        std::fs::read_to_string(crd_out.join(".kube-markers-other.sha256")).unwrap(),
+        their_ledger
+    );
     let mydb = std::fs::read_to_string(crd_out.join("db.example.com_mydatabases.yaml")).unwrap();
     let committed = std::fs::read_to_string(
         workspace_root().join("rbac-out/crd/db.example.com_mydatabases.yaml"),
@@ -196,9 +342,18 @@ fn crds_go_to_crd_out_and_orphans_are_removed_or_reported() {
     .unwrap();
     assert_eq!(mydb, committed);
     assert!(crd_out.join("cache.example.com_memcacheds.yaml").exists());
+    assert!(stderr.contains("2 CRD(s) with 3 version(s)"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(crd_out.join(".kube-markers-codegen.sha256")).unwrap(),
+        std::fs::read_to_string(workspace_root().join("rbac-out/crd/.kube-markers-codegen.sha256"))
+            .unwrap()
+    );
+    // Now fresh, and quiet about the files that are not ours.
+    let check = codegen(&[&args[..], &["--check"]].concat());
+    assert!(check.status.success(), "{}", text(&check.stderr));
     assert!(
-        text(&run.stderr).contains("2 CRD(s) with 3 version(s)"),
+        !text(&check.stderr).contains("warning"),
         "{}",
-        text(&run.stderr)
+        text(&check.stderr)
     );
 }

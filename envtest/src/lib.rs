@@ -5,8 +5,10 @@
 //! authorization on, and a static token file holding an admin identity and, if asked for, an
 //! operator identity (`system:serviceaccount:<namespace>:<name>` with its groups). Every
 //! request is written to an audit log, so a test can ask which requests were forbidden.
-//! Dropping the [`Envtest`] (also on panic) stops both processes and removes the directory; if
-//! the test process dies, the kernel kills them (`PR_SET_PDEATHSIG`).
+//! Dropping the [`Envtest`] (also on panic) stops both processes and removes the directory. On
+//! Linux, if the test process dies, the kernel kills them too (`PR_SET_PDEATHSIG`); other
+//! systems have no such guarantee, so a test process killed there (not one that panics) can
+//! leave both running.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), kube_markers_envtest::Error> {
@@ -37,6 +39,7 @@ mod pki;
 use serde_json::Value;
 use std::fmt;
 use std::net::TcpListener;
+#[cfg(target_os = "linux")]
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -183,20 +186,30 @@ fn find_assets(configured: Option<&Path>) -> Result<PathBuf, Error> {
         })?,
     };
     for bin in ["kube-apiserver", "etcd"] {
-        if !dir.join(bin).is_file() {
-            return Err(Error::Assets(format!("{} has no {bin}", dir.display())));
+        if !binary(&dir, bin).is_file() {
+            let suffix = std::env::consts::EXE_SUFFIX;
+            return Err(Error::Assets(format!(
+                "{} has no {bin}{suffix}",
+                dir.display()
+            )));
         }
     }
     Ok(dir)
 }
 
-/// Spawns `program`, its output to `log`, killed by the kernel if this process dies.
+/// The executable `name` in `dir` (`name.exe` on Windows).
+fn binary(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// Spawns `program`, its output to `log`; on Linux, killed by the kernel if this process dies.
 fn spawn(program: &Path, args: &[String], log: &Path) -> Result<Child, Error> {
     let out = std::fs::File::create(log).map_err(|e| io(log.display(), e))?;
     let err = out.try_clone().map_err(|e| io(log.display(), e))?;
     let mut cmd = Command::new(program);
     cmd.args(args).stdin(Stdio::null()).stdout(out).stderr(err);
     // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+    #[cfg(target_os = "linux")]
     unsafe {
         cmd.pre_exec(|| {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
@@ -267,7 +280,7 @@ impl Envtest {
             "--log-level=warn".into(),
         ]
         .into();
-        let etcd = spawn(&assets.join("etcd"), &etcd_args, &path("etcd.log"))?;
+        let etcd = spawn(&binary(&assets, "etcd"), &etcd_args, &path("etcd.log"))?;
 
         let mut api_args: Vec<String> = vec![
             format!("--etcd-servers=http://127.0.0.1:{client_port}"),
@@ -297,7 +310,7 @@ impl Envtest {
         ];
         api_args.extend(opts.extra_args);
         let apiserver = spawn(
-            &assets.join("kube-apiserver"),
+            &binary(&assets, "kube-apiserver"),
             &api_args,
             &path("apiserver.log"),
         )?;
@@ -466,7 +479,8 @@ impl Envtest {
         Ok(out)
     }
 
-    /// Resident memory of kube-apiserver and etcd together, in bytes (from /proc).
+    /// Resident memory of kube-apiserver and etcd together, in bytes, from `/proc` (`None`
+    /// where there is none, as off Linux).
     pub fn resident_memory(&self) -> Option<u64> {
         let mut total = 0;
         for child in [&self.apiserver, &self.etcd].into_iter().flatten() {

@@ -1,11 +1,12 @@
 //! Command-line flags of the generator, controller-gen's options spelled the Unix way.
 
-use super::Error;
+use super::ledger;
 use kube_markers_core::suggest::did_you_mean;
 use std::path::PathBuf;
 
 /// What the generator is asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Options {
     /// Directory the manifests go to (`--out`, default `rbac-out`).
     pub out_dir: PathBuf,
@@ -26,6 +27,10 @@ pub struct Options {
     pub manifest_path: Option<PathBuf>,
     /// Skip the workspace scan (`--no-scan`): then nothing catches an unlinked crate.
     pub no_scan: bool,
+    /// Names this generator's ledger in each directory it writes to
+    /// (`.kube-markers-<name>.sha256`), which is how it knows the files it may remove
+    /// (`--generator-name`, default: the binary's name).
+    pub generator_name: String,
 }
 
 impl Options {
@@ -49,8 +54,102 @@ impl Default for Options {
             check: false,
             manifest_path: None,
             no_scan: false,
+            generator_name: default_generator_name(),
         }
     }
+}
+
+/// The running binary's name (`codegen` for `cargo run -p codegen`), made a valid generator
+/// name.
+fn default_generator_name() -> String {
+    let stem = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.file_stem()?.to_str().map(str::to_string))
+        .unwrap_or_default();
+    let name: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = name.trim_start_matches('.');
+    if name.is_empty() {
+        "kube-markers".to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+/// A command line the generator cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UsageError {
+    /// `--something` it does not know.
+    #[error("unknown option `{arg}`{}", hint(.suggestion))]
+    UnknownOption {
+        /// As given.
+        arg: String,
+        /// The closest known option.
+        suggestion: Option<String>,
+    },
+    /// A word that is no option.
+    #[error("unexpected argument `{arg}`{}", hint(.suggestion))]
+    UnexpectedArgument {
+        /// As given.
+        arg: String,
+        /// The closest known option.
+        suggestion: Option<String>,
+    },
+    /// An option given twice.
+    #[error("`{flag}` given more than once")]
+    Repeated {
+        /// The option.
+        flag: String,
+    },
+    /// `--switch=value`.
+    #[error("`{flag}` takes no value")]
+    TakesNoValue {
+        /// The option.
+        flag: String,
+    },
+    /// An option without its value.
+    #[error("`{flag}` needs a value")]
+    NeedsValue {
+        /// The option.
+        flag: String,
+    },
+    /// An option with an empty value.
+    #[error("`{flag}` needs a non-empty value")]
+    EmptyValue {
+        /// The option.
+        flag: String,
+    },
+    /// A value the option does not accept.
+    #[error("`{flag} {value}` {why}")]
+    InvalidValue {
+        /// The option.
+        flag: String,
+        /// As given.
+        value: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// Options that contradict each other.
+    #[error(
+        "`--no-scan` and `--manifest-path` conflict: the manifest path only tells the scan where to look"
+    )]
+    NoScanWithManifestPath,
+}
+
+fn hint(suggestion: &Option<String>) -> String {
+    suggestion
+        .as_ref()
+        .map(|f| format!(" (did you mean `--{f}`?)"))
+        .unwrap_or_default()
 }
 
 /// A parsed command line.
@@ -82,11 +181,17 @@ Options:
       --manifest-path <PATH>  Cargo.toml of the workspace to scan for attributes
                               [default: found by cargo from the current directory]
       --no-scan               Skip the workspace scan that catches crates missing from link!()
+      --generator-name <NAME> Names this generator's ledger, .kube-markers-<NAME>.sha256, in each
+                              directory it writes to [default: the binary's name]
   -h, --help                  Print this help
 
 Every #[rbac] and #[crd] found in the workspace's library sources must be in the registry: a
 crate the generator does not link is an error naming the file and line, never a silently
 smaller role or a missing CRD.
+
+The ledger lists the files this generator wrote with their SHA-256. It removes a file only if
+the ledger lists it, it no longer generates it, and its content is unchanged; files it did not
+write are never touched. Commit the ledgers with the outputs: --check checks them too.
 ";
 
 const FLAGS: &[&str] = &[
@@ -99,12 +204,13 @@ const FLAGS: &[&str] = &[
     "--check",
     "--manifest-path",
     "--no-scan",
+    "--generator-name",
     "--help",
 ];
 
 impl Command {
     /// Parses arguments (without the program name). `--flag value` and `--flag=value` both work.
-    pub fn parse<I, S>(args: I) -> Result<Command, Error>
+    pub fn parse<I, S>(args: I) -> Result<Command, UsageError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -122,24 +228,22 @@ impl Command {
             }
             if !FLAGS.contains(&flag.as_str()) {
                 let names: Vec<&str> = FLAGS.iter().map(|f| &f[2..]).collect();
-                let hint = did_you_mean(flag.trim_start_matches('-'), &names)
-                    .map(|f| format!(" (did you mean `--{f}`?)"))
-                    .unwrap_or_default();
-                let what = if flag.starts_with('-') {
-                    "unknown option"
+                let suggestion =
+                    did_you_mean(flag.trim_start_matches('-'), &names).map(str::to_string);
+                return Err(if flag.starts_with('-') {
+                    UsageError::UnknownOption { arg, suggestion }
                 } else {
-                    "unexpected argument"
-                };
-                return Err(Error::Usage(format!("{what} `{arg}`{hint}")));
+                    UsageError::UnexpectedArgument { arg, suggestion }
+                });
             }
             if seen.contains(&flag) {
-                return Err(Error::Usage(format!("`{flag}` given more than once")));
+                return Err(UsageError::Repeated { flag });
             }
             seen.push(flag.clone());
             let is_switch = matches!(flag.as_str(), "--check" | "--no-scan");
             if is_switch {
                 if inline.is_some() {
-                    return Err(Error::Usage(format!("`{flag}` takes no value")));
+                    return Err(UsageError::TakesNoValue { flag });
                 }
                 match flag.as_str() {
                     "--check" => opts.check = true,
@@ -152,40 +256,44 @@ impl Command {
                 None => args
                     .next()
                     .filter(|v| !v.starts_with("--"))
-                    .ok_or_else(|| Error::Usage(format!("`{flag}` needs a value")))?,
+                    .ok_or_else(|| UsageError::NeedsValue { flag: flag.clone() })?,
             };
             if value.is_empty() {
-                return Err(Error::Usage(format!("`{flag}` needs a non-empty value")));
+                return Err(UsageError::EmptyValue { flag });
             }
+            let invalid = |why: String| UsageError::InvalidValue {
+                flag: flag.clone(),
+                value: value.clone(),
+                why,
+            };
             match flag.as_str() {
                 "--out" => opts.out_dir = value.into(),
                 "--crd-out" => opts.crd_out_dir = Some(value.into()),
                 "--role-name" => {
-                    kube_markers_core::names::dns1123_subdomain(&value).map_err(|why| {
-                        Error::Usage(format!(
-                            "`--role-name {value}` is not a valid role name: {why}"
-                        ))
-                    })?;
+                    kube_markers_core::names::dns1123_subdomain(&value)
+                        .map_err(|why| invalid(format!("is not a valid role name: {why}")))?;
                     opts.role_name = value;
                 }
                 "--file-name" => {
-                    if value.contains(['/', '\\']) || value == "." || value == ".." {
-                        return Err(Error::Usage(format!(
-                            "`--file-name {value}` must be a plain file name; use `--out` for the directory"
-                        )));
+                    if !ledger::is_plain_file_name(&value) {
+                        return Err(invalid(
+                            "must be a plain file name; use `--out` for the directory".into(),
+                        ));
                     }
                     opts.file_name = value;
                 }
                 "--header-file" => opts.header_file = Some(value.into()),
                 "--year" => opts.year = value,
+                "--generator-name" => {
+                    ledger::check_generator_name(&value)
+                        .map_err(|why| invalid(format!("is not a valid generator name: {why}")))?;
+                    opts.generator_name = value;
+                }
                 _ => opts.manifest_path = Some(value.into()),
             }
         }
         if opts.no_scan && opts.manifest_path.is_some() {
-            return Err(Error::Usage(
-                "`--no-scan` and `--manifest-path` conflict: the manifest path only tells the scan where to look"
-                    .into(),
-            ));
+            return Err(UsageError::NoScanWithManifestPath);
         }
         Ok(Command::Run(opts))
     }

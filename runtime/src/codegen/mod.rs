@@ -13,88 +13,120 @@
 //!
 //! `cargo run -p codegen` then writes `rbac-out/role.yaml`; `cargo run -p codegen -- --check`
 //! verifies it is fresh. See [`HELP`] for every flag.
+//!
+//! Every destination is validated before anything is written. In each directory it writes to,
+//! the generator keeps a ledger of the files it wrote and their SHA-256
+//! (`.kube-markers-<generator>.sha256`): it removes a file only if the ledger lists it, it no
+//! longer generates it, and its content is unchanged, so files it did not write (by hand, or
+//! by another generator with another name) are never touched.
 
 mod cfg;
 mod cli;
 mod crosscheck;
+mod ledger;
 mod scan;
 mod write;
 
 pub use cfg::{CfgEnv, Truth};
-pub use cli::{Command, HELP, Options};
+pub use cli::{Command, HELP, Options, UsageError};
 pub use crosscheck::{Findings, cross_check};
 pub use scan::{AttrKind, FoundAttr, Package, ScanReport, Workspace};
-pub use write::{FileStatus, check_file, write_file};
+pub use write::{FileStatus, Orphan, OutputProblem};
 
-use crate::crd::{GeneratedCrd, VERSION_ANNOTATION, generate_crds};
-use crate::rbac::{GeneratedRole, Marker, generate_roles, merge_collisions};
+use crate::crd::{GeneratedCrd, generate_crds};
+use crate::rbac::{GeneratedRole, Marker, generate_roles, generate_roles_counting};
 use crate::registry::{self, CrdEntry, RbacEntry};
-use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use write::{Destination, Output};
 
 /// Why a run failed. Every message names the input it is about.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// Bad command line.
-    Usage(String),
+    #[error(transparent)]
+    Usage(#[from] UsageError),
     /// The workspace could not be scanned.
+    #[error("{0}")]
     Scan(String),
-    /// Reading or writing a file failed.
-    Io(String),
+    /// Reading, writing or removing a file failed.
+    #[error("cannot {action} {}", path.display())]
+    Io {
+        /// What was being done.
+        action: IoAction,
+        /// To which file or directory.
+        path: PathBuf,
+        /// Why it failed.
+        #[source]
+        source: std::io::Error,
+    },
     /// The registry disagrees with the sources: attributes that would be lost.
+    #[error("{}", list(.0, "between the sources and the registry"))]
     CrossCheck(Vec<String>),
     /// A CRD could not be generated, or the API server would reject it.
+    #[error("{}", list(.0, "with the CRDs"))]
     Crd(Vec<String>),
+    /// Outputs cannot go where they are asked to; nothing was written.
+    #[error("{}", list(.0, "with where the files go (nothing was written)"))]
+    Outputs(Vec<OutputProblem>),
     /// Nothing was linked.
+    #[error(
+        "no #[rbac] or #[crd] entries are linked into this generator: name the crates that carry \
+         them with `kube_markers::link!(crate_a, crate_b)` in its main.rs"
+    )]
     EmptyRegistry,
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Usage(msg) | Error::Scan(msg) | Error::Io(msg) => f.write_str(msg),
-            Error::CrossCheck(errors) => {
-                writeln!(
-                    f,
-                    "{} #[rbac] problem(s) between the sources and the registry:",
-                    errors.len()
-                )?;
-                for e in errors {
-                    writeln!(f, "  - {e}")?;
-                }
-                Ok(())
-            }
-            Error::Crd(errors) => {
-                writeln!(f, "{} CRD problem(s):", errors.len())?;
-                for e in errors {
-                    writeln!(f, "  - {e}")?;
-                }
-                Ok(())
-            }
-            Error::EmptyRegistry => f.write_str(
-                "no #[rbac] or #[crd] entries are linked into this generator: name the crates \
-                 that carry them with `kube_markers::link!(crate_a, crate_b)` in its main.rs",
-            ),
-        }
+/// A heading with the count, then one `  - ` line per problem.
+fn list<T: std::fmt::Display>(problems: &[T], topic: &str) -> String {
+    let mut text = format!("{} problem(s) {topic}:", problems.len());
+    for p in problems {
+        text.push_str(&format!("\n  - {p}"));
     }
+    text
 }
 
-impl std::error::Error for Error {}
+/// What the generator was doing to a file when it failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IoAction {
+    /// Reading it.
+    Read,
+    /// Reading the `--header-file`.
+    ReadHeader,
+    /// Listing a directory.
+    List,
+    /// Creating a directory.
+    CreateDirectory,
+    /// Writing a (temporary) file.
+    Write,
+    /// Renaming a written file over its destination.
+    Replace,
+    /// Removing a file.
+    Remove,
+}
 
-/// A file to generate, relative to the output directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GeneratedFile {
-    /// Path under `--out`.
-    pub path: PathBuf,
-    /// Full text.
-    pub content: String,
+impl std::fmt::Display for IoAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            IoAction::Read => "read",
+            IoAction::ReadHeader => "read --header-file",
+            IoAction::List => "list directory",
+            IoAction::CreateDirectory => "create directory",
+            IoAction::Write => "write",
+            IoAction::Replace => "replace",
+            IoAction::Remove => "remove",
+        })
+    }
 }
 
 /// The outcome of a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Report {
-    /// Each file under the output directory and what happened to it.
+    /// Each file the run wrote, checked or removed, and what happened to it: the outputs,
+    /// files this generator no longer generates, then its ledgers.
     pub files: Vec<(PathBuf, FileStatus)>,
     /// Things worth a look that did not stop the run.
     pub warnings: Vec<String>,
@@ -103,12 +135,12 @@ pub struct Report {
 }
 
 impl Report {
-    /// `--check` found a stale or missing file.
+    /// `--check` found a stale or missing file, or one to remove.
     pub fn is_stale(&self) -> bool {
         self.files.iter().any(|(_, s)| {
             matches!(
                 s,
-                FileStatus::Stale(_) | FileStatus::Missing | FileStatus::Orphaned
+                FileStatus::Stale(_) | FileStatus::Missing | FileStatus::Orphaned(_)
             )
         })
     }
@@ -130,8 +162,11 @@ fn read_header(opts: &Options) -> Result<String, Error> {
     let Some(path) = &opts.header_file else {
         return Ok(String::new());
     };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Io(format!("cannot read --header-file {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        action: IoAction::ReadHeader,
+        path: path.clone(),
+        source,
+    })?;
     Ok(text.replace(" YEAR", &format!(" {}", opts.year)))
 }
 
@@ -173,14 +208,14 @@ pub fn run_with(
         return Err(Error::EmptyRegistry);
     }
 
-    // Everything is generated before anything is written: a bad CRD leaves no half-updated tree.
+    // Everything is generated, and every destination validated, before anything is written:
+    // a bad CRD or a bad path leaves no half-updated tree.
     let header = read_header(opts)?;
-    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    let mut outputs: Vec<Output> = Vec::new();
     let mut summary = Vec::new();
     if !entries.is_empty() {
         let markers: Vec<Marker> = entries.iter().map(|e| Marker::from(*e)).collect();
-        let roles = generate_roles(&markers, &opts.role_name);
-        let collisions = merge_collisions(&markers, &opts.role_name);
+        let (roles, collisions) = generate_roles_counting(&markers, &opts.role_name);
         if collisions > 0 {
             warnings.push(format!(
                 "{collisions} rule merge(s) collided: controller-gen would keep only one of the \
@@ -189,10 +224,12 @@ pub fn run_with(
             ));
         }
         summary.push(summarize(&roles, entries.len()));
-        files.push((
-            opts.out_dir.join(&opts.file_name),
-            render_roles(&roles, &header),
-        ));
+        outputs.push(Output {
+            path: opts.out_dir.join(&opts.file_name),
+            content: render_roles(&roles, &header),
+            what: "the RBAC manifest".into(),
+            option: "--out",
+        });
     }
     let generated_crds = if crds.is_empty() {
         Vec::new()
@@ -211,65 +248,50 @@ pub fn run_with(
     }
     let crd_dir = opts.crd_dir();
     for crd in &generated_crds {
-        files.push((crd_dir.join(&crd.file_name), render_crd(crd, &header)));
+        outputs.push(Output {
+            path: crd_dir.join(&crd.file_name),
+            content: render_crd(crd, &header),
+            what: format!(
+                "the CRD {}",
+                crd.crd.metadata.name.as_deref().unwrap_or(&crd.file_name)
+            ),
+            option: "--crd-out",
+        });
     }
 
-    let mut report = Report {
+    // Both directories are ours to keep tidy even when nothing goes there any more.
+    let destinations = [
+        Destination {
+            dir: opts.out_dir.clone(),
+            option: "--out",
+        },
+        Destination {
+            dir: crd_dir,
+            option: "--crd-out",
+        },
+    ];
+    let mut plan = write::plan(
+        outputs,
+        &destinations,
+        &opts.generator_name,
+        opts.header_file.as_deref(),
+    )?;
+    warnings.append(&mut plan.warnings);
+    let files = if opts.check {
+        write::check(&plan)?
+    } else {
+        write::apply(plan, &mut warnings)?
+    };
+    Ok(Report {
+        files,
         warnings,
         summary: summary.join("; "),
-        ..Report::default()
-    };
-    for (path, content) in &files {
-        let status = if opts.check {
-            check_file(path, content)?
-        } else {
-            write_file(path, content)?
-        };
-        report.files.push((path.clone(), status));
-    }
-    // CRD files this generator wrote earlier for types that are gone.
-    for path in orphaned_crds(&crd_dir, &files)? {
-        if opts.check {
-            report.files.push((path, FileStatus::Orphaned));
-        } else {
-            std::fs::remove_file(&path)
-                .map_err(|e| Error::Io(format!("cannot remove {}: {e}", path.display())))?;
-            report.files.push((path, FileStatus::Removed));
-        }
-    }
-    Ok(report)
+    })
 }
 
 /// A CRD file: the header, then the object after `---`.
 pub fn render_crd(crd: &GeneratedCrd, header: &str) -> String {
     crate::yaml::render_documents(header, &[crd.to_value()])
-}
-
-/// Files in the CRD directory that carry our annotation but are no longer generated.
-fn orphaned_crds(
-    dir: &std::path::Path,
-    generated: &[(PathBuf, String)],
-) -> Result<Vec<PathBuf>, Error> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::Io(format!("cannot read {}: {e}", dir.display()))),
-    };
-    let mut out = Vec::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.extension().is_none_or(|e| e != "yaml") || generated.iter().any(|(p, _)| *p == path)
-        {
-            continue;
-        }
-        let ours = std::fs::read_to_string(&path)
-            .is_ok_and(|text| text.contains(&format!("{VERSION_ANNOTATION}: ")));
-        if ours {
-            out.push(path);
-        }
-    }
-    out.sort();
-    Ok(out)
 }
 
 fn summarize(roles: &[GeneratedRole], attributes: usize) -> String {
@@ -309,6 +331,7 @@ pub fn main() -> ExitCode {
             for w in &report.warnings {
                 eprintln!("warning: {w}");
             }
+            let generator = &opts.generator_name;
             let mut stale = false;
             for (path, status) in &report.files {
                 let shown = path.display();
@@ -316,7 +339,14 @@ pub fn main() -> ExitCode {
                     FileStatus::Unchanged if opts.check => eprintln!("{shown} is up to date"),
                     FileStatus::Unchanged => eprintln!("{shown} unchanged"),
                     FileStatus::Written => eprintln!("wrote {shown}"),
-                    FileStatus::Removed => eprintln!("removed {shown} (its type no longer exists)"),
+                    FileStatus::Removed(Orphan::Output) => eprintln!(
+                        "removed {shown}: generator `{generator}` wrote it, no longer generates \
+                         it, and it is unchanged since (its ledger says so)"
+                    ),
+                    FileStatus::Removed(Orphan::Ledger) => eprintln!(
+                        "removed {shown}: generator `{generator}` writes nothing to this \
+                         directory any more"
+                    ),
                     FileStatus::Stale(diff) => {
                         print!("{diff}");
                         eprintln!(
@@ -330,10 +360,18 @@ pub fn main() -> ExitCode {
                         );
                         stale = true;
                     }
-                    FileStatus::Orphaned => {
+                    FileStatus::Orphaned(Orphan::Output) => {
                         eprintln!(
-                            "error: {shown} was generated for a type that no longer exists; run the \
-                             generator without --check to remove it"
+                            "error: {shown} was written by generator `{generator}`, which no \
+                             longer generates it; run the generator without --check to remove it"
+                        );
+                        stale = true;
+                    }
+                    FileStatus::Orphaned(Orphan::Ledger) => {
+                        eprintln!(
+                            "error: {shown} is the ledger of generator `{generator}`, which writes \
+                             nothing to this directory any more; run the generator without \
+                             --check to remove it"
                         );
                         stale = true;
                     }
@@ -347,10 +385,21 @@ pub fn main() -> ExitCode {
             }
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", with_sources(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error, then each of its sources after `: `.
+fn with_sources(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
 }
 
 #[cfg(test)]

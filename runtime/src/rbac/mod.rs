@@ -143,14 +143,7 @@ pub fn generate_roles<'a>(
     markers: impl IntoIterator<Item = &'a Marker>,
     default_role_name: &str,
 ) -> Vec<GeneratedRole> {
-    group_by_role(markers, default_role_name)
-        .into_iter()
-        .map(|(key, rules)| GeneratedRole {
-            key,
-            rules: normalize(rules),
-        })
-        .filter(|role| !role.rules.is_empty())
-        .collect()
+    generate_roles_counting(markers, default_role_name).0
 }
 
 /// How many rule merges for these markers collide (see [`normalize_counting`]): when this is
@@ -160,10 +153,25 @@ pub fn merge_collisions<'a>(
     markers: impl IntoIterator<Item = &'a Marker>,
     default_role_name: &str,
 ) -> usize {
-    group_by_role(markers, default_role_name)
-        .into_values()
-        .map(|rules| normalize_counting(rules).1)
-        .sum()
+    generate_roles_counting(markers, default_role_name).1
+}
+
+/// [`generate_roles`] and [`merge_collisions`] from one aggregation.
+pub fn generate_roles_counting<'a>(
+    markers: impl IntoIterator<Item = &'a Marker>,
+    default_role_name: &str,
+) -> (Vec<GeneratedRole>, usize) {
+    let mut collisions = 0;
+    let roles = group_by_role(markers, default_role_name)
+        .into_iter()
+        .map(|(key, rules)| {
+            let (rules, collided) = normalize_counting(rules);
+            collisions += collided;
+            GeneratedRole { key, rules }
+        })
+        .filter(|role| !role.rules.is_empty())
+        .collect();
+    (roles, collisions)
 }
 
 /// Splits markers into one rule per resource, keyed by the role they land in.

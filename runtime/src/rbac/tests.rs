@@ -99,6 +99,11 @@ fn colliding_merges_unite_verbs_instead_of_dropping_a_rule() {
     );
     assert_eq!(merge_collisions(&markers, DEFAULT_ROLE_NAME), 1);
     assert_eq!(merge_collisions(&markers[..2], DEFAULT_ROLE_NAME), 0);
+    // One aggregation gives both.
+    assert_eq!(
+        generate_roles_counting(&markers, DEFAULT_ROLE_NAME),
+        (roles, 1)
+    );
 }
 
 #[test]
