@@ -1,3 +1,5 @@
+use super::key_order::key_order;
+use super::number::format_go_float;
 use super::*;
 use serde_json::json;
 
