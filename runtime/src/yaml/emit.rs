@@ -559,4 +559,3 @@ fn analyze(value: &str) -> Analysis {
 fn is_simple_key(key: &str) -> bool {
     !key.chars().any(is_break) && key.len() <= MAX_SIMPLE_KEY_LENGTH
 }
-

@@ -1,11 +1,31 @@
 //! YAML 1.1 resolution as go-yaml v2 does it (`resolve.go`): what a plain scalar would be read
 //! back as, which decides whether a string must be quoted.
 
+/// What go-yaml v2 reads a plain scalar as, as far as this writer needs to know.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Resolved {
+    /// A string: written plain, it reads back as itself.
+    Str,
+    /// An integer `strconv.ParseInt` accepts (go-yaml decodes it as a Go `int`).
+    Int(i64),
+    /// An integer only `strconv.ParseUint` accepts (a `uint64`).
+    Uint(u64),
+    /// A float: `yamlStyleFloat` text that `strconv.ParseFloat` accepts, or `.5`-style text.
+    Float(f64),
+    /// Anything else that is not a string: null, a boolean, `.inf`/`.nan`, a timestamp, the
+    /// merge key `<<`.
+    Other,
+}
 
 /// Whether a plain scalar with this text would read back as a string.
 pub(super) fn resolves_to_string(s: &str) -> bool {
+    resolve(s) == Resolved::Str
+}
+
+/// go-yaml v2's `resolve` for an untagged plain scalar.
+pub(super) fn resolve(s: &str) -> Resolved {
     let Some(first) = s.bytes().next() else {
-        return false; // "" is null
+        return Resolved::Other; // "" is null
     };
     const SPECIAL: &[&str] = &[
         "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "n", "N", "no",
@@ -16,44 +36,39 @@ pub(super) fn resolves_to_string(s: &str) -> bool {
     let hinted =
         matches!(first, b'+' | b'-' | b'0'..=b'9' | b'.') || b"yYnNtTfFoO~".contains(&first);
     if !hinted {
-        return true;
+        return Resolved::Str;
     }
     if SPECIAL.contains(&s) {
-        return false;
+        return Resolved::Other;
     }
     match first {
-        b'.' => !go_parse_float(s),
+        b'.' => go_parse_float(s).map_or(Resolved::Str, Resolved::Float),
         b'+' | b'-' | b'0'..=b'9' => {
             if is_timestamp(s) {
-                return false;
+                return Resolved::Other;
             }
             let plain = s.replace('_', "");
-            if go_parse_int(&plain) || (is_yaml_float(&plain) && go_parse_float(&plain)) {
-                return false;
+            if let Some(int) = go_parse_int(&plain) {
+                return int;
             }
-            if let Some(bin) = plain.strip_prefix("0b") {
-                return !is_binary_digits(bin);
+            // go-yaml's own `0b`/`-0b` fallback after this accepts nothing that `ParseInt`
+            // with base 0 (which reads `0b` too) did not.
+            match go_parse_float(&plain) {
+                Some(f) => Resolved::Float(f),
+                None => Resolved::Str,
             }
-            if let Some(bin) = plain.strip_prefix("-0b") {
-                return !is_binary_digits(bin);
-            }
-            true
         }
-        _ => true,
+        _ => Resolved::Str,
     }
 }
 
-fn is_binary_digits(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b == b'0' || b == b'1')
-}
-
-/// Go's `strconv.ParseInt(s, 0, 64)` (or `ParseUint`) succeeding; underscores already removed.
-/// Overflowing values fail in Go and are then tried as floats, so only syntax matters here
-/// except for that fallback, which `is_yaml_float` covers for decimal digits.
-fn go_parse_int(s: &str) -> bool {
+/// Go's `strconv.ParseInt(s, 0, 64)`, then `strconv.ParseUint(s, 0, 64)`, on text whose
+/// underscores are already removed: `None` when both fail (syntax or range), and go-yaml then
+/// tries the text as a float.
+fn go_parse_int(s: &str) -> Option<Resolved> {
     let body = s.strip_prefix(['+', '-']).unwrap_or(s);
     if body.is_empty() {
-        return false;
+        return None;
     }
     let (digits, radix) =
         if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
@@ -68,21 +83,19 @@ fn go_parse_int(s: &str) -> bool {
             (body, 10)
         };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return false;
+        return None;
     }
-    // Range: ParseInt for signed 64-bit, else ParseUint (no sign) for unsigned 64-bit.
-    let negative = s.starts_with('-');
-    match u128::from_str_radix(digits, radix) {
-        Ok(v) => {
-            if negative {
-                v <= 1u128 << 63
-            } else if s.starts_with('+') {
-                v < 1u128 << 63
-            } else {
-                v <= u64::MAX as u128
-            }
-        }
-        Err(_) => false,
+    let magnitude = u128::from_str_radix(digits, radix).ok()?;
+    if s.starts_with('-') {
+        // ParseInt down to i64::MIN; ParseUint takes no sign.
+        let value = i64::try_from(-i128::try_from(magnitude).ok()?).ok()?;
+        Some(Resolved::Int(value))
+    } else if let Ok(value) = i64::try_from(magnitude) {
+        Some(Resolved::Int(value))
+    } else if s.starts_with('+') {
+        None // ParseUint takes no sign.
+    } else {
+        u64::try_from(magnitude).ok().map(Resolved::Uint)
     }
 }
 
@@ -126,25 +139,17 @@ fn is_yaml_float(s: &str) -> bool {
     i == b.len()
 }
 
-/// Go's `strconv.ParseFloat(s, 64)` accepting the text: decimal floats (with optional
-/// exponent), `inf`/`infinity`/`nan` in any case, and hexadecimal floats. Out-of-range values
-/// are an error in Go, but still parse as ±Inf there, with an error; yaml.v2 then keeps the
-/// string, so we check the range too.
-fn go_parse_float(s: &str) -> bool {
+/// Go's `strconv.ParseFloat(s, 64)` on the texts that reach it: decimal floats (with optional
+/// exponent). Its other forms (`inf`, `nan`, hexadecimal floats) never get here: `.inf`-style
+/// names are looked up before, and a digit-led text must match `yamlStyleFloat` first.
+/// Out-of-range values are an error in Go (with ±Inf), and go-yaml then keeps the string, so
+/// the range is checked too; underflow to zero is no error.
+fn go_parse_float(s: &str) -> Option<f64> {
     let body = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let lower = body.to_ascii_lowercase();
-    if lower == "inf" || lower == "infinity" || lower == "nan" {
-        return true;
-    }
-    if lower.starts_with("0x") {
-        // Hex floats need a `p` exponent; they cannot appear in the strings that reach here
-        // with a '.' hint, and with a digit hint `ParseInt` or the float regex decided first.
-        return false;
-    }
     if body.contains('_') || !is_yaml_float(body) {
-        return false;
+        return None;
     }
-    body.parse::<f64>().is_ok_and(f64::is_finite)
+    s.parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
 /// yaml.v2's `isBase60Float`: `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`.
@@ -312,4 +317,3 @@ fn days_in_month(year: i32, month: u32) -> u32 {
         _ => 31,
     }
 }
-
