@@ -16,7 +16,7 @@
 //! This comparison is not transitive when a digit run meets a letter in the middle of the other
 //! key's run: `a12` < `a1b` (`2` is not a letter, `b` is), `a1b` < `a2` (1 < 2), `a2` < `a12`
 //! (2 < 12). Go sorts with it anyway, starting from its randomised map order, so for such key
-//! sets controller-gen's own output changes from run to run and nothing can match it. For every
+//! sets controller-gen's own output can differ from run to run and nothing can match it. For every
 //! other key set the order is unique, and [`sort_keys`] finds it; for the others it still gives
 //! one deterministic order.
 
