@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the YAML oracle (scripts/yaml-oracle: sigs.k8s.io/yaml, pinned in its go.mod/go.sum,
-# the library controller-gen writes YAML with) into .assets/ and prints the binary's path.
+# Builds the YAML oracle (scripts/yaml-oracle: controller-gen's path from an object to YAML,
+# encoding/json then sigs.k8s.io/yaml and go-yaml v2, pinned in its go.mod/go.sum) into
+# .assets/ and prints the binary's path.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 src="$root/scripts/yaml-oracle"

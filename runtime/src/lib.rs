@@ -141,7 +141,8 @@ macro_rules! link {
 /// Arguments: `storage` (this type is the storage version of a kind with several versions) and
 /// `validation(rule = ..., ...)` (rules whose `self` is the whole object). Types used inside the
 /// spec take their markers with [`schema`](macro@schema). The generator writes one CRD per
-/// group and kind; see the README for the `#[k8s]` vocabulary.
+/// group and kind; see the README for the `#[k8s]` vocabulary. A running operator gets the same
+/// CRDs from [`crd::definition`] and [`crd::definitions`], to install them from code.
 pub use kube_markers_macros::crd;
 
 /// Applies the `#[k8s]` schema markers of a struct or enum used inside a CRD (see

@@ -91,3 +91,53 @@ fn example_crd_files() {
         insta::assert_snapshot!(crd.file_name.clone(), text);
     }
 }
+
+// Bounds and defaults that the markers and schemars give as floats, which controller-gen's path
+// writes as integers when they are whole (`1048576`, not `1.048576e+06`; `0`, not `-0`).
+#[kube_markers::crd]
+#[derive(
+    kube::CustomResource, Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[kube(group = "numbers.example.com", version = "v1", kind = "Tuning")]
+#[serde(rename_all = "camelCase")]
+pub struct TuningSpec {
+    #[k8s(minimum = 0.0, maximum = 1048576.0, multiple_of = 0.5)]
+    #[serde(default = "default_cache_bytes")]
+    pub cache_bytes: f64,
+    #[k8s(minimum = -0.0, maximum = 1e21)]
+    #[serde(default = "default_ratio")]
+    pub ratio: f64,
+    #[k8s(minimum = 1, maximum = 9007199254740993)]
+    pub count: i64,
+}
+
+fn default_cache_bytes() -> f64 {
+    1e6
+}
+
+fn default_ratio() -> f64 {
+    0.1 + 0.2
+}
+
+#[test]
+fn whole_floats_in_a_crd_yaml() {
+    let entries: Vec<_> = kube_markers::registry::crd_entries()
+        .into_iter()
+        .filter(|e| e.type_name == "Tuning")
+        .collect();
+    let crds = kube_markers::crd::generate_crds(&entries).unwrap();
+    let text = kube_markers::codegen::render_crd(&crds[0], "");
+    for line in [
+        "default: 1000000",
+        "maximum: 1048576",
+        "minimum: 0",
+        "multipleOf: 0.5",
+        "default: 0.30000000000000004",
+        "maximum: 1e+21",
+        "maximum: 9007199254740992",
+    ] {
+        assert!(text.contains(&format!(" {line}\n")), "{line}:\n{text}");
+    }
+    assert!(!text.contains("e+06") && !text.contains("-0\n"), "{text}");
+    insta::assert_snapshot!(text);
+}

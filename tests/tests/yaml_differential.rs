@@ -1,37 +1,62 @@
-//! Differential test of `kube_markers::yaml` against the library controller-gen writes YAML
-//! with (sigs.k8s.io/yaml → go-yaml v2, built by `scripts/yaml-oracle.sh`): hand-picked edge
-//! cases plus thousands of random strings, as keys and values at several depths.
+//! Differential test of `kube_markers::yaml` against the path controller-gen writes YAML
+//! with, byte for byte: encoding/json, then sigs.k8s.io/yaml and go-yaml v2
+//! (`scripts/yaml-oracle`, built by `scripts/yaml-oracle.sh`). Hand-picked edge cases plus
+//! thousands of random strings, keys and numbers, as keys and values at several depths.
 //!
 //! Needs Go. Set `KUBE_MARKERS_SKIP_ORACLE=1` to skip it knowingly; it never skips silently.
 
 use kube_markers_tests::Rng;
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-fn oracle(docs: &[Value]) -> Option<String> {
+/// Runs the oracle in `mode` (`None`: controller-gen's path) on one input line per item.
+fn run_oracle(mode: Option<&str>, lines: impl IntoIterator<Item = String>) -> Option<String> {
     let bin = kube_markers_tests::oracle("yaml-oracle.sh")?;
     let mut child = Command::new(bin)
+        .args(mode)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut input = String::new();
-    for doc in docs {
-        input.push_str(&json_for_go_yaml(doc));
+    for line in lines {
+        input.push_str(&line);
         input.push('\n');
     }
     let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+    // A failing oracle may stop reading early: its own error tells more than the broken pipe.
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
+    let written = writer.join().unwrap();
     assert!(
         out.status.success(),
-        "{}",
+        "yaml-oracle {}: {}",
+        mode.unwrap_or(""),
         String::from_utf8_lossy(&out.stderr)
     );
+    written.unwrap();
     Some(String::from_utf8(out.stdout).unwrap())
+}
+
+/// Characters that encoding/json leaves raw and go-yaml's reader then refuses ("control
+/// characters are not allowed") or, for U+0085, reads as a line break and folds: controller-gen
+/// cannot write strings holding them at all.
+fn lost_by_encoding_json(c: char) -> bool {
+    matches!(c as u32, 0x7F..=0x9F | 0xFFFE | 0xFFFF)
+}
+
+fn has_lost_characters(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.chars().any(lost_by_encoding_json),
+        Value::Array(items) => items.iter().any(has_lost_characters),
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| k.chars().any(lost_by_encoding_json) || has_lost_characters(v)),
+        _ => false,
+    }
 }
 
 /// JSON text that go-yaml's parser (which JSONToYAML reads JSON with) takes back verbatim:
@@ -50,10 +75,48 @@ fn json_for_go_yaml(doc: &Value) -> String {
         .collect()
 }
 
-/// Compares document by document so a failure names the input.
+/// Compares our YAML with Go's, document by document, so a failure names the input.
+///
+/// A document goes through controller-gen's whole path unless it holds a string that path
+/// cannot carry (see [`lost_by_encoding_json`]); those go to go-yaml alone, which still shows
+/// how its emitter escapes them, and must hold no numbers, which only the whole path writes
+/// as controller-gen does.
 fn assert_same(docs: &[Value]) {
-    let Some(theirs) = oracle(docs) else { return };
-    let ours = kube_markers::yaml::render_documents("", docs);
+    let (emitter_only, whole_path): (Vec<&Value>, Vec<&Value>) =
+        docs.iter().partition(|d| has_lost_characters(d));
+    for doc in &emitter_only {
+        assert!(
+            !has_numbers(doc),
+            "a document for go-yaml alone must hold no numbers: {doc}"
+        );
+    }
+    compare(
+        "controller-gen's path",
+        &whole_path,
+        run_oracle(None, whole_path.iter().map(|d| d.to_string())),
+    );
+    compare(
+        "go-yaml v2 alone",
+        &emitter_only,
+        run_oracle(
+            Some("-emitter"),
+            emitter_only.iter().map(|d| json_for_go_yaml(d)),
+        ),
+    );
+}
+
+fn has_numbers(v: &Value) -> bool {
+    match v {
+        Value::Number(_) => true,
+        Value::Array(items) => items.iter().any(has_numbers),
+        Value::Object(map) => map.values().any(has_numbers),
+        _ => false,
+    }
+}
+
+fn compare(path: &str, docs: &[&Value], theirs: Option<String>) {
+    let Some(theirs) = theirs else { return };
+    let ours = kube_markers::yaml::render_documents("", docs.iter().copied());
     if ours == theirs {
         return;
     }
@@ -84,7 +147,7 @@ fn assert_same(docs: &[Value]) {
                     .join("\n")
             };
             panic!(
-                "document {i} differs from line {}.\ninput: {}\n--- go-yaml v2 (from line {})\n{}\n--- kube-markers\n{}",
+                "document {i} differs from line {}.\ninput: {}\n--- {path} (from line {})\n{}\n--- kube-markers\n{}",
                 first + 1,
                 serde_json::to_string(doc).unwrap(),
                 first.saturating_sub(2) + 1,
@@ -94,6 +157,64 @@ fn assert_same(docs: &[Value]) {
         }
     }
     panic!("outputs differ but no document does (separator?)");
+}
+
+/// For each group of distinct keys, the largest part (kept in their order, greedily) that
+/// go-yaml sorts the same way whatever order it meets them in: its comparison is not transitive
+/// for some keys (`a12` < `a1b` < `a2` < `a12`), and Go's output for those follows its random
+/// map order. Go is asked how it orders every pair (two keys always sort the same way), and a
+/// key is kept unless it closes a cycle with two kept ones. `None` when the oracle is skipped.
+fn go_deterministic_subsets(groups: &[Vec<String>]) -> Option<Vec<Vec<String>>> {
+    let mut pairs = Vec::new();
+    for keys in groups {
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                pairs.push((a.as_str(), b.as_str()));
+            }
+        }
+    }
+    let answers = run_oracle(
+        Some("-key-order"),
+        pairs.iter().map(|(a, b)| json!([a, b]).to_string()),
+    )?;
+    let mut less: HashMap<(&str, &str), bool> = HashMap::new();
+    for (&(a, b), line) in pairs.iter().zip(answers.lines()) {
+        let order: Vec<String> = serde_json::from_str(line).unwrap();
+        assert_eq!(order.len(), 2, "{a:?} {b:?}: {line}");
+        let a_first = order[0] == a;
+        less.insert((a, b), a_first);
+        less.insert((b, a), !a_first);
+    }
+    let lt = |a: &str, b: &str| less[&(a, b)];
+    let subsets = groups
+        .iter()
+        .map(|keys| {
+            let mut kept: Vec<&str> = Vec::new();
+            for key in keys {
+                let cycle = kept.iter().any(|&x| {
+                    kept.iter()
+                        .any(|&y| x != y && lt(key, x) && lt(x, y) && lt(y, key))
+                });
+                if !cycle {
+                    kept.push(key);
+                }
+            }
+            kept.into_iter().map(str::to_string).collect()
+        })
+        .collect();
+    Some(subsets)
+}
+
+/// Every pair of `keys` as a document of its own: how Go orders two keys is always
+/// deterministic, also for keys it cannot sort consistently in larger sets.
+fn pair_documents(keys: &[String]) -> Vec<Value> {
+    let mut docs = Vec::new();
+    for (i, a) in keys.iter().enumerate() {
+        for b in &keys[i + 1..] {
+            docs.push(json!({ a: "first", b: "second" }));
+        }
+    }
+    docs
 }
 
 const EDGE_STRINGS: &[&str] = &[
@@ -347,28 +468,131 @@ fn edge_case_strings_as_values_at_several_depths() {
 #[test]
 #[cfg_attr(skip_oracle, ignore = "KUBE_MARKERS_SKIP_ORACLE=1: needs a Go oracle")]
 fn edge_case_strings_as_keys() {
-    let mut map = serde_json::Map::new();
-    // Keys whose digits are not a trailing run are left out: there go-yaml's comparator is not
-    // transitive (`a12` < `a1b` < `a2` < `a12`) and its order follows Go's random map order.
-    let trailing_digits_only = |s: &str| {
-        let body = s.trim_end_matches(|c: char| c.is_ascii_digit());
-        !body.contains(|c: char| c.is_ascii_digit())
-    };
-    for s in EDGE_STRINGS.iter().filter(|s| trailing_digits_only(s)) {
-        map.insert(s.to_string(), json!(s));
-    }
-    map.insert("k".repeat(129), json!("long key"));
-    map.insert("k".repeat(128), json!("simple key at the limit"));
-    for k in [
-        "v10", "v9", "x01", "x1", "x001", "B", "_a", "Zeta", "a-b", "a.b", "ab", "10", "9", "a_9",
+    // The keys that matter most come first, so that the greedy subset keeps them.
+    let mut candidates: Vec<String> = [
+        "v10",
+        "v9",
+        "x01",
+        "x1",
+        "x001",
+        "x100",
+        "x12",
+        "B",
+        "_a",
+        "Zeta",
+        "a-b",
+        "a.b",
+        "ab",
+        "10",
+        "9",
+        "a_9",
         "a-10",
-    ] {
-        map.insert(k.to_string(), json!(1));
+        "port10",
+        "port1Name",
+        "port1",
+        "portName",
+        "http2",
+        "http10",
+        "tls1.2",
+        "tls1.3",
+        "ipv4",
+        "ipv6",
+        "k8s",
+        "k3s",
+        "x509",
+        "s3Bucket",
+        "s3-bucket",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    candidates.extend(EDGE_STRINGS.iter().map(|s| s.to_string()));
+    candidates.push("k".repeat(129));
+    candidates.push("k".repeat(128));
+    let mut seen = std::collections::HashSet::new();
+    candidates.retain(|k| seen.insert(k.clone()));
+    let Some(subsets) = go_deterministic_subsets(&[candidates.clone()]) else {
+        return;
+    };
+    let keys = &subsets[0];
+    for k in &candidates[..32] {
+        assert!(keys.contains(k), "{k:?} closes a cycle in Go's key order");
     }
+    assert!(
+        keys.len() * 10 >= candidates.len() * 9,
+        "only {} of {} keys sort deterministically in Go",
+        keys.len(),
+        candidates.len()
+    );
+    // Keys holding characters controller-gen's path cannot carry go in a document of their
+    // own (see `assert_same`), so that the others take the whole path.
+    let (lost, carried): (Vec<&String>, Vec<&String>) = keys
+        .iter()
+        .partition(|k| k.chars().any(lost_by_encoding_json));
+    let map = |keys: &[&String]| -> Value {
+        Value::Object(keys.iter().map(|k| (k.to_string(), json!(k))).collect())
+    };
     assert_same(&[
-        Value::Object(map.clone()),
-        json!({ "nested": { "deeper": Value::Object(map) } }),
+        map(&carried),
+        json!({ "nested": { "deeper": map(&carried) } }),
+        map(&lost),
     ]);
+    let dropped: Vec<String> = candidates
+        .iter()
+        .filter(|k| !keys.contains(k))
+        .cloned()
+        .collect();
+    assert_same(&pair_documents(&dropped));
+}
+
+#[test]
+#[cfg_attr(skip_oracle, ignore = "KUBE_MARKERS_SKIP_ORACLE=1: needs a Go oracle")]
+fn random_keys_mixing_letters_digits_and_punctuation() {
+    // Letters and digits as Go's unicode tables see them, beside ones Rust's `is_alphabetic`
+    // and `is_numeric` would classify differently: Ⅷ (Nl), ͅ (a mark that is Alphabetic), Ⓐ
+    // (a symbol that is Alphabetic), ٣ (an Arabic-Indic digit), ² (No).
+    const ALPHABET: &[char] = &[
+        'a', 'b', 'n', 'N', 'Z', 'y', '0', '0', '1', '1', '2', '5', '9', '-', '_', '.', '/', '~',
+        'é', 'ß', '日', 'Ⅷ', '\u{345}', 'Ⓐ', '٣', '²', '😀',
+    ];
+    let mut rng = Rng(0x0DD5_EED5_0F0E_1234);
+    let groups: Vec<Vec<String>> = (0..150)
+        .map(|_| {
+            let mut keys: Vec<String> = (0..12)
+                .map(|_| {
+                    let len = 1 + rng.below(7);
+                    (0..len)
+                        .map(|_| ALPHABET[rng.below(ALPHABET.len())])
+                        .collect()
+                })
+                .collect();
+            keys.sort();
+            keys.dedup();
+            rng.shuffle(&mut keys);
+            keys
+        })
+        .collect();
+    let Some(subsets) = go_deterministic_subsets(&groups) else {
+        return;
+    };
+    let total: usize = groups.iter().map(Vec::len).sum();
+    let kept: usize = subsets.iter().map(Vec::len).sum();
+    assert!(
+        kept < total,
+        "no group had a cycle: the alphabet no longer tests them"
+    );
+    assert!(kept * 10 >= total * 8, "only {kept} of {total} keys kept");
+    let mut docs = Vec::new();
+    for keys in &subsets {
+        let map: serde_json::Map<String, Value> =
+            keys.iter().map(|k| (k.clone(), json!(k.len()))).collect();
+        docs.push(json!({ "spec": { "properties": Value::Object(map.clone()) } }));
+        docs.push(Value::Object(map));
+    }
+    for keys in &groups {
+        docs.extend(pair_documents(keys));
+    }
+    assert_same(&docs);
 }
 
 #[test]
@@ -390,7 +614,7 @@ fn long_text_folds_like_go_at_every_indent() {
 fn numbers_bools_nulls_and_empties() {
     let docs = vec![
         json!({
-            "ints": [0, 1, -1, 42, i64::MIN, i64::MAX, u64::MAX],
+            "ints": [0, 1, -1, 42, i64::MIN, i64::MAX, u64::MAX, i64::MIN + 1, i64::MAX - 1],
             "floats": [0.5, 1.5, -2.25, 0.1, 1e-7, 1e-5, 0.0001, 123456.0, 1234567.0, 1e21, 1.5e300, 2.5e-300],
             "f": 1.0,
             "bools": [true, false],
@@ -401,6 +625,122 @@ fn numbers_bools_nulls_and_empties() {
         }),
         json!({ "a": [[1, [2, [3]]], { "b": [{ "c": {} }] }] }),
     ];
+    assert_same(&docs);
+}
+
+#[test]
+#[cfg_attr(skip_oracle, ignore = "KUBE_MARKERS_SKIP_ORACLE=1: needs a Go oracle")]
+fn numbers_as_controller_gen_writes_them() {
+    let whole_floats = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.0,
+        10.0,
+        100.0,
+        1e5,
+        999999.0,
+        1e6,
+        1048576.0,
+        1234567.0,
+        1e7,
+        4294967296.0,
+        1e15,
+        9007199254740992.0,
+        9007199254740994.0,
+        1e16,
+        1e18,
+        9223372036854775808.0,
+        -9223372036854775808.0,
+        1e19,
+        18446744073709551616.0,
+        1e20,
+        999999999999999900000.0,
+        1e21,
+        -1e21,
+        1e22,
+        1.5e300,
+        f64::MAX,
+        -f64::MAX,
+    ];
+    let fractions = [
+        0.5,
+        -0.5,
+        0.1,
+        0.1 + 0.2,
+        1.0 / 3.0,
+        2.0 / 3.0,
+        1.5,
+        123456.789,
+        1234567.5,
+        999999.5,
+        1e-4,
+        1e-5,
+        0.000001,
+        9.99e-7,
+        1e-7,
+        1.5e-7,
+        5e-324,
+        f64::MIN_POSITIVE,
+        -2.5e-300,
+        4503599627370495.5,
+    ];
+    let integers = [
+        json!(0),
+        json!(-0),
+        json!(7),
+        json!(-7),
+        json!(9007199254740993i64),
+        json!(i64::MAX),
+        json!(i64::MIN),
+        json!(i64::MIN + 1),
+        json!(u64::MAX),
+        json!(1u64 << 63),
+        json!(1u64 << 60),
+        json!(12345678901234567890u64),
+    ];
+    let docs = vec![
+        json!({ "whole": whole_floats, "fractions": fractions, "integers": integers }),
+        // As a CRD schema carries them: bounds and defaults schemars writes as floats.
+        json!({ "spec": { "versions": [{ "schema": { "openAPIV3Schema": { "properties": {
+            "size": { "type": "integer", "format": "int64", "minimum": 1.0, "maximum": 1048576.0,
+                      "default": 1e6, "multipleOf": 2.0 },
+            "ratio": { "type": "number", "minimum": -0.0, "maximum": 0.75, "default": 0.1,
+                       "enum": [0.1, 0.25, 1.0, 1e21] },
+        } } } }] } }),
+    ];
+    assert_same(&docs);
+}
+
+#[test]
+#[cfg_attr(skip_oracle, ignore = "KUBE_MARKERS_SKIP_ORACLE=1: needs a Go oracle")]
+fn random_numbers() {
+    let mut rng = Rng(0xF10A_7F10_A7F1_0A7F);
+    let mut docs = Vec::new();
+    for _ in 0..300 {
+        let mut numbers = Vec::new();
+        for _ in 0..20 {
+            let n = match rng.below(6) {
+                // Any finite float.
+                0 => Some(f64::from_bits(rng.next_u64()))
+                    .filter(|f| f.is_finite())
+                    .map(Value::from),
+                // Whole floats and decimal fractions around the formats' boundaries.
+                1 => {
+                    let mantissa = (rng.next_u64() % 2_000_001) as f64 - 1_000_000.0;
+                    let exp = rng.below(50) as i32 - 25;
+                    Some(Value::from(mantissa * 10f64.powi(exp)))
+                }
+                2 => Some(Value::from((rng.next_u64() >> rng.below(64)) as f64)),
+                3 => Some(Value::from(rng.next_u64() as i64 >> rng.below(64))),
+                4 => Some(Value::from(rng.next_u64() >> rng.below(64))),
+                _ => Some(Value::from(rng.below(1000) as f64 / 8.0 - 60.0)),
+            };
+            numbers.extend(n);
+        }
+        docs.push(json!({ "numbers": numbers, "one": numbers[0], "nested": { "n": numbers[1] } }));
+    }
     assert_same(&docs);
 }
 
@@ -422,4 +762,21 @@ fn thousands_of_random_strings() {
         docs.push(Value::Object(map));
     }
     assert_same(&docs);
+}
+
+#[test]
+#[cfg_attr(skip_oracle, ignore = "KUBE_MARKERS_SKIP_ORACLE=1: needs a Go oracle")]
+fn key_order_tables_are_gos() {
+    let Some(tables) = run_oracle(Some("-key-order-tables"), []) else {
+        return;
+    };
+    let path = "runtime/src/yaml/key_order/go_unicode.rs";
+    let committed =
+        std::fs::read_to_string(kube_markers_tests::workspace_root().join(path)).unwrap();
+    assert!(
+        committed == tables,
+        "{path} is not this Go's unicode.IsLetter/IsDigit (a Go with another Unicode version \
+         builds controller-gen and the oracle): regenerate it with \
+         `\"$(scripts/yaml-oracle.sh)\" -key-order-tables > {path}`"
+    );
 }

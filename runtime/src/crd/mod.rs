@@ -2,14 +2,18 @@
 //!
 //! The path of the data: each `#[kube_markers::crd]` registers a [`crate::registry::CrdEntry`]
 //! whose function is kube-derive's `CustomResourceExt::crd` (its schema already patched by the
-//! `#[k8s]` markers through [`SchemaPatch`]). [`generate_crds`] calls them, applies root
-//! rules, merges the versions of one group and kind as controller-gen does, and refuses to
-//! return a CRD the API server would reject ([`structural`]).
+//! `#[k8s]` markers through [`SchemaPatch`]). One merge, shared by the generator and the
+//! running operator, calls them, applies root rules and merges the versions of one group and
+//! kind as controller-gen does. [`generate_crds`] then refuses to return a CRD the API server
+//! would reject ([`structural`]); [`definitions`] and [`definition`] give the same CRDs at run
+//! time, to install from code.
 
 mod patch;
+mod registered;
 pub mod structural;
 
 pub use patch::{SchemaPatch, apply as apply_patch};
+pub use registered::{DefinitionError, definition, definition_of, definitions};
 
 use crate::registry::{CrdEntry, Source};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -107,6 +111,57 @@ fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, String> {
 ///
 /// Errors name the Rust type and its source location; all of them are reported together.
 pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<String>> {
+    let (kinds, mut errors) = merge_entries(entries);
+    let mut out = Vec::new();
+    for kind in kinds {
+        let mut problems = kind.problems;
+        // Only the generator checks what the API server would reject: it needs the structural
+        // rules and a CEL parser, which a running operator does without.
+        for version in &kind.crd.spec.versions {
+            let json = serde_json::to_value(version).unwrap_or(Value::Null);
+            for problem in structural::check_version(&json) {
+                problems.push(format!(
+                    "{}/{} ({}): {problem}",
+                    kind.crd.spec.group,
+                    kind.crd.spec.names.kind,
+                    sources_of(&kind.built, &version.name)
+                ));
+            }
+        }
+        if problems.is_empty() {
+            out.push(GeneratedCrd {
+                file_name: file_name(&kind.crd.spec.group, &kind.crd.spec.names.plural),
+                sources: kind
+                    .built
+                    .iter()
+                    .map(|b| (b.entry.type_name.to_string(), b.entry.source))
+                    .collect(),
+                crd: kind.crd,
+            });
+        } else {
+            errors.append(&mut problems);
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// One group and kind, merged: the CRD and what stands in its way.
+struct MergedKind<'a> {
+    crd: CustomResourceDefinition,
+    built: Vec<Built<'a>>,
+    /// Why these types do not make one CRD (names or scope that disagree, storage versions,
+    /// a version twice): the CRD above is then only a best effort.
+    problems: Vec<String>,
+}
+
+/// The merge that the generator and the running operator share: each entry's CRD built
+/// (kube-derive's, with the root rules), grouped by group and kind, and merged as
+/// controller-gen merges versions. Returns the kinds and the entries that could not be built.
+fn merge_entries<'a>(entries: &[&'a CrdEntry]) -> (Vec<MergedKind<'a>>, Vec<String>) {
     let mut errors = Vec::new();
     let mut sorted: Vec<&CrdEntry> = entries.to_vec();
     sorted.sort_by_key(|e| (e.source, e.type_name));
@@ -120,21 +175,21 @@ pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<Str
             Err(e) => errors.push(e),
         }
     }
-    let mut out = Vec::new();
-    for ((group, kind), built) in groups {
-        match merge(&group, &kind, built) {
-            Ok(crd) => out.push(crd),
-            Err(mut e) => errors.append(&mut e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
+    let kinds = groups
+        .into_iter()
+        .map(|((group, kind), built)| {
+            let (crd, problems) = merge(&group, &kind, &built);
+            MergedKind {
+                crd,
+                built,
+                problems,
+            }
+        })
+        .collect();
+    (kinds, errors)
 }
 
-fn merge(group: &str, kind: &str, built: Vec<Built>) -> Result<GeneratedCrd, Vec<String>> {
+fn merge(group: &str, kind: &str, built: &[Built]) -> (CustomResourceDefinition, Vec<String>) {
     let mut errors = Vec::new();
     let first = &built[0];
     let names = &first.crd.spec.names;
@@ -175,7 +230,7 @@ fn merge(group: &str, kind: &str, built: Vec<Built>) -> Result<GeneratedCrd, Vec
 
     let mut versions = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
-    for b in &built {
+    for b in built {
         for v in &b.crd.spec.versions {
             if let Some(prev) = seen.insert(v.name.clone(), label(b.entry)) {
                 errors.push(format!(
@@ -227,28 +282,7 @@ fn merge(group: &str, kind: &str, built: Vec<Built>) -> Result<GeneratedCrd, Vec
             VERSION_ANNOTATION.into(),
             format!("v{}", env!("CARGO_PKG_VERSION")),
         );
-
-    for version in &crd.spec.versions {
-        let json = serde_json::to_value(version).unwrap_or(Value::Null);
-        for problem in structural::check_version(&json) {
-            errors.push(format!(
-                "{group}/{kind} ({}): {problem}",
-                sources_of(&built, &version.name)
-            ));
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let file_name = file_name(group, &crd.spec.names.plural);
-    Ok(GeneratedCrd {
-        crd,
-        file_name,
-        sources: built
-            .iter()
-            .map(|b| (b.entry.type_name.to_string(), b.entry.source))
-            .collect(),
-    })
+    (crd, errors)
 }
 
 fn sources_of(built: &[Built], version: &str) -> String {

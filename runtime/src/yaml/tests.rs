@@ -1,3 +1,5 @@
+use super::key_order::{go_less, sort_keys};
+use super::number::{format_go_float, format_number};
 use super::*;
 use serde_json::json;
 
@@ -142,14 +144,16 @@ fn structure() {
         "empty": {},
         "none": [],
         "nested": [[1, 2], [], {}],
-        "n": null, "t": true, "f": 1.5, "i": -3, "big": 1e21, "g": 1234567.0, "small": 0.00001
+        "n": null, "t": true, "f": 1.5, "i": -3, "big": 1e21, "g": 1234567.0, "small": 0.00001,
+        "h": 1234567.5
     });
     let expected = "\
 apiVersion: rbac.authorization.k8s.io/v1
 big: 1e+21
 empty: {}
 f: 1.5
-g: 1.234567e+06
+g: 1234567
+h: 1.2345675e+06
 i: -3
 kind: ClusterRole
 metadata:
@@ -179,18 +183,81 @@ t: true
     assert_eq!(render_yaml(&v), expected);
 }
 
+fn sorted<'a>(keys: &[&'a str]) -> Vec<&'a str> {
+    let mut keys = keys.to_vec();
+    sort_keys(&mut keys, |k| k);
+    keys
+}
+
+fn less(a: &str, b: &str) -> bool {
+    go_less(
+        &a.chars().collect::<Vec<_>>(),
+        &b.chars().collect::<Vec<_>>(),
+    )
+}
+
 #[test]
 fn keys_sort_like_go_yaml_v2() {
-    let mut keys = vec![
+    let keys = sorted(&[
         "v10", "ab", "a.b", "B", "v9", "alpha", "_a", "Zeta", "a-b", "x01", "x1", "x001",
-    ];
-    keys.sort_by(|a, b| key_order(a, b));
+    ]);
     assert_eq!(
         keys,
         [
             "_a", "B", "Zeta", "a-b", "a.b", "ab", "alpha", "v9", "v10", "x1", "x01", "x001"
         ]
     );
+    // Only the first differing character counts: `0` is not a letter and `N` is, so `port10`
+    // comes first although 1 < 10.
+    assert_eq!(
+        sorted(&["port1Name", "portA", "port10", "port1", "port_"]),
+        ["port_", "port1", "port10", "port1Name", "portA"]
+    );
+    // A zero after non-zero digits counts (`x100` after `x12`); leading zeros do not.
+    assert_eq!(
+        sorted(&["x100", "x12", "x1000", "x012", "x0012", "x2"]),
+        ["x2", "x12", "x012", "x0012", "x100", "x1000"]
+    );
+    // Non-letters before letters, whatever their code points; non-digits before digits.
+    assert_eq!(
+        sorted(&["a~", "a0", "aZ", "a_", "a-", "aé", "a日", "a\u{2160}"]),
+        ["a-", "a_", "a~", "a\u{2160}", "a0", "aZ", "aé", "a日"]
+    );
+    // Go's int64 arithmetic wraps: 19 nines overflow to a negative number, less than 1.
+    let wrapped = format!("k{}", "9".repeat(19));
+    assert!(less(&wrapped, "k1"), "{wrapped}");
+    // Non-ASCII digits are digits, worth their code point minus '0'.
+    assert!(less("k9", "k\u{663}"));
+    assert!(less("k\u{663}", "k1600"));
+}
+
+#[test]
+fn key_order_is_deterministic_even_where_go_cycles() {
+    // Go's comparator: a12 < a1b < a2 < a12. Go's output then depends on its random map order;
+    // ours must not depend on the input order.
+    assert!(less("a12", "a1b") && less("a1b", "a2") && less("a2", "a12"));
+    let keys = [
+        "a2", "a1b", "a12", "a01", "a1", "a", "a-", "a_", "aB", "ab", "a0",
+    ];
+    let expected = sorted(&keys);
+    let mut rotated = keys;
+    for _ in 0..keys.len() {
+        rotated.rotate_left(1);
+        assert_eq!(sorted(&rotated), expected);
+        let mut reversed = rotated;
+        reversed.reverse();
+        assert_eq!(sorted(&reversed), expected);
+    }
+    // Keys outside the cycle keep Go's order.
+    assert_eq!(&expected[..5], ["a", "a-", "a_", "a0", "a1"]);
+    assert_eq!(&expected[9..], ["aB", "ab"]);
+    // For distinct keys exactly one of the two is less.
+    for a in &keys {
+        for b in &keys {
+            assert!(!(less(a, b) && less(b, a)), "{a} {b}");
+            assert_eq!(a != b, less(a, b) || less(b, a), "{a} {b}");
+        }
+    }
 }
 
 #[test]
@@ -210,30 +277,50 @@ fn floats_format_like_go() {
 }
 
 #[test]
+fn numbers_as_controller_gens_json_round_trip_leaves_them() {
+    let number = |v: Value| match v {
+        Value::Number(n) => format_number(&n),
+        _ => unreachable!(),
+    };
+    for (value, text) in [
+        // Whole floats become integers: encoding/json writes no fraction, go-yaml reads an int.
+        (json!(1.0), "1"),
+        (json!(1048576.0), "1048576"),
+        (json!(1e6), "1000000"),
+        (json!(-0.0), "0"),
+        (json!(-5.0), "-5"),
+        (json!(1e20), "1e+20"),
+        (json!(1e21), "1e+21"),
+        (json!(123456789012345680000.0), "1.2345678901234568e+20"),
+        // Integers go through a float64 too.
+        (json!(0), "0"),
+        (json!(-3), "-3"),
+        (json!(9007199254740993i64), "9007199254740992"),
+        (json!(i64::MAX), "9223372036854776000"),
+        (json!(i64::MIN), "-9.223372036854776e+18"),
+        (json!(u64::MAX), "1.8446744073709552e+19"),
+        (json!(1u64 << 60), "1152921504606847000"),
+        // Fractions are go-yaml floats, written with %g.
+        (json!(0.5), "0.5"),
+        (json!(0.1 + 0.2), "0.30000000000000004"),
+        (json!(1234567.5), "1.2345675e+06"),
+        (json!(123456.789), "123456.789"),
+        (json!(0.0001), "0.0001"),
+        (json!(0.00001), "1e-05"),
+        (json!(1e-7), "1e-07"),
+        (json!(-2.5e-300), "-2.5e-300"),
+        (json!(5e-324), "5e-324"),
+        (json!(f64::MAX), "1.7976931348623157e+308"),
+    ] {
+        assert_eq!(number(value.clone()), text, "{value}");
+    }
+}
+
+#[test]
 fn documents_get_separators_and_header() {
     let docs = [json!({"a": 1}), json!({"b": 2})];
     assert_eq!(
         render_documents("# hi\n", &docs),
         "# hi\n---\na: 1\n---\nb: 2\n"
     );
-}
-
-#[test]
-fn key_order_is_total_even_where_go_cycles() {
-    // Go's comparator: a12 < a1b < a2 < a12. Ours must still be a total order.
-    let mut keys = vec![
-        "a2", "a1b", "a12", "a01", "a1", "a", "a-", "a_", "aB", "ab", "a0",
-    ];
-    keys.sort_by(|a, b| key_order(a, b));
-    assert_eq!(
-        keys,
-        [
-            "a", "a-", "a_", "a0", "a1", "a1b", "a01", "a2", "a12", "aB", "ab"
-        ]
-    );
-    for a in &keys {
-        for b in &keys {
-            assert_eq!(key_order(a, b), key_order(b, a).reverse(), "{a} {b}");
-        }
-    }
 }
