@@ -1,16 +1,17 @@
 //! `#[kube_markers::crd]` and `#[kube_markers::schema]`: `#[k8s(...)]` → schemars transforms,
 //! plus (for `crd`) the registry entry of the custom resource.
 
-use super::names::{apply_rename_all, serde_has, serde_str};
 use super::patch::Patch;
 use super::vocabulary::{
-    self, OneOf, Parsed, Place, Shape, item_type, one_of_rule, shape_of, strip_wrappers,
+    self, OneOf, Parsed, Place, RuleProperty, Shape, immutable_once_set_rule, item_type,
+    one_of_rule, shape_of, strip_wrappers,
 };
 use crate::args::{Arg, ArgValue, parse_args};
+use crate::cel;
 use crate::ctxt::Ctxt;
+use crate::names::fields::{apply_rename_all, serde_has, serde_str};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use serde_json::json;
 
 /// `#[kube_markers::schema]` on a struct or enum used inside a CRD.
 pub fn expand_schema(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -346,11 +347,14 @@ fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
                     container.optional.push(name.clone());
                 }
             }
-            if parsed.flags.immutable.is_some() && optional && named {
-                container.validations.push(json!({
-                    "rule": format!("!has(oldSelf.{name}) || has(self.{name})"),
-                    "message": format!("field {name} is immutable once set"),
-                }));
+            if let Some(immutable) = parsed.flags.immutable
+                && optional
+                && named
+                && let Some(property) = rule_property(&name, "immutable", immutable, cx)
+            {
+                container
+                    .validations
+                    .push(immutable_once_set_rule(&property));
             }
             if !parsed.patch.is_empty() {
                 field.attrs.push(transform_attr(&parsed.patch, span));
@@ -404,9 +408,13 @@ fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
                         cx.error_at(*span, format!("no field named `{name}` (JSON name) in this struct{hint}"));
                     }
                 }
-                names.push(name.clone());
+                if let Some(property) = rule_property(name, one_of.kind, *span, cx) {
+                    names.push(property);
+                }
             }
-            type_validations.push(one_of_rule(one_of.kind, &names));
+            if names.len() == one_of.fields.len() {
+                type_validations.push(one_of_rule(one_of.kind, &names));
+            }
         }
     }
     let mut validations = type_validations;
@@ -415,6 +423,26 @@ fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
     if !container.is_empty() {
         let span = type_span.unwrap_or_else(|| s.ident.span());
         s.attrs.push(transform_attr(&container, span));
+    }
+}
+
+/// A property a generated CEL rule names, or an error at `span` when CEL cannot reach it.
+fn rule_property(json_name: &str, marker: &str, span: Span, cx: &mut Ctxt) -> Option<RuleProperty> {
+    match cel::escape_property(json_name) {
+        Ok(cel_name) => Some(RuleProperty {
+            json_name: json_name.to_string(),
+            cel_name,
+        }),
+        Err(why) => {
+            cx.error_at(
+                span,
+                format!(
+                    "`{marker}` writes a CEL rule naming the field `{json_name}` (JSON name), but \
+                     Kubernetes cannot name it in CEL: {why}; rename it with #[serde(rename = \"...\")]"
+                ),
+            );
+            None
+        }
     }
 }
 

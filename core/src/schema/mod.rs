@@ -24,7 +24,6 @@
 //! ```
 
 mod expand;
-pub mod names;
 mod patch;
 mod vocabulary;
 

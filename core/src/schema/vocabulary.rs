@@ -2,6 +2,7 @@
 
 use super::patch::Patch;
 use crate::args::{Arg, ArgValue};
+use crate::cel::{self, REASONS};
 use crate::ctxt::Ctxt;
 use crate::suggest::did_you_mean;
 use proc_macro2::Span;
@@ -196,14 +197,6 @@ const ITEM_KEYS: &[&str] = &[
     "struct_type",
     "validation",
     "items",
-];
-
-/// The reasons Kubernetes accepts in an `x-kubernetes-validations` rule.
-pub const REASONS: &[&str] = &[
-    "FieldValueInvalid",
-    "FieldValueForbidden",
-    "FieldValueRequired",
-    "FieldValueDuplicate",
 ];
 
 /// Flags that change the parent's `required` list or add parent rules.
@@ -746,18 +739,10 @@ fn enum_values(arg: &Arg, cx: &mut Ctxt) -> Option<Vec<Value>> {
     Some(out)
 }
 
-/// Checks that a CEL expression parses. The parser cannot check Kubernetes' optional-field
-/// syntax (`self.?x`), so such expressions are let through rather than rejected wrongly.
+/// Checks that a CEL expression parses (see [`crate::cel::parse_error`]).
 pub fn check_cel(expr: &str, what: &str, span: Span, cx: &mut Ctxt) {
-    if let Err(e) = kube_cel::cel::Program::compile(expr) {
-        let msg = e.to_string();
-        if msg.contains("unsupported syntax") {
-            return;
-        }
-        cx.error_at(
-            span,
-            format!("{what} does not parse as CEL:\n{}", msg.trim_end()),
-        );
+    if let Some(error) = cel::parse_error(expr) {
+        cx.error_at(span, format!("{what} does not parse as CEL:\n{error}"));
     }
 }
 
@@ -851,18 +836,29 @@ fn validation(arg: &Arg, cx: &mut Ctxt) -> Option<Value> {
     ok.then_some(Value::Object(out))
 }
 
+/// A property as a generated CEL rule names it: its JSON name (for messages) and the identifier
+/// CEL sees it under ([`cel::escape_property`]).
+pub struct RuleProperty {
+    pub json_name: String,
+    pub cel_name: String,
+}
+
 /// controller-gen's rules and messages for the one-of markers.
-pub fn one_of_rule(kind: &str, fields: &[String]) -> Value {
-    let list = fields.join(" ");
+pub fn one_of_rule(kind: &str, fields: &[RuleProperty]) -> Value {
+    let list = fields
+        .iter()
+        .map(|f| f.json_name.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
     match kind {
         "at_least_one_of" => json!({
-            "rule": fields.iter().map(|f| format!("has(self.{f})")).collect::<Vec<_>>().join("||"),
+            "rule": fields.iter().map(|f| format!("has(self.{})", f.cel_name)).collect::<Vec<_>>().join("||"),
             "message": format!("at least one of the fields in [{list}] must be set"),
         }),
         _ => {
             let sum = fields
                 .iter()
-                .map(|f| format!("(has(self.{f})?1:0)"))
+                .map(|f| format!("(has(self.{})?1:0)", f.cel_name))
                 .collect::<Vec<_>>()
                 .join("+");
             if kind == "exactly_one_of" {
@@ -872,4 +868,12 @@ pub fn one_of_rule(kind: &str, fields: &[String]) -> Value {
             }
         }
     }
+}
+
+/// The parent rule of an optional `immutable` field: once set, it stays set.
+pub fn immutable_once_set_rule(field: &RuleProperty) -> Value {
+    json!({
+        "rule": format!("!has(oldSelf.{0}) || has(self.{0})", field.cel_name),
+        "message": format!("field {} is immutable once set", field.json_name),
+    })
 }
