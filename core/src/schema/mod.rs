@@ -25,6 +25,7 @@
 
 mod expand;
 mod patch;
+pub mod satisfiable;
 mod vocabulary;
 
 pub use expand::{expand_crd, expand_schema};

@@ -1,6 +1,7 @@
 //! `#[k8s(...)]` arguments → [`Patch`], with the compile-time checks.
 
 use super::patch::Patch;
+use super::satisfiable;
 use crate::args::{Arg, ArgValue};
 use crate::cel::{self, REASONS};
 use crate::ctxt::Ctxt;
@@ -22,6 +23,19 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// The schema `type` of a value of this shape.
+    fn json_type(self) -> Option<&'static str> {
+        match self {
+            Shape::Integer => Some("integer"),
+            Shape::Number => Some("number"),
+            Shape::String => Some("string"),
+            Shape::Bool => Some("boolean"),
+            Shape::List => Some("array"),
+            Shape::Map => Some("object"),
+            Shape::Unknown => None,
+        }
+    }
+
     fn describe(self) -> &'static str {
         match self {
             Shape::Integer => "an integer",
@@ -240,13 +254,16 @@ pub fn parse(
     let mut seen: Vec<String> = Vec::new();
     let mut list_type: Option<(String, Span)> = None;
     let mut list_map_keys: Option<Span> = None;
+    let mut enum_spans: Vec<Span> = Vec::new();
     for arg in args {
         let key = arg.name();
         if !keys.contains(&key.as_str()) {
             let elsewhere = [FIELD_KEYS, TYPE_KEYS, ITEM_KEYS]
                 .iter()
                 .any(|k| k.contains(&key.as_str()));
-            let hint = if elsewhere {
+            let hint = if let Some(owner) = left_to_serde_and_schemars(&key) {
+                format!("; {owner}")
+            } else if elsewhere {
                 format!(
                     "; `{key}` is not allowed {}",
                     match place {
@@ -276,9 +293,6 @@ pub fn parse(
             "minimum" | "maximum" | "multiple_of" => {
                 if let Some(n) = number(arg, cx) {
                     check_shape(arg, shape, &[Shape::Integer, Shape::Number], "numbers", cx);
-                    if key == "multiple_of" && n.as_f64().is_some_and(|v| v <= 0.0) {
-                        cx.error_at(arg.value_span(), "`multiple_of` must be greater than 0");
-                    }
                     set.insert(json_key(&key), Value::Number(n));
                 }
             }
@@ -324,8 +338,9 @@ pub fn parse(
                 }
             }
             "enum" => {
-                if let Some(values) = enum_values(arg, cx) {
+                if let Some((values, spans)) = enum_values(arg, cx) {
                     set.insert("enum".into(), Value::Array(values));
+                    enum_spans = spans;
                 }
             }
             "nullable" | "preserve_unknown_fields" => {
@@ -460,11 +475,25 @@ pub fn parse(
             "`list_type = \"map\"` needs `list_map_keys = [...]`, the fields that identify an item",
         );
     }
-    check_bounds(&out.patch.set, args, cx);
+    check_satisfiable(&out.patch.set, shape, args, &enum_spans, cx);
     if let (Some(r), Some(_)) = (out.flags.required, out.flags.optional) {
         cx.error_at(r, "a field cannot be both `required` and `optional`");
     }
     out
+}
+
+/// Where the controller-gen markers that #[k8s] leaves to serde and schemars are written.
+fn left_to_serde_and_schemars(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "default" => {
+            "defaults come from serde: `#[serde(default)]` (the type's `Default`) or \
+             `#[serde(default = \"path::to::function\")]`, which schemars writes into the schema"
+        }
+        "example" => "examples are schemars': `#[schemars(example = value)]`",
+        "title" => "titles are schemars': `#[schemars(title = \"...\")]`",
+        "description" => "descriptions are the doc comments (`/// ...`) of the field or type",
+        _ => return None,
+    })
 }
 
 fn json_key(key: &str) -> String {
@@ -497,27 +526,38 @@ fn check_shape(arg: &Arg, shape: Shape, allowed: &[Shape], what: &str, cx: &mut 
     }
 }
 
-fn check_bounds(set: &Map<String, Value>, args: &[Arg], cx: &mut Ctxt) {
-    for (low, high, key) in [
-        ("minimum", "maximum", "maximum"),
-        ("minLength", "maxLength", "max_length"),
-        ("minItems", "maxItems", "max_items"),
-        ("minProperties", "maxProperties", "max_properties"),
-    ] {
-        let (Some(l), Some(h)) = (
-            set.get(low).and_then(Value::as_f64),
-            set.get(high).and_then(Value::as_f64),
-        ) else {
-            continue;
+/// Reports what [`satisfiable::problems`] finds in the node these markers write, with the type
+/// the field's Rust type gives it, each on the marker at fault.
+fn check_satisfiable(
+    set: &Map<String, Value>,
+    shape: Shape,
+    args: &[Arg],
+    enum_spans: &[Span],
+    cx: &mut Ctxt,
+) {
+    let mut node = set.clone();
+    if !node.contains_key("type")
+        && !node.contains_key("x-kubernetes-int-or-string")
+        && let Some(ty) = shape.json_type()
+    {
+        node.insert("type".into(), json!(ty));
+    }
+    for problem in satisfiable::problems(&node) {
+        let span = match problem.enum_index {
+            Some(i) if i < enum_spans.len() => enum_spans[i],
+            _ => {
+                // Blame the marker of the keyword, else a marker of the same range.
+                let blamed = [problem.keyword, "maximum", "minimum", "multipleOf"]
+                    .into_iter()
+                    .find_map(|k| args.iter().find(|a| json_key(&a.name()) == k));
+                blamed.map_or_else(Span::call_site, Arg::value_span)
+            }
         };
-        if l > h
-            && let Some(arg) = args.iter().find(|a| a.name() == key)
-        {
-            cx.error_at(
-                arg.value_span(),
-                format!("`{key}` ({h}) is smaller than its lower bound ({l})"),
-            );
-        }
+        // Speak of the markers as written: `max_length`, not `maxLength`.
+        let message = FIELD_KEYS.iter().fold(problem.message, |message, key| {
+            message.replace(&format!("`{}`", json_key(key)), &format!("`{key}`"))
+        });
+        cx.error_at(span, message);
     }
 }
 
@@ -705,9 +745,10 @@ fn string_list(arg: &Arg, cx: &mut Ctxt) -> Option<Vec<String>> {
     string_list_spanned(arg, cx).map(|v| v.into_iter().map(|(s, _)| s).collect())
 }
 
-fn enum_values(arg: &Arg, cx: &mut Ctxt) -> Option<Vec<Value>> {
+fn enum_values(arg: &Arg, cx: &mut Ctxt) -> Option<(Vec<Value>, Vec<Span>)> {
     let elems = array_elems(arg, cx)?;
     let mut out: Vec<Value> = Vec::new();
+    let mut spans: Vec<Span> = Vec::new();
     for e in elems {
         let value = match lit_of(e) {
             Some((syn::Lit::Str(s), false)) => json!(s.value()),
@@ -731,12 +772,13 @@ fn enum_values(arg: &Arg, cx: &mut Ctxt) -> Option<Vec<Value>> {
             continue;
         }
         out.push(value);
+        spans.push(syn::spanned::Spanned::span(e));
     }
     if out.is_empty() {
         cx.error_at(arg.value_span(), "`enum` is empty");
         return None;
     }
-    Some(out)
+    Some((out, spans))
 }
 
 /// Checks that a CEL expression parses (see [`crate::cel::parse_error`]).
