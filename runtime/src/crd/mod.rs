@@ -7,13 +7,20 @@
 //! return a CRD the API server would reject ([`structural`]).
 
 mod patch;
+// Generating CRDs is the generator's job, with the `codegen` feature: the API server's rules it
+// checks need a CEL parser and evaluator and a JSON Schema validator, which operators should
+// not link. Where generation exists, it checks everything.
+#[cfg(feature = "codegen")]
 pub mod structural;
 
 pub use patch::{SchemaPatch, apply as apply_patch};
 
-use crate::registry::{CrdEntry, Source};
+#[cfg(feature = "codegen")]
+use crate::registry::CrdEntry;
+use crate::registry::Source;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
+#[cfg(feature = "codegen")]
 use std::collections::BTreeMap;
 
 /// The annotation that says which generator wrote a CRD (as controller-gen's
@@ -43,6 +50,7 @@ pub fn file_name(group: &str, plural: &str) -> String {
     format!("{group}_{plural}.yaml")
 }
 
+#[cfg(feature = "codegen")]
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<String>()
@@ -51,11 +59,13 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "(no message)".into())
 }
 
+#[cfg(feature = "codegen")]
 struct Built<'a> {
     entry: &'a CrdEntry,
     crd: CustomResourceDefinition,
 }
 
+#[cfg(feature = "codegen")]
 fn label(entry: &CrdEntry) -> String {
     format!(
         "{}:{} ({})",
@@ -64,6 +74,7 @@ fn label(entry: &CrdEntry) -> String {
 }
 
 /// Builds one entry's CRD: kube-derive's, with the root rules applied.
+#[cfg(feature = "codegen")]
 fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, String> {
     // kube-derive panics on schemas it cannot express (internally or adjacently tagged enums,
     // enums mixing unit and data variants); turn that into an error naming the type. (The
@@ -106,6 +117,7 @@ fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, String> {
 /// Generates every CRD: one per group and kind, versions merged, checked.
 ///
 /// Errors name the Rust type and its source location; all of them are reported together.
+#[cfg(feature = "codegen")]
 pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<String>> {
     let mut errors = Vec::new();
     let mut sorted: Vec<&CrdEntry> = entries.to_vec();
@@ -134,6 +146,7 @@ pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<Str
     }
 }
 
+#[cfg(feature = "codegen")]
 fn merge(group: &str, kind: &str, built: Vec<Built>) -> Result<GeneratedCrd, Vec<String>> {
     let mut errors = Vec::new();
     let first = &built[0];
@@ -251,6 +264,7 @@ fn merge(group: &str, kind: &str, built: Vec<Built>) -> Result<GeneratedCrd, Vec
     })
 }
 
+#[cfg(feature = "codegen")]
 fn sources_of(built: &[Built], version: &str) -> String {
     built
         .iter()
