@@ -1,5 +1,6 @@
 //! The API server's rules for CRD schemas (structural schemas, list and map topology, printer
-//! columns, selectable fields, the scale subresource), checked before anything is written.
+//! columns, selectable fields, the scale subresource, CEL rules that compile, defaults that
+//! validate), checked before anything is written, and schemas no value could satisfy.
 //!
 //! Each problem is a sentence naming the schema location as a path (`spec.conditions[*].type`).
 
