@@ -508,6 +508,9 @@ mod tests {
             "extra": {"type": "object", "properties": {"a": {"type": "string"}}, "default": {"a": "x", "b": "y"}},
             "whole": {"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}, "default": {}},
             "nothing": {"type": "string", "default": null},
+            // Properties named like keywords are properties.
+            "named": {"type": "object", "default": {"format": "", "enum": null}, "properties": {
+                "format": {"type": "string", "minLength": 1}, "enum": {"type": "integer", "nullable": true}}},
             // Fine: what the API server accepts.
             "free": {"type": "string", "format": "int-or-whatever", "default": ""},
             "kept": {"type": "object", "x-kubernetes-preserve-unknown-fields": true, "default": {"b": 1}},
@@ -543,7 +546,8 @@ mod tests {
         because("extra", "`b` is not a property of the schema");
         because("whole", "\"a\" is a required property");
         because("nothing", "null, and the field is not nullable");
-        assert_eq!(problems.len(), 14, "{problems:#?}");
+        because("named", "(at /format: \"\" is shorter than 1 character)");
+        assert_eq!(problems.len(), 15, "{problems:#?}");
     }
 
     #[test]

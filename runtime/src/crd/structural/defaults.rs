@@ -108,52 +108,80 @@ fn format_name(format: &str) -> String {
     format!("kube-markers:{}", format.replace('-', ""))
 }
 
+/// Whether `key` of a schema node holds schemas: one (`Some(false)`), or several, in a list or
+/// by property name (`Some(true)`); `None` for values (`enum`, `default`, ...).
+fn holds_schemas(key: &str) -> Option<bool> {
+    match key {
+        "properties" | "patternProperties" | "definitions" | "allOf" | "anyOf" | "oneOf" => {
+            Some(true)
+        }
+        "items" | "additionalProperties" | "additionalItems" | "not" => Some(false),
+        _ => None,
+    }
+}
+
+/// The schemas directly inside a schema node, as opposed to its values and property names.
+fn subschemas(node: &Map<String, Value>) -> Vec<&Value> {
+    let mut out = Vec::new();
+    for (key, value) in node {
+        match (holds_schemas(key), value) {
+            (Some(true), Value::Object(named)) => out.extend(named.values()),
+            (Some(_), Value::Array(list)) => out.extend(list.iter()),
+            (Some(false), Value::Object(_)) => out.push(value),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// [`subschemas`], to change them.
+fn subschemas_mut(node: &mut Map<String, Value>) -> Vec<&mut Value> {
+    let mut out = Vec::new();
+    for (key, value) in node.iter_mut() {
+        match (holds_schemas(key), value) {
+            (Some(true), Value::Object(named)) => out.extend(named.values_mut()),
+            (Some(_), Value::Array(list)) => out.extend(list.iter_mut()),
+            (Some(false), value @ Value::Object(_)) => out.push(value),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The OpenAPI v3 (Kubernetes' subset) node as a JSON Schema draft 4 document, whose boolean
 /// `exclusiveMinimum` OpenAPI v3.0 shares: `nullable` becomes a `null` type, int-or-string an
-/// integer-or-string type, and each format the API server checks one of ours.
-fn to_json_schema(node: &Value) -> Value {
-    match node {
-        Value::Object(map) => {
-            let mut out = Map::new();
-            for (key, value) in map {
-                let value = match key.as_str() {
-                    // Values, not schemas.
-                    "enum" | "default" | "example" | "required" | "x-kubernetes-validations" => {
-                        value.clone()
-                    }
-                    "format" => match value.as_str() {
-                        Some(f) if FORMATS.contains(&f.replace('-', "").as_str()) => {
-                            json!(format_name(f))
-                        }
-                        // Formats the API server does not know constrain nothing.
-                        _ => continue,
-                    },
-                    _ => to_json_schema(value),
-                };
-                out.insert(key.clone(), value);
-            }
-            if out.get("nullable") == Some(&json!(true))
-                && let Some(Value::String(t)) = out.get("type").cloned()
-            {
-                out.insert("type".into(), json!([t, "null"]));
-                if let Some(Value::Array(values)) = out.get_mut("enum") {
-                    values.push(Value::Null);
-                }
-            }
-            if out.get("x-kubernetes-int-or-string") == Some(&json!(true))
-                && !out.contains_key("type")
-            {
-                out.insert("type".into(), json!(["integer", "string"]));
-            }
-            Value::Object(out)
+/// integer-or-string type, and each format the API server checks one of ours (the others,
+/// which constrain nothing, are dropped).
+fn to_json_schema(node: &mut Value) {
+    let Value::Object(map) = node else { return };
+    match map.get("format").and_then(Value::as_str) {
+        Some(f) if FORMATS.contains(&f.replace('-', "").as_str()) => {
+            let ours = format_name(f);
+            map.insert("format".into(), json!(ours));
         }
-        Value::Array(items) => Value::Array(items.iter().map(to_json_schema).collect()),
-        other => other.clone(),
+        _ => {
+            map.remove("format");
+        }
+    }
+    if map.get("nullable") == Some(&json!(true))
+        && let Some(Value::String(t)) = map.get("type").cloned()
+    {
+        map.insert("type".into(), json!([t, "null"]));
+        if let Some(Value::Array(values)) = map.get_mut("enum") {
+            values.push(Value::Null);
+        }
+    }
+    if map.get("x-kubernetes-int-or-string") == Some(&json!(true)) && !map.contains_key("type") {
+        map.insert("type".into(), json!(["integer", "string"]));
+    }
+    for child in subschemas_mut(map) {
+        to_json_schema(child);
     }
 }
 
 fn openapi_errors(default: &Value, node: &Map<String, Value>) -> Vec<String> {
-    let schema = to_json_schema(&Value::Object(node.clone()));
+    let mut schema = Value::Object(node.clone());
+    to_json_schema(&mut schema);
     let mut options = jsonschema::draft4::options()
         // RE2, as the API server's Go regexp, rather than a backtracking engine.
         .with_pattern_options(jsonschema::PatternOptions::regex())
@@ -209,15 +237,13 @@ fn cel_failures(default: &Value, node: &Map<String, Value>) -> Vec<String> {
 }
 
 fn has_rules(node: &Value) -> bool {
-    match node {
-        Value::Object(map) => map.iter().any(|(key, value)| match key.as_str() {
-            "x-kubernetes-validations" => value.as_array().is_some_and(|r| !r.is_empty()),
-            "enum" | "default" | "example" | "required" => false,
-            _ => has_rules(value),
-        }),
-        Value::Array(items) => items.iter().any(has_rules),
-        _ => false,
-    }
+    let Value::Object(map) = node else {
+        return false;
+    };
+    map.get("x-kubernetes-validations")
+        .and_then(Value::as_array)
+        .is_some_and(|rules| !rules.is_empty())
+        || subschemas(map).into_iter().any(has_rules)
 }
 
 /// Whether the evaluator spells every property of the default as the API server does in CEL:
