@@ -14,6 +14,7 @@
 //! Errors are accumulated in a [`ctxt::Ctxt`] and reported together, each on its own span.
 
 pub mod args;
+pub mod cel;
 pub mod ctxt;
 pub mod names;
 pub mod rbac;

@@ -1,6 +1,9 @@
-//! Kubernetes naming rules, as the API server applies them to RBAC objects.
+//! Names: Kubernetes' rules for the names of RBAC objects (here), and the JSON names of the
+//! fields of CRD types ([`fields`]).
 //!
 //! Each check returns `Err(reason)` with a sentence that completes "… is not valid: ".
+
+pub mod fields;
 
 /// Verbs the API server itself checks on resources (RequestInfo verbs and the special
 /// verbs of RBAC, PodSecurityPolicy, CSRs and ValidatingAdmissionPolicy bindings).

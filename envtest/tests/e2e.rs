@@ -4,6 +4,7 @@
 //! when any one rule is taken away.
 
 mod common;
+mod fixtures;
 use common::{assets, root};
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::ApiResource;
@@ -203,4 +204,118 @@ async fn two_environments_run_side_by_side_and_clean_up() {
     b.admin_client().unwrap().apiserver_version().await.unwrap();
     drop(a);
     assert!(!dir.exists(), "the working directory is removed on drop");
+}
+
+/// What the generator makes of one registered type of this test binary: its CRD, or the
+/// problems it refuses it for.
+fn generated_crd(type_name: &str) -> Result<Value, Vec<String>> {
+    let entries: Vec<_> = kube_markers::registry::crd_entries()
+        .into_iter()
+        .filter(|e| e.type_name == type_name)
+        .collect();
+    assert_eq!(entries.len(), 1, "{type_name} is registered once");
+    kube_markers::crd::generate_crds(&entries).map(|crds| crds[0].to_value())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escaped_property_names_in_generated_rules_are_accepted_and_enforced() {
+    let env = start().await;
+    let crd = generated_crd("Escaped").unwrap_or_else(|e| panic!("{e:#?}"));
+    // Established: every rule compiled, with the names escaped as the API server escapes them.
+    env.apply_objects(vec![crd]).await.unwrap();
+    env.ensure_namespace("escaping").await.unwrap();
+    let admin = env.admin_client().unwrap();
+    let api = api_for::<fixtures::Escaped>(&admin, "escaping");
+    let new = |name: &str, spec: Value| object("Escaped", "escaping.example.com/v1", name, spec);
+    let create = |name: &'static str, spec: Value| {
+        let api = api.clone();
+        let object = new(name, spec);
+        async move { api.create(&PostParams::default(), &object).await }
+    };
+
+    // The one-of rules.
+    for (spec, message) in [
+        (
+            json!({"in": "a", "s3-bucket": "b"}),
+            "exactly one of the fields in [in s3-bucket] must be set",
+        ),
+        (
+            json!({}),
+            "exactly one of the fields in [in s3-bucket] must be set",
+        ),
+        (
+            json!({"in": "a", "a.b": "v", "x__y": "z"}),
+            "at most one of the fields in [a.b x__y] may be set",
+        ),
+    ] {
+        let (code, refused) = refusal(create("bad", spec.clone()).await);
+        assert_eq!(code, 422, "{spec}: {refused}");
+        assert!(refused.contains(message), "{spec}: {refused}");
+    }
+    create("bucket", json!({"s3-bucket": "b", "a.b": "v"}))
+        .await
+        .unwrap();
+    create("plain", json!({"in": "a", "x__y": "z"}))
+        .await
+        .unwrap();
+
+    // The immutable fields, and the parent rules of the optional ones.
+    let patch = |name: &'static str, spec: Value| {
+        let api = api.clone();
+        async move {
+            api.patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": spec})),
+            )
+            .await
+        }
+    };
+    for (name, spec, message) in [
+        ("bucket", json!({"s3-bucket": "c"}), "field is immutable"),
+        (
+            "bucket",
+            json!({"a.b": null}),
+            "field a.b is immutable once set",
+        ),
+        (
+            "plain",
+            json!({"x__y": null}),
+            "field x__y is immutable once set",
+        ),
+        ("plain", json!({"x__y": "other"}), "field is immutable"),
+    ] {
+        let (code, refused) = refusal(patch(name, spec.clone()).await);
+        assert_eq!(code, 422, "{name} {spec}: {refused}");
+        assert!(refused.contains(message), "{name} {spec}: {refused}");
+    }
+    // What is not immutable changes.
+    patch("plain", json!({"in": "b"})).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_server_refuses_the_defaults_the_generator_refuses() {
+    let problems = generated_crd("BadDefaults").unwrap_err();
+    let fields = ["name", "labels", "host", "count"];
+    for field in fields {
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains(&format!("spec.{field}: the default"))),
+            "{field}: {problems:#?}"
+        );
+    }
+    assert_eq!(problems.len(), fields.len(), "{problems:#?}");
+
+    // The same schema, as kube-derive builds it with the markers applied: refused for each.
+    let env = start().await;
+    let crd =
+        serde_json::to_value(<fixtures::BadDefaults as kube::CustomResourceExt>::crd()).unwrap();
+    let refused = env.apply_objects(vec![crd]).await.unwrap_err().to_string();
+    for field in fields {
+        assert!(
+            refused.contains(&format!("properties[{field}].default")),
+            "{field}: {refused}"
+        );
+    }
 }

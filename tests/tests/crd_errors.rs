@@ -267,7 +267,10 @@ fn a_default_outside_the_enum_is_refused() {
         e.contains("spec.policy: the default \"\" does not validate"),
         "{e}"
     );
-    assert!(e.contains("not one of the enum's values"), "{e}");
+    assert!(
+        e.contains("\"\" is not one of \"Allow\" or \"Forbid\""),
+        "{e}"
+    );
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -313,4 +316,85 @@ fn adjacently_tagged_and_mixed_enums_are_errors_naming_the_type() {
             "{e}"
         );
     }
+}
+
+// --- defaults against their whole schema -------------------------------------------------
+
+/// Each `#[serde(default)]` writes the type's `Default` into the schema, and each breaks a
+/// keyword the first check of defaults did not know.
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(
+    group = "errors.example.com",
+    version = "v1",
+    kind = "DefaultsBreakMarkers"
+)]
+#[serde(rename_all = "camelCase")]
+pub struct DefaultsBreakMarkersSpec {
+    #[serde(default)]
+    #[k8s(pattern = "^[a-z]+$")]
+    pub name: String,
+    #[serde(default)]
+    #[k8s(min_properties = 1)]
+    pub labels: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    #[k8s(format = "hostname")]
+    pub host: String,
+    #[serde(default)]
+    #[k8s(validation(rule = "self > 0", message = "count must be positive"))]
+    pub count: i32,
+    /// Fine: a default that fits, and a format the API server does not check.
+    #[serde(default = "three")]
+    #[k8s(minimum = 1, format = "int32")]
+    pub replicas: i32,
+}
+
+fn three() -> i32 {
+    3
+}
+
+#[test]
+fn defaults_are_checked_against_the_whole_schema() {
+    let errors = errors_for(&["DefaultsBreakMarkers"]);
+    let joined = errors.join("\n");
+    for (field, why) in [
+        ("spec.name", "\"\" does not match \"^[a-z]+$\""),
+        ("spec.labels", "{} has less than 1 property"),
+        ("spec.host", "\"\" is not a \"hostname\""),
+        (
+            "spec.count",
+            "rule `self > 0` fails: count must be positive",
+        ),
+    ] {
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains(&format!("{field}: the default"))
+                    && e.contains(why)
+                    && e.contains("crd_errors.rs:")),
+            "{field}: {joined}"
+        );
+    }
+    assert_eq!(errors.len(), 4, "{joined}");
+}
+
+// --- schemas no value satisfies -------------------------------------------------------------
+
+/// The marker's bound is fine alone; schemars' own bounds of `u8` (0 to 255) leave nothing.
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "errors.example.com", version = "v1", kind = "EmptyRange")]
+pub struct EmptyRangeSpec {
+    #[k8s(minimum = 300)]
+    pub small: u8,
+}
+
+#[test]
+fn a_marker_bound_beyond_the_rust_type_is_an_empty_range() {
+    let e = one_error(&["EmptyRange"]);
+    assert!(
+        e.contains("spec.small: `minimum` (300) and `maximum` (255) leave no value between them"),
+        "{e}"
+    );
+    assert!(e.contains("(EmptyRange)"), "{e}");
 }

@@ -1,16 +1,17 @@
 //! `#[kube_markers::crd]` and `#[kube_markers::schema]`: `#[k8s(...)]` → schemars transforms,
 //! plus (for `crd`) the registry entry of the custom resource.
 
-use super::names::{apply_rename_all, serde_has, serde_str};
 use super::patch::Patch;
 use super::vocabulary::{
-    self, OneOf, Parsed, Place, Shape, item_type, one_of_rule, shape_of, strip_wrappers,
+    self, OneOf, Parsed, Place, RuleProperty, Shape, immutable_once_set_rule, item_type,
+    one_of_rule, shape_of, strip_wrappers,
 };
 use crate::args::{Arg, ArgValue, parse_args};
+use crate::cel;
 use crate::ctxt::Ctxt;
+use crate::names::fields::{apply_rename_all, serde_has, serde_str};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use serde_json::json;
 
 /// `#[kube_markers::schema]` on a struct or enum used inside a CRD.
 pub fn expand_schema(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -23,7 +24,11 @@ pub fn expand_schema(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     match syn::parse2::<syn::Item>(item.clone()) {
         Ok(mut parsed) => {
-            rewrite_item(&mut parsed, &mut cx);
+            if has_k8s(&parsed) && !derives(item_attrs(&parsed)).contains(&"JsonSchema".into()) {
+                derive_ran_first(&mut parsed, "schema", "#[derive(JsonSchema)]", &mut cx);
+            } else {
+                rewrite_item(&mut parsed, &mut cx);
+            }
             finish(quote!(#parsed), cx)
         }
         Err(e) => {
@@ -53,7 +58,20 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let root = root_type(&parsed.attrs, parsed.ident.span(), &mut cx);
     let mut as_item = syn::Item::Struct(parsed.clone());
-    rewrite_item(&mut as_item, &mut cx);
+    let derived = derives(&parsed.attrs);
+    let has_kube = parsed.attrs.iter().any(|a| a.path().is_ident("kube"));
+    if (has_kube && !derived.contains(&"CustomResource".into()))
+        || (has_k8s(&as_item) && !derived.contains(&"JsonSchema".into()))
+    {
+        derive_ran_first(
+            &mut as_item,
+            "crd",
+            "#[derive(CustomResource, JsonSchema)]",
+            &mut cx,
+        );
+    } else {
+        rewrite_item(&mut as_item, &mut cx);
+    }
     if let syn::Item::Struct(s) = as_item {
         parsed = s;
     }
@@ -78,6 +96,80 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
         };
     };
     finish(quote!(#parsed #registration), cx)
+}
+
+/// The names of the derive macros still listed on the item (the last segment of each path).
+///
+/// An attribute macro receives the item without the `#[derive]`s written above it: rustc has
+/// expanded those already, on the item as it was before this attribute ran.
+fn derives(attrs: &[syn::Attribute]) -> Vec<String> {
+    let mut names = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if let Some(last) = meta.path.segments.last() {
+                names.push(last.ident.to_string());
+            }
+            Ok(())
+        });
+    }
+    names
+}
+
+fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
+    match item {
+        syn::Item::Struct(s) => &s.attrs,
+        syn::Item::Enum(e) => &e.attrs,
+        _ => &[],
+    }
+}
+
+/// Whether the item, its fields or its variants carry `#[k8s]` markers.
+fn has_k8s(item: &syn::Item) -> bool {
+    let marked = |attrs: &[syn::Attribute]| attrs.iter().any(|a| a.path().is_ident("k8s"));
+    let fields_marked = |fields: &syn::Fields| fields.iter().any(|f| marked(&f.attrs));
+    match item {
+        syn::Item::Struct(s) => marked(&s.attrs) || fields_marked(&s.fields),
+        syn::Item::Enum(e) => {
+            marked(&e.attrs)
+                || e.variants
+                    .iter()
+                    .any(|v| marked(&v.attrs) || fields_marked(&v.fields))
+        }
+        _ => false,
+    }
+}
+
+/// The attribute stands below the derives it must precede: they have run without seeing the
+/// schemars transforms this attribute writes, so every `#[k8s]` marker would be silently lost.
+/// Reports it and drops the markers (which no derive below would claim).
+fn derive_ran_first(item: &mut syn::Item, attribute: &str, derive: &str, cx: &mut Ctxt) {
+    cx.error_at(
+        Span::call_site(),
+        format!(
+            "put #[kube_markers::{attribute}] above {derive}: derives written above this \
+             attribute have already run, without the schema changes of its #[k8s] markers"
+        ),
+    );
+    let strip = |attrs: &mut Vec<syn::Attribute>| attrs.retain(|a| !a.path().is_ident("k8s"));
+    let strip_fields = |fields: &mut syn::Fields| {
+        for field in fields.iter_mut() {
+            strip(&mut field.attrs);
+        }
+    };
+    match item {
+        syn::Item::Struct(s) => {
+            strip(&mut s.attrs);
+            strip_fields(&mut s.fields);
+        }
+        syn::Item::Enum(e) => {
+            strip(&mut e.attrs);
+            for variant in &mut e.variants {
+                strip(&mut variant.attrs);
+                strip_fields(&mut variant.fields);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn finish(item: TokenStream, cx: Ctxt) -> TokenStream {
@@ -346,11 +438,14 @@ fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
                     container.optional.push(name.clone());
                 }
             }
-            if parsed.flags.immutable.is_some() && optional && named {
-                container.validations.push(json!({
-                    "rule": format!("!has(oldSelf.{name}) || has(self.{name})"),
-                    "message": format!("field {name} is immutable once set"),
-                }));
+            if let Some(immutable) = parsed.flags.immutable
+                && optional
+                && named
+                && let Some(property) = rule_property(&name, "immutable", immutable, cx)
+            {
+                container
+                    .validations
+                    .push(immutable_once_set_rule(&property));
             }
             if !parsed.patch.is_empty() {
                 field.attrs.push(transform_attr(&parsed.patch, span));
@@ -404,9 +499,13 @@ fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
                         cx.error_at(*span, format!("no field named `{name}` (JSON name) in this struct{hint}"));
                     }
                 }
-                names.push(name.clone());
+                if let Some(property) = rule_property(name, one_of.kind, *span, cx) {
+                    names.push(property);
+                }
             }
-            type_validations.push(one_of_rule(one_of.kind, &names));
+            if names.len() == one_of.fields.len() {
+                type_validations.push(one_of_rule(one_of.kind, &names));
+            }
         }
     }
     let mut validations = type_validations;
@@ -415,6 +514,26 @@ fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
     if !container.is_empty() {
         let span = type_span.unwrap_or_else(|| s.ident.span());
         s.attrs.push(transform_attr(&container, span));
+    }
+}
+
+/// A property a generated CEL rule names, or an error at `span` when CEL cannot reach it.
+fn rule_property(json_name: &str, marker: &str, span: Span, cx: &mut Ctxt) -> Option<RuleProperty> {
+    match cel::escape_property(json_name) {
+        Ok(cel_name) => Some(RuleProperty {
+            json_name: json_name.to_string(),
+            cel_name,
+        }),
+        Err(why) => {
+            cx.error_at(
+                span,
+                format!(
+                    "`{marker}` writes a CEL rule naming the field `{json_name}` (JSON name), but \
+                     Kubernetes cannot name it in CEL: {why}; rename it with #[serde(rename = \"...\")]"
+                ),
+            );
+            None
+        }
     }
 }
 

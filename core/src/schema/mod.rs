@@ -24,8 +24,8 @@
 //! ```
 
 mod expand;
-pub mod names;
 mod patch;
+pub mod satisfiable;
 mod vocabulary;
 
 pub use expand::{expand_crd, expand_schema};

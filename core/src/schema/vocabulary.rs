@@ -1,7 +1,9 @@
 //! `#[k8s(...)]` arguments → [`Patch`], with the compile-time checks.
 
 use super::patch::Patch;
+use super::satisfiable;
 use crate::args::{Arg, ArgValue};
+use crate::cel::{self, REASONS};
 use crate::ctxt::Ctxt;
 use crate::suggest::did_you_mean;
 use proc_macro2::Span;
@@ -21,6 +23,19 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// The schema `type` of a value of this shape.
+    fn json_type(self) -> Option<&'static str> {
+        match self {
+            Shape::Integer => Some("integer"),
+            Shape::Number => Some("number"),
+            Shape::String => Some("string"),
+            Shape::Bool => Some("boolean"),
+            Shape::List => Some("array"),
+            Shape::Map => Some("object"),
+            Shape::Unknown => None,
+        }
+    }
+
     fn describe(self) -> &'static str {
         match self {
             Shape::Integer => "an integer",
@@ -198,14 +213,6 @@ const ITEM_KEYS: &[&str] = &[
     "items",
 ];
 
-/// The reasons Kubernetes accepts in an `x-kubernetes-validations` rule.
-pub const REASONS: &[&str] = &[
-    "FieldValueInvalid",
-    "FieldValueForbidden",
-    "FieldValueRequired",
-    "FieldValueDuplicate",
-];
-
 /// Flags that change the parent's `required` list or add parent rules.
 #[derive(Clone, Default)]
 pub struct FieldFlags {
@@ -247,13 +254,16 @@ pub fn parse(
     let mut seen: Vec<String> = Vec::new();
     let mut list_type: Option<(String, Span)> = None;
     let mut list_map_keys: Option<Span> = None;
+    let mut enum_spans: Vec<Span> = Vec::new();
     for arg in args {
         let key = arg.name();
         if !keys.contains(&key.as_str()) {
             let elsewhere = [FIELD_KEYS, TYPE_KEYS, ITEM_KEYS]
                 .iter()
                 .any(|k| k.contains(&key.as_str()));
-            let hint = if elsewhere {
+            let hint = if let Some(owner) = left_to_serde_and_schemars(&key) {
+                format!("; {owner}")
+            } else if elsewhere {
                 format!(
                     "; `{key}` is not allowed {}",
                     match place {
@@ -283,9 +293,6 @@ pub fn parse(
             "minimum" | "maximum" | "multiple_of" => {
                 if let Some(n) = number(arg, cx) {
                     check_shape(arg, shape, &[Shape::Integer, Shape::Number], "numbers", cx);
-                    if key == "multiple_of" && n.as_f64().is_some_and(|v| v <= 0.0) {
-                        cx.error_at(arg.value_span(), "`multiple_of` must be greater than 0");
-                    }
                     set.insert(json_key(&key), Value::Number(n));
                 }
             }
@@ -331,8 +338,9 @@ pub fn parse(
                 }
             }
             "enum" => {
-                if let Some(values) = enum_values(arg, cx) {
+                if let Some((values, spans)) = enum_values(arg, cx) {
                     set.insert("enum".into(), Value::Array(values));
+                    enum_spans = spans;
                 }
             }
             "nullable" | "preserve_unknown_fields" => {
@@ -467,11 +475,25 @@ pub fn parse(
             "`list_type = \"map\"` needs `list_map_keys = [...]`, the fields that identify an item",
         );
     }
-    check_bounds(&out.patch.set, args, cx);
+    check_satisfiable(&out.patch.set, shape, args, &enum_spans, cx);
     if let (Some(r), Some(_)) = (out.flags.required, out.flags.optional) {
         cx.error_at(r, "a field cannot be both `required` and `optional`");
     }
     out
+}
+
+/// Where the controller-gen markers that #[k8s] leaves to serde and schemars are written.
+fn left_to_serde_and_schemars(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "default" => {
+            "defaults come from serde: `#[serde(default)]` (the type's `Default`) or \
+             `#[serde(default = \"path::to::function\")]`, which schemars writes into the schema"
+        }
+        "example" => "examples are schemars': `#[schemars(example = value)]`",
+        "title" => "titles are schemars': `#[schemars(title = \"...\")]`",
+        "description" => "descriptions are the doc comments (`/// ...`) of the field or type",
+        _ => return None,
+    })
 }
 
 fn json_key(key: &str) -> String {
@@ -504,27 +526,38 @@ fn check_shape(arg: &Arg, shape: Shape, allowed: &[Shape], what: &str, cx: &mut 
     }
 }
 
-fn check_bounds(set: &Map<String, Value>, args: &[Arg], cx: &mut Ctxt) {
-    for (low, high, key) in [
-        ("minimum", "maximum", "maximum"),
-        ("minLength", "maxLength", "max_length"),
-        ("minItems", "maxItems", "max_items"),
-        ("minProperties", "maxProperties", "max_properties"),
-    ] {
-        let (Some(l), Some(h)) = (
-            set.get(low).and_then(Value::as_f64),
-            set.get(high).and_then(Value::as_f64),
-        ) else {
-            continue;
+/// Reports what [`satisfiable::problems`] finds in the node these markers write, with the type
+/// the field's Rust type gives it, each on the marker at fault.
+fn check_satisfiable(
+    set: &Map<String, Value>,
+    shape: Shape,
+    args: &[Arg],
+    enum_spans: &[Span],
+    cx: &mut Ctxt,
+) {
+    let mut node = set.clone();
+    if !node.contains_key("type")
+        && !node.contains_key("x-kubernetes-int-or-string")
+        && let Some(ty) = shape.json_type()
+    {
+        node.insert("type".into(), json!(ty));
+    }
+    for problem in satisfiable::problems(&node) {
+        let span = match problem.enum_index {
+            Some(i) if i < enum_spans.len() => enum_spans[i],
+            _ => {
+                // Blame the marker of the keyword, else a marker of the same range.
+                let blamed = [problem.keyword, "maximum", "minimum", "multipleOf"]
+                    .into_iter()
+                    .find_map(|k| args.iter().find(|a| json_key(&a.name()) == k));
+                blamed.map_or_else(Span::call_site, Arg::value_span)
+            }
         };
-        if l > h
-            && let Some(arg) = args.iter().find(|a| a.name() == key)
-        {
-            cx.error_at(
-                arg.value_span(),
-                format!("`{key}` ({h}) is smaller than its lower bound ({l})"),
-            );
-        }
+        // Speak of the markers as written: `max_length`, not `maxLength`.
+        let message = FIELD_KEYS.iter().fold(problem.message, |message, key| {
+            message.replace(&format!("`{}`", json_key(key)), &format!("`{key}`"))
+        });
+        cx.error_at(span, message);
     }
 }
 
@@ -712,9 +745,10 @@ fn string_list(arg: &Arg, cx: &mut Ctxt) -> Option<Vec<String>> {
     string_list_spanned(arg, cx).map(|v| v.into_iter().map(|(s, _)| s).collect())
 }
 
-fn enum_values(arg: &Arg, cx: &mut Ctxt) -> Option<Vec<Value>> {
+fn enum_values(arg: &Arg, cx: &mut Ctxt) -> Option<(Vec<Value>, Vec<Span>)> {
     let elems = array_elems(arg, cx)?;
     let mut out: Vec<Value> = Vec::new();
+    let mut spans: Vec<Span> = Vec::new();
     for e in elems {
         let value = match lit_of(e) {
             Some((syn::Lit::Str(s), false)) => json!(s.value()),
@@ -738,26 +772,19 @@ fn enum_values(arg: &Arg, cx: &mut Ctxt) -> Option<Vec<Value>> {
             continue;
         }
         out.push(value);
+        spans.push(syn::spanned::Spanned::span(e));
     }
     if out.is_empty() {
         cx.error_at(arg.value_span(), "`enum` is empty");
         return None;
     }
-    Some(out)
+    Some((out, spans))
 }
 
-/// Checks that a CEL expression parses. The parser cannot check Kubernetes' optional-field
-/// syntax (`self.?x`), so such expressions are let through rather than rejected wrongly.
+/// Checks that a CEL expression parses (see [`crate::cel::parse_error`]).
 pub fn check_cel(expr: &str, what: &str, span: Span, cx: &mut Ctxt) {
-    if let Err(e) = kube_cel::cel::Program::compile(expr) {
-        let msg = e.to_string();
-        if msg.contains("unsupported syntax") {
-            return;
-        }
-        cx.error_at(
-            span,
-            format!("{what} does not parse as CEL:\n{}", msg.trim_end()),
-        );
+    if let Some(error) = cel::parse_error(expr) {
+        cx.error_at(span, format!("{what} does not parse as CEL:\n{error}"));
     }
 }
 
@@ -851,18 +878,29 @@ fn validation(arg: &Arg, cx: &mut Ctxt) -> Option<Value> {
     ok.then_some(Value::Object(out))
 }
 
+/// A property as a generated CEL rule names it: its JSON name (for messages) and the identifier
+/// CEL sees it under ([`cel::escape_property`]).
+pub struct RuleProperty {
+    pub json_name: String,
+    pub cel_name: String,
+}
+
 /// controller-gen's rules and messages for the one-of markers.
-pub fn one_of_rule(kind: &str, fields: &[String]) -> Value {
-    let list = fields.join(" ");
+pub fn one_of_rule(kind: &str, fields: &[RuleProperty]) -> Value {
+    let list = fields
+        .iter()
+        .map(|f| f.json_name.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
     match kind {
         "at_least_one_of" => json!({
-            "rule": fields.iter().map(|f| format!("has(self.{f})")).collect::<Vec<_>>().join("||"),
+            "rule": fields.iter().map(|f| format!("has(self.{})", f.cel_name)).collect::<Vec<_>>().join("||"),
             "message": format!("at least one of the fields in [{list}] must be set"),
         }),
         _ => {
             let sum = fields
                 .iter()
-                .map(|f| format!("(has(self.{f})?1:0)"))
+                .map(|f| format!("(has(self.{})?1:0)", f.cel_name))
                 .collect::<Vec<_>>()
                 .join("+");
             if kind == "exactly_one_of" {
@@ -872,4 +910,12 @@ pub fn one_of_rule(kind: &str, fields: &[String]) -> Value {
             }
         }
     }
+}
+
+/// The parent rule of an optional `immutable` field: once set, it stays set.
+pub fn immutable_once_set_rule(field: &RuleProperty) -> Value {
+    json!({
+        "rule": format!("!has(oldSelf.{0}) || has(self.{0})", field.cel_name),
+        "message": format!("field {} is immutable once set", field.json_name),
+    })
 }

@@ -1,8 +1,14 @@
 //! The API server's rules for CRD schemas (structural schemas, list and map topology, printer
-//! columns, selectable fields, the scale subresource), checked before anything is written.
+//! columns, selectable fields, the scale subresource, CEL rules that compile, defaults that
+//! validate), checked before anything is written, and schemas no value could satisfy.
 //!
 //! Each problem is a sentence naming the schema location as a path (`spec.conditions[*].type`).
 
+mod defaults;
+mod formats;
+
+use kube_markers_core::cel;
+use kube_markers_core::schema::satisfiable;
 use serde_json::{Map, Value};
 
 /// Checks one version's `openAPIV3Schema`; returns a message per problem.
@@ -109,16 +115,20 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Vec<String>,
             "{at}: `x-kubernetes-list-map-keys` needs `x-kubernetes-list-type: map`"
         ));
     }
-    if let Some(default) = node.get("default")
-        && let Some(why) = default_problem(default, node)
-    {
-        problems.push(format!(
-            "{at}: the default {default} does not validate against the field's own schema ({why}); \
-             the API server rejects such a CRD (a #[serde(default)] whose Default value breaks a \
-             marker? use Option<T>, or a default that fits)"
-        ));
+    for problem in satisfiable::problems(node) {
+        problems.push(format!("{at}: {}", problem.message));
     }
-    #[cfg(feature = "codegen")]
+    if let Some(default) = node.get("default") {
+        let why = defaults::problems(default, node);
+        if !why.is_empty() {
+            problems.push(format!(
+                "{at}: the default {default} does not validate against the field's own schema \
+                 ({}); the API server rejects such a CRD (a #[serde(default)] whose Default value \
+                 breaks a marker? use Option<T>, or a default that fits)",
+                why.join("; ")
+            ));
+        }
+    }
     check_rules(node, at, problems);
 
     if let Some(props) = node.get("properties").and_then(Value::as_object) {
@@ -153,79 +163,6 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Vec<String>,
     }
     if let Some(Value::Object(not)) = node.get("not") {
         check_node(not, path, problems, Junctor::Inside);
-    }
-}
-
-/// Why `value` would fail the schema `node` (types, enums, bounds, lengths, item counts), if it
-/// would; objects and arrays are checked member by member.
-fn default_problem(value: &Value, node: &Map<String, Value>) -> Option<String> {
-    if value.is_null() {
-        return (!truthy(node, "nullable")).then(|| "null, and the field is not nullable".into());
-    }
-    let int_or_string = truthy(node, "x-kubernetes-int-or-string");
-    let type_ok = match node.get("type").and_then(Value::as_str) {
-        _ if int_or_string => value.is_string() || value.is_i64() || value.is_u64(),
-        Some("string") => value.is_string(),
-        Some("integer") => {
-            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
-        }
-        Some("number") => value.is_number(),
-        Some("boolean") => value.is_boolean(),
-        Some("array") => value.is_array(),
-        Some("object") => value.is_object(),
-        _ => true,
-    };
-    if !type_ok {
-        return Some(format!(
-            "not of type {}",
-            node.get("type").cloned().unwrap_or(Value::Null)
-        ));
-    }
-    if let Some(values) = node.get("enum").and_then(Value::as_array) {
-        let same =
-            |a: &Value, b: &Value| a == b || (a.as_f64().is_some() && a.as_f64() == b.as_f64());
-        if !values.iter().any(|v| same(v, value)) {
-            return Some("not one of the enum's values".into());
-        }
-    }
-    let number = |key: &str| node.get(key).and_then(Value::as_f64);
-    if let Some(v) = value.as_f64().filter(|_| value.is_number()) {
-        if let Some(min) = number("minimum")
-            && (v < min || (v == min && truthy(node, "exclusiveMinimum")))
-        {
-            return Some(format!("below the minimum {min}"));
-        }
-        if let Some(max) = number("maximum")
-            && (v > max || (v == max && truthy(node, "exclusiveMaximum")))
-        {
-            return Some(format!("above the maximum {max}"));
-        }
-    }
-    let bounded = |len: usize, min: &str, max: &str| -> Option<String> {
-        if number(min).is_some_and(|m| (len as f64) < m) {
-            return Some(format!("shorter than {min}"));
-        }
-        if number(max).is_some_and(|m| (len as f64) > m) {
-            return Some(format!("longer than {max}"));
-        }
-        None
-    };
-    match value {
-        Value::String(s) => bounded(s.chars().count(), "minLength", "maxLength"),
-        Value::Array(items) => bounded(items.len(), "minItems", "maxItems").or_else(|| {
-            let item_schema = node.get("items").and_then(Value::as_object)?;
-            items
-                .iter()
-                .find_map(|item| default_problem(item, item_schema))
-        }),
-        Value::Object(fields) => {
-            let props = node.get("properties").and_then(Value::as_object)?;
-            fields.iter().find_map(|(k, v)| {
-                let schema = props.get(k)?.as_object()?;
-                default_problem(v, schema).map(|why| format!("`{k}`: {why}"))
-            })
-        }
-        _ => None,
     }
 }
 
@@ -301,7 +238,6 @@ fn check_list_type(
     }
 }
 
-#[cfg(feature = "codegen")]
 fn check_rules(node: &Map<String, Value>, at: &str, problems: &mut Vec<String>) {
     for rule in node
         .get("x-kubernetes-validations")
@@ -310,27 +246,16 @@ fn check_rules(node: &Map<String, Value>, at: &str, problems: &mut Vec<String>) 
         .flatten()
     {
         for key in ["rule", "messageExpression"] {
-            let Some(expr) = rule[key].as_str() else {
-                continue;
-            };
-            if let Err(e) = kube_cel::cel::Program::compile(expr) {
-                let msg = e.to_string();
-                if !msg.contains("unsupported syntax") {
-                    problems.push(format!(
-                        "{at}: {key} `{expr}` does not parse as CEL: {}",
-                        msg.trim_end()
-                    ));
-                }
+            if let Some(expr) = rule[key].as_str()
+                && let Some(error) = cel::parse_error(expr)
+            {
+                problems.push(format!(
+                    "{at}: {key} `{expr}` does not parse as CEL: {error}"
+                ));
             }
         }
         if let Some(reason) = rule["reason"].as_str()
-            && ![
-                "FieldValueInvalid",
-                "FieldValueForbidden",
-                "FieldValueRequired",
-                "FieldValueDuplicate",
-            ]
-            .contains(&reason)
+            && !cel::REASONS.contains(&reason)
         {
             problems.push(format!("{at}: unknown validation reason `{reason}`"));
         }
@@ -514,6 +439,7 @@ pub fn check_version(version: &Value) -> Vec<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::collections::BTreeMap;
 
     fn schema(spec: Value) -> Value {
         json!({"type": "object", "properties": {"spec": spec}})
@@ -543,9 +469,27 @@ mod tests {
         );
     }
 
+    /// Each problem of `properties` as a spec, by property name.
+    fn problems_by_property(properties: Value) -> BTreeMap<String, String> {
+        let problems = check_schema(&schema(json!({"type": "object", "properties": properties})));
+        let mut by_name = BTreeMap::new();
+        for problem in problems {
+            let name = problem
+                .strip_prefix("spec.")
+                .and_then(|p| p.split(':').next())
+                .unwrap_or_else(|| panic!("not on a spec property: {problem}"))
+                .to_string();
+            assert!(
+                by_name.insert(name, problem.clone()).is_none(),
+                "two problems: {problem}"
+            );
+        }
+        by_name
+    }
+
     #[test]
     fn defaults_must_fit_their_schema() {
-        let problems = check_schema(&schema(json!({"type": "object", "properties": {
+        let problems = problems_by_property(json!({
             "policy": {"type": "string", "enum": ["Allow", "Forbid"], "default": ""},
             "size": {"type": "integer", "minimum": 1, "default": 0},
             "name": {"type": "string", "maxLength": 2, "default": "abc"},
@@ -553,30 +497,93 @@ mod tests {
             "typed": {"type": "boolean", "default": "yes"},
             "ok": {"type": "integer", "format": "int32", "default": 0, "enum": [0, 1]},
             "nested": {"type": "object", "properties": {"a": {"type": "string"}}, "default": {"a": "x"}},
-        }})));
-        let joined = problems.join("\n");
-        assert!(
-            joined.contains("spec.policy: the default \"\" does not validate")
-                && joined.contains("not one of the enum"),
-            "{joined}"
+            // The keywords the first version of this check did not know.
+            "image": {"type": "string", "pattern": "^[a-z]+$", "default": "Nginx"},
+            "labels": {"type": "object", "minProperties": 1, "additionalProperties": {"type": "string"}, "default": {}},
+            "host": {"type": "string", "format": "hostname", "default": ""},
+            "id": {"type": "string", "format": "uuid", "default": "not-a-uuid"},
+            "even": {"type": "integer", "default": 3, "x-kubernetes-validations": [{"rule": "self % 2 == 0", "message": "must be even"}]},
+            "deep": {"type": "object", "default": {"x": 1}, "properties": {"x": {"type": "integer",
+                "x-kubernetes-validations": [{"rule": "self > 1", "message": "x above 1"}]}}},
+            "extra": {"type": "object", "properties": {"a": {"type": "string"}}, "default": {"a": "x", "b": "y"}},
+            "whole": {"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}, "default": {}},
+            "nothing": {"type": "string", "default": null},
+            // Properties named like keywords are properties.
+            "named": {"type": "object", "default": {"format": "", "enum": null}, "properties": {
+                "format": {"type": "string", "minLength": 1}, "enum": {"type": "integer", "nullable": true}}},
+            // Fine: what the API server accepts.
+            "free": {"type": "string", "format": "int-or-whatever", "default": ""},
+            "kept": {"type": "object", "x-kubernetes-preserve-unknown-fields": true, "default": {"b": 1}},
+            "transition": {"type": "string", "default": "a", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]},
+            "nullable": {"type": "string", "nullable": true, "default": null},
+            // kube-cel escapes `_` where the API server does not: `has(self.a_b)` holds on the
+            // API server, not in kube-cel; such a default is left to the API server.
+            "snake": {"type": "object", "properties": {"a_b": {"type": "integer"}}, "default": {"a_b": 1},
+                "x-kubernetes-validations": [{"rule": "has(self.a_b)"}]},
+        }));
+        let because = |name: &str, why: &str| {
+            let problem = problems
+                .get(name)
+                .unwrap_or_else(|| panic!("no problem for {name}: {problems:#?}"));
+            assert!(
+                problem.starts_with(&format!("spec.{name}: the default "))
+                    && problem.contains("does not validate against the field's own schema")
+                    && problem.contains(why),
+                "{name}: {problem}"
+            );
+        };
+        because("policy", "\"\" is not one of \"Allow\" or \"Forbid\"");
+        because("size", "0 is less than the minimum of 1");
+        because("name", "\"abc\" is longer than 2 characters");
+        because("list", "at /1: 5 is greater than the maximum of 3");
+        because("typed", "\"yes\" is not of type \"boolean\"");
+        because("image", "does not match \"^[a-z]+$\"");
+        because("labels", "{} has less than 1 property");
+        because("host", "\"\" is not a \"hostname\"");
+        because("id", "\"not-a-uuid\" is not a \"uuid\"");
+        because("even", "rule `self % 2 == 0` fails: must be even");
+        because("deep", "rule `self > 1` fails: x above 1");
+        because("extra", "`b` is not a property of the schema");
+        because("whole", "\"a\" is a required property");
+        because("nothing", "null, and the field is not nullable");
+        because("named", "(at /format: \"\" is shorter than 1 character)");
+        assert_eq!(problems.len(), 15, "{problems:#?}");
+    }
+
+    #[test]
+    fn schemas_no_value_satisfies_are_refused() {
+        // A marker's bound meets schemars' own (u8: 0 to 255).
+        let problems = problems_by_property(json!({
+            "small": {"type": "integer", "format": "uint8", "minimum": 300, "maximum": 255},
+            "point": {"type": "number", "minimum": 5, "exclusiveMinimum": true, "maximum": 5},
+            "gap": {"type": "integer", "minimum": 1, "exclusiveMinimum": true, "maximum": 2, "exclusiveMaximum": true},
+            "half": {"type": "integer", "minimum": 0.5},
+            "step": {"type": "number", "multipleOf": -1},
+            "kinds": {"type": "integer", "enum": [1, "two"]},
+            "short": {"type": "string", "minLength": 3, "maxLength": 2},
+            "fine": {"type": "integer", "minimum": 1, "maximum": 1},
+        }));
+        let because = |name: &str, why: &str| {
+            let problem = &problems[name];
+            assert!(
+                problem.starts_with(&format!("spec.{name}: ")) && problem.contains(why),
+                "{name}: {problem}"
+            );
+        };
+        because(
+            "small",
+            "`minimum` (300) and `maximum` (255) leave no value",
         );
-        assert!(
-            joined.contains("spec.size: the default 0") && joined.contains("below the minimum 1"),
-            "{joined}"
+        because(
+            "point",
+            "`minimum` (5, exclusive) and `maximum` (5) leave no value",
         );
-        assert!(
-            joined.contains("spec.name") && joined.contains("longer than maxLength"),
-            "{joined}"
-        );
-        assert!(
-            joined.contains("spec.list") && joined.contains("above the maximum 3"),
-            "{joined}"
-        );
-        assert!(
-            joined.contains("spec.typed") && joined.contains("not of type"),
-            "{joined}"
-        );
-        assert_eq!(problems.len(), 5, "{joined}");
+        because("gap", "leave no integer between them");
+        because("half", "`minimum` 0.5 is not a whole number");
+        because("step", "`multipleOf` must be greater than 0");
+        because("kinds", "enum value \"two\" is not an integer");
+        because("short", "`maxLength` (2) is smaller than `minLength` (3)");
+        assert_eq!(problems.len(), 7, "{problems:#?}");
     }
 
     #[test]
@@ -672,7 +679,6 @@ mod tests {
         assert!(!problems.contains(".spec.image"), "{problems}");
     }
 
-    #[cfg(feature = "codegen")]
     #[test]
     fn rules_must_parse() {
         let problems = check_schema(&schema(

@@ -1,4 +1,5 @@
-//! JSON names of struct fields, as serde (and so schemars) spells them.
+//! JSON names of struct fields, as serde (and so schemars) spells them, read from the field's
+//! and its container's `#[serde(...)]` attributes.
 
 /// serde's `rename_all` rules.
 pub fn apply_rename_all(rule: &str, field: &str) -> Option<String> {

@@ -1,0 +1,189 @@
+//! What kube-markers knows about CEL as Kubernetes uses it in `x-kubernetes-validations`: which
+//! expressions parse, which reasons a rule may carry, and how a property name is spelled inside
+//! an expression. The macro (compile time) and the generator's structural check both ask here.
+
+/// The reasons Kubernetes accepts in an `x-kubernetes-validations` rule.
+pub const REASONS: &[&str] = &[
+    "FieldValueInvalid",
+    "FieldValueForbidden",
+    "FieldValueRequired",
+    "FieldValueDuplicate",
+];
+
+/// Why `expr` does not parse as CEL, if it does not.
+///
+/// The parser (the one kube-cel uses) does not know Kubernetes' optional-field syntax
+/// (`self.?x`, `[?0]`) and reports it as unsupported syntax: such expressions are let through
+/// rather than rejected wrongly.
+pub fn parse_error(expr: &str) -> Option<String> {
+    let error = kube_cel::cel::Program::compile(expr).err()?.to_string();
+    (!error.contains("unsupported syntax")).then(|| error.trim_end().to_string())
+}
+
+/// Words CEL reserves: a property spelled like one is escaped as `__word__`.
+const RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+/// The identifier under which a CEL expression sees the object property `name`, as the API
+/// server escapes it: a reserved word becomes `__word__`; `__`, `.`, `-` and `/` become
+/// `__underscores__`, `__dot__`, `__dash__` and `__slash__`.
+///
+/// A name outside `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` cannot be reached from CEL at all; the error
+/// completes "… cannot be used in a CEL rule: ".
+pub fn escape_property(name: &str) -> Result<String, String> {
+    if name.is_empty() {
+        return Err("it is empty".into());
+    }
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err("it starts with a digit".into());
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '/')))
+    {
+        return Err(format!(
+            "it contains `{c}`; CEL reaches only properties made of ASCII letters, digits, \
+             `_`, `.`, `-` and `/`"
+        ));
+    }
+    if RESERVED.contains(&name) {
+        return Ok(format!("__{name}__"));
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(c) = rest.chars().next() {
+        // Pairs of underscores are taken left to right: `___` is `__` then `_`.
+        if let Some(after) = rest.strip_prefix("__") {
+            out.push_str("__underscores__");
+            rest = after;
+            continue;
+        }
+        match c {
+            '.' => out.push_str("__dot__"),
+            '-' => out.push_str("__dash__"),
+            '/' => out.push_str("__slash__"),
+            other => out.push(other),
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The API server's own cases (apiserver `pkg/cel` escaping tests).
+    #[test]
+    fn escapes_as_the_api_server_does() {
+        for (name, escaped) in [
+            ("a.a", "a__dot__a"),
+            ("a-a", "a__dash__a"),
+            ("a__a", "a__underscores__a"),
+            ("a.-/__a", "a__dot____dash____slash____underscores__a"),
+            ("a._a", "a__dot___a"),
+            ("a__.__a", "a__underscores____dot____underscores__a"),
+            ("a___a", "a__underscores___a"),
+            ("a____a", "a__underscores____underscores__a"),
+            ("a__dot__a", "a__underscores__dot__underscores__a"),
+            (
+                "a__underscores__a",
+                "a__underscores__underscores__underscores__a",
+            ),
+            ("true", "__true__"),
+            ("false", "__false__"),
+            ("null", "__null__"),
+            ("in", "__in__"),
+            ("as", "__as__"),
+            ("break", "__break__"),
+            ("const", "__const__"),
+            ("continue", "__continue__"),
+            ("else", "__else__"),
+            ("for", "__for__"),
+            ("function", "__function__"),
+            ("if", "__if__"),
+            ("import", "__import__"),
+            ("let", "__let__"),
+            ("loop", "__loop__"),
+            ("package", "__package__"),
+            ("namespace", "__namespace__"),
+            ("return", "__return__"),
+            ("var", "__var__"),
+            ("void", "__void__"),
+            ("while", "__while__"),
+            // Macro and function names live in another namespace: not escaped.
+            ("has", "has"),
+            ("all", "all"),
+            ("exists", "exists"),
+            ("exists_one", "exists_one"),
+            ("filter", "filter"),
+            ("size", "size"),
+            ("contains", "contains"),
+            ("startsWith", "startsWith"),
+            ("matches", "matches"),
+            ("duration", "duration"),
+            ("timestamp", "timestamp"),
+            ("getSeconds", "getSeconds"),
+            // A single underscore is no escape.
+            ("_if", "_if"),
+            ("_has", "_has"),
+            ("_int", "_int"),
+            ("_anything", "_anything"),
+            // Ours: what the issue's CRD uses, and leading escapable characters.
+            ("s3-bucket", "s3__dash__bucket"),
+            ("x__y", "x__underscores__y"),
+            ("-a", "__dash__a"),
+            ("/", "__slash__"),
+            ("a_b", "a_b"),
+        ] {
+            assert_eq!(escape_property(name).as_deref(), Ok(escaped), "{name}");
+            assert!(
+                parse_error(&format!("has(self.{escaped})")).is_none(),
+                "{escaped} is not a CEL identifier"
+            );
+        }
+    }
+
+    #[test]
+    fn names_cel_cannot_reach_are_errors() {
+        for (name, why) in [
+            ("@", "contains `@`"),
+            ("1up", "starts with a digit"),
+            ("👑", "contains `👑`"),
+            ("a b", "contains ` `"),
+            ("", "empty"),
+        ] {
+            let error = escape_property(name).unwrap_err();
+            assert!(error.contains(why), "{name}: {error}");
+        }
+    }
+
+    #[test]
+    fn parse_errors_except_optional_syntax() {
+        assert!(parse_error("self.a <").is_some());
+        assert!(parse_error("has(self.in)").is_some());
+        assert!(parse_error("self.a < 1").is_none());
+        assert!(parse_error("self.?a.orValue(1) > 0").is_none());
+    }
+}

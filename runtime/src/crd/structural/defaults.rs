@@ -1,0 +1,262 @@
+//! A `default` must validate against the whole schema node it stands on, as the API server
+//! checks it when the CRD is created: no unknown fields, the OpenAPI keywords (types, enums,
+//! bounds, lengths, `pattern`, `format`, `required`, ...) and the node's CEL rules.
+//!
+//! Where this check cannot be sure the API server would refuse, it lets the default through:
+//! an error here must never be stricter than Kubernetes.
+
+use serde_json::{Map, Value, json};
+
+/// Why `default` would be refused as the default of `node`, one sentence per reason.
+pub(super) fn problems(default: &Value, node: &Map<String, Value>) -> Vec<String> {
+    if default.is_null() {
+        // Kubernetes drops a null default of a nullable field; of any other, it is a mistake.
+        return if node.get("nullable") == Some(&Value::Bool(true)) {
+            Vec::new()
+        } else {
+            vec!["null, and the field is not nullable".into()]
+        };
+    }
+    let mut out = Vec::new();
+    unknown_fields(default, node, "", &mut out);
+    out.extend(openapi_errors(default, node));
+    if out.is_empty() {
+        // As the API server: the CEL rules run only on a default that passed the rest.
+        out.extend(cel_failures(default, node));
+    }
+    out
+}
+
+fn location(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!("at {path}: ")
+    }
+}
+
+/// Fields the API server would prune: a default must not carry them.
+fn unknown_fields(value: &Value, node: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) => {
+            let preserve = node.get("x-kubernetes-preserve-unknown-fields") == Some(&json!(true));
+            let embedded = node.get("x-kubernetes-embedded-resource") == Some(&json!(true));
+            let properties = node.get("properties").and_then(Value::as_object);
+            let additional = node.get("additionalProperties").and_then(Value::as_object);
+            for (key, child) in fields {
+                let child_path = format!("{path}/{key}");
+                match (
+                    properties
+                        .and_then(|p| p.get(key))
+                        .and_then(Value::as_object),
+                    additional,
+                ) {
+                    (Some(schema), _) | (None, Some(schema)) => {
+                        unknown_fields(child, schema, &child_path, out)
+                    }
+                    (None, None)
+                        if preserve
+                            || (embedded
+                                && matches!(key.as_str(), "apiVersion" | "kind" | "metadata")) => {}
+                    (None, None) => out.push(format!(
+                        "{}`{key}` is not a property of the schema (the API server would prune it)",
+                        location(path)
+                    )),
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(schema) = node.get("items").and_then(Value::as_object) {
+                for (i, item) in items.iter().enumerate() {
+                    unknown_fields(item, schema, &format!("{path}/{i}"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The formats the API server checks (kube-openapi's registry; names compared without `-`),
+/// under the names the JSON Schema validator knows our checks by.
+const FORMATS: &[&str] = &[
+    "bsonobjectid",
+    "uri",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "cidr",
+    "mac",
+    "uuid",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "isbn",
+    "isbn10",
+    "isbn13",
+    "creditcard",
+    "ssn",
+    "hexcolor",
+    "rgbcolor",
+    "byte",
+    "date",
+    "duration",
+    "datetime",
+];
+
+fn format_name(format: &str) -> String {
+    format!("kube-markers:{}", format.replace('-', ""))
+}
+
+/// Whether `key` of a schema node holds schemas: one (`Some(false)`), or several, in a list or
+/// by property name (`Some(true)`); `None` for values (`enum`, `default`, ...).
+fn holds_schemas(key: &str) -> Option<bool> {
+    match key {
+        "properties" | "patternProperties" | "definitions" | "allOf" | "anyOf" | "oneOf" => {
+            Some(true)
+        }
+        "items" | "additionalProperties" | "additionalItems" | "not" => Some(false),
+        _ => None,
+    }
+}
+
+/// The schemas directly inside a schema node, as opposed to its values and property names.
+fn subschemas(node: &Map<String, Value>) -> Vec<&Value> {
+    let mut out = Vec::new();
+    for (key, value) in node {
+        match (holds_schemas(key), value) {
+            (Some(true), Value::Object(named)) => out.extend(named.values()),
+            (Some(_), Value::Array(list)) => out.extend(list.iter()),
+            (Some(false), Value::Object(_)) => out.push(value),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// [`subschemas`], to change them.
+fn subschemas_mut(node: &mut Map<String, Value>) -> Vec<&mut Value> {
+    let mut out = Vec::new();
+    for (key, value) in node.iter_mut() {
+        match (holds_schemas(key), value) {
+            (Some(true), Value::Object(named)) => out.extend(named.values_mut()),
+            (Some(_), Value::Array(list)) => out.extend(list.iter_mut()),
+            (Some(false), value @ Value::Object(_)) => out.push(value),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The OpenAPI v3 (Kubernetes' subset) node as a JSON Schema draft 4 document, whose boolean
+/// `exclusiveMinimum` OpenAPI v3.0 shares: `nullable` becomes a `null` type, int-or-string an
+/// integer-or-string type, and each format the API server checks one of ours (the others,
+/// which constrain nothing, are dropped).
+fn to_json_schema(node: &mut Value) {
+    let Value::Object(map) = node else { return };
+    match map.get("format").and_then(Value::as_str) {
+        Some(f) if FORMATS.contains(&f.replace('-', "").as_str()) => {
+            let ours = format_name(f);
+            map.insert("format".into(), json!(ours));
+        }
+        _ => {
+            map.remove("format");
+        }
+    }
+    if map.get("nullable") == Some(&json!(true))
+        && let Some(Value::String(t)) = map.get("type").cloned()
+    {
+        map.insert("type".into(), json!([t, "null"]));
+        if let Some(Value::Array(values)) = map.get_mut("enum") {
+            values.push(Value::Null);
+        }
+    }
+    if map.get("x-kubernetes-int-or-string") == Some(&json!(true)) && !map.contains_key("type") {
+        map.insert("type".into(), json!(["integer", "string"]));
+    }
+    for child in subschemas_mut(map) {
+        to_json_schema(child);
+    }
+}
+
+fn openapi_errors(default: &Value, node: &Map<String, Value>) -> Vec<String> {
+    let mut schema = Value::Object(node.clone());
+    to_json_schema(&mut schema);
+    let mut options = jsonschema::draft4::options()
+        // RE2, as the API server's Go regexp, rather than a backtracking engine.
+        .with_pattern_options(jsonschema::PatternOptions::regex())
+        .should_validate_formats(true);
+    for name in FORMATS {
+        options = options.with_format(format_name(name), |value: &str| {
+            !super::formats::refused(name, value)
+        });
+    }
+    let Ok(validator) = options.build(&schema) else {
+        // A node the validator cannot read (a pattern outside its regex dialect): the API
+        // server is the judge, not us.
+        return Vec::new();
+    };
+    validator
+        .iter_errors(default)
+        .map(|e| {
+            let message = e.to_string().replace("\"kube-markers:", "\"");
+            format!("{}{message}", location(e.instance_path().as_str()))
+        })
+        .collect()
+}
+
+/// The node's CEL rules (and those below it) evaluated on the default, with the default as the
+/// old value too, as the API server does. Only rules that evaluate to false count: a rule this
+/// evaluator cannot run is the API server's to judge.
+fn cel_failures(default: &Value, node: &Map<String, Value>) -> Vec<String> {
+    let node = Value::Object(node.clone());
+    if !has_rules(&node) || !cel_names_agree(default, &node) {
+        return Vec::new();
+    }
+    let Err(errors) = kube_cel::Validator::new().validate(&node, default, Some(default)) else {
+        return Vec::new();
+    };
+    errors
+        .into_vec()
+        .into_iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                kube_cel::ErrorKind::ValidationFailure | kube_cel::ErrorKind::InvalidResult
+            )
+        })
+        .map(|e| {
+            let at = if e.field_path.is_empty() {
+                String::new()
+            } else {
+                format!("at {}: ", e.field_path)
+            };
+            format!("{at}rule `{}` fails: {}", e.rule, e.message)
+        })
+        .collect()
+}
+
+fn has_rules(node: &Value) -> bool {
+    let Value::Object(map) = node else {
+        return false;
+    };
+    map.get("x-kubernetes-validations")
+        .and_then(Value::as_array)
+        .is_some_and(|rules| !rules.is_empty())
+        || subschemas(map).into_iter().any(has_rules)
+}
+
+/// Whether the evaluator spells every property of the default as the API server does in CEL:
+/// it escapes every `_` (the API server only `__`), so a default with such a property is left
+/// to the API server.
+fn cel_names_agree(value: &Value, node: &Value) -> bool {
+    match value {
+        Value::Object(fields) => fields.iter().all(|(key, child)| {
+            let declared = node["properties"].get(key);
+            declared.is_none_or(|_| !key.contains('_'))
+                && cel_names_agree(child, declared.unwrap_or(&node["additionalProperties"]))
+        }),
+        Value::Array(items) => items.iter().all(|i| cel_names_agree(i, &node["items"])),
+        _ => true,
+    }
+}
