@@ -111,6 +111,7 @@ impl RbacEntry {
 
 /// One `#[kube_markers::crd]` type: a custom resource to generate a CRD version from.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct CrdEntry {
     /// kube-derive's `CustomResourceExt::crd` of the type (schema already patched by `#[k8s]`).
     pub crd: fn() -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
@@ -122,6 +123,26 @@ pub struct CrdEntry {
     pub type_name: &'static str,
     /// Where the attribute stands.
     pub source: Source,
+}
+
+impl CrdEntry {
+    /// The expansions' constructor (see [`Source::__new`]).
+    #[doc(hidden)]
+    pub const fn __new(
+        crd: fn() -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+        storage: bool,
+        root_patch: &'static str,
+        type_name: &'static str,
+        source: Source,
+    ) -> Self {
+        CrdEntry {
+            crd,
+            storage,
+            root_patch,
+            type_name,
+            source,
+        }
+    }
 }
 
 /// Every `#[kube_markers::crd]` type of the linked crates.

@@ -86,13 +86,13 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
         const _: () = {
             #[::kube_markers::__private::linkme::distributed_slice(::kube_markers::__private::CRD_ENTRIES)]
             #[linkme(crate = ::kube_markers::__private::linkme)]
-            static ENTRY: ::kube_markers::registry::CrdEntry = ::kube_markers::registry::CrdEntry {
-                crd: <#root as ::kube::CustomResourceExt>::crd,
-                storage: #storage,
-                root_patch: #root_patch,
-                type_name: #type_name,
-                source: #source,
-            };
+            static ENTRY: ::kube_markers::registry::CrdEntry = ::kube_markers::registry::CrdEntry::__new(
+                <#root as ::kube::CustomResourceExt>::crd,
+                #storage,
+                #root_patch,
+                #type_name,
+                #source,
+            );
         };
     };
     finish(quote!(#parsed #registration), cx)
