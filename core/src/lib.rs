@@ -13,11 +13,21 @@
 //!
 //! Errors are accumulated in a [`ctxt::Ctxt`] and reported together, each on its own span.
 
+pub mod model;
+
+#[cfg(feature = "parse")]
 pub mod args;
+#[cfg(feature = "parse")]
 pub mod cel;
+#[cfg(feature = "parse")]
 pub mod ctxt;
+#[cfg(feature = "parse")]
 pub mod names;
+#[cfg(feature = "parse")]
 pub mod rbac;
+#[cfg(feature = "parse")]
 pub mod scan;
+#[cfg(feature = "parse")]
 pub mod schema;
+#[cfg(feature = "parse")]
 pub mod suggest;

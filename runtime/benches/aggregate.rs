@@ -1,7 +1,7 @@
 //! Aggregate + render for synthetic rule sets: `cargo bench -p kube-markers --bench aggregate`.
 //! Results go into BENCHMARKS.md.
 
-use kube_markers::rbac::{Marker, generate_roles};
+use kube_markers::rbac::{RbacMarker, generate_roles};
 
 fn main() {
     divan::main();
@@ -9,7 +9,7 @@ fn main() {
 
 /// `n` markers over pools wide enough that most survive as distinct rules, with enough overlap
 /// that every merge pass has work: 40 groups, 400 resources, 12 namespaces, 8 verb sets.
-fn synthetic(n: usize) -> Vec<Marker> {
+fn synthetic(n: usize) -> Vec<RbacMarker> {
     let verb_sets: [&[&str]; 8] = [
         &["get"],
         &["get", "list", "watch"],
@@ -38,7 +38,7 @@ fn synthetic(n: usize) -> Vec<Marker> {
                 _ => vec![format!("{resource}/finalizers")],
             };
             let namespace = (next() % 4 == 0).then(|| format!("ns{}", next() % 12));
-            Marker {
+            RbacMarker {
                 groups: vec![group],
                 resources,
                 verbs: verb_sets[next() % verb_sets.len()]
@@ -51,7 +51,7 @@ fn synthetic(n: usize) -> Vec<Marker> {
                     Vec::new()
                 },
                 namespace,
-                ..Marker::default()
+                ..RbacMarker::default()
             }
         })
         .collect()

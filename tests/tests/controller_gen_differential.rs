@@ -8,7 +8,7 @@
 //!
 //! Needs Go. Set `KUBE_MARKERS_SKIP_ORACLE=1` to skip it knowingly; it never skips silently.
 
-use kube_markers::rbac::{GeneratedRole, Marker, generate_roles, merge_collisions};
+use kube_markers::rbac::{GeneratedRole, RbacMarker, generate_roles, merge_collisions};
 use kube_markers_tests::Rng;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,21 +62,21 @@ const NAMES: &[&str] = &["a", "b", "web-0"];
 const NAMESPACES: &[&str] = &["ns-a", "ns-b"];
 const ROLES: &[&str] = &["reader", "writer"];
 
-fn random_set(rng: &mut Rng) -> Vec<Marker> {
+fn random_set(rng: &mut Rng) -> Vec<RbacMarker> {
     let n = 1 + rng.below(25);
     (0..n)
         .map(|_| {
             if rng.chance(15) {
-                Marker {
+                RbacMarker {
                     urls: rng.some(URLS, 3),
                     verbs: rng.some(URL_VERBS, 3),
                     role_name: rng
                         .chance(10)
                         .then(|| ROLES[rng.below(ROLES.len())].to_string()),
-                    ..Marker::default()
+                    ..RbacMarker::default()
                 }
             } else {
-                Marker {
+                RbacMarker {
                     groups: rng.some(GROUPS, 3),
                     resources: rng.some(RESOURCES, 3),
                     resource_names: if rng.chance(15) {
@@ -91,7 +91,7 @@ fn random_set(rng: &mut Rng) -> Vec<Marker> {
                     role_name: rng
                         .chance(15)
                         .then(|| ROLES[rng.below(ROLES.len())].to_string()),
-                    ..Marker::default()
+                    ..RbacMarker::default()
                 }
             }
         })
@@ -99,7 +99,7 @@ fn random_set(rng: &mut Rng) -> Vec<Marker> {
 }
 
 /// The marker as controller-gen reads it (`""` quoted, lists joined by `;`).
-fn go_marker(m: &Marker) -> String {
+fn go_marker(m: &RbacMarker) -> String {
     let list = |v: &[String]| {
         v.iter()
             .map(|s| {
@@ -135,7 +135,7 @@ fn go_marker(m: &Marker) -> String {
     format!("// +kubebuilder:rbac:{}", parts.join(","))
 }
 
-fn run_controller_gen(bin: &Path, dir: &Path, markers: &[Marker]) -> String {
+fn run_controller_gen(bin: &Path, dir: &Path, markers: &[RbacMarker]) -> String {
     let mut source = String::from("package pkg\n\n");
     for m in markers {
         source.push_str(&go_marker(m));
@@ -172,7 +172,7 @@ fn role_yaml_for(bin: &Path, dir: &Path, go_source: &str) -> String {
     std::fs::read_to_string(dir.join("out/role.yaml")).unwrap_or_default()
 }
 
-fn ours(markers: &[Marker]) -> String {
+fn ours(markers: &[RbacMarker]) -> String {
     let roles: Vec<GeneratedRole> = generate_roles(markers, "manager-role");
     kube_markers::codegen::render_roles(&roles, "")
 }
@@ -370,11 +370,11 @@ fn the_golden_markers_match_controller_gen_too() {
 #[cfg_attr(skip_oracle, ignore = "KUBE_MARKERS_SKIP_ORACLE=1: needs a Go oracle")]
 fn colliding_merges_keep_everything_controller_gen_keeps() {
     let Some(bin) = controller_gen() else { return };
-    let marker = |groups: &[&str], verbs: &[&str]| Marker {
+    let marker = |groups: &[&str], verbs: &[&str]| RbacMarker {
         groups: groups.iter().map(|s| s.to_string()).collect(),
         resources: vec!["jobs".into()],
         verbs: verbs.iter().map(|s| s.to_string()).collect(),
-        ..Marker::default()
+        ..RbacMarker::default()
     };
     let markers = [
         marker(&["batch"], &["create"]),

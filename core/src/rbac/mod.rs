@@ -17,20 +17,7 @@ pub use validate::validate;
 
 use proc_macro2::TokenStream;
 
-/// A validated `#[rbac]` attribute: the same fields as controller-gen's `rbac.Rule`.
-///
-/// Lists keep the order and spelling the user wrote (`core` stays `core`): normalising is the
-/// aggregator's job, so that provenance reports can quote the attribute as written.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RbacMarker {
-    pub groups: Vec<String>,
-    pub resources: Vec<String>,
-    pub resource_names: Vec<String>,
-    pub verbs: Vec<String>,
-    pub urls: Vec<String>,
-    pub namespace: Option<String>,
-    pub role_name: Option<String>,
-}
+pub use crate::model::RbacMarker;
 
 /// Parses and validates attribute arguments; every problem found is in the one error.
 pub fn parse_marker(args: TokenStream) -> syn::Result<RbacMarker> {

@@ -38,17 +38,9 @@ fn names_file(source: &Source, workspace_root: &Path, file: &Path) -> bool {
 }
 
 fn same_marker(attr: &FoundAttr, entry: &RbacEntry) -> bool {
-    let Some(m) = &attr.marker else {
-        return false;
-    };
-    let eq = |a: &[String], b: &[&str]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y);
-    eq(&m.groups, entry.groups)
-        && eq(&m.resources, entry.resources)
-        && eq(&m.resource_names, entry.resource_names)
-        && eq(&m.verbs, entry.verbs)
-        && eq(&m.urls, entry.urls)
-        && m.namespace.as_deref() == entry.namespace
-        && m.role_name.as_deref() == entry.role_name
+    attr.marker
+        .as_ref()
+        .is_some_and(|m| *m == crate::rbac::RbacMarker::from(entry))
 }
 
 /// Compares what the linker kept with what the source says.

@@ -34,7 +34,7 @@ pub use scan::{AttrKind, FoundAttr, Package, ScanReport, Workspace};
 pub use write::{FileStatus, Orphan, OutputProblem};
 
 use crate::crd::{GeneratedCrd, generate_crds};
-use crate::rbac::{GeneratedRole, Marker, generate_roles, generate_roles_counting};
+use crate::rbac::{GeneratedRole, RbacMarker, generate_roles, generate_roles_counting};
 use crate::registry::{self, CrdEntry, RbacEntry};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -148,7 +148,7 @@ impl Report {
 
 /// The roles for these entries, as controller-gen would generate them.
 pub fn roles_for(entries: &[&RbacEntry], default_role_name: &str) -> Vec<GeneratedRole> {
-    let markers: Vec<Marker> = entries.iter().map(|e| Marker::from(*e)).collect();
+    let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
     generate_roles(&markers, default_role_name)
 }
 
@@ -214,7 +214,7 @@ pub fn run_with(
     let mut outputs: Vec<Output> = Vec::new();
     let mut summary = Vec::new();
     if !entries.is_empty() {
-        let markers: Vec<Marker> = entries.iter().map(|e| Marker::from(*e)).collect();
+        let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
         let (roles, collisions) = generate_roles_counting(&markers, &opts.role_name);
         if collisions > 0 {
             warnings.push(format!(

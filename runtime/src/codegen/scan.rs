@@ -71,7 +71,7 @@ pub struct FoundAttr {
     pub cfgs: Vec<Cfg>,
     /// An `#[rbac]`'s arguments as the macro parses them; `None` if they do not parse (the
     /// crate would not compile then, so only a stale build could have an entry) or for `#[crd]`.
-    pub marker: Option<kube_markers_core::rbac::RbacMarker>,
+    pub marker: Option<crate::rbac::RbacMarker>,
 }
 
 /// Everything the scan found.

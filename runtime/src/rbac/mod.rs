@@ -1,7 +1,7 @@
 //! RBAC aggregation: registry entries → merged, deduplicated ClusterRoles and Roles, exactly
 //! as controller-gen's `pkg/rbac` produces them.
 //!
-//! The path of the data: [`Marker`]s (one per attribute) are grouped by [`RoleKey`]
+//! The path of the data: [`RbacMarker`]s (one per attribute) are grouped by [`RoleKey`]
 //! (namespace and effective role name), split into one [`Rule`] per resource, merged by
 //! [`normalize`], and turned into k8s-openapi objects by [`GeneratedRole::to_object`].
 
@@ -17,32 +17,17 @@ use std::collections::BTreeMap;
 /// controller-gen's default role name (`rbac:roleName=manager-role` in kubebuilder projects).
 pub const DEFAULT_ROLE_NAME: &str = "manager-role";
 
-/// One RBAC marker, owned: the input of the aggregation.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Marker {
-    /// API groups as written (`core` is mapped to `""` during normalization).
-    pub groups: Vec<String>,
-    /// Resources, possibly with `/subresource`.
-    pub resources: Vec<String>,
-    /// Object names the rule is restricted to.
-    pub resource_names: Vec<String>,
-    /// Verbs.
-    pub verbs: Vec<String>,
-    /// Non-resource URLs.
-    pub urls: Vec<String>,
-    /// Namespace of the Role; `None` for the ClusterRole.
-    pub namespace: Option<String>,
-    /// Name of the (Cluster)Role; `None` for the generator's default.
-    pub role_name: Option<String>,
-}
+/// One `#[rbac]` attribute, owned: the input of the aggregation. The same type the macros'
+/// parser produces and the workspace scan compares with the registry.
+pub use kube_markers_core::model::RbacMarker;
 
 fn owned(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
-impl From<&RbacEntry> for Marker {
+impl From<&RbacEntry> for RbacMarker {
     fn from(e: &RbacEntry) -> Self {
-        Marker {
+        RbacMarker {
             groups: owned(e.groups),
             resources: owned(e.resources),
             resource_names: owned(e.resource_names),
@@ -140,7 +125,7 @@ impl GeneratedRole {
 /// Groups markers by role, splits them per resource and normalizes each role's rules:
 /// controller-gen's `GenerateRoles`. Roles without rules are left out.
 pub fn generate_roles<'a>(
-    markers: impl IntoIterator<Item = &'a Marker>,
+    markers: impl IntoIterator<Item = &'a RbacMarker>,
     default_role_name: &str,
 ) -> Vec<GeneratedRole> {
     generate_roles_counting(markers, default_role_name).0
@@ -150,7 +135,7 @@ pub fn generate_roles<'a>(
 /// not zero, controller-gen's output for the same markers depends on Go's map order and can
 /// lack permissions that ours keeps.
 pub fn merge_collisions<'a>(
-    markers: impl IntoIterator<Item = &'a Marker>,
+    markers: impl IntoIterator<Item = &'a RbacMarker>,
     default_role_name: &str,
 ) -> usize {
     generate_roles_counting(markers, default_role_name).1
@@ -158,7 +143,7 @@ pub fn merge_collisions<'a>(
 
 /// [`generate_roles`] and [`merge_collisions`] from one aggregation.
 pub fn generate_roles_counting<'a>(
-    markers: impl IntoIterator<Item = &'a Marker>,
+    markers: impl IntoIterator<Item = &'a RbacMarker>,
     default_role_name: &str,
 ) -> (Vec<GeneratedRole>, usize) {
     let mut collisions = 0;
@@ -176,7 +161,7 @@ pub fn generate_roles_counting<'a>(
 
 /// Splits markers into one rule per resource, keyed by the role they land in.
 fn group_by_role<'a>(
-    markers: impl IntoIterator<Item = &'a Marker>,
+    markers: impl IntoIterator<Item = &'a RbacMarker>,
     default_role_name: &str,
 ) -> BTreeMap<RoleKey, Vec<Rule>> {
     let mut by_role: BTreeMap<RoleKey, Vec<Rule>> = BTreeMap::new();

@@ -1,11 +1,11 @@
 use super::*;
 
-fn marker(groups: &[&str], resources: &[&str], verbs: &[&str]) -> Marker {
-    Marker {
+fn marker(groups: &[&str], resources: &[&str], verbs: &[&str]) -> RbacMarker {
+    RbacMarker {
         groups: owned(groups),
         resources: owned(resources),
         verbs: owned(verbs),
-        ..Marker::default()
+        ..RbacMarker::default()
     }
 }
 
@@ -108,10 +108,10 @@ fn colliding_merges_unite_verbs_instead_of_dropping_a_rule() {
 
 #[test]
 fn url_rules_merge_urls() {
-    let url = |u: &str, v: &str| Marker {
+    let url = |u: &str, v: &str| RbacMarker {
         urls: vec![u.into()],
         verbs: vec![v.into()],
-        ..Marker::default()
+        ..RbacMarker::default()
     };
     let roles = generate_roles(
         &[url("/b", "get"), url("/a", "get"), url("/c", "post")],
@@ -129,7 +129,7 @@ fn url_rules_merge_urls() {
 
 #[test]
 fn output_is_independent_of_input_order() {
-    let mut markers: Vec<Marker> = (0..200)
+    let mut markers: Vec<RbacMarker> = (0..200)
         .map(|i| {
             let mut m = marker(
                 &[["", "apps", "batch", "x.io"][i % 4]],
