@@ -1,6 +1,7 @@
 //! Command-line flags of the generator, controller-gen's options spelled the Unix way.
 
 use super::Error;
+use super::bundle::BundleFlags;
 use kube_markers_core::suggest::did_you_mean;
 use std::path::PathBuf;
 
@@ -26,6 +27,8 @@ pub struct Options {
     pub manifest_path: Option<PathBuf>,
     /// Skip the workspace scan (`--no-scan`): then nothing catches an unlinked crate.
     pub no_scan: bool,
+    /// The deploy bundle's flags (`--no-bundle`, `--operator-name`, ...).
+    pub bundle: super::bundle::BundleFlags,
 }
 
 impl Options {
@@ -49,12 +52,14 @@ impl Default for Options {
             check: false,
             manifest_path: None,
             no_scan: false,
+            bundle: Default::default(),
         }
     }
 }
 
 /// A parsed command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // made once per run
 pub enum Command {
     /// `--help`.
     Help,
@@ -82,6 +87,12 @@ Options:
       --manifest-path <PATH>  Cargo.toml of the workspace to scan for attributes
                               [default: found by cargo from the current directory]
       --no-scan               Skip the workspace scan that catches crates missing from link!()
+                              (and reading the bundle's identity from Cargo.toml)
+      --no-bundle             Write only the roles and CRDs, no deploy bundle
+      --operator-name <NAME>  The operator's name (bundle) [default: from Cargo.toml metadata]
+      --operator-namespace <NS>
+                              The operator's namespace (bundle) [default: <name>-system]
+      --image <IMAGE>         The manager's image (bundle) [default: controller:latest]
   -h, --help                  Print this help
 
 Every #[rbac] and #[crd] found in the workspace's library sources must be in the registry: a
@@ -99,6 +110,10 @@ const FLAGS: &[&str] = &[
     "--check",
     "--manifest-path",
     "--no-scan",
+    "--no-bundle",
+    "--operator-name",
+    "--operator-namespace",
+    "--image",
     "--help",
 ];
 
@@ -136,13 +151,14 @@ impl Command {
                 return Err(Error::Usage(format!("`{flag}` given more than once")));
             }
             seen.push(flag.clone());
-            let is_switch = matches!(flag.as_str(), "--check" | "--no-scan");
+            let is_switch = matches!(flag.as_str(), "--check" | "--no-scan" | "--no-bundle");
             if is_switch {
                 if inline.is_some() {
                     return Err(Error::Usage(format!("`{flag}` takes no value")));
                 }
                 match flag.as_str() {
                     "--check" => opts.check = true,
+                    "--no-bundle" => opts.bundle.off = true,
                     _ => opts.no_scan = true,
                 }
                 continue;
@@ -156,6 +172,9 @@ impl Command {
             };
             if value.is_empty() {
                 return Err(Error::Usage(format!("`{flag}` needs a non-empty value")));
+            }
+            if opts.bundle.set(&flag, value.clone()) {
+                continue;
             }
             match flag.as_str() {
                 "--out" => opts.out_dir = value.into(),
@@ -184,6 +203,19 @@ impl Command {
         if opts.no_scan && opts.manifest_path.is_some() {
             return Err(Error::Usage(
                 "`--no-scan` and `--manifest-path` conflict: the manifest path only tells the scan where to look"
+                    .into(),
+            ));
+        }
+        if opts.bundle.off
+            && (opts.bundle
+                != BundleFlags {
+                    off: true,
+                    ..Default::default()
+                })
+        {
+            return Err(Error::Usage(
+                "`--no-bundle` conflicts with the bundle's identity flags (--operator-name, \
+                 --operator-namespace, --image)"
                     .into(),
             ));
         }

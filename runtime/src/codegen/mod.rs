@@ -14,6 +14,7 @@
 //! `cargo run -p codegen` then writes `rbac-out/role.yaml`; `cargo run -p codegen -- --check`
 //! verifies it is fresh. See [`HELP`] for every flag.
 
+pub mod bundle;
 mod cli;
 mod crosscheck;
 mod scan;
@@ -44,6 +45,8 @@ pub enum Error {
     CrossCheck(Vec<String>),
     /// A CRD could not be generated, or the API server would reject it.
     Crd(Vec<String>),
+    /// The deploy bundle's identity or names are wrong.
+    Bundle(Vec<String>),
     /// Nothing was linked.
     EmptyRegistry,
 }
@@ -63,8 +66,13 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
-            Error::Crd(errors) => {
-                writeln!(f, "{} CRD problem(s):", errors.len())?;
+            Error::Crd(errors) | Error::Bundle(errors) => {
+                let what = if matches!(self, Error::Crd(_)) {
+                    "CRD"
+                } else {
+                    "deploy bundle"
+                };
+                writeln!(f, "{} {what} problem(s):", errors.len())?;
                 for e in errors {
                     writeln!(f, "  - {e}")?;
                 }
@@ -168,9 +176,10 @@ pub fn run_with(
     let header = read_header(opts)?;
     let mut files: Vec<(PathBuf, String)> = Vec::new();
     let mut summary = Vec::new();
+    let mut roles = Vec::new();
     if !entries.is_empty() {
         let markers: Vec<Marker> = entries.iter().map(|e| Marker::from(*e)).collect();
-        let roles = generate_roles(&markers, &opts.role_name);
+        roles = generate_roles(&markers, &opts.role_name);
         let collisions = merge_collisions(&markers, &opts.role_name);
         if collisions > 0 {
             warnings.push(format!(
@@ -204,6 +213,21 @@ pub fn run_with(
     for crd in &generated_crds {
         files.push((crd_dir.join(&crd.file_name), render_crd(crd, &header)));
     }
+    let listed: Vec<PathBuf> = files
+        .iter()
+        .filter_map(|(p, _)| p.strip_prefix(&opts.out_dir).ok().map(PathBuf::from))
+        .collect();
+    let bundle_input = bundle::Input {
+        roles: &roles,
+        entries,
+        default_role_name: &opts.role_name,
+        crds: &generated_crds,
+        listed_files: &listed,
+        header: &header,
+    };
+    let bundle = bundle::plan(opts, &bundle_input, linked_crates)?;
+    files.extend(bundle.files);
+    warnings.extend(bundle.warnings);
 
     let mut report = Report {
         warnings,
@@ -219,7 +243,10 @@ pub fn run_with(
         report.files.push((path.clone(), status));
     }
     // CRD files this generator wrote earlier for types that are gone.
-    for path in orphaned_crds(&crd_dir, &files)? {
+    for path in orphaned_crds(&crd_dir, &files)?
+        .into_iter()
+        .chain(bundle.stale)
+    {
         if opts.check {
             report.files.push((path, FileStatus::Orphaned));
         } else {
