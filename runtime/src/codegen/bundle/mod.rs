@@ -365,6 +365,15 @@ pub fn plan(opts: &Options, input: &Input, linked_crates: &[&str]) -> Result<Pla
     let previous = kustomize::previous_files(&opts.out_dir);
     let decided = metadata.is_some() || opts.bundle.off || identity.is_some();
     if let Some(id) = &identity {
+        if !input.crds.is_empty() && !opts.crd_dir().starts_with(&opts.out_dir) {
+            // kustomize only loads files under the kustomization's directory.
+            plan.warnings.push(format!(
+                "the CRDs are written to {}, outside {}: kustomization.yaml does not list them, \
+                 so `kubectl apply -k` does not install them",
+                opts.crd_dir().display(),
+                opts.out_dir.display()
+            ));
+        }
         plan.files = generate(id, input)
             .map_err(Error::Bundle)?
             .into_iter()

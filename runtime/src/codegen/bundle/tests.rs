@@ -856,3 +856,38 @@ fn the_previous_bundle_is_read_from_our_kustomization_only() {
         ]
     );
 }
+
+#[test]
+fn the_command_line_sets_the_bundle_flags() {
+    use crate::codegen::Command;
+    let Command::Run(opts) = Command::parse([
+        "--operator-name",
+        "shop",
+        "--operator-namespace=ops",
+        "--image",
+        "img:1",
+    ])
+    .unwrap() else {
+        panic!()
+    };
+    assert_eq!(
+        opts.bundle,
+        BundleFlags {
+            off: false,
+            name: Some("shop".into()),
+            namespace: Some("ops".into()),
+            image: Some("img:1".into()),
+        }
+    );
+    let Command::Run(opts) = Command::parse(["--no-bundle"]).unwrap() else {
+        panic!()
+    };
+    assert!(opts.bundle.off);
+    let err = Command::parse(["--no-bundle", "--image", "x"]).unwrap_err();
+    assert!(err.to_string().contains("`--no-bundle` conflicts"), "{err}");
+    let err = Command::parse(["--operater-name", "x"]).unwrap_err();
+    assert!(
+        err.to_string().contains("did you mean `--operator-name`?"),
+        "{err}"
+    );
+}
