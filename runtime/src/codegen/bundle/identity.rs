@@ -456,7 +456,12 @@ pub fn resolve(
 
 /// Every name of the identity must be one the API server accepts.
 fn validate(id: &Identity, errors: &mut Vec<String>) {
+    // Defaults made from a bad name are bad for the same reason: one error is enough.
+    let name_ok = dns1123_label(&id.name).is_ok();
     let mut check = |key: &str, value: &str, what: &str, rule: fn(&str) -> Result<(), String>| {
+        if !name_ok && key != "name" && id.origin(key) == Origin::Default {
+            return;
+        }
         if let Err(why) = rule(value) {
             errors.push(format!(
                 "{}: `{key} = {value:?}` is not a valid {what}: {why}",
@@ -501,7 +506,7 @@ fn validate(id: &Identity, errors: &mut Vec<String>) {
     }
     // The prefix itself is checked on the names it makes (see `super::names`); here only what
     // no name could survive.
-    if !id.name_prefix.is_empty() {
+    if !id.name_prefix.is_empty() && (name_ok || id.origin("name-prefix") != Origin::Default) {
         let probe = format!("{}x", id.name_prefix);
         if let Err(why) = dns1123_subdomain(&probe) {
             errors.push(format!(

@@ -117,7 +117,6 @@ pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<String>> 
         files.push((PathBuf::from(path), render(docs)));
     };
 
-    files.reserve(16);
     add(
         &mut files,
         "service_account.yaml".into(),

@@ -648,6 +648,31 @@ fn bad_identities_are_named_with_their_source() {
 }
 
 #[test]
+fn a_bad_name_is_one_error_not_one_per_default_made_from_it() {
+    let flags = BundleFlags {
+        name: Some("My_Op".into()),
+        ..BundleFlags::default()
+    };
+    let errors = resolve(&flags, None, None, &[]).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(
+        errors[0].starts_with("`--operator-name`: `name = \"My_Op\"`"),
+        "{errors:?}"
+    );
+    // A default made from a valid but long name is still checked.
+    let flags = BundleFlags {
+        name: Some("o".repeat(60)),
+        ..BundleFlags::default()
+    };
+    let errors = resolve(&flags, None, None, &[]).unwrap_err();
+    assert!(
+        errors[0].starts_with("the default: `namespace = \"oooo")
+            && errors[0].contains("more than 63"),
+        "{errors:?}"
+    );
+}
+
+#[test]
 fn a_bundle_needs_a_name_when_several_crates_are_linked() {
     let meta = metadata(Value::Null, json!({"leader-election": true}));
     let errors = resolve_with(&BundleFlags::default(), &meta, &["a_op", "b_op"]).unwrap_err();
