@@ -33,6 +33,62 @@ fn rbac_out_is_fresh() {
         text(&out.stderr)
     );
     assert!(text(&out.stderr).contains("rbac-out/role.yaml is up to date"));
+    // The deploy bundle is covered too.
+    for file in [
+        "kustomization.yaml",
+        "role_binding.yaml",
+        "manager.yaml",
+        "pinned-namespaces/transformers.yaml",
+    ] {
+        assert!(
+            text(&out.stderr).contains(&format!("rbac-out/{file} is up to date")),
+            "{file}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn no_bundle_writes_only_the_roles_and_crds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = codegen(&["--no-bundle", "--out", dir.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["crd", "role.yaml"]);
+}
+
+#[test]
+fn the_bundle_takes_its_identity_from_the_generators_cargo_toml_and_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().to_str().unwrap();
+    let out = codegen(&[
+        "--out",
+        out_dir,
+        "--operator-namespace",
+        "ops",
+        "--image",
+        "op:2",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    // codegen/Cargo.toml names the operator and opts in to leader election.
+    assert!(read("kustomization.yaml").contains("namePrefix: example-operator-\nnamespace: ops\n"));
+    assert!(read("manager.yaml").contains("image: op:2\n"));
+    assert!(read("leader_election_role.yaml").contains("namespace: ops\n"));
+    let bad = codegen(&["--check", "--out", out_dir, "--operator-namespace", "Ops"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr)
+            .contains("`--operator-namespace`: `namespace = \"Ops\"` is not a valid namespace"),
+        "{}",
+        text(&bad.stderr)
+    );
+    let conflict = codegen(&["--no-bundle", "--image", "x"]);
+    assert_eq!(conflict.status.code(), Some(2));
 }
 
 #[test]

@@ -399,6 +399,62 @@ impl Envtest {
         Ok(kube::Client::try_from(self.config(ADMIN_TOKEN)?)?)
     }
 
+    /// A token for the ServiceAccount `namespace/name` from the TokenRequest API, as the
+    /// kubelet obtains one for a Pod: signed by the API server, valid for an hour, and
+    /// authenticating as `system:serviceaccount:<namespace>:<name>` only while the account
+    /// exists. The account must exist (apply it first).
+    pub async fn service_account_token(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<String, Error> {
+        use k8s_openapi::api::authentication::v1::TokenRequest;
+        use k8s_openapi::api::core::v1::ServiceAccount as Account;
+        // Built from JSON: the typed struct's shape differs between Kubernetes versions.
+        let request: TokenRequest = serde_json::from_value(
+            serde_json::json!({"spec": {"audiences": [], "expirationSeconds": 3600}}),
+        )
+        .map_err(|e| Error::Manifest(format!("TokenRequest: {e}")))?;
+        let api: kube::Api<Account> = kube::Api::namespaced(self.admin_client()?, namespace);
+        let response = api
+            .create_token_request(name, &Default::default(), &request)
+            .await?;
+        let value = serde_json::to_value(&response)
+            .map_err(|e| Error::Manifest(format!("TokenRequest: {e}")))?;
+        value["status"]["token"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| {
+                Error::Manifest(format!(
+                    "the TokenRequest for {namespace}/{name} returned no token: {value}"
+                ))
+            })
+    }
+
+    /// A client that authenticates with `token` (from [`Self::service_account_token`], say),
+    /// `default_namespace` its namespace for namespaced calls without one.
+    pub fn client_for_token(
+        &self,
+        token: &str,
+        default_namespace: &str,
+    ) -> Result<kube::Client, Error> {
+        let mut config = self.config(token)?;
+        config.default_namespace = default_namespace.to_string();
+        Ok(kube::Client::try_from(config)?)
+    }
+
+    /// A client acting as the user `user` in `groups` (the admin impersonating them): what RBAC
+    /// grants that user, and nothing else.
+    pub fn client_as(&self, user: &str, groups: &[&str]) -> Result<kube::Client, Error> {
+        let mut config = self.config(ADMIN_TOKEN)?;
+        config.auth_info.impersonate = Some(user.to_string());
+        if !groups.is_empty() {
+            config.auth_info.impersonate_groups =
+                Some(groups.iter().map(|g| g.to_string()).collect());
+        }
+        Ok(kube::Client::try_from(config)?)
+    }
+
     /// A client acting as the operator's service account: only what RBAC grants it.
     pub fn operator_client(&self) -> Result<kube::Client, Error> {
         if self.operator.is_none() {
@@ -444,10 +500,15 @@ impl Envtest {
             .as_ref()
             .map(ServiceAccount::user_name)
             .unwrap_or_default();
+        self.forbidden_requests_of(&user)
+    }
+
+    /// The permissions `user` (a user name as the API server sees it, e.g.
+    /// [`ServiceAccount::user_name`]) was denied, as [`Self::forbidden_requests`] names them.
+    pub fn forbidden_requests_of(&self, user: &str) -> Result<Vec<String>, Error> {
         let mut out: Vec<String> = Vec::new();
         for event in self.audit_events()? {
-            if event["user"]["username"] != user.as_str() || event["responseStatus"]["code"] != 403
-            {
+            if event["user"]["username"] != user || event["responseStatus"]["code"] != 403 {
                 continue;
             }
             let message = event["responseStatus"]["message"]

@@ -1,6 +1,7 @@
 //! Applying manifest files (the generator's output) to the environment.
 
 use super::{Envtest, Error};
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -93,9 +94,11 @@ impl Envtest {
                 "RoleBinding" => apply_typed::<RoleBinding>(&client, doc).await?,
                 "Namespace" => apply_typed::<Namespace>(&client, doc).await?,
                 "ServiceAccount" => apply_typed::<ServiceAccount>(&client, doc).await?,
+                "Deployment" => apply_typed::<Deployment>(&client, doc).await?,
                 other => {
                     return Err(Error::Manifest(format!(
-                        "cannot apply a {other:?} (supported: CRDs, RBAC objects, namespaces, service accounts)"
+                        "cannot apply a {other:?} (supported: CRDs, RBAC objects, namespaces, \
+                         service accounts, deployments)"
                     )));
                 }
             };

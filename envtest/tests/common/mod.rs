@@ -25,3 +25,8 @@ pub fn assets() -> PathBuf {
     );
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
+
+#[allow(dead_code)]
+pub mod bundle;
+#[allow(dead_code)]
+pub mod operators;

@@ -1,5 +1,6 @@
 //! Command-line flags of the generator, controller-gen's options spelled the Unix way.
 
+use super::bundle::BundleFlags;
 use super::ledger;
 use kube_markers_core::suggest::did_you_mean;
 use std::path::PathBuf;
@@ -31,6 +32,8 @@ pub struct Options {
     /// (`.kube-markers-<name>.sha256`), which is how it knows the files it may remove
     /// (`--generator-name`, default: the binary's name).
     pub generator_name: String,
+    /// The deploy bundle's flags (`--no-bundle`, `--operator-name`, ...).
+    pub bundle: super::bundle::BundleFlags,
 }
 
 impl Options {
@@ -55,6 +58,7 @@ impl Default for Options {
             manifest_path: None,
             no_scan: false,
             generator_name: default_generator_name(),
+            bundle: Default::default(),
         }
     }
 }
@@ -138,7 +142,13 @@ pub enum UsageError {
         /// What is wrong with it.
         why: String,
     },
-    /// Options that contradict each other.
+    /// `--no-bundle` with flags that only the bundle reads.
+    #[error(
+        "`--no-bundle` conflicts with the bundle's identity flags (--operator-name, \
+         --operator-namespace, --image)"
+    )]
+    NoBundleWithIdentity,
+    /// `--no-scan` with `--manifest-path`, which only tells the scan where to look.
     #[error(
         "`--no-scan` and `--manifest-path` conflict: the manifest path only tells the scan where to look"
     )]
@@ -154,6 +164,7 @@ fn hint(suggestion: &Option<String>) -> String {
 
 /// A parsed command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // made once per run
 pub enum Command {
     /// `--help`.
     Help,
@@ -181,8 +192,14 @@ Options:
       --manifest-path <PATH>  Cargo.toml of the workspace to scan for attributes
                               [default: found by cargo from the current directory]
       --no-scan               Skip the workspace scan that catches crates missing from link!()
+                              (and reading the bundle's identity from Cargo.toml)
       --generator-name <NAME> Names this generator's ledger, .kube-markers-<NAME>.sha256, in each
                               directory it writes to [default: the binary's name]
+      --no-bundle             Write only the roles and CRDs, no deploy bundle
+      --operator-name <NAME>  The operator's name (bundle) [default: from Cargo.toml metadata]
+      --operator-namespace <NS>
+                              The operator's namespace (bundle) [default: <name>-system]
+      --image <IMAGE>         The manager's image (bundle) [default: controller:latest]
   -h, --help                  Print this help
 
 Every #[rbac] and #[crd] found in the workspace's library sources must be in the registry: a
@@ -205,6 +222,10 @@ const FLAGS: &[&str] = &[
     "--manifest-path",
     "--no-scan",
     "--generator-name",
+    "--no-bundle",
+    "--operator-name",
+    "--operator-namespace",
+    "--image",
     "--help",
 ];
 
@@ -240,13 +261,14 @@ impl Command {
                 return Err(UsageError::Repeated { flag });
             }
             seen.push(flag.clone());
-            let is_switch = matches!(flag.as_str(), "--check" | "--no-scan");
+            let is_switch = matches!(flag.as_str(), "--check" | "--no-scan" | "--no-bundle");
             if is_switch {
                 if inline.is_some() {
                     return Err(UsageError::TakesNoValue { flag });
                 }
                 match flag.as_str() {
                     "--check" => opts.check = true,
+                    "--no-bundle" => opts.bundle.off = true,
                     _ => opts.no_scan = true,
                 }
                 continue;
@@ -260,6 +282,9 @@ impl Command {
             };
             if value.is_empty() {
                 return Err(UsageError::EmptyValue { flag });
+            }
+            if opts.bundle.set(&flag, value.clone()) {
+                continue;
             }
             let invalid = |why: String| UsageError::InvalidValue {
                 flag: flag.clone(),
@@ -294,6 +319,15 @@ impl Command {
         }
         if opts.no_scan && opts.manifest_path.is_some() {
             return Err(UsageError::NoScanWithManifestPath);
+        }
+        if opts.bundle.off
+            && (opts.bundle
+                != BundleFlags {
+                    off: true,
+                    ..Default::default()
+                })
+        {
+            return Err(UsageError::NoBundleWithIdentity);
         }
         Ok(Command::Run(opts))
     }

@@ -20,6 +20,7 @@
 //! longer generates it, and its content is unchanged, so files it did not write (by hand, or
 //! by another generator with another name) are never touched.
 
+pub mod bundle;
 mod cfg;
 mod cli;
 mod crosscheck;
@@ -70,6 +71,9 @@ pub enum Error {
     /// Outputs cannot go where they are asked to; nothing was written.
     #[error("{}", list(.0, "with where the files go (nothing was written)"))]
     Outputs(Vec<OutputProblem>),
+    /// The deploy bundle's identity or names are wrong; nothing was written.
+    #[error("{}", list(.0, "with the deploy bundle"))]
+    Bundle(Vec<String>),
     /// Nothing was linked.
     #[error(
         "no #[rbac] or #[crd] entries are linked into this generator: name the crates that carry \
@@ -213,9 +217,11 @@ pub fn run_with(
     let header = read_header(opts)?;
     let mut outputs: Vec<Output> = Vec::new();
     let mut summary = Vec::new();
+    let mut roles = Vec::new();
     if !entries.is_empty() {
         let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
-        let (roles, collisions) = generate_roles_counting(&markers, &opts.role_name);
+        let collisions;
+        (roles, collisions) = generate_roles_counting(&markers, &opts.role_name);
         if collisions > 0 {
             warnings.push(format!(
                 "{collisions} rule merge(s) collided: controller-gen would keep only one of the \
@@ -258,6 +264,34 @@ pub fn run_with(
             option: "--crd-out",
         });
     }
+    let listed: Vec<PathBuf> = outputs
+        .iter()
+        .filter_map(|o| o.path.strip_prefix(&opts.out_dir).ok().map(PathBuf::from))
+        .collect();
+    let bundle_input = bundle::Input {
+        roles: &roles,
+        entries,
+        default_role_name: &opts.role_name,
+        crds: &generated_crds,
+        listed_files: &listed,
+        header: &header,
+    };
+    // Files of an earlier bundle that this one does not generate are removed through the
+    // ledger, like every other output.
+    let bundle = bundle::plan(opts, &bundle_input, linked_crates)?;
+    for (path, content) in bundle.files {
+        let what = format!(
+            "the deploy bundle's {}",
+            path.strip_prefix(&opts.out_dir).unwrap_or(&path).display()
+        );
+        outputs.push(Output {
+            path,
+            content,
+            what,
+            option: "--out",
+        });
+    }
+    warnings.extend(bundle.warnings);
 
     // Both directories are ours to keep tidy even when nothing goes there any more.
     let destinations = [
@@ -268,6 +302,10 @@ pub fn run_with(
         Destination {
             dir: crd_dir,
             option: "--crd-out",
+        },
+        Destination {
+            dir: opts.out_dir.join(bundle::PINNED_DIR),
+            option: "--out",
         },
     ];
     let mut plan = write::plan(

@@ -1,0 +1,109 @@
+//! The operator's Namespace, ServiceAccount and manager Deployment (kubebuilder's
+//! `config/manager/manager.yaml` and `config/rbac/service_account.yaml`), the Deployment's Pod
+//! hardened to pass Pod Security "restricted".
+//!
+//! Written as JSON rather than k8s-openapi types: their shapes differ between the Kubernetes
+//! versions a user's build may select (`Deployment.spec` stopped being optional in 1.37).
+
+use super::identity::Identity;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// kubebuilder's Deployment name.
+pub const DEPLOYMENT: &str = "controller-manager";
+/// The manager container's name.
+pub const CONTAINER: &str = "manager";
+/// The environment variable that tells the operator its namespace (for its Lease, say): it
+/// may be chosen only at install time.
+pub const NAMESPACE_ENV: &str = "POD_NAMESPACE";
+
+/// The operator's Namespace.
+pub fn namespace(id: &Identity, labels: &BTreeMap<String, String>) -> Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": id.namespace, "labels": labels},
+    })
+}
+
+/// The operator's ServiceAccount.
+pub fn service_account(id: &Identity, labels: &BTreeMap<String, String>) -> Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": id.service_account, "namespace": id.namespace, "labels": labels},
+    })
+}
+
+/// The labels the Deployment selects its Pods by.
+pub fn selector_labels(id: &Identity) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        ("app.kubernetes.io/name".to_string(), id.name.clone()),
+        ("control-plane".to_string(), DEPLOYMENT.to_string()),
+    ])
+}
+
+fn http_probe(path: &str, port: u16, initial_delay: u32, period: u32) -> Value {
+    json!({
+        "httpGet": {"path": path, "port": port},
+        "initialDelaySeconds": initial_delay,
+        "periodSeconds": period,
+    })
+}
+
+/// The manager Deployment: one replica of the image, running as the ServiceAccount.
+///
+/// Every field Pod Security "restricted" checks is set (runAsNonRoot, seccomp RuntimeDefault,
+/// no privilege escalation, all capabilities dropped), and the root filesystem is read-only,
+/// which "restricted" does not require but costs a Rust operator nothing.
+pub fn deployment(id: &Identity, labels: &BTreeMap<String, String>) -> Value {
+    let mut object_labels = labels.clone();
+    object_labels.extend(selector_labels(id));
+    let mut container = json!({
+        "name": CONTAINER,
+        "image": id.image,
+        "env": [{
+            "name": NAMESPACE_ENV,
+            "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
+        }],
+        "livenessProbe": http_probe("/healthz", id.health_probe_port, 15, 20),
+        "readinessProbe": http_probe("/readyz", id.health_probe_port, 5, 10),
+        // kubebuilder's defaults.
+        "resources": {
+            "limits": {"cpu": "500m", "memory": "128Mi"},
+            "requests": {"cpu": "10m", "memory": "64Mi"},
+        },
+        "securityContext": {
+            "allowPrivilegeEscalation": false,
+            "capabilities": {"drop": ["ALL"]},
+            "readOnlyRootFilesystem": true,
+        },
+    });
+    if !id.args.is_empty() {
+        container["args"] = json!(id.args);
+    }
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": DEPLOYMENT, "namespace": id.namespace, "labels": object_labels},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": selector_labels(id)},
+            "template": {
+                "metadata": {
+                    "annotations": {"kubectl.kubernetes.io/default-container": CONTAINER},
+                    "labels": selector_labels(id),
+                },
+                "spec": {
+                    "containers": [container],
+                    "securityContext": {
+                        "runAsNonRoot": true,
+                        "seccompProfile": {"type": "RuntimeDefault"},
+                    },
+                    "serviceAccountName": id.service_account,
+                    "terminationGracePeriodSeconds": 10,
+                },
+            },
+        },
+    })
+}

@@ -1,0 +1,519 @@
+//! The operator's identity: who the bundle installs and how, declared once.
+//!
+//! Sources, strongest first: the generator's flags; `[package.metadata.kube-markers.bundle]` in
+//! the generator's own `Cargo.toml` (the workspace member with a binary target named like the
+//! running executable); `[workspace.metadata.kube-markers.bundle]`; kubebuilder's defaults. A
+//! key set in both tables must say the same thing there (the identity is declared once), and
+//! every value is checked, each error naming the key and the file it came from.
+
+use kube_markers_core::names::{dns1123_label, dns1123_subdomain};
+use kube_markers_core::suggest::did_you_mean;
+use serde_json::{Map, Value};
+use std::fmt;
+use std::path::PathBuf;
+
+/// kubebuilder's ServiceAccount (and Deployment) name.
+pub const DEFAULT_SERVICE_ACCOUNT: &str = "controller-manager";
+/// kubebuilder's placeholder image.
+pub const DEFAULT_IMAGE: &str = "controller:latest";
+/// controller-runtime's health probe port.
+pub const DEFAULT_HEALTH_PROBE_PORT: u16 = 8081;
+
+/// Namespaces a bundle must not own: it creates its namespace, and `kubectl delete -k` deletes it.
+const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// The keys of a `bundle` table.
+const KEYS: &[&str] = &[
+    "enabled",
+    "name",
+    "namespace",
+    "service-account",
+    "image",
+    "args",
+    "name-prefix",
+    "health-probe-port",
+    "leader-election",
+    "metrics-auth",
+    "aggregate-to-default-roles",
+];
+
+/// The generator flags that set the identity (`--no-bundle`, `--operator-name`,
+/// `--operator-namespace`, `--image`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BundleFlags {
+    /// `--no-bundle`: write only the roles and CRDs.
+    pub off: bool,
+    /// `--operator-name`.
+    pub name: Option<String>,
+    /// `--operator-namespace`.
+    pub namespace: Option<String>,
+    /// `--image`.
+    pub image: Option<String>,
+}
+
+impl BundleFlags {
+    /// The flags this type understands, for the command-line parser.
+    pub const FLAGS: &[&str] = &["--operator-name", "--operator-namespace", "--image"];
+
+    /// Records `--flag value`; `false` if `flag` is not one of [`Self::FLAGS`].
+    pub fn set(&mut self, flag: &str, value: String) -> bool {
+        let slot = match flag {
+            "--operator-name" => &mut self.name,
+            "--operator-namespace" => &mut self.namespace,
+            "--image" => &mut self.image,
+            _ => return false,
+        };
+        *slot = Some(value);
+        true
+    }
+
+    fn any_identity(&self) -> bool {
+        self.name.is_some() || self.namespace.is_some() || self.image.is_some()
+    }
+}
+
+/// Where a setting came from, as error messages name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A generator flag.
+    Flag(&'static str),
+    /// `[workspace.metadata.kube-markers.bundle]` in this `Cargo.toml`.
+    Workspace(PathBuf),
+    /// `[package.metadata.kube-markers.bundle]` in this `Cargo.toml`.
+    Package(PathBuf),
+    /// Nothing set it: the default.
+    Default,
+    /// Derived from the one crate the generator links.
+    LinkedCrate(String),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Flag(flag) => write!(f, "`{flag}`"),
+            Origin::Workspace(path) => write!(
+                f,
+                "[workspace.metadata.kube-markers.bundle] in {}",
+                path.display()
+            ),
+            Origin::Package(path) => write!(
+                f,
+                "[package.metadata.kube-markers.bundle] in {}",
+                path.display()
+            ),
+            Origin::Default => f.write_str("the default"),
+            Origin::LinkedCrate(name) => write!(f, "the linked crate `{name}`"),
+        }
+    }
+}
+
+/// Who the bundle installs, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// The operator's name: the `app.kubernetes.io/name` label and the default prefix and
+    /// namespace.
+    pub name: String,
+    /// The namespace the operator runs in (kustomize's `namespace:` can move it at install).
+    pub namespace: String,
+    /// Its ServiceAccount.
+    pub service_account: String,
+    /// The manager container's image.
+    pub image: String,
+    /// The manager container's arguments.
+    pub args: Vec<String>,
+    /// kustomize's `namePrefix` (default `<name>-`, as kubebuilder's `project-`): keeps the
+    /// cluster-scoped names of two operators apart.
+    pub name_prefix: String,
+    /// Port of the `/healthz` and `/readyz` probes.
+    pub health_probe_port: u16,
+    /// Generate the leader-election Role and binding.
+    pub leader_election: bool,
+    /// Generate the metrics-auth ClusterRole and binding and the metrics-reader ClusterRole.
+    pub metrics_auth: bool,
+    /// Label the per-CRD roles `rbac.authorization.k8s.io/aggregate-to-{view,edit,admin}`.
+    pub aggregate_to_default_roles: bool,
+    /// Where each key's value came from, for error messages.
+    pub origins: Vec<(&'static str, Origin)>,
+}
+
+impl Identity {
+    /// kubebuilder's defaults for an operator called `name`.
+    pub fn with_defaults(name: &str) -> Identity {
+        Identity {
+            name: name.to_string(),
+            namespace: format!("{name}-system"),
+            service_account: DEFAULT_SERVICE_ACCOUNT.to_string(),
+            image: DEFAULT_IMAGE.to_string(),
+            args: Vec::new(),
+            name_prefix: format!("{name}-"),
+            health_probe_port: DEFAULT_HEALTH_PROBE_PORT,
+            leader_election: false,
+            metrics_auth: false,
+            aggregate_to_default_roles: false,
+            origins: Vec::new(),
+        }
+    }
+
+    /// Where `key` was set (`the default` if nowhere).
+    pub fn origin(&self, key: &str) -> Origin {
+        self.origins
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, o)| o.clone())
+            .unwrap_or(Origin::Default)
+    }
+}
+
+/// One declared `bundle` table.
+struct Table<'a> {
+    origin: Origin,
+    entries: &'a Map<String, Value>,
+}
+
+/// The `bundle` tables of the workspace and of the generator's package, from `cargo metadata`.
+/// `generator_bin` is the running executable's name.
+fn tables<'a>(
+    metadata: &'a Value,
+    generator_bin: Option<&str>,
+    errors: &mut Vec<String>,
+) -> Vec<Table<'a>> {
+    let root = PathBuf::from(metadata["workspace_root"].as_str().unwrap_or_default());
+    let mut out = Vec::new();
+    let mut push = |origin: Origin, value: &'a Value| match value {
+        Value::Null => {}
+        Value::Object(entries) => out.push(Table { origin, entries }),
+        other => errors.push(format!(
+            "{origin}: `bundle` must be a table, not {}",
+            describe(other)
+        )),
+    };
+    push(
+        Origin::Workspace(root.join("Cargo.toml")),
+        &metadata["metadata"]["kube-markers"]["bundle"],
+    );
+    let Some(bin) = generator_bin else {
+        return out;
+    };
+    for pkg in metadata["packages"].as_array().into_iter().flatten() {
+        let is_generator = pkg["targets"].as_array().into_iter().flatten().any(|t| {
+            t["name"] == bin
+                && t["kind"]
+                    .as_array()
+                    .is_some_and(|k| k.contains(&"bin".into()))
+        });
+        if is_generator {
+            let manifest = PathBuf::from(pkg["manifest_path"].as_str().unwrap_or_default());
+            push(
+                Origin::Package(manifest),
+                &pkg["metadata"]["kube-markers"]["bundle"],
+            );
+        }
+    }
+    out
+}
+
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "nothing".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "a table".into(),
+    }
+}
+
+/// A key's value and where it came from: the flag if given, else the one value the tables
+/// agree on. Tables that disagree are an error naming both.
+fn pick<'a>(
+    key: &'static str,
+    flag: Option<(&'static str, &'a Value)>,
+    tables: &'a [Table<'a>],
+    errors: &mut Vec<String>,
+) -> Option<(&'a Value, Origin)> {
+    let declared: Vec<(&Value, &Origin)> = tables
+        .iter()
+        .filter_map(|t| t.entries.get(key).map(|v| (v, &t.origin)))
+        .collect();
+    if let [(first, first_origin), rest @ ..] = declared.as_slice() {
+        for (other, other_origin) in rest {
+            if other != first {
+                errors.push(format!(
+                    "conflicting identities: `{key}` is {first} in {first_origin} but {other} in \
+                     {other_origin}; declare it in one place"
+                ));
+            }
+        }
+    }
+    if let Some((flag, value)) = flag {
+        return Some((value, Origin::Flag(flag)));
+    }
+    declared.first().map(|(v, o)| (*v, (*o).clone()))
+}
+
+/// Resolves the identity, or `None` when no bundle is wanted: nothing declares one, or
+/// `--no-bundle` / `enabled = false` switch it off.
+///
+/// `metadata` is `cargo metadata` output (`None` with `--no-scan`: flags only);
+/// `linked_crates` name the default operator when exactly one crate is linked.
+pub fn resolve(
+    flags: &BundleFlags,
+    metadata: Option<&Value>,
+    generator_bin: Option<&str>,
+    linked_crates: &[&str],
+) -> Result<Option<Identity>, Vec<String>> {
+    let mut errors = Vec::new();
+    let tables = metadata
+        .map(|m| tables(m, generator_bin, &mut errors))
+        .unwrap_or_default();
+    for table in &tables {
+        for key in table.entries.keys() {
+            if !KEYS.contains(&key.as_str()) {
+                let hint = did_you_mean(key, KEYS)
+                    .map(|k| format!(" (did you mean `{k}`?)"))
+                    .unwrap_or_default();
+                errors.push(format!(
+                    "{}: unknown key `{key}`{hint}; known keys: {}",
+                    table.origin,
+                    KEYS.join(", ")
+                ));
+            }
+        }
+    }
+
+    let flag_values: Vec<(&'static str, &'static str, Value)> = [
+        ("name", "--operator-name", &flags.name),
+        ("namespace", "--operator-namespace", &flags.namespace),
+        ("image", "--image", &flags.image),
+    ]
+    .into_iter()
+    .filter_map(|(key, flag, v)| v.clone().map(|v| (key, flag, Value::String(v))))
+    .collect();
+    let flag_for = |key: &str| {
+        flag_values
+            .iter()
+            .find(|(k, _, _)| *k == key)
+            .map(|(_, f, v)| (*f, v))
+    };
+
+    // On or off.
+    let enabled = pick("enabled", None, &tables, &mut errors);
+    let switched_off = match enabled {
+        Some((Value::Bool(b), _)) => !b,
+        Some((other, ref origin)) => {
+            errors.push(format!(
+                "{origin}: `enabled` must be true or false, not {}",
+                describe(other)
+            ));
+            false
+        }
+        None => false,
+    };
+    if switched_off && flags.any_identity() {
+        let (_, origin) = enabled.expect("switched off by a table");
+        let given: Vec<&str> = flag_values.iter().map(|(_, f, _)| *f).collect();
+        errors.push(format!(
+            "conflicting identities: {} set(s) the operator's identity, but the bundle is switched \
+             off by `enabled = false` in {origin}",
+            given.join(", ")
+        ));
+    }
+    if flags.off || switched_off || (tables.is_empty() && !flags.any_identity()) {
+        return if errors.is_empty() {
+            Ok(None)
+        } else {
+            Err(errors)
+        };
+    }
+
+    // The name first: the other defaults derive from it.
+    let name = match pick("name", flag_for("name"), &tables, &mut errors) {
+        Some((Value::String(s), origin)) => (s.clone(), origin),
+        Some((other, origin)) => {
+            errors.push(format!(
+                "{origin}: `name` must be a string, not {}",
+                describe(other)
+            ));
+            (String::from("operator"), origin)
+        }
+        None => match linked_crates {
+            [one] => (one.replace('_', "-"), Origin::LinkedCrate(one.to_string())),
+            _ => {
+                let linked = if linked_crates.is_empty() {
+                    "no crate is linked".to_string()
+                } else {
+                    format!(
+                        "{} crates are linked: {}",
+                        linked_crates.len(),
+                        linked_crates.join(", ")
+                    )
+                };
+                errors.push(format!(
+                    "the bundle needs the operator's name ({linked}): set `name = \"...\"` in \
+                     [package.metadata.kube-markers.bundle] of the generator's Cargo.toml, or pass \
+                     --operator-name; or switch the bundle off with `enabled = false` / --no-bundle"
+                ));
+                return Err(errors);
+            }
+        },
+    };
+    let mut id = Identity::with_defaults(&name.0);
+    id.origins.push(("name", name.1));
+
+    let string = |key: &'static str, errors: &mut Vec<String>, id: &mut Identity| match pick(
+        key,
+        flag_for(key),
+        &tables,
+        errors,
+    ) {
+        Some((Value::String(s), origin)) => {
+            id.origins.push((key, origin));
+            Some(s.clone())
+        }
+        Some((other, origin)) => {
+            errors.push(format!(
+                "{origin}: `{key}` must be a string, not {}",
+                describe(other)
+            ));
+            None
+        }
+        None => None,
+    };
+    if let Some(v) = string("namespace", &mut errors, &mut id) {
+        id.namespace = v;
+    }
+    if let Some(v) = string("service-account", &mut errors, &mut id) {
+        id.service_account = v;
+    }
+    if let Some(v) = string("image", &mut errors, &mut id) {
+        id.image = v;
+    }
+    if let Some(v) = string("name-prefix", &mut errors, &mut id) {
+        id.name_prefix = v;
+    }
+    for (key, slot) in [
+        ("leader-election", &mut id.leader_election),
+        ("metrics-auth", &mut id.metrics_auth),
+        (
+            "aggregate-to-default-roles",
+            &mut id.aggregate_to_default_roles,
+        ),
+    ] {
+        match pick(key, None, &tables, &mut errors) {
+            Some((Value::Bool(b), origin)) => {
+                *slot = *b;
+                id.origins.push((key, origin));
+            }
+            Some((other, origin)) => errors.push(format!(
+                "{origin}: `{key}` must be true or false, not {}",
+                describe(other)
+            )),
+            None => {}
+        }
+    }
+    match pick("args", None, &tables, &mut errors) {
+        Some((Value::Array(items), origin)) if items.iter().all(Value::is_string) => {
+            id.args = items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect();
+            id.origins.push(("args", origin));
+        }
+        Some((other, origin)) => errors.push(format!(
+            "{origin}: `args` must be an array of strings, not {}",
+            describe(other)
+        )),
+        None => {}
+    }
+    match pick("health-probe-port", None, &tables, &mut errors) {
+        Some((Value::Number(n), origin)) => {
+            match n
+                .as_u64()
+                .and_then(|p| u16::try_from(p).ok())
+                .filter(|p| *p > 0)
+            {
+                Some(port) => id.health_probe_port = port,
+                None => errors.push(format!(
+                    "{origin}: `health-probe-port = {n}` is not a port (1 to 65535)"
+                )),
+            }
+            id.origins.push(("health-probe-port", origin));
+        }
+        Some((other, origin)) => errors.push(format!(
+            "{origin}: `health-probe-port` must be a number, not {}",
+            describe(other)
+        )),
+        None => {}
+    }
+
+    validate(&id, &mut errors);
+    if errors.is_empty() {
+        Ok(Some(id))
+    } else {
+        Err(errors)
+    }
+}
+
+/// Every name of the identity must be one the API server accepts.
+fn validate(id: &Identity, errors: &mut Vec<String>) {
+    // Defaults made from a bad name are bad for the same reason: one error is enough.
+    let name_ok = dns1123_label(&id.name).is_ok();
+    let mut check = |key: &str, value: &str, what: &str, rule: fn(&str) -> Result<(), String>| {
+        if !name_ok && key != "name" && id.origin(key) == Origin::Default {
+            return;
+        }
+        if let Err(why) = rule(value) {
+            errors.push(format!(
+                "{}: `{key} = {value:?}` is not a valid {what}: {why}",
+                id.origin(key)
+            ));
+        }
+    };
+    // The name is also a label value and part of other names: a DNS label.
+    check(
+        "name",
+        &id.name,
+        "operator name (DNS-1123 label)",
+        dns1123_label,
+    );
+    check(
+        "namespace",
+        &id.namespace,
+        "namespace (DNS-1123 label)",
+        dns1123_label,
+    );
+    check(
+        "service-account",
+        &id.service_account,
+        "ServiceAccount name (DNS-1123 subdomain)",
+        dns1123_subdomain,
+    );
+    if SYSTEM_NAMESPACES.contains(&id.namespace.as_str()) {
+        errors.push(format!(
+            "{}: `namespace = {:?}` is a namespace Kubernetes owns; the bundle creates its \
+             namespace and `kubectl delete -k` would delete it: choose the operator's own \
+             (default `<name>-system`)",
+            id.origin("namespace"),
+            id.namespace
+        ));
+    }
+    if id.image.is_empty() || id.image.chars().any(char::is_whitespace) {
+        errors.push(format!(
+            "{}: `image = {:?}` is not an image reference (empty or with white space)",
+            id.origin("image"),
+            id.image
+        ));
+    }
+    // The prefix itself is checked on the names it makes (see `super::names`); here only what
+    // no name could survive.
+    if !id.name_prefix.is_empty() && (name_ok || id.origin("name-prefix") != Origin::Default) {
+        let probe = format!("{}x", id.name_prefix);
+        if let Err(why) = dns1123_subdomain(&probe) {
+            errors.push(format!(
+                "{}: `name-prefix = {:?}` cannot start a valid name: {why}",
+                id.origin("name-prefix"),
+                id.name_prefix
+            ));
+        }
+    }
+}
