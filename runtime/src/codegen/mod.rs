@@ -291,6 +291,23 @@ pub fn run_with(
             option: "--out",
         });
     }
+    for path in bundle.kept {
+        if outputs.iter().any(|o| o.path == path) {
+            continue;
+        }
+        let content = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+            action: IoAction::Read,
+            path: path.clone(),
+            source,
+        })?;
+        let what = format!("the deploy bundle's {}", path.display());
+        outputs.push(Output {
+            path,
+            content,
+            what,
+            option: "--out",
+        });
+    }
     warnings.extend(bundle.warnings);
 
     // Both directories are ours to keep tidy even when nothing goes there any more.
@@ -303,11 +320,16 @@ pub fn run_with(
             dir: crd_dir,
             option: "--crd-out",
         },
-        Destination {
-            dir: opts.out_dir.join(bundle::PINNED_DIR),
-            option: "--out",
-        },
     ];
+    // The bundle's own subdirectory, to tidy even when the bundle no longer writes there.
+    let pinned = opts.out_dir.join(bundle::PINNED_DIR);
+    let destinations: Vec<Destination> = destinations
+        .into_iter()
+        .chain(pinned.is_dir().then_some(Destination {
+            dir: pinned,
+            option: "--out",
+        }))
+        .collect();
     let mut plan = write::plan(
         outputs,
         &destinations,

@@ -310,6 +310,9 @@ pub struct Plan {
     /// Files of an earlier bundle that this run does not generate, with their full path
     /// (existing ones only).
     pub stale: Vec<PathBuf>,
+    /// Files of an earlier bundle to keep as they are (the identity could not be read), with
+    /// their full path.
+    pub kept: Vec<PathBuf>,
     /// Things worth a look.
     pub warnings: Vec<String>,
 }
@@ -385,6 +388,11 @@ pub fn plan(opts: &Options, input: &Input, linked_crates: &[&str]) -> Result<Pla
              --no-bundle to remove them)",
             opts.out_dir.join(KUSTOMIZATION).display()
         ));
+        plan.kept = previous
+            .iter()
+            .map(|p| opts.out_dir.join(p))
+            .filter(|p| p.is_file() && !p.starts_with(opts.crd_dir()))
+            .collect();
         return Ok(plan);
     }
     let listed: BTreeSet<PathBuf> = input
