@@ -313,7 +313,7 @@ fn expansion_keeps_the_item_and_registers_an_entry() {
     .to_string();
     assert!(out.starts_with("async fn reconcile"), "{out}");
     assert!(out.contains("distributed_slice"), "{out}");
-    assert!(out.contains("\"reconcile\")"), "{out}");
+    assert!(out.contains("\"reconcile\""), "{out}");
     assert!(out.contains("x + 1"), "{out}");
 
     let out = expand(
@@ -326,7 +326,7 @@ fn expansion_keeps_the_item_and_registers_an_entry() {
         &Default::default(),
     )
     .to_string();
-    assert!(out.contains("\"impl Reconciler for Foo<T>\")"), "{out}");
+    assert!(out.contains("\"impl Reconciler for Foo<T>\""), "{out}");
 }
 
 #[test]
