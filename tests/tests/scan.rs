@@ -2,7 +2,8 @@
 //! `fixtures/scan-ws`: `linked-op` is linked into this test binary, every other member shows
 //! one way an attribute can fail to reach a generator.
 
-use kube_markers::codegen::{self, Error, Options, Workspace, cross_check};
+use kube_markers::codegen::__internals::{self as scan, Workspace, cross_check};
+use kube_markers::codegen::{self, Error, Options};
 use kube_markers::registry::{RbacEntry, rbac_entries};
 use std::path::{Path, PathBuf};
 
@@ -53,7 +54,7 @@ fn metadata_selects_members_that_use_kube_markers() {
 }
 
 /// `(file, line, column, cfgs, target)` of every attribute found, relative to the fixture.
-fn found(report: &codegen::ScanReport) -> Vec<(String, usize, usize, Vec<String>, String)> {
+fn found(report: &scan::ScanReport) -> Vec<(String, usize, usize, Vec<String>, String)> {
     let root = fixture();
     report
         .attrs
@@ -386,7 +387,7 @@ fn multi_line_cfg_attr_entries_match_the_scan() {
     let this_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scan.rs");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let ws = Workspace {
-        packages: vec![codegen::Package {
+        packages: vec![scan::Package {
             name: "kube-markers-tests".into(),
             dir: root.join("tests"),
             targets: vec![("lib".into(), this_file.clone())],

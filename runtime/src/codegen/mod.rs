@@ -28,11 +28,20 @@ mod ledger;
 mod scan;
 mod write;
 
-pub use cfg::{CfgEnv, Truth};
 pub use cli::{Command, HELP, Options, UsageError};
-pub use crosscheck::{Findings, cross_check};
-pub use scan::{AttrKind, FoundAttr, Package, ScanReport, Workspace};
 pub use write::{FileStatus, Orphan, OutputProblem};
+
+use crosscheck::cross_check;
+use scan::Workspace;
+
+/// The workspace scan and its cross-check with the registry, for this repository's own tests:
+/// not a stable API.
+#[doc(hidden)]
+pub mod __internals {
+    pub use super::cfg::{CfgEnv, Truth};
+    pub use super::crosscheck::{Findings, cross_check};
+    pub use super::scan::{AttrKind, FoundAttr, Package, ScanReport, Workspace};
+}
 
 use crate::crd::{GeneratedCrd, generate_crds};
 use crate::rbac::{GeneratedRole, RbacMarker, generate_roles, generate_roles_counting};
