@@ -301,11 +301,45 @@ impl FileVisitor {
         self.cfgs.truncate(before);
     }
 
-    fn include(&mut self, mac: &syn::Macro) {
-        if !mac.path.is_ident("include") {
-            return;
+    /// A macro invocation: `include!` is followed; in any other macro's input (`cfg_if!`,
+    /// `paste!`, a `macro_rules!` passing `$i:item` through), attributes written there keep
+    /// their own place, so they are recorded as found. Their `cfg`s inside the input are not
+    /// evaluated: such an attribute counts as active. A `macro_rules!` definition's body is
+    /// left alone: attributes there are refused at compile time.
+    fn invocation(&mut self, mac: &syn::Macro) {
+        if is_include(&mac.path) {
+            self.include(mac);
+        } else if !mac.path.is_ident("macro_rules") {
+            self.attrs_in_tokens(mac.tokens.clone());
         }
-        let line = position(mac.path.segments[0].ident.span()).0;
+    }
+
+    fn attrs_in_tokens(&mut self, tokens: TokenStream) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tree) in trees.iter().enumerate() {
+            match tree {
+                TokenTree::Punct(p) if p.as_char() == '#' => {
+                    if let Some(TokenTree::Group(g)) = trees.get(i + 1)
+                        && g.delimiter() == proc_macro2::Delimiter::Bracket
+                        && let Ok(meta) = syn::parse2::<syn::Meta>(g.stream())
+                    {
+                        self.record_meta(&meta, position(p.span()), None, &[]);
+                    }
+                }
+                TokenTree::Group(g) => self.attrs_in_tokens(g.stream()),
+                _ => {}
+            }
+        }
+    }
+
+    fn include(&mut self, mac: &syn::Macro) {
+        let line = position(
+            mac.path
+                .segments
+                .last()
+                .map_or_else(Span::call_site, |s| s.ident.span()),
+        )
+        .0;
         self.out.includes.push(Include {
             path: include_path(&mac.tokens),
             inline_path: self.inline_path.clone(),
@@ -335,13 +369,17 @@ impl<'ast> Visit<'ast> for FileVisitor {
                     line: position(m.ident.span()).0,
                 }),
             },
-            syn::Item::Macro(m) => v.include(&m.mac),
+            syn::Item::Macro(m) => v.invocation(&m.mac),
             _ => syn::visit::visit_item(v, item),
         });
     }
 
     fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {
-        self.with_item(&m.attrs, |v| v.include(&m.mac));
+        self.with_item(&m.attrs, |v| v.invocation(&m.mac));
+    }
+
+    fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
+        self.invocation(&m.mac);
     }
 
     fn visit_impl_item(&mut self, item: &'ast syn::ImplItem) {
@@ -352,7 +390,10 @@ impl<'ast> Visit<'ast> for FileVisitor {
             syn::ImplItem::Macro(m) => &m.attrs,
             _ => &[],
         };
-        self.with_item(attrs, |v| syn::visit::visit_impl_item(v, item));
+        self.with_item(attrs, |v| match item {
+            syn::ImplItem::Macro(m) => v.invocation(&m.mac),
+            _ => syn::visit::visit_impl_item(v, item),
+        });
     }
 
     fn visit_trait_item(&mut self, item: &'ast syn::TraitItem) {
@@ -363,7 +404,20 @@ impl<'ast> Visit<'ast> for FileVisitor {
             syn::TraitItem::Macro(m) => &m.attrs,
             _ => &[],
         };
-        self.with_item(attrs, |v| syn::visit::visit_trait_item(v, item));
+        self.with_item(attrs, |v| match item {
+            syn::TraitItem::Macro(m) => v.invocation(&m.mac),
+            _ => syn::visit::visit_trait_item(v, item),
+        });
+    }
+}
+
+/// `include`, `core::include`, `std::include` (with or without a leading `::`).
+fn is_include(path: &syn::Path) -> bool {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs.as_slice() {
+        [one] => one == "include" && path.leading_colon.is_none(),
+        [krate, last] => last == "include" && (krate == "core" || krate == "std"),
+        _ => false,
     }
 }
 
@@ -470,6 +524,8 @@ pub struct CallSite {
     pub text: Option<String>,
     /// The file the attribute is in, if it is a real file.
     pub file: Option<std::path::PathBuf>,
+    /// The same file as `file!()` spells it (`proc_macro::Span::file`).
+    pub file_name: String,
     /// 1-based line.
     pub line: usize,
     /// 1-based column, in characters.
@@ -533,13 +589,15 @@ pub fn check_call_site(kind: AttrKind, site: &CallSite) -> SiteCheck {
          attributes inside macro_rules! bodies, so it could silently go missing from the \
          generated manifests; write the attribute directly on the item"
     );
-    let (line, column) = (site.line as u32, site.column as u32);
+    let (line, column, file) = (site.line as u32, site.column as u32, &site.file_name);
     SiteCheck {
         beside: TokenStream::new(),
         within: quote! {
             #[cfg(not(test))]
             const _: () = ::core::assert!(
-                ::core::line!() == #line && ::core::column!() == #column,
+                ::core::line!() == #line
+                    && ::core::column!() == #column
+                    && ::kube_markers::__private::same_str(::core::file!(), #file),
                 #message
             );
         },
@@ -709,6 +767,24 @@ mod tests {
                 &IncludePath::Unknown("some_path ! ()".into()),
             ]
         );
+    }
+
+    #[test]
+    fn attributes_in_macro_input_are_found_where_they_stand() {
+        let found = scan(
+            "cfg_if::cfg_if! {\n\
+                 if #[cfg(unix)] {\n\
+                     #[rbac(verbs = \"get\")] pub fn f() {}\n\
+                 }\n\
+             }\n\
+             pastey::paste! { #[kube_markers::rbac(verbs = \"get\")] pub fn g() {} }\n\
+             core::include!(\"x.rs\");\n\
+             macro_rules! m { () => { #[rbac(verbs = \"get\")] fn h() {} } }\n\
+             impl S { m!{ #[rbac(verbs = \"list\")] fn i() {} } }\n",
+        );
+        let at: Vec<(usize, usize)> = found.attrs.iter().map(|a| (a.line, a.column)).collect();
+        assert_eq!(at, [(3, 1), (6, 18), (9, 14)]);
+        assert_eq!(found.includes.len(), 1);
     }
 
     #[test]

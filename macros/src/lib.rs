@@ -11,6 +11,7 @@ fn call_site() -> CallSite {
     CallSite {
         text: span.source_text(),
         file: span.local_file(),
+        file_name: span.file(),
         line: span.line(),
         column: span.column(),
         out_dir: std::env::var_os("OUT_DIR").map(Into::into),

@@ -123,7 +123,9 @@ fn scan_follows_modules_and_includes_and_records_cfgs() {
             "lib",
         ),
         row("unlinked-op/src/lib.rs", 35, 5, &[], "lib"),
+        row("unlinked-op/src/lib.rs", 48, 5, &[], "lib"),
         row("unlinked-op/src/part.rs", 1, 1, &[], "lib"),
+        row("unlinked-op/src/part2.rs", 1, 1, &[], "lib"),
         row("unlinked-op/src/stray.rs", 3, 1, &[], "-"),
     ];
     assert_eq!(found(&report), expected);
@@ -210,8 +212,10 @@ fn every_compiled_attribute_of_an_unlinked_crate_or_a_binary_is_an_error() {
             "unlinked-op/src/lib.rs:17",
             "unlinked-op/src/lib.rs:22",
             "unlinked-op/src/lib.rs:35",
+            "unlinked-op/src/lib.rs:48",
             "unlinked-op/src/lib.rs:5",
             "unlinked-op/src/part.rs:1",
+            "unlinked-op/src/part2.rs:1",
             "unlinked-op/src/stray.rs:3",
         ],
         "{:#?}",
@@ -286,7 +290,7 @@ fn the_generator_refuses_to_write_when_an_attribute_would_be_lost() {
     let Error::CrossCheck(errors) = &err else {
         panic!("expected a cross-check error, got {err}")
     };
-    assert_eq!(errors.len(), 9, "{errors:#?}");
+    assert_eq!(errors.len(), 11, "{errors:#?}");
     assert!(
         err.to_string().contains("unlinked-op/src/lib.rs:5"),
         "{err}"

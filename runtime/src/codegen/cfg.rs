@@ -178,9 +178,18 @@ impl CfgEnv {
         };
         if BUILTIN.contains(&name) {
             // The generator is a normal build of libraries and binaries: never a test, a doc
-            // build, a proc-macro or miri; its debug assertions are those of this very build.
+            // build, a proc-macro or miri.
             let set = match (name, value) {
-                ("debug_assertions", None) => Ok(cfg!(debug_assertions)),
+                // On in debug builds, off in release builds: the generator's own build says
+                // nothing about the operator's.
+                ("debug_assertions", None) => {
+                    return Truth::Unknown(
+                        "`debug_assertions` depends on the build profile (on in debug builds, \
+                         off in release builds), so the generator's build cannot stand for the \
+                         deployed one; use a feature instead"
+                            .into(),
+                    );
+                }
                 ("test" | "doc" | "doctest" | "docsrs" | "miri" | "proc_macro", _) => Ok(false),
                 ("clippy" | "rustfmt", _) => Ok(false),
                 _ => self
@@ -360,6 +369,9 @@ mod tests {
         assert!(matches!(eval(&env, quote!(windows)), Truth::False(_)));
         assert!(matches!(eval(&env, quote!(any())), Truth::False(_)));
         assert_eq!(eval(&env, quote!(true)), Truth::True);
+        assert!(
+            matches!(eval(&env, quote!(not(debug_assertions))), Truth::Unknown(why) if why.contains("build profile"))
+        );
     }
 
     #[test]

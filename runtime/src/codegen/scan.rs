@@ -184,10 +184,15 @@ impl Workspace {
                 report: &mut report,
                 visited: BTreeSet::new(),
             };
+            // Each target walks its own tree: a module file shared by the library (behind a
+            // cfg) and a binary (unconditionally) is judged for each.
+            let mut reached = BTreeSet::new();
             for (target, root) in &pkg.targets {
                 walker.target = Some(target);
                 walker.walk_file(root, &module_dir_of_root(root), &[]);
+                reached.append(&mut walker.visited);
             }
+            walker.visited = reached;
             walker.target = None;
             let mut dirs: Vec<PathBuf> = pkg
                 .targets
@@ -205,13 +210,12 @@ impl Workspace {
                 walker.sweep(dir);
             }
         }
-        report
-            .attrs
-            .sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
-        // A file in two targets' trees (a lib module also `mod`-ed by a bin) is one attribute.
-        report
-            .attrs
-            .dedup_by(|a, b| a.file == b.file && a.line == b.line && a.column == b.column);
+        report.attrs.sort_by(|a, b| {
+            (&a.file, a.line, a.column, &a.target).cmp(&(&b.file, b.line, b.column, &b.target))
+        });
+        report.attrs.dedup_by(|a, b| {
+            a.file == b.file && a.line == b.line && a.column == b.column && a.target == b.target
+        });
         report
     }
 }
@@ -275,7 +279,7 @@ struct Walker<'a> {
     package: &'a str,
     target: Option<&'a str>,
     report: &'a mut ScanReport,
-    /// Files read for this package (by any of its targets).
+    /// Files read for the target being walked; for the sweep, those of every target.
     visited: BTreeSet<PathBuf>,
 }
 
