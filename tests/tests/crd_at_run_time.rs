@@ -38,6 +38,10 @@ fn committed() -> BTreeMap<String, Value> {
     let mut files = BTreeMap::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
+        // (Not the generator's ledger.)
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
         let text = std::fs::read_to_string(&path).unwrap();
         let value: Value =
             serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
