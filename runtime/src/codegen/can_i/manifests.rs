@@ -56,7 +56,8 @@ fn yaml_files(path: &Path) -> Result<Vec<PathBuf>, String> {
         for entry in entries {
             let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
             let path = entry.path();
-            if path.is_dir() {
+            // Symbolic links to directories are not followed (no cycles).
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
                 files.push(path);
