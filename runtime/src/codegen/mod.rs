@@ -21,6 +21,7 @@
 //! by another generator with another name) are never touched.
 
 pub mod bundle;
+pub mod can_i;
 mod cfg;
 mod cli;
 mod crosscheck;
@@ -381,7 +382,11 @@ fn summarize(roles: &[GeneratedRole], attributes: usize) -> String {
 /// The generator's entry point: parses `std::env::args`, runs, prints, and returns the exit
 /// code (0 done or fresh, 1 failed or stale, 2 bad command line).
 pub fn main() -> ExitCode {
-    let command = match Command::parse(std::env::args().skip(1)) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "can-i") {
+        return can_i::main(&args[1..]);
+    }
+    let command = match Command::parse(args) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}\n\nRun with --help for usage.");

@@ -1,0 +1,451 @@
+//! `can-i`'s command line: `kubectl auth can-i`'s arguments, read without a cluster.
+
+use kube_markers_core::suggest::did_you_mean;
+use std::path::PathBuf;
+
+/// What `can-i` is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CanIOptions {
+    /// The verb, as given (`get`, `list`, `create`, `escalate`, …; an HTTP method for URLs).
+    pub verb: String,
+    /// The resource or URL asked about.
+    pub target: Target,
+    /// `-n/--namespace`; `None` asks cluster-wide, as `-A/--all-namespaces` does.
+    pub namespace: Option<String>,
+    /// `--subresource`.
+    pub subresource: Option<String>,
+    /// `--as`: the user to evaluate as; `None` for the ServiceAccount of the manifests.
+    pub as_user: Option<String>,
+    /// `--as-group`, repeatable.
+    pub as_groups: Vec<String>,
+    /// `--from`: a YAML file or a directory of them (default: `rbac-out`).
+    pub from: PathBuf,
+    /// `--role-name`: the generator's default role name, to find the `#[rbac]` attributes of
+    /// a role for `--explain` (default `manager-role`).
+    pub role_name: String,
+    /// `--explain`: say why.
+    pub explain: bool,
+}
+
+/// The resource or URL of the question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// `TYPE[.GROUP][/NAME]`: a plural resource, taken literally (no discovery).
+    Resource {
+        /// Plural resource (lowercased, as kubectl does).
+        resource: String,
+        /// API group; `""` for the core group.
+        group: String,
+        /// Object name, if one was given.
+        name: Option<String>,
+    },
+    /// `/path`: a non-resource URL.
+    NonResource(String),
+}
+
+/// A parsed `can-i` command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CanICommand {
+    /// `--help`.
+    Help,
+    /// Answer the question.
+    Ask(Box<CanIOptions>),
+}
+
+/// The text of `can-i --help`.
+pub const CAN_I_HELP: &str = "\
+Check offline whether an identity may perform an action, against RBAC manifests, with
+kube-apiserver's RBAC semantics. Prints yes or no and exits 0 or 1, as `kubectl auth can-i`.
+
+Usage: codegen can-i VERB (TYPE | TYPE.GROUP | TYPE/NAME | TYPE.GROUP/NAME | /URL) [OPTIONS]
+
+Options:
+  -n, --namespace <NS>      Ask in this namespace [default: cluster-wide]
+  -A, --all-namespaces      Ask cluster-wide (the default; conflicts with --namespace)
+      --subresource <SUB>   Ask about this subresource (status, scale, log, exec, ...)
+      --as <USER>           Evaluate as this user; system:serviceaccount:NS:NAME implies the
+                            ServiceAccount's groups [default: the one ServiceAccount in --from]
+      --as-group <GROUP>    A group of --as; repeat for several
+      --from <PATH>         A YAML file or a directory of them (read recursively), multi-document
+                            [default: rbac-out]
+      --explain             Name the rule, role, binding and #[rbac] attributes that allow it,
+                            or what applies when nothing does
+      --role-name <NAME>    The generator's --role-name, to find the attributes of a role
+                            [default: manager-role]
+  -h, --help                Print this help
+
+TYPE is a plural resource name taken literally (no discovery, no short names or kinds).
+Exit codes: 0 yes, 1 no, 2 bad arguments or unreadable manifests.
+";
+
+const FLAGS: &[&str] = &[
+    "--namespace",
+    "--all-namespaces",
+    "--subresource",
+    "--as",
+    "--as-group",
+    "--from",
+    "--explain",
+    "--role-name",
+    "--help",
+];
+
+/// `v1`, `v1beta2`, `v2alpha1`: a Kubernetes API version.
+fn looks_like_version(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('v') else {
+        return false;
+    };
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    if digits == 0 {
+        return false;
+    }
+    let rest = &rest[digits..];
+    rest.is_empty()
+        || ["alpha", "beta"].iter().any(|stage| {
+            rest.strip_prefix(stage)
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
+}
+
+/// `TYPE[.GROUP][/NAME]` (`TYPE.VERSION.GROUP` also works: the version is dropped) or `/URL`.
+fn parse_target(arg: &str) -> Result<Target, String> {
+    if arg.starts_with('/') {
+        return Ok(Target::NonResource(arg.to_string()));
+    }
+    let (type_group, name) = match arg.split_once('/') {
+        Some((_, "")) => {
+            return Err(format!(
+                "`{arg}` has an empty name after `/`; write `TYPE/NAME`, or `TYPE` for any name"
+            ));
+        }
+        Some((tg, name)) => (tg, Some(name.to_string())),
+        None => (arg, None),
+    };
+    // kubectl lowercases the resource argument (not the name).
+    let type_group = type_group.to_lowercase();
+    let (resource, group) = match type_group.split_once('.') {
+        Some((resource, group)) => {
+            let group = match group.split_once('.') {
+                Some((version, rest)) if looks_like_version(version) => rest,
+                _ => group,
+            };
+            (resource.to_string(), group.to_string())
+        }
+        None => (type_group.clone(), String::new()),
+    };
+    if resource.is_empty() || (type_group.contains('.') && group.is_empty()) {
+        return Err(format!(
+            "`{arg}` is not TYPE, TYPE.GROUP, TYPE/NAME or TYPE.GROUP/NAME"
+        ));
+    }
+    if let Err(why) = kube_markers_core::names::api_group(&group) {
+        return Err(format!(
+            "`{group}` in `{arg}` is not an API group (a DNS subdomain such as `apps` or `cache.example.com`): {why}"
+        ));
+    }
+    Ok(Target::Resource {
+        resource,
+        group,
+        name,
+    })
+}
+
+impl CanICommand {
+    /// Parses the arguments after `can-i`. Flags may come before, between or after the two
+    /// positional arguments; `--flag value`, `--flag=value`, `-n value` and `-nvalue` all work.
+    pub fn parse<I, S>(args: I) -> Result<CanICommand, String>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut positional: Vec<String> = Vec::new();
+        let mut namespace = None;
+        let mut all_namespaces = false;
+        let mut subresource = None;
+        let mut as_user = None;
+        let mut as_groups = Vec::new();
+        let mut from = None;
+        let mut role_name = None;
+        let mut explain = false;
+        let mut seen: Vec<String> = Vec::new();
+        let mut only_positional = false;
+        let mut args = args.into_iter().map(Into::into);
+        while let Some(arg) = args.next() {
+            if only_positional || arg == "-" || !arg.starts_with('-') {
+                positional.push(arg);
+                continue;
+            }
+            if arg == "--" {
+                only_positional = true;
+                continue;
+            }
+            // Short flags: -h, -A, -n VALUE, -nVALUE, -n=VALUE.
+            let (flag, inline) = if let Some(short) =
+                arg.strip_prefix('-').filter(|s| !s.starts_with('-'))
+            {
+                let (letter, rest) = short.split_at(short.chars().next().map_or(0, char::len_utf8));
+                let long = match letter {
+                    "h" => "--help",
+                    "A" => "--all-namespaces",
+                    "n" => "--namespace",
+                    _ => return Err(format!("unknown option `{arg}`")),
+                };
+                let inline =
+                    (!rest.is_empty()).then(|| rest.strip_prefix('=').unwrap_or(rest).to_string());
+                (long.to_string(), inline)
+            } else {
+                match arg.split_once('=') {
+                    Some((f, v)) => (f.to_string(), Some(v.to_string())),
+                    None => (arg.clone(), None),
+                }
+            };
+            if flag == "--help" {
+                return Ok(CanICommand::Help);
+            }
+            if !FLAGS.contains(&flag.as_str()) {
+                let names: Vec<&str> = FLAGS.iter().map(|f| &f[2..]).collect();
+                let hint = did_you_mean(flag.trim_start_matches('-'), &names)
+                    .map(|f| format!(" (did you mean `--{f}`?)"))
+                    .unwrap_or_default();
+                return Err(format!("unknown option `{arg}`{hint}"));
+            }
+            if flag != "--as-group" && seen.contains(&flag) {
+                return Err(format!("`{flag}` given more than once"));
+            }
+            seen.push(flag.clone());
+            if matches!(flag.as_str(), "--all-namespaces" | "--explain") {
+                if inline.is_some() {
+                    return Err(format!("`{flag}` takes no value"));
+                }
+                match flag.as_str() {
+                    "--explain" => explain = true,
+                    _ => all_namespaces = true,
+                }
+                continue;
+            }
+            let value = match inline {
+                Some(v) => v,
+                None => args
+                    .next()
+                    .filter(|v| !v.starts_with('-') || v == "-")
+                    .ok_or_else(|| format!("`{flag}` needs a value"))?,
+            };
+            if value.is_empty() {
+                return Err(format!("`{flag}` needs a non-empty value"));
+            }
+            match flag.as_str() {
+                "--namespace" => {
+                    if let Err(why) = kube_markers_core::names::dns1123_label(&value) {
+                        return Err(format!(
+                            "`--namespace {value}` is not a namespace name: {why}"
+                        ));
+                    }
+                    namespace = Some(value);
+                }
+                "--subresource" => {
+                    if value.contains('/') {
+                        return Err(format!(
+                            "`--subresource {value}` must be one subresource name, without `/`"
+                        ));
+                    }
+                    subresource = Some(value);
+                }
+                "--as" => as_user = Some(value),
+                "--as-group" => as_groups.push(value),
+                "--from" => from = Some(PathBuf::from(value)),
+                _ => role_name = Some(value),
+            }
+        }
+
+        let (verb, target) = match positional.as_slice() {
+            [verb, target] => (verb.clone(), target.clone()),
+            [] => {
+                return Err(
+                    "missing VERB and TYPE (e.g. `can-i list deployments.apps -n ns`)".into(),
+                );
+            }
+            [verb] => {
+                return Err(format!(
+                    "missing TYPE after `{verb}`: TYPE, TYPE.GROUP, TYPE/NAME, TYPE.GROUP/NAME or /URL"
+                ));
+            }
+            [_, _, extra, ..] => return Err(format!("unexpected argument `{extra}`")),
+        };
+        let target = parse_target(&target)?;
+        if namespace.is_some() && all_namespaces {
+            return Err("`--namespace` and `--all-namespaces` conflict".into());
+        }
+        if let Target::NonResource(url) = &target {
+            if subresource.is_some() {
+                return Err(format!(
+                    "`--subresource` cannot be used with the URL `{url}`"
+                ));
+            }
+            if namespace.is_some() {
+                return Err(format!(
+                    "`--namespace` cannot be used with the URL `{url}`: non-resource URLs have no namespace"
+                ));
+            }
+        }
+        if !as_groups.is_empty() && as_user.is_none() {
+            return Err("`--as-group` needs `--as`: groups are impersonated with a user".into());
+        }
+        Ok(CanICommand::Ask(Box::new(CanIOptions {
+            verb,
+            target,
+            namespace,
+            subresource,
+            as_user,
+            as_groups,
+            from: from.unwrap_or_else(|| PathBuf::from("rbac-out")),
+            role_name: role_name.unwrap_or_else(|| crate::rbac::DEFAULT_ROLE_NAME.to_string()),
+            explain,
+        })))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(args: &[&str]) -> CanIOptions {
+        match CanICommand::parse(args.iter().copied()) {
+            Ok(CanICommand::Ask(o)) => *o,
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+
+    fn err(args: &[&str]) -> String {
+        CanICommand::parse(args.iter().copied()).unwrap_err()
+    }
+
+    fn resource(resource: &str, group: &str, name: Option<&str>) -> Target {
+        Target::Resource {
+            resource: resource.into(),
+            group: group.into(),
+            name: name.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn every_target_form() {
+        assert_eq!(ask(&["get", "pods"]).target, resource("pods", "", None));
+        assert_eq!(
+            ask(&["get", "deployments.apps"]).target,
+            resource("deployments", "apps", None)
+        );
+        assert_eq!(
+            ask(&["get", "pods/web-0"]).target,
+            resource("pods", "", Some("web-0"))
+        );
+        assert_eq!(
+            ask(&["get", "memcacheds.cache.example.com/Mine"]).target,
+            resource("memcacheds", "cache.example.com", Some("Mine"))
+        );
+        // kubectl lowercases the type, not the name; TYPE.VERSION.GROUP drops the version.
+        assert_eq!(
+            ask(&["get", "Deployments.Apps/Web"]).target,
+            resource("deployments", "apps", Some("Web"))
+        );
+        assert_eq!(
+            ask(&["get", "deployments.v1.apps"]).target,
+            resource("deployments", "apps", None)
+        );
+        assert_eq!(
+            ask(&["get", "cronjobs.v2beta1.batch"]).target,
+            resource("cronjobs", "batch", None)
+        );
+        assert_eq!(ask(&["get", "*"]).target, resource("*", "", None));
+        assert_eq!(ask(&["get", "*.*"]).target, resource("*", "*", None));
+        assert_eq!(
+            ask(&["get", "/metrics"]).target,
+            Target::NonResource("/metrics".into())
+        );
+        assert_eq!(
+            ask(&["get", "/healthz/*"]).target,
+            Target::NonResource("/healthz/*".into())
+        );
+    }
+
+    #[test]
+    fn every_flag_and_spelling() {
+        let o = ask(&["list", "pods"]);
+        assert_eq!(o.namespace, None);
+        assert_eq!(o.from, PathBuf::from("rbac-out"));
+        assert_eq!(o.role_name, "manager-role");
+        assert!(
+            !o.explain && o.as_user.is_none() && o.as_groups.is_empty() && o.subresource.is_none()
+        );
+        for args in [
+            &["-n", "ns", "get", "pods"][..],
+            &["get", "-nns", "pods"],
+            &["get", "pods", "-n=ns"],
+            &["get", "pods", "--namespace", "ns"],
+            &["get", "pods", "--namespace=ns"],
+        ] {
+            assert_eq!(ask(args).namespace.as_deref(), Some("ns"), "{args:?}");
+        }
+        assert_eq!(ask(&["get", "pods", "-A"]).namespace, None);
+        assert_eq!(ask(&["get", "pods", "--all-namespaces"]).namespace, None);
+        let o = ask(&[
+            "update",
+            "deployments.apps",
+            "--subresource",
+            "scale",
+            "--as",
+            "alice",
+            "--as-group",
+            "a",
+            "--as-group=b",
+            "--from",
+            "dir",
+            "--explain",
+            "--role-name",
+            "op-role",
+        ]);
+        assert_eq!(o.verb, "update");
+        assert_eq!(o.subresource.as_deref(), Some("scale"));
+        assert_eq!(o.as_user.as_deref(), Some("alice"));
+        assert_eq!(o.as_groups, ["a", "b"]);
+        assert_eq!(o.from, PathBuf::from("dir"));
+        assert_eq!(o.role_name, "op-role");
+        assert!(o.explain);
+        assert_eq!(
+            ask(&["--", "get", "-weird"]).target,
+            resource("-weird", "", None)
+        );
+        assert_eq!(CanICommand::parse(["-h"]), Ok(CanICommand::Help));
+        assert_eq!(CanICommand::parse(["get", "--help"]), Ok(CanICommand::Help));
+    }
+
+    #[test]
+    fn every_error_is_named() {
+        assert!(err(&[]).contains("missing VERB and TYPE"));
+        assert!(err(&["get"]).contains("missing TYPE after `get`"));
+        assert!(err(&["get", "pods", "extra"]).contains("unexpected argument `extra`"));
+        assert!(err(&["get", "pods", "--namspace", "x"]).contains("did you mean `--namespace`?"));
+        assert!(err(&["get", "pods", "-x"]).contains("unknown option `-x`"));
+        assert!(err(&["get", "pods", "-n"]).contains("`--namespace` needs a value"));
+        assert!(err(&["get", "pods", "-n", "-A"]).contains("`--namespace` needs a value"));
+        assert!(err(&["get", "pods", "--as="]).contains("non-empty value"));
+        assert!(err(&["get", "pods", "-n", "Bad_NS"]).contains("not a namespace name"));
+        assert!(err(&["get", "pods", "-n", "a", "-n", "b"]).contains("more than once"));
+        assert!(err(&["get", "pods", "--explain=yes"]).contains("takes no value"));
+        assert!(err(&["get", "pods", "-n", "a", "-A"]).contains("conflict"));
+        assert!(
+            err(&["get", "/metrics", "--subresource", "x"])
+                .contains("`--subresource` cannot be used with the URL")
+        );
+        assert!(
+            err(&["get", "/metrics", "-n", "a"]).contains("non-resource URLs have no namespace")
+        );
+        assert!(err(&["get", "pods", "--subresource", "a/b"]).contains("without `/`"));
+        assert!(err(&["get", "pods", "--as-group", "g"]).contains("`--as-group` needs `--as`"));
+        assert!(err(&["get", "pods/"]).contains("empty name"));
+        assert!(err(&["get", ".apps"]).contains("is not TYPE"));
+        assert!(err(&["get", "pods."]).contains("is not TYPE"));
+        assert!(err(&["get", "pods.Bad_Group"]).contains("is not an API group"));
+    }
+}
