@@ -394,6 +394,7 @@ fn multi_line_cfg_attr_entries_match_the_scan() {
         packages: vec![scan::Package {
             name: "kube-markers-tests".into(),
             dir: root.join("tests"),
+            lib_crate: "kube_markers_tests".into(),
             targets: vec![("lib".into(), this_file.clone())],
         }],
         ..Workspace::from_metadata(&serde_json::json!({ "workspace_root": root })).unwrap()
@@ -423,4 +424,24 @@ fn multi_line_cfg_attr_entries_match_the_scan() {
         .filter(|e| e.starts_with("tests/tests/scan.rs:"))
         .collect();
     assert!(here.is_empty(), "{here:#?}");
+}
+
+/// `link!` names a library by its crate name: `[lib] name` when the package sets one.
+#[test]
+fn a_renamed_library_is_known_by_its_crate_name() {
+    let metadata = serde_json::json!({
+        "workspace_root": "/ws",
+        "packages": [{
+            "name": "my-op",
+            "manifest_path": "/ws/my-op/Cargo.toml",
+            "dependencies": [{ "name": "kube-markers", "kind": null }],
+            "targets": [
+                { "kind": ["lib"], "name": "op_core", "src_path": "/ws/my-op/src/lib.rs" },
+                { "kind": ["bin"], "name": "my-op", "src_path": "/ws/my-op/src/main.rs" }
+            ],
+            "metadata": null,
+        }],
+    });
+    let ws = Workspace::from_metadata(&metadata).unwrap();
+    assert_eq!(ws.packages[0].lib_crate, "op_core");
 }

@@ -137,7 +137,7 @@ pub fn cross_check(
             // A file no module tree reaches, of a linked crate: had it been compiled, its
             // entries would be in the registry.
             _ if attr.target.is_none()
-                && linked_crates.contains(&attr.package.replace('-', "_").as_str()) =>
+                && linked_crates.contains(&attr.krate.as_str()) =>
             {
                 findings.warnings.push(format!(
                     "{at}: #[{}] in a file that no `mod` or `include!` of package `{}` leads to,                      and not in the registry: the file does not seem to be compiled",
@@ -179,7 +179,7 @@ fn shown_cfgs(attr: &FoundAttr) -> String {
 }
 
 fn missing_message(attr: &FoundAttr, at: &str, linked_crates: &[&str], truth: &Truth) -> String {
-    let krate = attr.package.replace('-', "_");
+    let krate = &attr.krate;
     let name = attr.kind.name();
     // Why the scan counts the attribute as compiled.
     let active = match truth {

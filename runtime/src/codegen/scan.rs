@@ -29,6 +29,9 @@ pub struct Package {
     pub name: String,
     /// The directory of its `Cargo.toml`.
     pub dir: PathBuf,
+    /// The crate name of its library, as `link!` names it (`[lib] name`, else the package
+    /// name with `_` for `-`).
+    pub lib_crate: String,
     /// Targets that can hold attributes: `(kind, root file)`, kind being `lib` or `bin:<name>`.
     pub targets: Vec<(String, PathBuf)>,
 }
@@ -57,6 +60,8 @@ pub struct FoundAttr {
     pub kind: AttrKind,
     /// Package it was found in.
     pub package: String,
+    /// The package's library crate name, as `link!` names it.
+    pub krate: String,
     /// `lib` or `bin:<name>`; `None` for a file no target's module tree reaches.
     pub target: Option<String>,
     /// Absolute path of the file.
@@ -157,7 +162,24 @@ impl Workspace {
                 .and_then(|m| Path::new(m).parent())
                 .map(Path::to_path_buf)
                 .unwrap_or_else(|| PathBuf::from(root).join(&name));
-            packages.push(Package { name, dir, targets });
+            let lib_crate = pkg["targets"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|t| {
+                    t["kind"]
+                        .as_array()
+                        .is_some_and(|k| k.iter().any(|k| k == "lib" || k == "rlib"))
+                })
+                .and_then(|t| t["name"].as_str())
+                .unwrap_or(&name)
+                .replace('-', "_");
+            packages.push(Package {
+                name,
+                dir,
+                lib_crate,
+                targets,
+            });
         }
         packages.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(Workspace {
@@ -180,6 +202,7 @@ impl Workspace {
             let mut walker = Walker {
                 root: &self.root,
                 package: &pkg.name,
+                krate: &pkg.lib_crate,
                 target: None,
                 report: &mut report,
                 visited: BTreeSet::new(),
@@ -277,6 +300,7 @@ fn module_dir_of_root(root: &Path) -> PathBuf {
 struct Walker<'a> {
     root: &'a Path,
     package: &'a str,
+    krate: &'a str,
     target: Option<&'a str>,
     report: &'a mut ScanReport,
     /// Files read for the target being walked; for the sweep, those of every target.
@@ -423,6 +447,7 @@ impl Walker<'_> {
             self.report.attrs.push(FoundAttr {
                 kind: attr.kind,
                 package: self.package.to_string(),
+                krate: self.krate.to_string(),
                 target: self.target.map(str::to_string),
                 file: file.to_path_buf(),
                 line: attr.line,
