@@ -110,6 +110,7 @@ fn scan_follows_modules_and_includes_and_records_cfgs() {
         row("linked-op/src/nested/child.rs", 1, 1, &[], "lib"),
         row("linked-op/src/nested.rs", 6, 5, &[], "lib"),
         row("linked-op/src/nested.rs", 12, 1, &[], "lib"),
+        row("unlinked-op/examples/demo.rs", 2, 1, &[], "example:demo"),
         row("unlinked-op/src/lib.rs", 5, 1, &[], "lib"),
         row("unlinked-op/src/lib.rs", 10, 1, &["feature = \"x\""], "lib"),
         row("unlinked-op/src/lib.rs", 14, 1, &["not(test)"], "lib"),
@@ -251,6 +252,16 @@ fn every_compiled_attribute_of_an_unlinked_crate_or_a_binary_is_an_error() {
     assert!(stray.contains("no `mod` or `include!`"), "{stray}");
     let bin = error_at("bin-op/src/main.rs:4");
     assert!(bin.contains("binary target `bin-op`"), "{bin}");
+    // An example's attribute is reported, not an error: examples are not the operator.
+    assert!(
+        findings
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("unlinked-op/examples/demo.rs:2:")
+                && w.contains("example `demo`")),
+        "{:#?}",
+        findings.warnings
+    );
     // The attribute behind a feature that is off is only a warning.
     assert!(
         findings

@@ -134,6 +134,20 @@ pub fn cross_check(
                 attr.kind.name(),
                 shown_cfgs(attr),
             )),
+            _ if attr
+                .target
+                .as_deref()
+                .is_some_and(|t| t.starts_with("example:")) =>
+            {
+                findings.warnings.push(format!(
+                    "{at}: #[{}] in example `{}` of package `{}` is not in the output: examples \
+                     cannot be linked into a generator (move the code into the library if the \
+                     operator needs it)",
+                    attr.kind.name(),
+                    attr.target.as_deref().unwrap_or_default().trim_start_matches("example:"),
+                    attr.package
+                ))
+            }
             // A file no module tree reaches, of a linked crate: had it been compiled, its
             // entries would be in the registry.
             _ if attr.target.is_none()

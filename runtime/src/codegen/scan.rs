@@ -32,7 +32,8 @@ pub struct Package {
     /// The crate name of its library, as `link!` names it (`[lib] name`, else the package
     /// name with `_` for `-`).
     pub lib_crate: String,
-    /// Targets that can hold attributes: `(kind, root file)`, kind being `lib` or `bin:<name>`.
+    /// Targets that can hold attributes: `(kind, root file)`, kind being `lib`, `bin:<name>`
+    /// or `example:<name>`.
     pub targets: Vec<(String, PathBuf)>,
 }
 
@@ -62,7 +63,8 @@ pub struct FoundAttr {
     pub package: String,
     /// The package's library crate name, as `link!` names it.
     pub krate: String,
-    /// `lib` or `bin:<name>`; `None` for a file no target's module tree reaches.
+    /// `lib`, `bin:<name>` or `example:<name>`; `None` for a file no target's module tree
+    /// reaches.
     pub target: Option<String>,
     /// Absolute path of the file.
     pub file: PathBuf,
@@ -152,6 +154,10 @@ impl Workspace {
                         Some(("lib".to_string(), src))
                     } else if kinds.contains(&"bin") {
                         Some((format!("bin:{}", t["name"].as_str()?), src))
+                    } else if kinds.contains(&"example") {
+                        // Never linked into a generator either: reported, not an error (an
+                        // example is not the deployed operator).
+                        Some((format!("example:{}", t["name"].as_str()?), src))
                     } else {
                         None
                     }
