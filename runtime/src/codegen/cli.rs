@@ -178,6 +178,7 @@ Generate RBAC manifests and CRDs from the #[kube_markers::rbac] and #[kube_marke
 attributes linked into this binary.
 
 Usage: codegen [OPTIONS]
+       codegen can-i VERB TYPE[.GROUP][/NAME] [OPTIONS]   (see `codegen can-i --help`)
 
 Options:
       --out <DIR>             Directory to write manifests to [default: rbac-out]
