@@ -202,6 +202,7 @@ pub fn run_with(
     opts: &Options,
 ) -> Result<Report, Error> {
     let mut warnings = Vec::new();
+    let mut metadata = None;
     if !opts.no_scan {
         let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
         let scan = workspace.scan();
@@ -217,6 +218,7 @@ pub fn run_with(
             return Err(Error::CrossCheck(findings.errors));
         }
         warnings = findings.warnings;
+        metadata = Some(workspace.metadata);
     }
     if entries.is_empty() && crds.is_empty() {
         return Err(Error::EmptyRegistry);
@@ -288,7 +290,7 @@ pub fn run_with(
     };
     // Files of an earlier bundle that this one does not generate are removed through the
     // ledger, like every other output.
-    let bundle = bundle::plan(opts, &bundle_input, linked_crates)?;
+    let bundle = bundle::plan(opts, &bundle_input, linked_crates, metadata.as_ref())?;
     for (path, content) in bundle.files {
         let what = format!(
             "the deploy bundle's {}",

@@ -52,6 +52,9 @@ pub struct Workspace {
     /// cargo's features and rustc's target cfgs), as `name` or `name="value"`. `None` when
     /// the key is absent: custom cfgs are then unknown to the scan.
     pub custom_cfgs: Option<Vec<String>>,
+    /// The `cargo metadata --no-deps` output it was read from (the deploy bundle reads its
+    /// identity tables there too).
+    pub metadata: Value,
 }
 
 /// One attribute found in the source.
@@ -193,6 +196,7 @@ impl Workspace {
             manifest_path: None,
             packages,
             custom_cfgs,
+            metadata: json.clone(),
         })
     }
 

@@ -317,53 +317,26 @@ pub struct Plan {
     pub warnings: Vec<String>,
 }
 
-/// `cargo metadata --no-deps`, for the identity tables.
-fn cargo_metadata(manifest_path: Option<&Path>) -> Result<Value, Error> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = std::process::Command::new(&cargo);
-    cmd.args(["metadata", "--no-deps", "--format-version", "1"]);
-    if let Some(path) = manifest_path {
-        cmd.arg("--manifest-path").arg(path);
-    }
-    let output = cmd.output().map_err(|e| {
-        Error::Scan(format!(
-            "could not run `{} metadata` to read the operator's identity: {e}",
-            cargo.to_string_lossy()
-        ))
-    })?;
-    if !output.status.success() {
-        return Err(Error::Scan(format!(
-            "`cargo metadata` failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim_end()
-        )));
-    }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| Error::Scan(format!("`cargo metadata` printed invalid JSON: {e}")))
-}
-
 /// Resolves the identity (flags, and unless `--no-scan` the workspace's `Cargo.toml`s),
 /// generates the bundle, and finds the previous bundle's files it replaces.
-pub fn plan(opts: &Options, input: &Input, linked_crates: &[&str]) -> Result<Plan, Error> {
+///
+/// `metadata` is the workspace's `cargo metadata --no-deps`, as the scan read it; `None` with
+/// `--no-scan`: then only flags can say what the bundle is, and an earlier bundle is left as it
+/// is unless they do.
+pub fn plan(
+    opts: &Options,
+    input: &Input,
+    linked_crates: &[&str],
+    metadata: Option<&Value>,
+) -> Result<Plan, Error> {
     let mut plan = Plan::default();
-    // Without the scan the workspace is not read; then only flags can say what the bundle is,
-    // and an earlier bundle is left as it is unless they do.
-    let metadata = if opts.no_scan {
-        None
-    } else {
-        Some(cargo_metadata(opts.manifest_path.as_deref())?)
-    };
     let exe = std::env::current_exe().ok();
     let generator_bin = exe
         .as_deref()
         .and_then(Path::file_stem)
         .and_then(|s| s.to_str());
-    let identity = resolve(
-        &opts.bundle,
-        metadata.as_ref(),
-        generator_bin,
-        linked_crates,
-    )
-    .map_err(Error::Bundle)?;
+    let identity =
+        resolve(&opts.bundle, metadata, generator_bin, linked_crates).map_err(Error::Bundle)?;
     let previous = kustomize::previous_files(&opts.out_dir);
     let decided = metadata.is_some() || opts.bundle.off || identity.is_some();
     if let Some(id) = &identity {
