@@ -212,6 +212,7 @@ impl Workspace {
             let mut walker = Walker {
                 root: &self.root,
                 package: &pkg.name,
+                package_dir: &pkg.dir,
                 krate: &pkg.lib_crate,
                 target: None,
                 report: &mut report,
@@ -310,6 +311,8 @@ fn module_dir_of_root(root: &Path) -> PathBuf {
 struct Walker<'a> {
     root: &'a Path,
     package: &'a str,
+    /// The package's directory: `CARGO_MANIFEST_DIR`.
+    package_dir: &'a Path,
     krate: &'a str,
     target: Option<&'a str>,
     report: &'a mut ScanReport,
@@ -411,10 +414,9 @@ impl Walker<'_> {
             let here = file.parent().unwrap_or(Path::new("."));
             let path = match &inc.path {
                 IncludePath::Relative(p) => here.join(p),
-                IncludePath::ManifestDir(rest) => match self.package_dir_of(file) {
-                    Some(dir) => PathBuf::from(format!("{}{rest}", dir.display())),
-                    None => continue,
-                },
+                IncludePath::ManifestDir(rest) => {
+                    PathBuf::from(format!("{}{rest}", self.package_dir.display()))
+                }
                 // The macros refuse attributes in a build script's output.
                 IncludePath::OutDir => continue,
                 IncludePath::Unknown(written) => {
@@ -436,13 +438,6 @@ impl Walker<'_> {
             dir.extend(&inc.inline_path);
             self.walk_file(&path, &dir, &all_cfgs);
         }
-    }
-
-    fn package_dir_of(&self, file: &Path) -> Option<PathBuf> {
-        file.ancestors()
-            .skip(1)
-            .find(|d| d.join("Cargo.toml").is_file())
-            .map(Path::to_path_buf)
     }
 
     fn record(
