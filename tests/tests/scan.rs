@@ -3,7 +3,7 @@
 //! one way an attribute can fail to reach a generator.
 
 use kube_markers::codegen::__internals::{self as scan, Workspace, cross_check};
-use kube_markers::codegen::{self, Error, Options};
+use kube_markers::codegen::{self, Error, Finding, Options, Problem};
 use kube_markers::registry::{RbacEntry, rbac_entries};
 use std::path::{Path, PathBuf};
 
@@ -33,13 +33,22 @@ fn linked_entries() -> Vec<&'static RbacEntry> {
 }
 
 /// `file:line` of each finding's subject, relative to the fixture root, for compact asserts.
-fn located(messages: &[String]) -> Vec<String> {
-    let mut v: Vec<String> = messages
+/// `file:line` of each finding, sorted.
+fn located(findings: &[Finding]) -> Vec<String> {
+    let mut v: Vec<String> = findings
         .iter()
-        .map(|m| m.split(": ").next().unwrap_or(m).to_string())
+        .map(|f| {
+            let place = f.place.as_ref().expect("a located finding");
+            format!("{}:{}", place.file, place.line)
+        })
         .collect();
     v.sort();
     v
+}
+
+/// Each finding as the generator prints it.
+fn texts(findings: &[Finding]) -> Vec<String> {
+    findings.iter().map(Finding::to_string).collect()
 }
 
 #[test]
@@ -125,6 +134,8 @@ fn scan_follows_modules_and_includes_and_records_cfgs() {
         ),
         row("unlinked-op/src/lib.rs", 35, 5, &[], "lib"),
         row("unlinked-op/src/lib.rs", 48, 5, &[], "lib"),
+        row("unlinked-op/src/lib.rs", 55, 1, &[], "lib"),
+        row("unlinked-op/src/lib.rs", 55, 62, &[], "lib"),
         row("unlinked-op/src/part.rs", 1, 1, &[], "lib"),
         row("unlinked-op/src/part2.rs", 1, 1, &[], "lib"),
         row("unlinked-op/src/stray.rs", 3, 1, &[], "-"),
@@ -175,17 +186,26 @@ fn registry_matches_the_linked_crate_exactly() {
             "linked-op/src/lib.rs:40"
         ]
     );
+    // The whole text of one, as printed (messages are checked word for word somewhere).
     assert!(
-        findings
-            .warnings
+        texts(&findings.warnings).contains(
+            &"linked-op/src/dead.rs:2:1: #[rbac] in a file that no `mod` or `include!` of \
+              package `linked-op` leads to, and not in the registry: the file does not seem to \
+              be compiled"
+                .to_string()
+        ),
+        "{:#?}",
+        findings.warnings
+    );
+    assert!(
+        texts(&findings.warnings)
             .iter()
             .any(|w| w.contains("`cfg(test)`") && w.contains("`test` is not set")),
         "{:#?}",
         findings.warnings
     );
     assert!(
-        findings
-            .warnings
+        texts(&findings.warnings)
             .iter()
             .any(|w| w.contains("feature `extra` of `linked-op` is off")),
         "{:#?}",
@@ -215,6 +235,8 @@ fn every_compiled_attribute_of_an_unlinked_crate_or_a_binary_is_an_error() {
             "unlinked-op/src/lib.rs:35",
             "unlinked-op/src/lib.rs:48",
             "unlinked-op/src/lib.rs:5",
+            "unlinked-op/src/lib.rs:55",
+            "unlinked-op/src/lib.rs:55",
             "unlinked-op/src/part.rs:1",
             "unlinked-op/src/part2.rs:1",
             "unlinked-op/src/stray.rs:3",
@@ -223,13 +245,25 @@ fn every_compiled_attribute_of_an_unlinked_crate_or_a_binary_is_an_error() {
         findings.errors
     );
     let error_at = |at: &str| {
-        findings
-            .errors
+        texts(&findings.errors)
             .iter()
             .find(|e| e.starts_with(&format!("{at}:")))
             .unwrap()
             .clone()
     };
+    // Two attributes on one line are told apart by their columns.
+    let same_line: Vec<String> = texts(&findings.errors)
+        .into_iter()
+        .filter(|e| e.starts_with("unlinked-op/src/lib.rs:55:"))
+        .map(|e| e[..e.find(": ").unwrap()].to_string())
+        .collect();
+    assert_eq!(
+        same_line,
+        [
+            "unlinked-op/src/lib.rs:55:1",
+            "unlinked-op/src/lib.rs:55:62"
+        ]
+    );
     let plain = error_at("unlinked-op/src/lib.rs:5");
     assert!(plain.contains("crate `unlinked_op`"), "{plain}");
     assert!(
@@ -254,8 +288,7 @@ fn every_compiled_attribute_of_an_unlinked_crate_or_a_binary_is_an_error() {
     assert!(bin.contains("binary target `bin-op`"), "{bin}");
     // An example's attribute is reported, not an error: examples are not the operator.
     assert!(
-        findings
-            .warnings
+        texts(&findings.warnings)
             .iter()
             .any(|w| w.starts_with("unlinked-op/examples/demo.rs:2:")
                 && w.contains("example `demo`")),
@@ -264,8 +297,7 @@ fn every_compiled_attribute_of_an_unlinked_crate_or_a_binary_is_an_error() {
     );
     // The attribute behind a feature that is off is only a warning.
     assert!(
-        findings
-            .warnings
+        texts(&findings.warnings)
             .iter()
             .any(|w| w.starts_with("unlinked-op/src/lib.rs:27:") && w.contains("feature `off`")),
         "{:#?}",
@@ -280,8 +312,7 @@ fn declared_custom_cfgs_are_evaluated() {
     let mut errors_at_22 = |custom: Option<Vec<String>>| {
         ws.custom_cfgs = custom;
         let findings = cross_check(&[], &[], &ws.scan(), &[], &ws.root, &ws.cfg_env());
-        findings
-            .errors
+        texts(&findings.errors)
             .iter()
             .any(|e| e.starts_with("unlinked-op/src/lib.rs:22:"))
     };
@@ -301,7 +332,7 @@ fn the_generator_refuses_to_write_when_an_attribute_would_be_lost() {
     let Error::CrossCheck(errors) = &err else {
         panic!("expected a cross-check error, got {err}")
     };
-    assert_eq!(errors.len(), 11, "{errors:#?}");
+    assert_eq!(errors.len(), 13, "{errors:#?}");
     assert!(
         err.to_string().contains("unlinked-op/src/lib.rs:5"),
         "{err}"
@@ -336,7 +367,12 @@ fn an_entry_that_disagrees_with_its_source_is_an_error() {
         &ws.cfg_env(),
     );
     assert_eq!(findings.errors.len(), 1, "{:#?}", findings.errors);
-    assert!(findings.errors[0].contains("differs from the #[rbac] in the source"));
+    assert_eq!(findings.errors[0].problem, Problem::Stale);
+    assert!(
+        findings.errors[0]
+            .to_string()
+            .contains("differs from the #[rbac] in the source")
+    );
 }
 
 #[test]
@@ -429,9 +465,8 @@ fn multi_line_cfg_attr_entries_match_the_scan() {
     );
     let findings = cross_check(&[entry], &[], &report, &[], &ws.root, &ws.cfg_env());
     // (The sweep of `tests/` also finds the other test files' attributes: not this test's.)
-    let here: Vec<&String> = findings
-        .errors
-        .iter()
+    let here: Vec<String> = texts(&findings.errors)
+        .into_iter()
         .filter(|e| e.starts_with("tests/tests/scan.rs:"))
         .collect();
     assert!(here.is_empty(), "{here:#?}");

@@ -33,6 +33,7 @@ pub use cli::{Command, HELP, Options, UsageError};
 pub use write::{FileStatus, Orphan, OutputProblem};
 
 use crosscheck::cross_check;
+pub use crosscheck::{Activity, Finding, Place, Problem};
 use scan::Workspace;
 
 /// The workspace scan and its cross-check with the registry, for this repository's own tests:
@@ -59,8 +60,8 @@ pub enum Error {
     #[error(transparent)]
     Usage(#[from] UsageError),
     /// The workspace could not be scanned.
-    #[error("{0}")]
-    Scan(String),
+    #[error(transparent)]
+    Scan(#[from] ScanError),
     /// Reading, writing or removing a file failed.
     #[error("cannot {action} {}", path.display())]
     Io {
@@ -74,7 +75,7 @@ pub enum Error {
     },
     /// The registry disagrees with the sources: attributes that would be lost.
     #[error("{}", list(.0, "between the sources and the registry"))]
-    CrossCheck(Vec<String>),
+    CrossCheck(Vec<Finding>),
     /// A CRD could not be generated, or the API server would reject it.
     #[error("{}", list(.0, "with the CRDs"))]
     Crd(Vec<String>),
@@ -90,6 +91,64 @@ pub enum Error {
          them with `kube_markers::link!(crate_a, crate_b)` in its main.rs"
     )]
     EmptyRegistry,
+}
+
+/// Why the workspace could not be scanned for attributes.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScanError {
+    /// `cargo` could not be started.
+    #[error(
+        "could not run `{cargo} metadata` to find the workspace to scan: {source} (run the \
+         generator with `cargo run`, or pass --no-scan)"
+    )]
+    CargoNotRun {
+        /// The cargo that was run (`$CARGO` or `cargo`).
+        cargo: String,
+        /// Why it did not start.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `cargo metadata` exited with an error.
+    #[error("`cargo metadata` failed{}:\n{stderr}", manifest_path.as_ref().map(|p| format!(" for {}", p.display())).unwrap_or_default())]
+    CargoFailed {
+        /// `--manifest-path`, if one was given.
+        manifest_path: Option<PathBuf>,
+        /// What cargo printed.
+        stderr: String,
+    },
+    /// `cargo metadata` printed something that is not its JSON.
+    #[error("`cargo metadata` printed invalid JSON: {0}")]
+    InvalidJson(#[source] serde_json::Error),
+    /// `cargo metadata`'s JSON lacks a field every version prints.
+    #[error("`cargo metadata` output has no {0}")]
+    MissingField(&'static str),
+    /// A `[workspace.metadata.kube-markers]` setting is not a list of strings.
+    #[error(
+        "[workspace.metadata.kube-markers] {key} in {}/Cargo.toml must be a list of strings, \
+         found {found}", root.display()
+    )]
+    NotAStringList {
+        /// The setting.
+        key: &'static str,
+        /// The workspace root.
+        root: PathBuf,
+        /// What it is instead.
+        found: String,
+    },
+    /// `scan-exclude` names a package that is not a member.
+    #[error(
+        "[workspace.metadata.kube-markers] scan-exclude names `{name}`, which is not a member \
+         of the workspace at {} (members: {})", root.display(), members.join(", ")
+    )]
+    UnknownExclude {
+        /// The name given.
+        name: String,
+        /// The workspace root.
+        root: PathBuf,
+        /// The members there are.
+        members: Vec<String>,
+    },
 }
 
 /// A heading with the count, then one `  - ` line per problem.
@@ -217,7 +276,7 @@ pub fn run_with(
         if !findings.errors.is_empty() {
             return Err(Error::CrossCheck(findings.errors));
         }
-        warnings = findings.warnings;
+        warnings = findings.warnings.iter().map(Finding::to_string).collect();
         metadata = Some(workspace.metadata);
     }
     if entries.is_empty() && crds.is_empty() {
