@@ -491,3 +491,32 @@ fn a_renamed_library_is_known_by_its_crate_name() {
     let ws = Workspace::from_metadata(&metadata).unwrap();
     assert_eq!(ws.packages[0].lib_crate, "op_core");
 }
+
+/// A facade crate that re-exports kube-markers, depended on under the name `kube_markers`,
+/// compiles the attributes' `::kube_markers::…` paths: its users are scanned.
+#[test]
+fn a_facade_renamed_to_kube_markers_is_scanned() {
+    let package = |name: &str, dependency: serde_json::Value| {
+        serde_json::json!({
+            "name": name,
+            "manifest_path": format!("/ws/{name}/Cargo.toml"),
+            "dependencies": [dependency],
+            "targets": [{ "kind": ["lib"], "name": name, "src_path": format!("/ws/{name}/src/lib.rs") }],
+            "metadata": null,
+        })
+    };
+    let metadata = serde_json::json!({
+        "workspace_root": "/ws",
+        "packages": [
+            package("facade-user", serde_json::json!(
+                { "name": "platform-facade", "rename": "kube_markers", "kind": null })),
+            package("unrelated", serde_json::json!(
+                { "name": "platform-facade", "rename": null, "kind": null })),
+            package("test-only", serde_json::json!(
+                { "name": "kube-markers", "rename": null, "kind": "dev" })),
+        ],
+    });
+    let ws = Workspace::from_metadata(&metadata).unwrap();
+    let names: Vec<&str> = ws.packages.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["facade-user"]);
+}

@@ -138,7 +138,14 @@ impl Workspace {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .any(|d| d["name"] == "kube-markers" && d["kind"].is_null());
+                .any(|d| {
+                    // The attributes expand to `::kube_markers::…`: a package whose
+                    // dependency is named `kube_markers` in its code (a facade crate renamed
+                    // to it) compiles them too.
+                    let named = d["name"] == "kube-markers"
+                        || matches!(d["rename"].as_str(), Some("kube_markers" | "kube-markers"));
+                    named && d["kind"].is_null()
+                });
             let opted_out = pkg["metadata"]["kube-markers"]["scan"] == Value::Bool(false);
             if !uses_markers || opted_out {
                 continue;
