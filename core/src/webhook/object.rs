@@ -104,6 +104,11 @@ pub fn webhook_object(m: &WebhookMarker) -> Result<Value, Vec<ObjectProblem>> {
                  `patch = r#\"{{\"namespaceSelector\":{{\"matchLabels\":{{\"env\":\"prod\"}}}}}}\"#`"
             ))]
         })?;
+        if !patch.is_object() {
+            return Err(vec![ObjectProblem::Patch(
+                "the patch must be a JSON object of the webhook's fields".into(),
+            )]);
+        }
         let mut problems = Vec::new();
         check_fields(&patch, Schema::Webhook { mutating: m.mutating }, "", &mut problems);
         if !problems.is_empty() {

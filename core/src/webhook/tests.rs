@@ -74,7 +74,8 @@ fn patch_problems_are_errors() {
         (r#"{"timeoutSeconds":"5"}"#, "must be an integer"),
         (r#"{"timeoutSeconds":99}"#, "between 1 and 30"),
         (r#"{"sideEffects":null}"#, "missing `side_effects`"),
-        ("[]", "must be an object"),
+        ("[]", "must be a JSON object"),
+        ("null", "must be a JSON object"),
     ] {
         let tokens = with(&format!("patch = {}", proc_macro2::Literal::string(patch)));
         let all = errors(tokens).join("\n");

@@ -89,7 +89,7 @@ pub fn validate(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookMarker> {
     if let Some(name) = string(args, "name") {
         // The API server: a webhook's name is a DNS subdomain of at least three segments.
         if let Err(why) = names::dns1123_subdomain(&name.value) {
-            cx.error_at(name.span, format!("`name` {:?} {why}", name.value));
+            cx.error_at(name.span, format!("`name` {:?}: {why}", name.value));
         } else if name.value.split('.').count() < 3 {
             cx.error_at(
                 name.span,
@@ -305,7 +305,7 @@ fn client(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookClient> {
                     names::dns1123_subdomain(&item.value)
                 };
                 if let Err(why) = checked {
-                    cx.error_at(item.span, format!("`{key}` {:?} {why}", item.value));
+                    cx.error_at(item.span, format!("`{key}` {:?}: {why}", item.value));
                 }
                 Some(item.value)
             };
@@ -364,7 +364,7 @@ pub fn validate_configuration(
     }
     if let Some(name) = string(args, "name") {
         if let Err(why) = names::dns1123_subdomain(&name.value) {
-            cx.error_at(name.span, format!("`name` {:?} {why}", name.value));
+            cx.error_at(name.span, format!("`name` {:?}: {why}", name.value));
         }
         m.name = Some(name.value);
     }

@@ -43,6 +43,17 @@ pub mod __internals {
     pub use super::cfg::{CfgEnv, Truth};
     pub use super::crosscheck::{Findings, cross_check, cross_check_all};
     pub use super::scan::{AttrKind, FoundAttr, Package, ScanReport, Workspace};
+
+    /// `#[webhook(...)]`'s arguments, as the macro parses and validates them.
+    pub fn parse_webhook(args: &str) -> Result<crate::codegen::webhook::WebhookMarker, String> {
+        let tokens: proc_macro2::TokenStream = args.parse().map_err(|e| format!("{e}"))?;
+        kube_markers_core::webhook::parse_marker(tokens).map_err(|e| {
+            e.into_iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    }
 }
 
 use crate::crd::{GeneratedCrd, generate_crds};
@@ -336,7 +347,13 @@ pub fn run_with_webhooks(
             option: "--crd-out",
         });
     }
-    // controller-gen writes no file when there are no webhooks.
+    let listed: Vec<PathBuf> = outputs
+        .iter()
+        .filter_map(|o| o.path.strip_prefix(&opts.out_dir).ok().map(PathBuf::from))
+        .collect();
+    // controller-gen writes no file when there are no webhooks. The deploy bundle does not
+    // list the webhooks: without their Service and certificates, a `failurePolicy: Fail`
+    // webhook would refuse every request it matches.
     let merged = webhook::configurations(
         &webhook::markers(webhooks.webhooks),
         webhooks.configurations,
@@ -357,10 +374,6 @@ pub fn run_with_webhooks(
             option: "--webhook-out",
         });
     }
-    let listed: Vec<PathBuf> = outputs
-        .iter()
-        .filter_map(|o| o.path.strip_prefix(&opts.out_dir).ok().map(PathBuf::from))
-        .collect();
     let bundle_input = bundle::Input {
         roles: &roles,
         entries,
