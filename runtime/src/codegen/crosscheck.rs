@@ -272,6 +272,28 @@ pub fn cross_check(
     workspace_root: &Path,
     cfgs: &CfgEnv,
 ) -> Findings {
+    cross_check_all(
+        entries,
+        crds,
+        &[],
+        scan,
+        linked_crates,
+        workspace_root,
+        cfgs,
+    )
+}
+
+/// [`cross_check`] with the registered attributes of the other kinds (`#[webhook]`,
+/// `#[webhook_configuration]`), matched by place only.
+pub fn cross_check_all(
+    entries: &[&RbacEntry],
+    crds: &[&CrdEntry],
+    others: &[(AttrKind, Source)],
+    scan: &ScanReport,
+    linked_crates: &[&str],
+    workspace_root: &Path,
+    cfgs: &CfgEnv,
+) -> Findings {
     let scan_problem = |text: &String| Finding {
         place: None,
         attribute: None,
@@ -294,6 +316,7 @@ pub fn cross_check(
         .iter()
         .map(|e| (AttrKind::Rbac, &e.source, Some(*e)))
         .chain(crds.iter().map(|c| (AttrKind::Crd, &c.source, None)))
+        .chain(others.iter().map(|(kind, source)| (*kind, source, None)))
         .collect();
     let mut matched = vec![false; registered.len()];
     let at_place = |attr: &FoundAttr, (line, column): (usize, usize), i: usize| {

@@ -80,7 +80,8 @@ pub struct FoundAttr {
     /// The `cfg` predicates the attribute depends on, outermost first; empty if none.
     pub cfgs: Vec<Cfg>,
     /// An `#[rbac]`'s arguments as the macro parses them; `None` if they do not parse (the
-    /// crate would not compile then, so only a stale build could have an entry) or for `#[crd]`.
+    /// crate would not compile then, so only a stale build could have an entry) or for the other
+    /// attributes.
     pub marker: Option<crate::rbac::RbacMarker>,
 }
 
@@ -473,7 +474,7 @@ impl Walker<'_> {
                 cfgs: all_cfgs,
                 marker: match attr.kind {
                     AttrKind::Rbac => kube_markers_core::rbac::parse_marker(attr.args).ok(),
-                    AttrKind::Crd => None,
+                    AttrKind::Crd | AttrKind::Webhook | AttrKind::WebhookConfiguration => None,
                 },
             });
         }
