@@ -195,7 +195,10 @@ pub fn literal(arg: &Arg) -> syn::Result<Literal> {
                 lit: syn::Lit::Int(i),
                 ..
             }) => int(i, true, expr.span()),
-            _ => Err(syn::Error::new(expr.span(), format!("`{key}`: expected a literal"))),
+            _ => Err(syn::Error::new(
+                expr.span(),
+                format!("`{key}`: expected a literal"),
+            )),
         },
         syn::Expr::Array(array) => {
             let mut items = Vec::new();
@@ -216,7 +219,11 @@ pub fn literal(arg: &Arg) -> syn::Result<Literal> {
             Ok(Literal::Array(items, array.bracket_token.span.join()))
         }
         syn::Expr::Path(path) if path.path.get_ident().is_some() => {
-            let ident = path.path.get_ident().map(ToString::to_string).unwrap_or_default();
+            let ident = path
+                .path
+                .get_ident()
+                .map(ToString::to_string)
+                .unwrap_or_default();
             Err(syn::Error::new(
                 expr.span(),
                 format!("`{key}` takes a literal; quote it: `{key} = \"{ident}\"`"),

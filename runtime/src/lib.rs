@@ -253,8 +253,8 @@ pub mod __private {
         true
     }
 
-    pub use crate::crd::SchemaPatch;
     pub use crate::__webhook_handler as webhook_handler;
+    pub use crate::crd::SchemaPatch;
     pub use crate::registry::{
         CRD_ENTRIES, LINKED_CRATES, RBAC_ENTRIES, WEBHOOK_CONFIGURATION_ENTRIES, WEBHOOK_ENTRIES,
     };

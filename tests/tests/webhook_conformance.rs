@@ -16,9 +16,51 @@ use std::process::Command;
 /// `valid`: two validating webhooks of one name (source order kept), a mutating one.
 mod valid {
     use super::*;
-    #[webhook(webhookVersions = "v1", verbs = "create;update", path = "/validate-testdata-kubebuilder-io-v1-cronjob", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "validation.cronjob.testdata.kubebuilder.io", sideEffects = "None", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1")]
-    #[webhook(verbs = "create;update", path = "/validate-testdata-kubebuilder-io-v1-cronjob", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "validation.cronjob.testdata.kubebuilder.io", sideEffects = "NoneOnDryRun", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1")]
-    #[webhook(webhookVersions = "v1", verbs = "create;update", path = "/mutate-testdata-kubebuilder-io-v1-cronjob", mutating = true, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "default.cronjob.testdata.kubebuilder.io", sideEffects = "None", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1", reinvocationPolicy = "IfNeeded")]
+    #[webhook(
+        webhookVersions = "v1",
+        verbs = "create;update",
+        path = "/validate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "validation.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1"
+    )]
+    #[webhook(
+        verbs = "create;update",
+        path = "/validate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "validation.cronjob.testdata.kubebuilder.io",
+        sideEffects = "NoneOnDryRun",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1"
+    )]
+    #[webhook(
+        webhookVersions = "v1",
+        verbs = "create;update",
+        path = "/mutate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = true,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "default.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1",
+        reinvocationPolicy = "IfNeeded"
+    )]
     const _: () = ();
 
     pub const GO: &str = "\
@@ -31,9 +73,51 @@ mod valid {
 /// `valid-ordered`: sorted by name; `reinvocationPolicy` on validating webhooks is ignored.
 mod valid_ordered {
     use super::*;
-    #[webhook(webhookVersions = "v1", verbs = "create;update", path = "/validate-testdata-kubebuilder-io-v1-deployments", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "deployments", versions = "v1", name = "deployment.testdata.kubebuilder.io", sideEffects = "None", admissionReviewVersions = "v1;v1beta1", reinvocationPolicy = "Never")]
-    #[webhook(webhookVersions = "v1", verbs = "create;update", path = "/validate-testdata-kubebuilder-io-v1-cronjob", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "cronjob.testdata.kubebuilder.io", sideEffects = "None", admissionReviewVersions = "v1;v1beta1", reinvocationPolicy = "Never")]
-    #[webhook(webhookVersions = "v1", verbs = "create;update", path = "/validate-testdata-kubebuilder-io-v1-cronjoblist", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjoblist", versions = "v1", name = "cronjoblist.testdata.kubebuilder.io", sideEffects = "None", admissionReviewVersions = "v1;v1beta1", reinvocationPolicy = "Never")]
+    #[webhook(
+        webhookVersions = "v1",
+        verbs = "create;update",
+        path = "/validate-testdata-kubebuilder-io-v1-deployments",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "deployments",
+        versions = "v1",
+        name = "deployment.testdata.kubebuilder.io",
+        sideEffects = "None",
+        admissionReviewVersions = "v1;v1beta1",
+        reinvocationPolicy = "Never"
+    )]
+    #[webhook(
+        webhookVersions = "v1",
+        verbs = "create;update",
+        path = "/validate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        admissionReviewVersions = "v1;v1beta1",
+        reinvocationPolicy = "Never"
+    )]
+    #[webhook(
+        webhookVersions = "v1",
+        verbs = "create;update",
+        path = "/validate-testdata-kubebuilder-io-v1-cronjoblist",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjoblist",
+        versions = "v1",
+        name = "cronjoblist.testdata.kubebuilder.io",
+        sideEffects = "None",
+        admissionReviewVersions = "v1;v1beta1",
+        reinvocationPolicy = "Never"
+    )]
     const _: () = ();
 
     pub const GO: &str = "\
@@ -46,9 +130,51 @@ mod valid_ordered {
 /// `valid-url`: `url` instead of a Service.
 mod valid_url {
     use super::*;
-    #[webhook(webhookVersions = "v1", verbs = "create;update", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "validation.cronjob.testdata.kubebuilder.io", sideEffects = "None", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1", url = "https://somewebhook:9443/validate-testdata-kubebuilder-io-v1-cronjob")]
-    #[webhook(url = "https://anothersomewebhook:9443/validate-testdata-kubebuilder-io-v1-cronjob", verbs = "create;update", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "validation.cronjob.testdata.kubebuilder.io", sideEffects = "NoneOnDryRun", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1")]
-    #[webhook(webhookVersions = "v1", verbs = "create;update", path = "/mutate-testdata-kubebuilder-io-v1-cronjob", mutating = true, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "default.cronjob.testdata.kubebuilder.io", sideEffects = "None", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1", reinvocationPolicy = "IfNeeded")]
+    #[webhook(
+        webhookVersions = "v1",
+        verbs = "create;update",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "validation.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1",
+        url = "https://somewebhook:9443/validate-testdata-kubebuilder-io-v1-cronjob"
+    )]
+    #[webhook(
+        url = "https://anothersomewebhook:9443/validate-testdata-kubebuilder-io-v1-cronjob",
+        verbs = "create;update",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "validation.cronjob.testdata.kubebuilder.io",
+        sideEffects = "NoneOnDryRun",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1"
+    )]
+    #[webhook(
+        webhookVersions = "v1",
+        verbs = "create;update",
+        path = "/mutate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = true,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "default.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1",
+        reinvocationPolicy = "IfNeeded"
+    )]
     const _: () = ();
 
     pub const GO: &str = "\
@@ -61,9 +187,55 @@ mod valid_url {
 /// `valid-custom-service`: Service name, namespace and port.
 mod valid_custom_service {
     use super::*;
-    #[webhook(webhookVersions = "v1", verbs = "create;update", path = "/validate-testdata-kubebuilder-io-v1-cronjob", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuiler.io", resources = "cronjobs", serviceName = "dead", serviceNamespace = "beef", servicePort = 1234, versions = "v1", name = "validation.cronjob.testdata.kubebuilder.io", sideEffects = "None", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1")]
-    #[webhook(verbs = "create;update", path = "/validate-testdata-kubebuilder-io-v1-cronjob", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuiler.io", resources = "cronjobs", versions = "v1", name = "validation.cronjob.testdata.kubebuilder.io", sideEffects = "NoneOnDryRun", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1")]
-    #[webhook(webhookVersions = "v1", verbs = "create;update", path = "/mutate-testdata-kubebuilder-io-v1-cronjob", mutating = true, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuiler.io", resources = "cronjobs", serviceName = "foo", versions = "v1", name = "default.cronjob.testdata.kubebuilder.io", sideEffects = "None", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1", reinvocationPolicy = "IfNeeded")]
+    #[webhook(
+        webhookVersions = "v1",
+        verbs = "create;update",
+        path = "/validate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuiler.io",
+        resources = "cronjobs",
+        serviceName = "dead",
+        serviceNamespace = "beef",
+        servicePort = 1234,
+        versions = "v1",
+        name = "validation.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1"
+    )]
+    #[webhook(
+        verbs = "create;update",
+        path = "/validate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuiler.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "validation.cronjob.testdata.kubebuilder.io",
+        sideEffects = "NoneOnDryRun",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1"
+    )]
+    #[webhook(
+        webhookVersions = "v1",
+        verbs = "create;update",
+        path = "/mutate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = true,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuiler.io",
+        resources = "cronjobs",
+        serviceName = "foo",
+        versions = "v1",
+        name = "default.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1",
+        reinvocationPolicy = "IfNeeded"
+    )]
     const _: () = ();
 
     pub const GO: &str = "\
@@ -76,9 +248,51 @@ mod valid_custom_service {
 /// `valid-custom-name`: `webhookconfiguration` names both configurations.
 mod valid_custom_name {
     use super::*;
-    #[webhook(webhookVersions = "v1", verbs = "create;update", path = "/validate-testdata-kubebuilder-io-v1-cronjob", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "validation.cronjob.testdata.kubebuilder.io", sideEffects = "None", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1")]
-    #[webhook(verbs = "create;update", path = "/validate-testdata-kubebuilder-io-v1-cronjob", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "validation.cronjob.testdata.kubebuilder.io", sideEffects = "NoneOnDryRun", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1")]
-    #[webhook(webhookVersions = "v1", verbs = "create;update", path = "/mutate-testdata-kubebuilder-io-v1-cronjob", mutating = true, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "default.cronjob.testdata.kubebuilder.io", sideEffects = "None", timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1", reinvocationPolicy = "IfNeeded")]
+    #[webhook(
+        webhookVersions = "v1",
+        verbs = "create;update",
+        path = "/validate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "validation.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1"
+    )]
+    #[webhook(
+        verbs = "create;update",
+        path = "/validate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "validation.cronjob.testdata.kubebuilder.io",
+        sideEffects = "NoneOnDryRun",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1"
+    )]
+    #[webhook(
+        webhookVersions = "v1",
+        verbs = "create;update",
+        path = "/mutate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = true,
+        failurePolicy = "fail",
+        matchPolicy = "Equivalent",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "default.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1",
+        reinvocationPolicy = "IfNeeded"
+    )]
     #[webhook_configuration(mutating = true, name = "foo")]
     #[webhook_configuration(mutating = false, name = "bar")]
     const _: () = ();
@@ -96,10 +310,59 @@ mod valid_custom_name {
 /// `valid-patch-removal`: the patch merge.
 mod valid_patches {
     use super::*;
-    #[webhook(verbs = "create;update", path = "/validate-testdata-kubebuilder-io-v1-cronjob", mutating = false, failurePolicy = "fail", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "validation.cronjob.testdata.kubebuilder.io", sideEffects = "None", admissionReviewVersions = "v1", patch = r#"{"namespaceSelector":{"matchLabels":{"webhook-enabled":"true"}}}"#)]
-    #[webhook(verbs = "create;update", path = "/mutate-testdata-kubebuilder-io-v1-cronjob", mutating = true, failurePolicy = "fail", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "default.cronjob.testdata.kubebuilder.io", sideEffects = "None", admissionReviewVersions = "v1", patch = r#"{"objectSelector":{"matchLabels":{"managed-by":"controller"},"matchExpressions":[{"key":"tier","operator":"In","values":["frontend","backend"]}]}}"#)]
-    #[webhook(verbs = "create;update", path = "/validate-v2", mutating = false, failurePolicy = "fail", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "expressions.cronjob.testdata.kubebuilder.io", sideEffects = "None", admissionReviewVersions = "v1", patch = r#"{"namespaceSelector":{"matchExpressions":[{"key":"environment","operator":"In","values":["dev","staging","prod"]}]}}"#)]
-    #[webhook(verbs = "create;update", path = "/validate-v3", mutating = false, failurePolicy = "fail", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "removal.cronjob.testdata.kubebuilder.io", sideEffects = "None", timeoutSeconds = 10, admissionReviewVersions = "v1", patch = r#"{"timeoutSeconds":null,"rules":[{"apiGroups":["batch"],"apiVersions":["v1"],"operations":["DELETE"],"resources":["jobs"]}],"matchConditions":[{"name":"not-kube-system","expression":"request.namespace != 'kube-system'"}]}"#)]
+    #[webhook(
+        verbs = "create;update",
+        path = "/validate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = false,
+        failurePolicy = "fail",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "validation.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        admissionReviewVersions = "v1",
+        patch = r#"{"namespaceSelector":{"matchLabels":{"webhook-enabled":"true"}}}"#
+    )]
+    #[webhook(
+        verbs = "create;update",
+        path = "/mutate-testdata-kubebuilder-io-v1-cronjob",
+        mutating = true,
+        failurePolicy = "fail",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "default.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        admissionReviewVersions = "v1",
+        patch = r#"{"objectSelector":{"matchLabels":{"managed-by":"controller"},"matchExpressions":[{"key":"tier","operator":"In","values":["frontend","backend"]}]}}"#
+    )]
+    #[webhook(
+        verbs = "create;update",
+        path = "/validate-v2",
+        mutating = false,
+        failurePolicy = "fail",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "expressions.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        admissionReviewVersions = "v1",
+        patch = r#"{"namespaceSelector":{"matchExpressions":[{"key":"environment","operator":"In","values":["dev","staging","prod"]}]}}"#
+    )]
+    #[webhook(
+        verbs = "create;update",
+        path = "/validate-v3",
+        mutating = false,
+        failurePolicy = "fail",
+        groups = "testdata.kubebuilder.io",
+        resources = "cronjobs",
+        versions = "v1",
+        name = "removal.cronjob.testdata.kubebuilder.io",
+        sideEffects = "None",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1",
+        patch = r#"{"timeoutSeconds":null,"rules":[{"apiGroups":["batch"],"apiVersions":["v1"],"operations":["DELETE"],"resources":["jobs"]}],"matchConditions":[{"name":"not-kube-system","expression":"request.namespace != 'kube-system'"}]}"#
+    )]
     const _: () = ();
 
     pub const GO: &str = r#"
@@ -114,13 +377,39 @@ mod valid_patches {
 mod crosspkg {
     pub mod v1 {
         use kube_markers::webhook;
-        #[webhook(webhookVersions = "v1", verbs = "create;update", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1", name = "validation.cronjob.testdata.kubebuilder.io", sideEffects = "None", admissionReviewVersions = "v1;v1beta1", path = "/validate-testdata-kubebuilder-io-v1-cronjob")]
+        #[webhook(
+            webhookVersions = "v1",
+            verbs = "create;update",
+            mutating = false,
+            failurePolicy = "fail",
+            matchPolicy = "Equivalent",
+            groups = "testdata.kubebuilder.io",
+            resources = "cronjobs",
+            versions = "v1",
+            name = "validation.cronjob.testdata.kubebuilder.io",
+            sideEffects = "None",
+            admissionReviewVersions = "v1;v1beta1",
+            path = "/validate-testdata-kubebuilder-io-v1-cronjob"
+        )]
         const _: () = ();
         pub const GO: &str = "// +kubebuilder:webhook:webhookVersions=v1,verbs=create;update,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,groups=testdata.kubebuilder.io,resources=cronjobs,versions=v1,name=validation.cronjob.testdata.kubebuilder.io,sideEffects=None,admissionReviewVersions=v1;v1beta1,path=/validate-testdata-kubebuilder-io-v1-cronjob\n";
     }
     pub mod v1alpha1 {
         use kube_markers::webhook;
-        #[webhook(webhookVersions = "v1", verbs = "create;update", mutating = false, failurePolicy = "fail", matchPolicy = "Equivalent", groups = "testdata.kubebuilder.io", resources = "cronjobs", versions = "v1alpha1", name = "a.cronjob.testdata.kubebuilder.io", sideEffects = "None", admissionReviewVersions = "v1;v1beta1", path = "/validate-testdata-kubebuilder-io-v1alpha1-cronjob")]
+        #[webhook(
+            webhookVersions = "v1",
+            verbs = "create;update",
+            mutating = false,
+            failurePolicy = "fail",
+            matchPolicy = "Equivalent",
+            groups = "testdata.kubebuilder.io",
+            resources = "cronjobs",
+            versions = "v1alpha1",
+            name = "a.cronjob.testdata.kubebuilder.io",
+            sideEffects = "None",
+            admissionReviewVersions = "v1;v1beta1",
+            path = "/validate-testdata-kubebuilder-io-v1alpha1-cronjob"
+        )]
         const _: () = ();
         pub const GO: &str = "// +kubebuilder:webhook:webhookVersions=v1,verbs=create;update,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,groups=testdata.kubebuilder.io,resources=cronjobs,versions=v1alpha1,name=a.cronjob.testdata.kubebuilder.io,sideEffects=None,admissionReviewVersions=v1;v1beta1,path=/validate-testdata-kubebuilder-io-v1alpha1-cronjob\n";
     }
@@ -135,7 +424,10 @@ const SETS: &[(&str, &[(&str, &str)])] = &[
     ("valid_patches", &[("pkg", valid_patches::GO)]),
     (
         "crosspkg",
-        &[("v1", crosspkg::v1::GO), ("v1alpha1", crosspkg::v1alpha1::GO)],
+        &[
+            ("v1", crosspkg::v1::GO),
+            ("v1alpha1", crosspkg::v1alpha1::GO),
+        ],
     ),
 ];
 
@@ -159,7 +451,11 @@ fn ours(set: &str) -> String {
 /// controller-gen's manifests.yaml for Go packages holding these marker lines.
 pub fn controller_gen_webhooks(bin: &Path, dir: &Path, packages: &[(&str, &str)]) -> String {
     std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("go.mod"), "module example.com/conformance\n\ngo 1.22\n").unwrap();
+    std::fs::write(
+        dir.join("go.mod"),
+        "module example.com/conformance\n\ngo 1.22\n",
+    )
+    .unwrap();
     for (pkg, markers) in packages {
         std::fs::create_dir_all(dir.join(pkg)).unwrap();
         let source = format!("package {pkg}\n\n{markers}");

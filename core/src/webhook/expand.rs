@@ -1,7 +1,9 @@
 //! A validated attribute + the annotated item → the item, unchanged, plus a registry entry
 //! (and, on an `async fn`, the type-erased handler the server calls).
 
-use super::{WebhookClient, WebhookConfigurationMarker, WebhookMarker, parse_configuration, parse_marker};
+use super::{
+    WebhookClient, WebhookConfigurationMarker, WebhookMarker, parse_configuration, parse_marker,
+};
 use crate::rbac::source_expr;
 use crate::scan::{AttrKind, CallSite, check_call_site};
 use proc_macro2::{Span, TokenStream};
@@ -104,8 +106,8 @@ fn second_of_kind(marker: &WebhookConfigurationMarker, item: &syn::Item) -> syn:
         _ => return Ok(()),
     };
     for attr in attrs {
-        let is_configuration = crate::scan::attr_kind(attr.path())
-            == Some(AttrKind::WebhookConfiguration);
+        let is_configuration =
+            crate::scan::attr_kind(attr.path()) == Some(AttrKind::WebhookConfiguration);
         let Ok(list) = attr.meta.require_list() else {
             continue;
         };

@@ -104,8 +104,20 @@ pub fn webhook_object(m: &WebhookMarker) -> Result<Value, Vec<ObjectProblem>> {
                  `patch = r#\"{{\"namespaceSelector\":{{\"matchLabels\":{{\"env\":\"prod\"}}}}}}\"#`"
             ))]
         })?;
+        if !patch.is_object() {
+            return Err(vec![ObjectProblem::Patch(
+                "the patch must be a JSON object of the webhook's fields".into(),
+            )]);
+        }
         let mut problems = Vec::new();
-        check_fields(&patch, Schema::Webhook { mutating: m.mutating }, "", &mut problems);
+        check_fields(
+            &patch,
+            Schema::Webhook {
+                mutating: m.mutating,
+            },
+            "",
+            &mut problems,
+        );
         if !problems.is_empty() {
             return Err(problems.into_iter().map(ObjectProblem::Patch).collect());
         }
@@ -235,7 +247,10 @@ fn check_fields(value: &Value, schema: Schema, at: &str, problems: &mut Vec<Stri
     match schema {
         Schema::Str if value.is_string() => {}
         Schema::Int if value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()) => {}
-        Schema::StringMap if value.as_object().is_some_and(|o| o.values().all(Value::is_string)) => {}
+        Schema::StringMap
+            if value
+                .as_object()
+                .is_some_and(|o| o.values().all(Value::is_string)) => {}
         Schema::List(item) => match value.as_array() {
             Some(items) => {
                 for (i, v) in items.iter().enumerate() {

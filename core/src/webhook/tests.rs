@@ -12,11 +12,20 @@ fn errors(tokens: proc_macro2::TokenStream) -> Vec<String> {
 #[test]
 fn parses_controller_gen_spellings_into_api_values() {
     let m = parse_marker(quote!(
-        webhookVersions = "v1", verbs = "create;Update", path = "/validate-x",
-        mutating = false, failurePolicy = "fail", matchPolicy = "equivalent",
-        groups = ["core", "apps"], resources = "cronjobs", versions = "v1",
-        name = "validation.cronjob.example.io", sideEffects = "noneondryrun",
-        timeoutSeconds = 10, admissionReviewVersions = "v1;v1beta1", servicePort = 1234
+        webhookVersions = "v1",
+        verbs = "create;Update",
+        path = "/validate-x",
+        mutating = false,
+        failurePolicy = "fail",
+        matchPolicy = "equivalent",
+        groups = ["core", "apps"],
+        resources = "cronjobs",
+        versions = "v1",
+        name = "validation.cronjob.example.io",
+        sideEffects = "noneondryrun",
+        timeoutSeconds = 10,
+        admissionReviewVersions = "v1;v1beta1",
+        servicePort = 1234
     ))
     .unwrap();
     assert_eq!(m.failure_policy, "Fail");
@@ -59,7 +68,10 @@ fn reports_every_problem() {
     ));
     let all = errs.join("\n");
     assert!(all.contains("between 1 and 30"), "{all}");
-    assert!(all.contains("unsupported webhook version: v1beta1"), "{all}");
+    assert!(
+        all.contains("unsupported webhook version: v1beta1"),
+        "{all}"
+    );
     assert!(all.contains("did you mean `verbs`?"), "{all}");
     assert!(all.contains("mutually exclusive"), "{all}");
 }
@@ -69,12 +81,16 @@ fn patch_problems_are_errors() {
     for (patch, expected) in [
         ("{invalid", "not valid JSON"),
         (r#"{"TimeoutSeconds":25}"#, "did you mean `timeoutSeconds`?"),
-        (r#"{"namespaceSelector":{"matchlabels":{}}}"#, "namespaceSelector.matchlabels"),
+        (
+            r#"{"namespaceSelector":{"matchlabels":{}}}"#,
+            "namespaceSelector.matchlabels",
+        ),
         (r#"{"$patch":"replace"}"#, "directives are not supported"),
         (r#"{"timeoutSeconds":"5"}"#, "must be an integer"),
         (r#"{"timeoutSeconds":99}"#, "between 1 and 30"),
         (r#"{"sideEffects":null}"#, "missing `side_effects`"),
-        ("[]", "must be an object"),
+        ("[]", "must be a JSON object"),
+        ("null", "must be a JSON object"),
     ] {
         let tokens = with(&format!("patch = {}", proc_macro2::Literal::string(patch)));
         let all = errors(tokens).join("\n");
@@ -86,7 +102,13 @@ fn patch_problems_are_errors() {
 fn side_effects_some_and_missing_required_keys() {
     let all = errors(quote!(side_effects = "Some")).join("\n");
     assert!(all.contains("must not have side effects `Some`"), "{all}");
-    for key in ["name", "mutating", "failure_policy", "groups", "admission_review_versions"] {
+    for key in [
+        "name",
+        "mutating",
+        "failure_policy",
+        "groups",
+        "admission_review_versions",
+    ] {
         assert!(all.contains(&format!("missing `{key}`")), "{key}: {all}");
     }
     assert!(all.contains("missing `path` or `url`"), "{all}");
@@ -94,7 +116,9 @@ fn side_effects_some_and_missing_required_keys() {
 
 #[test]
 fn configuration_needs_mutating() {
-    let err = parse_configuration(quote!(name = "foo")).unwrap_err().to_string();
+    let err = parse_configuration(quote!(name = "foo"))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("missing `mutating`"), "{err}");
     let m = parse_configuration(quote!(mutating = true, name = "foo")).unwrap();
     assert_eq!(m.name.as_deref(), Some("foo"));

@@ -36,10 +36,7 @@ fn one_of(
     allowed: &[&'static str],
     hint: &str,
 ) -> Option<String> {
-    if let Some(found) = allowed
-        .iter()
-        .find(|a| a.eq_ignore_ascii_case(&item.value))
-    {
+    if let Some(found) = allowed.iter().find(|a| a.eq_ignore_ascii_case(&item.value)) {
         return Some(found.to_string());
     }
     let suggestion = did_you_mean(&item.value, allowed)
@@ -76,12 +73,17 @@ pub fn validate(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookMarker> {
         ("resources", "resources = \"mydatabases\""),
         ("verbs", "verbs = \"create;update\""),
         ("versions", "versions = \"v1\""),
-        ("admission_review_versions", "admission_review_versions = \"v1\""),
+        (
+            "admission_review_versions",
+            "admission_review_versions = \"v1\"",
+        ),
     ] {
         if !args.present(key) {
             cx.error_at(
                 call_site,
-                format!("missing `{key}`: #[webhook] needs it, as controller-gen does, e.g. `{example}`"),
+                format!(
+                    "missing `{key}`: #[webhook] needs it, as controller-gen does, e.g. `{example}`"
+                ),
             );
         }
     }
@@ -89,7 +91,7 @@ pub fn validate(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookMarker> {
     if let Some(name) = string(args, "name") {
         // The API server: a webhook's name is a DNS subdomain of at least three segments.
         if let Err(why) = names::dns1123_subdomain(&name.value) {
-            cx.error_at(name.span, format!("`name` {:?} {why}", name.value));
+            cx.error_at(name.span, format!("`name` {:?}: {why}", name.value));
         } else if name.value.split('.').count() < 3 {
             cx.error_at(
                 name.span,
@@ -146,7 +148,10 @@ pub fn validate(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookMarker> {
                 continue;
             }
             if let Err(why) = names::api_group(&item.value) {
-                cx.error_at(item.span, format!("`groups` element {:?}: {why}", item.value));
+                cx.error_at(
+                    item.span,
+                    format!("`groups` element {:?}: {why}", item.value),
+                );
             }
         }
         m.groups = values(&items);
@@ -244,10 +249,7 @@ pub fn validate(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookMarker> {
                     ObjectProblem::Patch(_) => patch_span.unwrap_or(call_site),
                     ObjectProblem::Final { key, .. } => match patch_span {
                         Some(span) => span,
-                        None => args
-                            .values
-                            .get(key)
-                            .map_or(call_site, |v| v.span()),
+                        None => args.values.get(key).map_or(call_site, |v| v.span()),
                     },
                 };
                 cx.error_at(span, problem);
@@ -305,7 +307,7 @@ fn client(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookClient> {
                     names::dns1123_subdomain(&item.value)
                 };
                 if let Err(why) = checked {
-                    cx.error_at(item.span, format!("`{key}` {:?} {why}", item.value));
+                    cx.error_at(item.span, format!("`{key}` {:?}: {why}", item.value));
                 }
                 Some(item.value)
             };
@@ -364,7 +366,7 @@ pub fn validate_configuration(
     }
     if let Some(name) = string(args, "name") {
         if let Err(why) = names::dns1123_subdomain(&name.value) {
-            cx.error_at(name.span, format!("`name` {:?} {why}", name.value));
+            cx.error_at(name.span, format!("`name` {:?}: {why}", name.value));
         }
         m.name = Some(name.value);
     }

@@ -56,7 +56,15 @@ pub fn cross_check(
     workspace_root: &Path,
     cfgs: &CfgEnv,
 ) -> Findings {
-    cross_check_all(entries, crds, &[], scan, linked_crates, workspace_root, cfgs)
+    cross_check_all(
+        entries,
+        crds,
+        &[],
+        scan,
+        linked_crates,
+        workspace_root,
+        cfgs,
+    )
 }
 
 /// [`cross_check`] with the registered attributes of the other kinds (`#[webhook]`,

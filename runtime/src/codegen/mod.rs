@@ -43,6 +43,17 @@ pub mod __internals {
     pub use super::cfg::{CfgEnv, Truth};
     pub use super::crosscheck::{Findings, cross_check, cross_check_all};
     pub use super::scan::{AttrKind, FoundAttr, Package, ScanReport, Workspace};
+
+    /// `#[webhook(...)]`'s arguments, as the macro parses and validates them.
+    pub fn parse_webhook(args: &str) -> Result<crate::codegen::webhook::WebhookMarker, String> {
+        let tokens: proc_macro2::TokenStream = args.parse().map_err(|e| format!("{e}"))?;
+        kube_markers_core::webhook::parse_marker(tokens).map_err(|e| {
+            e.into_iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    }
 }
 
 use crate::crd::{GeneratedCrd, generate_crds};
@@ -336,7 +347,13 @@ pub fn run_with_webhooks(
             option: "--crd-out",
         });
     }
-    // controller-gen writes no file when there are no webhooks.
+    let listed: Vec<PathBuf> = outputs
+        .iter()
+        .filter_map(|o| o.path.strip_prefix(&opts.out_dir).ok().map(PathBuf::from))
+        .collect();
+    // controller-gen writes no file when there are no webhooks. The deploy bundle does not
+    // list the webhooks: without their Service and certificates, a `failurePolicy: Fail`
+    // webhook would refuse every request it matches.
     let merged = webhook::configurations(
         &webhook::markers(webhooks.webhooks),
         webhooks.configurations,
@@ -357,10 +374,6 @@ pub fn run_with_webhooks(
             option: "--webhook-out",
         });
     }
-    let listed: Vec<PathBuf> = outputs
-        .iter()
-        .filter_map(|o| o.path.strip_prefix(&opts.out_dir).ok().map(PathBuf::from))
-        .collect();
     let bundle_input = bundle::Input {
         roles: &roles,
         entries,
@@ -413,19 +426,27 @@ pub fn run_with_webhooks(
             dir: crd_dir,
             option: "--crd-out",
         },
-        Destination {
-            dir: webhook_dir,
-            option: "--webhook-out",
-        },
     ];
     // The bundle's own subdirectory, to tidy even when the bundle no longer writes there.
     let pinned = opts.out_dir.join(bundle::PINNED_DIR);
+    // The webhook directories, default and chosen, to tidy when they hold an earlier run's
+    // file (a run with webhooks has its output there anyway).
+    let webhook_dirs = [
+        (opts.out_dir.join("webhook"), "--out"),
+        (webhook_dir, "--webhook-out"),
+    ];
     let destinations: Vec<Destination> = destinations
         .into_iter()
         .chain(pinned.is_dir().then_some(Destination {
             dir: pinned,
             option: "--out",
         }))
+        .chain(
+            webhook_dirs
+                .into_iter()
+                .filter(|(dir, _)| dir.is_dir())
+                .map(|(dir, option)| Destination { dir, option }),
+        )
         .collect();
     let mut plan = write::plan(
         outputs,

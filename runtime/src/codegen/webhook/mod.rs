@@ -4,7 +4,7 @@
 //! collect ([`markers`]) → merge ([`configurations`]) → render ([`render`]).
 
 use crate::registry::{Source, WebhookConfigurationEntry, WebhookEntry};
-use kube_markers_core::model::{WebhookClient, WebhookMarker};
+pub use kube_markers_core::model::{WebhookClient, WebhookConfigurationMarker, WebhookMarker};
 use serde_json::{Value, json};
 
 /// The file controller-gen writes for admissionregistration/v1 configurations.
@@ -107,7 +107,7 @@ pub fn configurations(
             continue;
         }
         let name_of = |o: &Value| o["name"].as_str().unwrap_or_default().to_string();
-        objects.sort_by_key(|o| name_of(o));
+        objects.sort_by_key(name_of);
         for pair in objects.windows(2) {
             if name_of(&pair[0]) == name_of(&pair[1]) {
                 merged.warnings.push(format!(
@@ -122,10 +122,7 @@ pub fn configurations(
         } else {
             "validating-webhook-configuration"
         };
-        let name = named
-            .first()
-            .and_then(|n| n.name)
-            .unwrap_or(default_name);
+        let name = named.first().and_then(|n| n.name).unwrap_or(default_name);
         merged.documents.push(json!({
             "apiVersion": "admissionregistration.k8s.io/v1",
             "kind": kind,

@@ -20,7 +20,14 @@ fn mutating_first_sorted_by_name_with_default_names_and_service() {
     let webhooks = vec![
         (marker("b.example.com", false, ""), source(3)),
         (marker("a.example.com", false, ""), source(4)),
-        (marker("m.example.com", true, ", reinvocation_policy = \"ifneeded\""), source(5)),
+        (
+            marker(
+                "m.example.com",
+                true,
+                ", reinvocation_policy = \"ifneeded\"",
+            ),
+            source(5),
+        ),
     ];
     let merged = configurations(&webhooks, &[]).unwrap();
     insta::assert_snapshot!(render(&merged, ""));
@@ -36,20 +43,33 @@ fn configuration_names_and_duplicates() {
     let other = WebhookConfigurationEntry::__new(false, Some("baz"), source(9));
     let errors = configurations(&webhooks, &[&named, &other]).unwrap_err();
     assert_eq!(errors.len(), 1);
-    assert!(errors[0].contains("src/lib.rs:2") && errors[0].contains("src/lib.rs:9"), "{errors:?}");
+    assert!(
+        errors[0].contains("src/lib.rs:2") && errors[0].contains("src/lib.rs:9"),
+        "{errors:?}"
+    );
 
     // A name for a kind without webhooks: nothing generated, said so.
     let mutating = WebhookConfigurationEntry::__new(true, Some("foo"), source(3));
     let merged = configurations(&webhooks, &[&mutating]).unwrap();
     assert_eq!(merged.documents.len(), 1);
-    assert!(merged.warnings[0].contains("no #[webhook] is mutating"), "{:?}", merged.warnings);
+    assert!(
+        merged.warnings[0].contains("no #[webhook] is mutating"),
+        "{:?}",
+        merged.warnings
+    );
 }
 
 #[test]
 fn duplicate_webhook_names_keep_source_order_and_warn() {
     let webhooks = vec![
-        (marker("v.example.com", false, ", timeout_seconds = 1"), source(1)),
-        (marker("v.example.com", false, ", timeout_seconds = 2"), source(2)),
+        (
+            marker("v.example.com", false, ", timeout_seconds = 1"),
+            source(1),
+        ),
+        (
+            marker("v.example.com", false, ", timeout_seconds = 2"),
+            source(2),
+        ),
     ];
     let merged = configurations(&webhooks, &[]).unwrap();
     let hooks = merged.documents[0]["webhooks"].as_array().unwrap();
