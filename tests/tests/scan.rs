@@ -464,11 +464,10 @@ fn multi_line_cfg_attr_entries_match_the_scan() {
         (entry.source.line as usize, entry.source.column as usize)
     );
     let findings = cross_check(&[entry], &[], &report, &[], &ws.root, &ws.cfg_env());
-    // (The sweep of `tests/` also finds the other test files' attributes, and this file's
-    // webhooks are checked by their own test: not this test's.)
+    // (The sweep of `tests/` also finds the other test files' attributes: not this test's.)
     let here: Vec<String> = texts(&findings.errors)
         .into_iter()
-        .filter(|e| e.starts_with("tests/tests/scan.rs:") && e.contains("#[rbac]"))
+        .filter(|e| e.starts_with("tests/tests/scan.rs:"))
         .collect();
     assert!(here.is_empty(), "{here:#?}");
 }
@@ -520,125 +519,4 @@ fn a_facade_renamed_to_kube_markers_is_scanned() {
     let ws = Workspace::from_metadata(&metadata).unwrap();
     let names: Vec<&str> = ws.packages.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["facade-user"]);
-}
-
-// A webhook and a configuration name of this test binary, for the cross-check below.
-#[kube_markers::webhook(
-    name = "scan.example.com",
-    mutating = false,
-    path = "/scan",
-    failure_policy = "Fail",
-    side_effects = "None",
-    groups = "",
-    resources = "pods",
-    verbs = "create",
-    versions = "v1",
-    admission_review_versions = "v1"
-)]
-#[kube_markers::webhook_configuration(mutating = false, name = "scan-test")]
-const _: () = ();
-
-/// A workspace of one package whose library is `file`.
-fn one_file_workspace(file: &Path, krate: &str) -> Workspace {
-    let dir = file.parent().unwrap().to_path_buf();
-    Workspace {
-        packages: vec![scan::Package {
-            name: krate.replace('_', "-"),
-            dir: dir.clone(),
-            lib_crate: krate.into(),
-            targets: vec![("lib".into(), file.to_path_buf())],
-        }],
-        ..Workspace::from_metadata(&serde_json::json!({ "workspace_root": dir })).unwrap()
-    }
-}
-
-/// `#[webhook]` and `#[webhook_configuration]` are nothing-is-lost attributes: one the
-/// registry lacks is an error (unlinked crate), one behind an off `cfg` a warning.
-#[test]
-fn webhooks_missing_from_the_registry_are_reported_like_rbac() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("lib.rs");
-    std::fs::write(
-        &file,
-        "#[kube_markers::webhook(name = \"a.example.com\")]\n\
-         const _: () = ();\n\
-         use kube_markers::webhook_configuration;\n\
-         #[webhook_configuration(mutating = true)]\n\
-         struct S;\n\
-         #[cfg(any())]\n\
-         #[kube_markers::webhook(name = \"b.example.com\")]\n\
-         async fn off() {}\n",
-    )
-    .unwrap();
-    let ws = one_file_workspace(&file, "webhook_op");
-    let report = ws.scan();
-    let kinds: Vec<_> = report.attrs.iter().map(|a| (a.kind, a.line)).collect();
-    assert_eq!(
-        kinds,
-        [
-            (scan::AttrKind::Webhook, 1),
-            (scan::AttrKind::WebhookConfiguration, 4),
-            (scan::AttrKind::Webhook, 7)
-        ]
-    );
-    let findings = scan::cross_check_all(&[], &[], &[], &report, &[], &ws.root, &ws.cfg_env());
-    assert_eq!(located(&findings.errors), ["lib.rs:1", "lib.rs:4"]);
-    assert!(
-        findings.errors[0]
-            .to_string()
-            .contains("#[webhook] in crate `webhook_op` is missing from the registry"),
-        "{:?}",
-        findings.errors
-    );
-    assert!(
-        findings.errors[1]
-            .to_string()
-            .contains("#[webhook_configuration]"),
-        "{:?}",
-        findings.errors
-    );
-    assert_eq!(located(&findings.warnings), ["lib.rs:7"]);
-    assert!(
-        findings.warnings[0]
-            .to_string()
-            .contains("#[webhook] behind `cfg(any())`"),
-        "{:?}",
-        findings.warnings
-    );
-}
-
-/// The webhook entries of this binary are found at their place in this file: no findings.
-#[test]
-fn registered_webhooks_match_their_attributes() {
-    let this_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scan.rs");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let ws = Workspace {
-        packages: vec![scan::Package {
-            name: "kube-markers-tests".into(),
-            dir: root.join("tests"),
-            lib_crate: "kube_markers_tests".into(),
-            targets: vec![("lib".into(), this_file.clone())],
-        }],
-        ..Workspace::from_metadata(&serde_json::json!({ "workspace_root": root })).unwrap()
-    };
-    let others: Vec<_> = kube_markers::registry::webhook_entries()
-        .into_iter()
-        .filter(|e| e.source.file.ends_with("scan.rs"))
-        .map(|e| (scan::AttrKind::Webhook, e.source))
-        .chain(
-            kube_markers::registry::webhook_configuration_entries()
-                .into_iter()
-                .filter(|e| e.source.file.ends_with("scan.rs"))
-                .map(|e| (scan::AttrKind::WebhookConfiguration, e.source)),
-        )
-        .collect();
-    assert_eq!(others.len(), 2);
-    let report = ws.scan();
-    let findings = scan::cross_check_all(&[], &[], &others, &report, &[], &ws.root, &ws.cfg_env());
-    let here: Vec<String> = texts(&findings.errors)
-        .into_iter()
-        .chain(texts(&findings.warnings))
-        .filter(|e| e.starts_with("tests/tests/scan.rs:") && e.contains("webhook"))
-        .collect();
-    assert!(here.is_empty(), "{here:#?}");
 }
