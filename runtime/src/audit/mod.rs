@@ -1,0 +1,254 @@
+//! Request audit: a tower layer for [`kube::Client`] that checks every request against the
+//! operator's generated roles, before it leaves the process (feature `audit`).
+//!
+//! Each request's method and URL become the attributes the API server authorizes
+//! ([`crate::authz::request_info`]: `GET …?watch=true` is `watch`, `DELETE` on a collection
+//! `deletecollection`, …), which are evaluated with the RBAC authorizer's semantics against
+//! [`Permissions`]: the linked `#[rbac]` attributes aggregated as `role.yaml` is, or the roles of
+//! a directory of manifests. What the [`Mode`] does with a request no rule covers: record it,
+//! also emit a `tracing` warning, or also answer it with the API server's 403 without sending it.
+//!
+//! The [`Report`] lists every request no rule covers, with the `#[rbac(...)]` attribute that
+//! would cover it, and every declared rule with verbs no request used, with the attribute's
+//! `file:line`. A server-side apply (or an update) that creates its object (the API server
+//! answers `201 Created`) also uses `create`, which the API server checks then.
+//!
+//! ```
+//! # async fn doc() -> Result<(), Box<dyn std::error::Error>> {
+//! use kube_markers::audit::{Audit, Mode, Permissions};
+//!
+//! let audit = Audit::new(Permissions::from_registry(), Mode::Warn);
+//! let config = kube::Config::infer().await?;
+//! let client = kube::client::ClientBuilder::try_from(config)?
+//!     .with_layer(&audit.layer())
+//!     .build();
+//! // … run the operator with `client` …
+//! println!("{}", audit.report());
+//! # Ok(()) }
+//! ```
+
+mod layer;
+mod permissions;
+mod report;
+
+pub use layer::{AuditLayer, AuditService, ResponseFuture};
+pub use permissions::{Declared, ManifestsError, Permission, Permissions};
+pub use report::{Report, Uncovered, Unused};
+
+use crate::authz::{RequestAttributes, request_info};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// What the layer does with a request no rule covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Record it in the report, and send it.
+    #[default]
+    Record,
+    /// Record it, emit a `tracing` warning (target `kube_markers::audit`), and send it.
+    Warn,
+    /// Record it, warn, and answer it in-process as the API server would: HTTP 403 with a
+    /// `Status` of reason `Forbidden` (the client returns `kube::Error::Api`). The request is
+    /// never sent.
+    Deny,
+}
+
+/// One request, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// What the API server authorizes.
+    pub attributes: RequestAttributes,
+    /// Whether the roles allow it. A request the API server rejects before authorizing it
+    /// (a malformed URL) counts as allowed: it needs no permission.
+    pub allowed: bool,
+}
+
+/// An audit: the permissions, the mode and what was seen so far. Cheap to clone (shared).
+#[derive(Debug, Clone)]
+pub struct Audit {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    permissions: Permissions,
+    mode: Mode,
+    seen: Mutex<Seen>,
+}
+
+/// What the requests used and missed.
+#[derive(Debug, Default)]
+struct Seen {
+    requests: u64,
+    /// Per declared rule, per verb of it: used by a request.
+    used: Vec<Vec<bool>>,
+    /// Uncovered requests by their attributes without the object name.
+    uncovered: HashMap<RequestAttributes, usize>,
+    uncovered_order: Vec<Uncovered>,
+}
+
+impl Audit {
+    /// An audit of these permissions.
+    pub fn new(permissions: Permissions, mode: Mode) -> Self {
+        let used = permissions
+            .permissions
+            .iter()
+            .map(|p| vec![false; p.rule.verbs.len()])
+            .collect();
+        Audit {
+            shared: Arc::new(Shared {
+                permissions,
+                mode,
+                seen: Mutex::new(Seen {
+                    used,
+                    ..Seen::default()
+                }),
+            }),
+        }
+    }
+
+    /// The layer to wrap a client's service with; every layer of one audit records into it.
+    pub fn layer(&self) -> AuditLayer {
+        AuditLayer {
+            audit: self.clone(),
+        }
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        self.shared.mode
+    }
+
+    /// The permissions requests are checked against.
+    pub fn permissions(&self) -> &Permissions {
+        &self.shared.permissions
+    }
+
+    /// Checks and records one request (`url`: path and query, or an absolute URL).
+    pub fn check(&self, method: &str, url: &str) -> Check {
+        let info = request_info(method, url);
+        let attributes = RequestAttributes::from(&info);
+        let allowed = info.error.is_some() || self.shared.permissions.allows(&attributes);
+        let check = Check {
+            attributes,
+            allowed,
+        };
+        self.record(&check, method, url, true);
+        check
+    }
+
+    /// Records that a request also needed `create` (the API server answered `201 Created` to
+    /// an update or server-side apply, and authorized `create` for it).
+    pub(crate) fn created(&self, check: &Check, method: &str, url: &str) {
+        let attributes = RequestAttributes {
+            verb: "create".into(),
+            ..check.attributes.clone()
+        };
+        let check = Check {
+            allowed: self.shared.permissions.allows(&attributes),
+            attributes,
+        };
+        // The same request: counted once.
+        self.record(&check, method, url, false);
+        if !check.allowed && self.shared.mode != Mode::Record {
+            warn(&check, &self.shared.permissions, method, url);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Seen> {
+        // What was recorded stays valid if a holder panicked: every update is one assignment.
+        self.shared
+            .seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn record(&self, check: &Check, method: &str, url: &str, new_request: bool) {
+        let declared = &self.shared.permissions.permissions;
+        let request = &check.attributes;
+        let mut seen = self.lock();
+        seen.requests += u64::from(new_request);
+        for (index, permission) in declared.iter().enumerate() {
+            if !permission.allows(request) {
+                continue;
+            }
+            let verbs = &permission.rule.verbs;
+            if let Some(v) = verbs
+                .iter()
+                .position(|v| *v == request.verb)
+                .or_else(|| verbs.iter().position(|v| v == "*"))
+            {
+                seen.used[index][v] = true;
+            }
+        }
+        if check.allowed {
+            return;
+        }
+        // Requests that differ only in the object they name are one finding.
+        let mut key = RequestAttributes {
+            name: String::new(),
+            ..request.clone()
+        };
+        if key.resource_request {
+            key.path.clear();
+        }
+        if let Some(&at) = seen.uncovered.get(&key) {
+            seen.uncovered_order[at].count += 1;
+            return;
+        }
+        let entry = Uncovered {
+            request: key.to_string(),
+            method: method.to_string(),
+            url: url.to_string(),
+            count: 1,
+            suggestion: report::suggestion(request, declared),
+        };
+        let at = seen.uncovered_order.len();
+        seen.uncovered_order.push(entry);
+        seen.uncovered.insert(key, at);
+    }
+
+    /// What was seen so far.
+    pub fn report(&self) -> Report {
+        let seen = self.lock();
+        let unused = self
+            .shared
+            .permissions
+            .permissions
+            .iter()
+            .zip(&seen.used)
+            .filter_map(|(permission, used)| {
+                let verbs: Vec<String> = permission
+                    .rule
+                    .verbs
+                    .iter()
+                    .zip(used)
+                    .filter(|(_, used)| !**used)
+                    .map(|(verb, _)| verb.clone())
+                    .collect();
+                (!verbs.is_empty()).then(|| Unused::new(permission, verbs))
+            })
+            .collect();
+        Report {
+            requests: seen.requests,
+            uncovered: seen.uncovered_order.clone(),
+            unused,
+        }
+    }
+}
+
+/// The `tracing` event of an uncovered request.
+fn warn(check: &Check, permissions: &Permissions, method: &str, url: &str) {
+    let suggestion = report::suggestion(&check.attributes, &permissions.permissions);
+    tracing::warn!(
+        target: "kube_markers::audit",
+        method,
+        url,
+        suggestion = suggestion.as_deref().unwrap_or("-"),
+        "no generated role allows {}",
+        check.attributes
+    );
+}
+
+#[cfg(test)]
+mod tests;
