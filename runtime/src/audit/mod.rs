@@ -82,6 +82,8 @@ struct Seen {
     requests: u64,
     /// Per declared rule, per verb of it: used by a request.
     used: Vec<Vec<bool>>,
+    /// Per rule of the roles, per verb: (used by a request, the only rule allowing one).
+    needed: Vec<Vec<(bool, bool)>>,
     /// Uncovered requests by their attributes without the object name.
     uncovered: HashMap<RequestAttributes, usize>,
     uncovered_order: Vec<Uncovered>,
@@ -95,12 +97,18 @@ impl Audit {
             .iter()
             .map(|p| vec![false; p.rule.verbs.len()])
             .collect();
+        let needed = permissions
+            .rules
+            .iter()
+            .map(|p| vec![(false, false); p.rule.verbs.len()])
+            .collect();
         Audit {
             shared: Arc::new(Shared {
                 permissions,
                 mode,
                 seen: Mutex::new(Seen {
                     used,
+                    needed,
                     ..Seen::default()
                 }),
             }),
@@ -169,16 +177,22 @@ impl Audit {
         let mut seen = self.lock();
         seen.requests += u64::from(new_request);
         for (index, permission) in declared.iter().enumerate() {
-            if !permission.allows(request) {
-                continue;
-            }
-            let verbs = &permission.rule.verbs;
-            if let Some(v) = verbs
-                .iter()
-                .position(|v| *v == request.verb)
-                .or_else(|| verbs.iter().position(|v| v == "*"))
-            {
+            if let Some(v) = verb_allowed(permission, request) {
                 seen.used[index][v] = true;
+            }
+        }
+        let rules = &self.shared.permissions.rules;
+        let mut allowing = rules
+            .iter()
+            .enumerate()
+            .filter_map(|(i, rule)| verb_allowed(rule, request).map(|v| (i, v)));
+        if let Some((first, v)) = allowing.next() {
+            let second = allowing.next();
+            let needed = &mut seen.needed[first][v];
+            needed.0 = true;
+            needed.1 |= second.is_none();
+            for (i, v) in second.into_iter().chain(allowing) {
+                seen.needed[i][v].0 = true;
             }
         }
         if check.allowed {
@@ -229,12 +243,43 @@ impl Audit {
                 (!verbs.is_empty()).then(|| Unused::new(permission, verbs))
             })
             .collect();
+        let redundant = self
+            .shared
+            .permissions
+            .rules
+            .iter()
+            .zip(&seen.needed)
+            .filter_map(|(rule, needed)| {
+                let verbs: Vec<String> = rule
+                    .rule
+                    .verbs
+                    .iter()
+                    .zip(needed)
+                    .filter(|(_, (used, alone))| *used && !*alone)
+                    .map(|(verb, _)| verb.clone())
+                    .collect();
+                (!verbs.is_empty()).then(|| Unused::new(rule, verbs))
+            })
+            .collect();
         Report {
             requests: seen.requests,
             uncovered: seen.uncovered_order.clone(),
             unused,
+            redundant,
         }
     }
+}
+
+/// If the rule allows the request: the index of the verb that does (the request's, else `*`).
+fn verb_allowed(permission: &Permission, request: &RequestAttributes) -> Option<usize> {
+    if !permission.allows(request) {
+        return None;
+    }
+    let verbs = &permission.rule.verbs;
+    verbs
+        .iter()
+        .position(|v| *v == request.verb)
+        .or_else(|| verbs.iter().position(|v| v == "*"))
 }
 
 /// The `tracing` event of an uncovered request.

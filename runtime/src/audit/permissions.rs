@@ -22,15 +22,14 @@ const AUTHENTICATED: &str = "system:authenticated";
 pub enum Declared {
     /// An `#[rbac(...)]` attribute of the linked registry.
     Attribute(Source),
-    /// A rule of a Role or ClusterRole read from manifests.
-    Manifest {
-        /// `ClusterRole "manager-role"` or `Role "tenant" in "ns"`, with the binding that gives
-        /// it to the user.
+    /// A rule of a Role or ClusterRole: generated from the attributes, or read from manifests.
+    Rule {
+        /// `ClusterRole "manager-role"`, or how a binding gives the role to the user.
         role: String,
         /// Index of the rule in the role (0-based).
         rule_index: usize,
-        /// The file and document the role was read from.
-        origin: String,
+        /// The file and document the role was read from (`None`: generated in-process).
+        origin: Option<String>,
     },
 }
 
@@ -39,11 +38,17 @@ impl fmt::Display for Declared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Declared::Attribute(source) => source.fmt(f),
-            Declared::Manifest {
+            Declared::Rule {
                 role,
                 rule_index,
                 origin,
-            } => write!(f, "rule {} of {role} ({origin})", rule_index + 1),
+            } => {
+                write!(f, "rule {} of {role}", rule_index + 1)?;
+                match origin {
+                    Some(origin) => write!(f, " ({origin})"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -132,6 +137,9 @@ pub struct Permissions {
     pub(crate) authorizer: Authorizer,
     pub(crate) user: UserInfo,
     pub(crate) permissions: Vec<Permission>,
+    /// The rules of the roles bound to the user (the generated ones, or the manifests'), to
+    /// tell which rule each request needs.
+    pub(crate) rules: Vec<Permission>,
 }
 
 /// The manifests could not be read, or name no single ServiceAccount to evaluate as.
@@ -156,8 +164,25 @@ impl Permissions {
             namespace: None,
         };
         let mut authorizer = Authorizer::default();
+        let mut rules = Vec::new();
         for role in generate_roles(&markers, DEFAULT_ROLE_NAME) {
             let name = role.key.name.clone();
+            let described = if role.is_cluster_role() {
+                format!("ClusterRole {name:?}")
+            } else {
+                format!("Role {name:?} in {:?}", role.key.namespace)
+            };
+            for (rule_index, rule) in role.policy_rules().into_iter().enumerate() {
+                rules.push(Permission {
+                    declared: Declared::Rule {
+                        role: described.clone(),
+                        rule_index,
+                        origin: None,
+                    },
+                    namespace: (!role.is_cluster_role()).then(|| role.key.namespace.clone()),
+                    rule,
+                });
+            }
             let role_ref = |kind: &str| RoleRef {
                 api_group: Some(RBAC_GROUP.into()),
                 kind: kind.into(),
@@ -193,6 +218,7 @@ impl Permissions {
             authorizer,
             user,
             permissions: entries.iter().map(|e| Permission::from_entry(e)).collect(),
+            rules,
         }
     }
 
@@ -239,10 +265,9 @@ impl Permissions {
                 };
                 let origin = loaded
                     .origin(kind, source.role_namespace.as_deref(), &source.role_name)
-                    .map(|o| o.to_string())
-                    .unwrap_or_default();
+                    .map(|o| o.to_string());
                 permissions.push(Permission {
-                    declared: Declared::Manifest {
+                    declared: Declared::Rule {
                         role: source.to_string(),
                         rule_index: sourced.rule_index,
                         origin,
@@ -259,6 +284,7 @@ impl Permissions {
         Ok(Permissions {
             authorizer,
             user,
+            rules: permissions.clone(),
             permissions,
         })
     }

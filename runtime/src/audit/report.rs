@@ -17,6 +17,10 @@ pub struct Report {
     pub uncovered: Vec<Uncovered>,
     /// Declared rules with verbs no request used, in declaration order.
     pub unused: Vec<Unused>,
+    /// Rules of the roles with verbs that requests used, but never alone: another rule also
+    /// allowed each of those requests, so without this rule (or verb) nothing made would have
+    /// been denied. With no `unused` and no `redundant`, every verb of every rule was needed.
+    pub redundant: Vec<Unused>,
 }
 
 /// Requests that no rule allows (they differ at most in the object's name).
@@ -60,7 +64,7 @@ impl Unused {
     pub(crate) fn new(permission: &Permission, verbs: Vec<String>) -> Self {
         let (file, line) = match &permission.declared {
             Declared::Attribute(source) => (Some(source.file.to_string()), Some(source.line)),
-            Declared::Manifest { .. } => (None, None),
+            Declared::Rule { .. } => (None, None),
         };
         Unused {
             declared: permission.declared.to_string(),
@@ -77,7 +81,9 @@ impl Report {
     /// Whether every request was covered and every declared verb used (expected-unused ones
     /// aside).
     pub fn is_clean(&self) -> bool {
-        self.uncovered.is_empty() && self.unexpected_unused().next().is_none()
+        self.uncovered.is_empty()
+            && self.unexpected_unused().next().is_none()
+            && self.redundant.is_empty()
     }
 
     /// Marks `verb` of the attribute at `file:line` as expected to be unused, with the reason
@@ -113,10 +119,11 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "kube-markers audit: {} requests, {} not covered by the roles, {} declared rules with unused verbs",
+            "kube-markers audit: {} requests, {} not covered by the roles, {} declared rules with unused verbs, {} rules never needed alone",
             self.requests,
             self.uncovered.len(),
-            self.unused.len()
+            self.unused.len(),
+            self.redundant.len()
         )?;
         if !self.uncovered.is_empty() {
             writeln!(f, "not covered:")?;
@@ -145,6 +152,18 @@ impl fmt::Display for Report {
                 if let Some(reason) = &u.expected {
                     writeln!(f, "    expected: {reason}")?;
                 }
+            }
+        }
+        if !self.redundant.is_empty() {
+            writeln!(f, "never needed alone (another rule allowed each request):")?;
+            for u in &self.redundant {
+                writeln!(
+                    f,
+                    "  {}: {} of {}",
+                    u.declared,
+                    u.verbs.join(", "),
+                    u.attribute
+                )?;
             }
         }
         Ok(())

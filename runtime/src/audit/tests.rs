@@ -207,7 +207,7 @@ fn unused_rules_are_listed_per_verb_with_file_and_line() {
     assert_eq!(
         report.to_string(),
         format!(
-            "kube-markers audit: 2 requests, 0 not covered by the roles, 2 declared rules with unused verbs\n\
+            "kube-markers audit: 2 requests, 0 not covered by the roles, 2 declared rules with unused verbs, 0 rules never needed alone\n\
              never used:\n  \
              {deployments}: list of #[rbac(groups = \"apps\", resources = \"deployments\", verbs = \"get;list;watch\")]\n  \
              {directory}: patch, create of #[rbac(groups = \"\", resources = \"configmaps\", verbs = \"patch;create\", namespace = \"tenants\")]\n"
@@ -415,4 +415,47 @@ fn permissions_from_the_generated_manifests() {
         missing.to_string().contains("defines 0 ServiceAccounts"),
         "{missing}"
     );
+}
+
+mod overlapping {
+    #[allow(dead_code)]
+    #[kube_markers::rbac(groups = "", resources = "*", verbs = "get")]
+    #[kube_markers::rbac(groups = "", resources = "pods", verbs = "get;list")]
+    fn reconcile() {}
+}
+
+#[test]
+fn a_rule_whose_requests_another_rule_also_allows_is_redundant() {
+    let entries: Vec<_> = rbac_entries()
+        .into_iter()
+        .filter(|e| e.source.module_path.ends_with("::overlapping"))
+        .collect();
+    let audit = Audit::new(Permissions::from_entries(&entries), Mode::Record);
+    audit.check("GET", "/api/v1/namespaces/a/pods/x");
+    audit.check("GET", "/api/v1/namespaces/a/configmaps/y");
+    audit.check("GET", "/api/v1/pods");
+    let report = audit.report();
+    assert!(
+        report.uncovered.is_empty() && report.unused.is_empty(),
+        "{report}"
+    );
+    // `get pods` is `*`'s too: the pods rule was needed for `list` only.
+    let redundant: Vec<_> = report
+        .redundant
+        .iter()
+        .map(|r| (r.declared.as_str(), r.attribute.as_str(), r.verbs.clone()))
+        .collect();
+    assert_eq!(
+        redundant,
+        [(
+            r#"rule 2 of ClusterRole "manager-role""#,
+            r#"#[rbac(groups = "", resources = "pods", verbs = "get;list")]"#,
+            vec!["get".to_string()]
+        )]
+    );
+    assert!(!report.is_clean());
+    assert!(report.to_string().ends_with(
+        "never needed alone (another rule allowed each request):\n  \
+         rule 2 of ClusterRole \"manager-role\": get of #[rbac(groups = \"\", resources = \"pods\", verbs = \"get;list\")]\n"
+    ), "{report}");
 }
