@@ -35,7 +35,8 @@ pub use layer::{AuditLayer, AuditService, ResponseFuture};
 pub use permissions::{Declared, ManifestsError, Permission, Permissions};
 pub use report::{Report, Uncovered, Unused};
 
-use crate::authz::{RequestAttributes, request_info};
+use crate::authz::{RequestAttributes, request_info, resource_matches};
+use k8s_openapi::api::rbac::v1::PolicyRule;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -82,7 +83,8 @@ struct Seen {
     requests: u64,
     /// Per declared rule, per verb of it: used by a request.
     used: Vec<Vec<bool>>,
-    /// Per rule of the roles, per verb: (used by a request, the only rule allowing one).
+    /// Per rule of the roles, per permission of it ([`cells`]): (used by a request, the only
+    /// rule allowing one).
     needed: Vec<Vec<(bool, bool)>>,
     /// Uncovered requests by their attributes without the object name.
     uncovered: HashMap<RequestAttributes, usize>,
@@ -100,7 +102,7 @@ impl Audit {
         let needed = permissions
             .rules
             .iter()
-            .map(|p| vec![(false, false); p.rule.verbs.len()])
+            .map(|p| vec![(false, false); cells(&p.rule).len()])
             .collect();
         Audit {
             shared: Arc::new(Shared {
@@ -185,7 +187,7 @@ impl Audit {
         let mut allowing = rules
             .iter()
             .enumerate()
-            .filter_map(|(i, rule)| verb_allowed(rule, request).map(|v| (i, v)));
+            .filter_map(|(i, rule)| cell_allowing(rule, request).map(|c| (i, c)));
         if let Some((first, v)) = allowing.next() {
             let second = allowing.next();
             let needed = &mut seen.needed[first][v];
@@ -225,49 +227,130 @@ impl Audit {
     /// What was seen so far.
     pub fn report(&self) -> Report {
         let seen = self.lock();
-        let unused = self
-            .shared
-            .permissions
-            .permissions
-            .iter()
-            .zip(&seen.used)
-            .filter_map(|(permission, used)| {
-                let verbs: Vec<String> = permission
-                    .rule
-                    .verbs
-                    .iter()
-                    .zip(used)
-                    .filter(|(_, used)| !**used)
-                    .map(|(verb, _)| verb.clone())
-                    .collect();
-                (!verbs.is_empty()).then(|| Unused::new(permission, verbs))
-            })
-            .collect();
-        let redundant = self
-            .shared
-            .permissions
-            .rules
-            .iter()
-            .zip(&seen.needed)
-            .filter_map(|(rule, needed)| {
-                let verbs: Vec<String> = rule
-                    .rule
-                    .verbs
-                    .iter()
-                    .zip(needed)
-                    .filter(|(_, (used, alone))| *used && !*alone)
-                    .map(|(verb, _)| verb.clone())
-                    .collect();
-                (!verbs.is_empty()).then(|| Unused::new(rule, verbs))
-            })
-            .collect();
+        let permissions = &self.shared.permissions;
+        let mut unused = Vec::new();
+        // The permissions of the unused attribute verbs, so that a generated rule's never-used
+        // permission is reported once, at the attribute, when one explains it.
+        let mut unused_verbs = std::collections::HashSet::new();
+        for (permission, used) in permissions.permissions.iter().zip(&seen.used) {
+            let verbs: Vec<String> = never(&permission.rule.verbs, used, |used| !*used);
+            for (group, target, verb) in cells(&permission.rule) {
+                if verbs.contains(&verb) {
+                    unused_verbs.insert((permission.namespace.clone(), group, target, verb));
+                }
+            }
+            if !verbs.is_empty() {
+                unused.push(Unused::new(permission, verbs));
+            }
+        }
+        // A manifest's rules are the declared ones: their never-used verbs are in `unused`.
+        let generated = permissions.rules_generated;
+        let mut unneeded = Vec::new();
+        for (rule, needed) in permissions.rules.iter().zip(&seen.needed) {
+            let cells = cells(&rule.rule);
+            // One finding per group and resource (or URL) of the rule, with its verbs.
+            let mut by_target: Vec<((String, String), Vec<String>)> = Vec::new();
+            for ((group, target, verb), (used, alone)) in cells.into_iter().zip(needed) {
+                let key = (rule.namespace.clone(), group, target, verb);
+                let explained = unused_verbs.contains(&key);
+                let (_, group, target, verb) = key;
+                if *alone || !(*used || generated) || explained {
+                    continue;
+                }
+                match by_target
+                    .iter_mut()
+                    .find(|(t, _)| *t == (group.clone(), target.clone()))
+                {
+                    Some((_, verbs)) => verbs.push(verb),
+                    None => by_target.push(((group, target), vec![verb])),
+                }
+            }
+            for ((group, target), verbs) in by_target {
+                let mut narrowed = rule.clone();
+                narrowed.rule.verbs = verbs.clone();
+                if narrowed.rule.non_resource_urls.is_some() {
+                    narrowed.rule.non_resource_urls = Some(vec![target]);
+                } else {
+                    narrowed.rule.api_groups = Some(vec![group]);
+                    narrowed.rule.resources = Some(vec![target]);
+                }
+                unneeded.push(Unused::new(&narrowed, verbs));
+            }
+        }
         Report {
             requests: seen.requests,
             uncovered: seen.uncovered_order.clone(),
             unused,
-            redundant,
+            unneeded,
         }
     }
+}
+
+/// The verbs whose flags say `pick`.
+fn never<T>(verbs: &[String], flags: &[T], pick: impl Fn(&T) -> bool) -> Vec<String> {
+    verbs
+        .iter()
+        .zip(flags)
+        .filter(|(_, flag)| pick(flag))
+        .map(|(verb, _)| verb.clone())
+        .collect()
+}
+
+/// A rule's permissions, in order: (group, resource, verb) for each group × resource × verb,
+/// or (`""`, URL, verb) for each URL × verb.
+fn cells(rule: &PolicyRule) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    let list = |l: &Option<Vec<String>>| l.clone().unwrap_or_default();
+    let targets: Vec<(String, String)> = match &rule.non_resource_urls {
+        Some(urls) => urls.iter().map(|u| (String::new(), u.clone())).collect(),
+        None => list(&rule.api_groups)
+            .into_iter()
+            .flat_map(|g| {
+                list(&rule.resources)
+                    .into_iter()
+                    .map(move |r| (g.clone(), r))
+            })
+            .collect(),
+    };
+    for (group, target) in targets {
+        for verb in &rule.verbs {
+            out.push((group.clone(), target.clone(), verb.clone()));
+        }
+    }
+    out
+}
+
+/// If the rule allows the request: the index in [`cells`] of the permission that does.
+fn cell_allowing(permission: &Permission, request: &RequestAttributes) -> Option<usize> {
+    let verb = verb_allowed(permission, request)?;
+    let rule = &permission.rule;
+    let verbs = rule.verbs.len();
+    if let Some(urls) = &rule.non_resource_urls {
+        let url = urls.iter().position(|u| {
+            u == "*"
+                || *u == request.path
+                || (u.ends_with('*') && request.path.starts_with(u.trim_end_matches('*')))
+        })?;
+        return Some(url * verbs + verb);
+    }
+    let groups = rule.api_groups.as_deref().unwrap_or_default();
+    let resources = rule.resources.as_deref().unwrap_or_default();
+    let group = groups
+        .iter()
+        .position(|g| *g == request.api_group)
+        .or_else(|| groups.iter().position(|g| g == "*"))?;
+    let one = PolicyRule {
+        resources: None,
+        ..PolicyRule::default()
+    };
+    let resource = resources.iter().position(|r| {
+        let single = PolicyRule {
+            resources: Some(vec![r.clone()]),
+            ..one.clone()
+        };
+        resource_matches(&single, &request.resource, &request.subresource)
+    })?;
+    Some((group * resources.len() + resource) * verbs + verb)
 }
 
 /// If the rule allows the request: the index of the verb that does (the request's, else `*`).

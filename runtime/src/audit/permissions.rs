@@ -140,6 +140,8 @@ pub struct Permissions {
     /// The rules of the roles bound to the user (the generated ones, or the manifests'), to
     /// tell which rule each request needs.
     pub(crate) rules: Vec<Permission>,
+    /// `rules` were generated from `permissions` (not the same list).
+    pub(crate) rules_generated: bool,
 }
 
 /// The manifests could not be read, or name no single ServiceAccount to evaluate as.
@@ -219,6 +221,7 @@ impl Permissions {
             user,
             permissions: entries.iter().map(|e| Permission::from_entry(e)).collect(),
             rules,
+            rules_generated: true,
         }
     }
 
@@ -285,6 +288,7 @@ impl Permissions {
             authorizer,
             user,
             rules: permissions.clone(),
+            rules_generated: false,
             permissions,
         })
     }

@@ -17,10 +17,11 @@ pub struct Report {
     pub uncovered: Vec<Uncovered>,
     /// Declared rules with verbs no request used, in declaration order.
     pub unused: Vec<Unused>,
-    /// Rules of the roles with verbs that requests used, but never alone: another rule also
-    /// allowed each of those requests, so without this rule (or verb) nothing made would have
-    /// been denied. With no `unused` and no `redundant`, every verb of every rule was needed.
-    pub redundant: Vec<Unused>,
+    /// Rules of the roles with verbs no request needed alone: never used (generated rules
+    /// only; a manifest's rules are in `unused`), or another rule also allowed each request
+    /// made with them, so without this rule (or verb) nothing made would have been denied.
+    /// With no `unused` and no `unneeded`, every verb of every rule was needed.
+    pub unneeded: Vec<Unused>,
 }
 
 /// Requests that no rule allows (they differ at most in the object's name).
@@ -83,7 +84,7 @@ impl Report {
     pub fn is_clean(&self) -> bool {
         self.uncovered.is_empty()
             && self.unexpected_unused().next().is_none()
-            && self.redundant.is_empty()
+            && self.unneeded.is_empty()
     }
 
     /// Marks `verb` of the attribute at `file:line` as expected to be unused, with the reason
@@ -119,11 +120,11 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "kube-markers audit: {} requests, {} not covered by the roles, {} declared rules with unused verbs, {} rules never needed alone",
+            "kube-markers audit: {} requests, {} not covered by the roles, {} declared rules with unused verbs, {} rules with verbs never needed alone",
             self.requests,
             self.uncovered.len(),
             self.unused.len(),
-            self.redundant.len()
+            self.unneeded.len()
         )?;
         if !self.uncovered.is_empty() {
             writeln!(f, "not covered:")?;
@@ -154,9 +155,12 @@ impl fmt::Display for Report {
                 }
             }
         }
-        if !self.redundant.is_empty() {
-            writeln!(f, "never needed alone (another rule allowed each request):")?;
-            for u in &self.redundant {
+        if !self.unneeded.is_empty() {
+            writeln!(
+                f,
+                "never needed alone (unused, or another rule allowed each request):"
+            )?;
+            for u in &self.unneeded {
                 writeln!(
                     f,
                     "  {}: {} of {}",

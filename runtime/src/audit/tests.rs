@@ -207,7 +207,7 @@ fn unused_rules_are_listed_per_verb_with_file_and_line() {
     assert_eq!(
         report.to_string(),
         format!(
-            "kube-markers audit: 2 requests, 0 not covered by the roles, 2 declared rules with unused verbs, 0 rules never needed alone\n\
+            "kube-markers audit: 2 requests, 0 not covered by the roles, 2 declared rules with unused verbs, 0 rules with verbs never needed alone\n\
              never used:\n  \
              {deployments}: list of #[rbac(groups = \"apps\", resources = \"deployments\", verbs = \"get;list;watch\")]\n  \
              {directory}: patch, create of #[rbac(groups = \"\", resources = \"configmaps\", verbs = \"patch;create\", namespace = \"tenants\")]\n"
@@ -425,7 +425,7 @@ mod overlapping {
 }
 
 #[test]
-fn a_rule_whose_requests_another_rule_also_allows_is_redundant() {
+fn a_rule_whose_requests_another_rule_also_allows_is_unneeded() {
     let entries: Vec<_> = rbac_entries()
         .into_iter()
         .filter(|e| e.source.module_path.ends_with("::overlapping"))
@@ -440,22 +440,50 @@ fn a_rule_whose_requests_another_rule_also_allows_is_redundant() {
         "{report}"
     );
     // `get pods` is `*`'s too: the pods rule was needed for `list` only.
-    let redundant: Vec<_> = report
-        .redundant
+    let unneeded: Vec<_> = report
+        .unneeded
         .iter()
         .map(|r| (r.declared.as_str(), r.attribute.as_str(), r.verbs.clone()))
         .collect();
     assert_eq!(
-        redundant,
+        unneeded,
         [(
             r#"rule 2 of ClusterRole "manager-role""#,
-            r#"#[rbac(groups = "", resources = "pods", verbs = "get;list")]"#,
+            r#"#[rbac(groups = "", resources = "pods", verbs = "get")]"#,
             vec!["get".to_string()]
         )]
     );
     assert!(!report.is_clean());
     assert!(report.to_string().ends_with(
-        "never needed alone (another rule allowed each request):\n  \
-         rule 2 of ClusterRole \"manager-role\": get of #[rbac(groups = \"\", resources = \"pods\", verbs = \"get;list\")]\n"
+        "never needed alone (unused, or another rule allowed each request):\n  \
+         rule 2 of ClusterRole \"manager-role\": get of #[rbac(groups = \"\", resources = \"pods\", verbs = \"get\")]\n"
     ), "{report}");
+}
+
+mod split {
+    #[allow(dead_code)]
+    #[kube_markers::rbac(groups = "", resources = ["pods", "services"], verbs = "get")]
+    fn reconcile() {}
+}
+
+#[test]
+fn a_generated_rule_never_used_is_unneeded_even_when_its_attribute_was_used() {
+    let entries: Vec<_> = rbac_entries()
+        .into_iter()
+        .filter(|e| e.source.module_path.ends_with("::split"))
+        .collect();
+    let audit = Audit::new(Permissions::from_entries(&entries), Mode::Record);
+    audit.check("GET", "/api/v1/namespaces/a/services/x");
+    let report = audit.report();
+    // The attribute's `get` was used (on services), but pods were never read.
+    assert!(report.unused.is_empty(), "{report}");
+    let unneeded: Vec<_> = report
+        .unneeded
+        .iter()
+        .map(|u| u.attribute.as_str())
+        .collect();
+    assert_eq!(
+        unneeded,
+        [r#"#[rbac(groups = "", resources = "pods", verbs = "get")]"#]
+    );
 }
