@@ -138,12 +138,16 @@ impl Audit {
     pub fn check(&self, method: &str, url: &str) -> Check {
         let info = request_info(method, url);
         let attributes = RequestAttributes::from(&info);
-        let allowed = info.error.is_some() || self.shared.permissions.allows(&attributes);
         let check = Check {
+            allowed: info.error.is_some() || self.shared.permissions.allows(&attributes),
             attributes,
-            allowed,
         };
-        self.record(&check, method, url, true);
+        if info.error.is_some() {
+            // Rejected before authorization: counted, but it uses no permission.
+            self.lock().requests += 1;
+        } else {
+            self.record(&check, method, url, true);
+        }
         check
     }
 
@@ -174,28 +178,32 @@ impl Audit {
     }
 
     fn record(&self, check: &Check, method: &str, url: &str, new_request: bool) {
-        let declared = &self.shared.permissions.permissions;
+        let permissions = &self.shared.permissions;
         let request = &check.attributes;
-        let mut seen = self.lock();
-        seen.requests += u64::from(new_request);
-        for (index, permission) in declared.iter().enumerate() {
-            if let Some(v) = verb_allowed(permission, request) {
-                seen.used[index][v] = true;
-            }
-        }
-        let rules = &self.shared.permissions.rules;
-        let mut allowing = rules
+        // Matched before taking the lock: the permissions never change.
+        let used: Vec<(usize, usize)> = permissions
+            .permissions
             .iter()
             .enumerate()
-            .filter_map(|(i, rule)| cell_allowing(rule, request).map(|c| (i, c)));
-        if let Some((first, v)) = allowing.next() {
-            let second = allowing.next();
-            let needed = &mut seen.needed[first][v];
+            .filter_map(|(i, p)| verb_allowed(p, request).map(|v| (i, v)))
+            .collect();
+        let allowing: Vec<(usize, usize)> = permissions
+            .rules
+            .iter()
+            .enumerate()
+            .filter_map(|(i, rule)| cell_allowing(rule, request).map(|c| (i, c)))
+            .collect();
+        // Needed alone: no other rule, and not the cluster's defaults, allows it.
+        let alone = allowing.len() == 1 && !permissions.allowed_by_defaults(request);
+        let mut seen = self.lock();
+        seen.requests += u64::from(new_request);
+        for (i, v) in used {
+            seen.used[i][v] = true;
+        }
+        for &(i, c) in &allowing {
+            let needed = &mut seen.needed[i][c];
             needed.0 = true;
-            needed.1 |= second.is_none();
-            for (i, v) in second.into_iter().chain(allowing) {
-                seen.needed[i][v].0 = true;
-            }
+            needed.1 |= alone;
         }
         if check.allowed {
             return;
@@ -217,7 +225,7 @@ impl Audit {
             method: method.to_string(),
             url: url.to_string(),
             count: 1,
-            suggestion: report::suggestion(request, declared),
+            suggestion: report::suggestion(request, &permissions.permissions),
         };
         let at = seen.uncovered_order.len();
         seen.uncovered_order.push(entry);

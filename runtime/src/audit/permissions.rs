@@ -2,6 +2,7 @@
 //! the RBAC authorizer's semantics) and each rule traced back to where it was declared (for the
 //! report).
 
+use crate::authz::rules_allow;
 use crate::authz::{
     Authorizer, BindingKind, RequestAttributes, RoleKind, UserInfo, manifests, rule_allows,
 };
@@ -11,6 +12,7 @@ use k8s_openapi::api::rbac::v1::{
     ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
@@ -142,6 +144,13 @@ pub struct Permissions {
     pub(crate) rules: Vec<Permission>,
     /// `rules` were generated from `permissions` (not the same list).
     pub(crate) rules_generated: bool,
+    /// The authorizer's rules for the user, resolved once ([`Authorizer::rules_for`]): those of
+    /// its ClusterRoleBindings (everywhere) ...
+    pub(crate) cluster_wide: Vec<PolicyRule>,
+    /// ... and those of its RoleBindings, by namespace.
+    pub(crate) in_namespace: HashMap<String, Vec<PolicyRule>>,
+    /// The cluster's defaults for every authenticated user (part of `cluster_wide`).
+    pub(crate) defaults: Vec<PolicyRule>,
 }
 
 /// The manifests could not be read, or name no single ServiceAccount to evaluate as.
@@ -215,14 +224,13 @@ impl Permissions {
                 });
             }
         }
-        add_cluster_defaults(&mut authorizer);
-        Permissions {
+        Permissions::resolved(
             authorizer,
             user,
-            permissions: entries.iter().map(|e| Permission::from_entry(e)).collect(),
+            entries.iter().map(|e| Permission::from_entry(e)).collect(),
             rules,
-            rules_generated: true,
-        }
+            true,
+        )
     }
 
     /// The roles and bindings in the YAML files under `path` (a file or a directory, as
@@ -242,7 +250,7 @@ impl Permissions {
                 )]));
             }
         };
-        let mut authorizer = loaded.authorizer.clone();
+        let authorizer = loaded.authorizer.clone();
         let mut permissions = Vec::new();
         let mut namespaces: Vec<&str> = authorizer
             .role_bindings
@@ -283,14 +291,60 @@ impl Permissions {
         if !errors.is_empty() {
             return Err(ManifestsError(errors));
         }
-        add_cluster_defaults(&mut authorizer);
-        Ok(Permissions {
+        let rules = permissions.clone();
+        Ok(Permissions::resolved(
             authorizer,
             user,
-            rules: permissions.clone(),
-            rules_generated: false,
             permissions,
-        })
+            rules,
+            false,
+        ))
+    }
+
+    /// Adds the cluster's defaults and resolves the rules that apply to the user, once: the
+    /// objects do not change, so each request is matched against the rules kube-apiserver's
+    /// RBAC authorizer would visit for it, without walking the bindings again.
+    fn resolved(
+        mut authorizer: Authorizer,
+        user: UserInfo,
+        permissions: Vec<Permission>,
+        rules: Vec<Permission>,
+        rules_generated: bool,
+    ) -> Self {
+        let defaults = add_cluster_defaults(&mut authorizer);
+        let cluster_wide = authorizer
+            .rules_for(&user, "")
+            .rules
+            .iter()
+            .map(|r| r.rule.clone())
+            .collect();
+        let mut in_namespace: HashMap<String, Vec<PolicyRule>> = HashMap::new();
+        for binding in &authorizer.role_bindings {
+            let Some(ns) = binding.metadata.namespace.as_deref() else {
+                continue;
+            };
+            if in_namespace.contains_key(ns) {
+                continue;
+            }
+            let scoped = authorizer
+                .rules_for(&user, ns)
+                .rules
+                .iter()
+                .filter(|r| r.source.binding_kind == BindingKind::RoleBinding)
+                .map(|r| r.rule.clone())
+                .collect();
+            in_namespace.insert(ns.to_string(), scoped);
+        }
+        Permissions {
+            authorizer,
+            user,
+            permissions,
+            rules,
+            rules_generated,
+            cluster_wide,
+            in_namespace,
+            defaults,
+        }
     }
 
     /// The same permissions, with requests made (and denied, in [`Mode::Deny`]) as `user`
@@ -322,9 +376,19 @@ impl Permissions {
         &self.permissions
     }
 
-    /// Whether the roles allow the request.
+    /// Whether the roles allow the request (as `Authorizer::authorize` would decide).
     pub fn allows(&self, request: &RequestAttributes) -> bool {
-        self.authorizer.authorize(&self.user, request).is_allowed()
+        rules_allow(request, &self.cluster_wide).is_some()
+            || (!request.namespace.is_empty()
+                && self
+                    .in_namespace
+                    .get(&request.namespace)
+                    .is_some_and(|rules| rules_allow(request, rules).is_some()))
+    }
+
+    /// Whether the cluster's defaults for authenticated users allow the request.
+    pub(crate) fn allowed_by_defaults(&self, request: &RequestAttributes) -> bool {
+        rules_allow(request, &self.defaults).is_some()
     }
 }
 
@@ -337,8 +401,9 @@ fn meta(name: &str, namespace: Option<&str>) -> ObjectMeta {
 }
 
 /// kube-apiserver's bootstrap roles bound to `system:authenticated`
-/// (`plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go`).
-fn add_cluster_defaults(authorizer: &mut Authorizer) {
+/// (`plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go`); returns their rules.
+fn add_cluster_defaults(authorizer: &mut Authorizer) -> Vec<PolicyRule> {
+    let mut all = Vec::new();
     let rule = |groups: &[&str], resources: &[&str], urls: &[&str], verb: &str| PolicyRule {
         api_groups: (!groups.is_empty()).then(|| groups.iter().map(|s| s.to_string()).collect()),
         resources: (!resources.is_empty())
@@ -382,6 +447,7 @@ fn add_cluster_defaults(authorizer: &mut Authorizer) {
         ),
     ];
     for (name, rules) in defaults {
+        all.extend(rules.iter().cloned());
         authorizer.cluster_roles.push(ClusterRole {
             metadata: meta(name, None),
             rules: Some(rules),
@@ -402,4 +468,5 @@ fn add_cluster_defaults(authorizer: &mut Authorizer) {
             }]),
         });
     }
+    all
 }

@@ -371,6 +371,15 @@ fn the_decision_is_the_generated_roles_and_agrees_with_the_attributes() {
             by_attribute,
             "{method} {url}"
         );
+        // The rules resolved once decide as the authorizer walking the bindings.
+        let decision = permissions
+            .authorizer
+            .authorize(&permissions.user, &attributes);
+        assert_eq!(
+            permissions.allows(&attributes),
+            decision.is_allowed(),
+            "{method} {url}"
+        );
     }
 }
 
@@ -378,6 +387,34 @@ fn the_decision_is_the_generated_roles_and_agrees_with_the_attributes() {
 fn permissions_from_the_generated_manifests() {
     let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../rbac-out"));
     let permissions = Permissions::from_manifests(dir, None).unwrap();
+    for (method, url) in [
+        ("GET", "/apis/apps/v1/deployments?watch=true"),
+        (
+            "PATCH",
+            "/api/v1/namespaces/db-tenants/configmaps/directory",
+        ),
+        ("PATCH", "/api/v1/namespaces/e2e/configmaps/directory"),
+        (
+            "PATCH",
+            "/apis/coordination.k8s.io/v1/namespaces/example-operator-system/leases/x",
+        ),
+        (
+            "PATCH",
+            "/apis/coordination.k8s.io/v1/namespaces/e2e/leases/x",
+        ),
+        ("POST", "/apis/authentication.k8s.io/v1/tokenreviews"),
+        ("GET", "/apis"),
+    ] {
+        let attributes = RequestAttributes::from(&request_info(method, url));
+        let decision = permissions
+            .authorizer
+            .authorize(&permissions.user, &attributes);
+        assert_eq!(
+            permissions.allows(&attributes),
+            decision.is_allowed(),
+            "{method} {url}"
+        );
+    }
     let audit = Audit::new(permissions, Mode::Record);
     assert!(
         audit
