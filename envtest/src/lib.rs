@@ -438,9 +438,21 @@ impl Envtest {
         token: &str,
         default_namespace: &str,
     ) -> Result<kube::Client, Error> {
+        Ok(kube::Client::try_from(
+            self.config_for_token(token, default_namespace)?,
+        )?)
+    }
+
+    /// The configuration of [`Self::client_for_token`], to build a client with more layers
+    /// (`kube::client::ClientBuilder::try_from(config)?.with_layer(..)`).
+    pub fn config_for_token(
+        &self,
+        token: &str,
+        default_namespace: &str,
+    ) -> Result<kube::Config, Error> {
         let mut config = self.config(token)?;
         config.default_namespace = default_namespace.to_string();
-        Ok(kube::Client::try_from(config)?)
+        Ok(config)
     }
 
     /// A client acting as the user `user` in `groups` (the admin impersonating them): what RBAC

@@ -1,7 +1,6 @@
 //! End to end, against a real kube-apiserver: the generated CRDs are accepted and enforce
-//! their schemas, the generated roles are accepted, and the example operators converge while
-//! acting only with what the generated roles grant — and fail, for exactly that permission,
-//! when any one rule is taken away.
+//! their schemas and the generated roles are accepted. (The example operators converging with
+//! exactly the generated roles, each permission of them needed, is `bundle.rs`.)
 
 mod common;
 mod fixtures;

@@ -69,6 +69,17 @@ pub mod webhook;
 #[cfg_attr(docsrs, doc(cfg(feature = "codegen")))]
 pub mod codegen;
 
+#[cfg(feature = "audit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
+pub mod audit;
+
+#[cfg(feature = "audit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
+mod preflight;
+#[cfg(feature = "audit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
+pub use preflight::{Missing, Needed, Preflight, preflight, preflight_for};
+
 /// controller-gen's `+kubebuilder:rbac` marker.
 ///
 /// ```

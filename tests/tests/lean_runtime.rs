@@ -62,3 +62,34 @@ fn the_default_features_link_no_generator_code() {
         assert!(full.iter().any(|d| d == name), "{name} not in {full:#?}");
     }
 }
+
+/// What only the run-time least-privilege tools (feature `audit`) bring: kube's client, tower's
+/// traits, `tracing`.
+const AUDIT_ONLY: &[&str] = &[
+    "kube-client",
+    "hyper",
+    "tower",
+    "tower-layer",
+    "tower-service",
+    "http-body-util",
+    "tracing",
+    "futures-util",
+];
+
+#[test]
+fn the_default_features_link_no_audit_code() {
+    let lean = dependencies(&[]);
+    let leaked: Vec<&&str> = AUDIT_ONLY
+        .iter()
+        .filter(|name| lean.iter().any(|d| d == **name))
+        .collect();
+    assert!(leaked.is_empty(), "{leaked:?} in {lean:#?}");
+    // The probe can fail: with the audit, they are there, and no generator code.
+    let audit = dependencies(&["audit"]);
+    for name in ["kube-client", "tower-layer", "tower-service", "tracing"] {
+        assert!(audit.iter().any(|d| d == name), "{name} not in {audit:#?}");
+    }
+    for name in ["syn", "similar", "kube-cel", "jsonschema"] {
+        assert!(!audit.iter().any(|d| d == name), "{name} in {audit:#?}");
+    }
+}

@@ -43,6 +43,9 @@
 //! ```
 
 mod authorizer;
+#[cfg(any(feature = "codegen", feature = "audit"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "codegen", feature = "audit"))))]
+pub mod manifests;
 mod request_info;
 mod rules;
 mod selectors;

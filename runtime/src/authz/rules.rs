@@ -7,7 +7,7 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 
 /// The attributes RBAC looks at. Built from a [`RequestInfo`] with [`From`], or by hand for the
 /// checks the API server makes on its own (`bind`, `escalate`, `impersonate`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct RequestAttributes {
     /// `true` for API resources; `false` for non-resource URLs (`/metrics`, `/healthz`).
     pub resource_request: bool,

@@ -8,10 +8,9 @@
 //! that produce the rule.
 
 mod cli;
-mod manifests;
 
+pub use crate::authz::manifests::{Manifests, Origin, load};
 pub use cli::{CAN_I_HELP, CanICommand, CanIOptions, Target};
-pub use manifests::{Manifests, Origin, load};
 
 use crate::authz::{Decision, RequestAttributes, RoleKind, UserInfo, rule_allows};
 use crate::registry::RbacEntry;

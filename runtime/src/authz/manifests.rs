@@ -1,5 +1,6 @@
 //! Reading RBAC objects and ServiceAccounts from multi-document YAML files, remembering where
-//! each came from so that answers can name it.
+//! each came from so that answers can name it: what `codegen can-i --from` and
+//! `kube_markers::audit` evaluate (features `codegen` or `audit`).
 
 use crate::authz::Authorizer;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};

@@ -1,0 +1,472 @@
+//! What the operator may do, as [`Permissions`]: the generated roles (for the decision, with
+//! the RBAC authorizer's semantics) and each rule traced back to where it was declared (for the
+//! report).
+
+use crate::authz::rules_allow;
+use crate::authz::{
+    Authorizer, BindingKind, RequestAttributes, RoleKind, UserInfo, manifests, rule_allows,
+};
+use crate::rbac::{DEFAULT_ROLE_NAME, RbacMarker, generate_roles};
+use crate::registry::{RbacEntry, Source};
+use k8s_openapi::api::rbac::v1::{
+    ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+const AUTHENTICATED: &str = "system:authenticated";
+
+/// Where a [`Permission`] was declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Declared {
+    /// An `#[rbac(...)]` attribute of the linked registry.
+    Attribute(Source),
+    /// A rule of a Role or ClusterRole: generated from the attributes, or read from manifests.
+    Rule {
+        /// `ClusterRole "manager-role"`, or how a binding gives the role to the user.
+        role: String,
+        /// Index of the rule in the role (0-based).
+        rule_index: usize,
+        /// The file and document the role was read from (`None`: generated in-process).
+        origin: Option<String>,
+    },
+}
+
+impl fmt::Display for Declared {
+    /// `src/lib.rs:12 (reconcile)`, or `rule 2 of ClusterRole "x" (role.yaml (document 1))`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Declared::Attribute(source) => source.fmt(f),
+            Declared::Rule {
+                role,
+                rule_index,
+                origin,
+            } => {
+                write!(f, "rule {} of {role}", rule_index + 1)?;
+                match origin {
+                    Some(origin) => write!(f, " ({origin})"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// One declared rule: an attribute (all its groups, resources and verbs) or one rule of a role.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Permission {
+    /// Where it was declared.
+    pub declared: Declared,
+    /// `Some(namespace)` for a Role's rule: it applies in that namespace only.
+    pub namespace: Option<String>,
+    /// The rule, with the core group as `""`.
+    pub rule: PolicyRule,
+}
+
+impl Permission {
+    fn from_entry(entry: &RbacEntry) -> Self {
+        let list = |l: &[&str]| (!l.is_empty()).then(|| l.iter().map(|s| s.to_string()).collect());
+        let groups: Vec<String> = entry
+            .groups
+            .iter()
+            .map(|g| if *g == "core" { "" } else { *g }.to_string())
+            .collect();
+        Permission {
+            declared: Declared::Attribute(entry.source),
+            namespace: entry.namespace.map(str::to_string),
+            rule: PolicyRule {
+                api_groups: (!groups.is_empty()).then_some(groups),
+                resources: list(entry.resources),
+                resource_names: list(entry.resource_names),
+                non_resource_urls: list(entry.urls),
+                verbs: entry.verbs.iter().map(|v| v.to_string()).collect(),
+            },
+        }
+    }
+
+    /// Whether this rule allows the request (its namespace included).
+    pub fn allows(&self, request: &RequestAttributes) -> bool {
+        self.applies_in(&request.namespace) && rule_allows(request, &self.rule)
+    }
+
+    fn applies_in(&self, namespace: &str) -> bool {
+        self.namespace.as_deref().is_none_or(|ns| ns == namespace)
+    }
+
+    /// The rule as an `#[rbac(...)]` attribute.
+    pub fn attribute_text(&self) -> String {
+        let list = |l: &Option<Vec<String>>| l.as_deref().unwrap_or_default().join(";");
+        let mut args = Vec::new();
+        if let Some(urls) = &self.rule.non_resource_urls {
+            args.push(format!("urls = {:?}", urls.join(";")));
+        } else {
+            args.push(format!("groups = {:?}", list(&self.rule.api_groups)));
+            args.push(format!("resources = {:?}", list(&self.rule.resources)));
+            if self.rule.resource_names.is_some() {
+                args.push(format!(
+                    "resource_names = {:?}",
+                    list(&self.rule.resource_names)
+                ));
+            }
+        }
+        args.push(format!("verbs = {:?}", self.rule.verbs.join(";")));
+        if let Some(ns) = &self.namespace {
+            args.push(format!("namespace = {ns:?}"));
+        }
+        format!("#[rbac({})]", args.join(", "))
+    }
+}
+
+/// The operator's permissions: the roles requests are checked against, and the declared rules
+/// the report names.
+///
+/// - [`Permissions::from_registry`]: the `#[rbac]` attributes linked into this binary,
+///   aggregated exactly as the generator writes `role.yaml` ([`crate::rbac::generate_roles`]),
+///   with each ClusterRole bound cluster-wide and each Role in its namespace, as the deploy
+///   bundle binds them.
+/// - [`Permissions::from_manifests`]: Roles, ClusterRoles and their bindings from YAML files, for
+///   a ServiceAccount (what `codegen can-i --from` reads).
+///
+/// Both include what every cluster grants every authenticated user (kube-apiserver's default
+/// `system:discovery`, `system:public-info-viewer` and `system:basic-user` roles: discovery
+/// paths, `/healthz`, `/version`, self access reviews), so a client's discovery requests and
+/// [`preflight`](crate::preflight) are covered; those rules are never reported as unused.
+#[derive(Debug, Clone)]
+pub struct Permissions {
+    pub(crate) authorizer: Authorizer,
+    pub(crate) user: UserInfo,
+    pub(crate) permissions: Vec<Permission>,
+    /// The rules of the roles bound to the user (the generated ones, or the manifests'), to
+    /// tell which rule each request needs.
+    pub(crate) rules: Vec<Permission>,
+    /// `rules` were generated from `permissions` (not the same list).
+    pub(crate) rules_generated: bool,
+    /// The authorizer's rules for the user, resolved once ([`Authorizer::rules_for`]): those of
+    /// its ClusterRoleBindings (everywhere) ...
+    pub(crate) cluster_wide: Vec<PolicyRule>,
+    /// ... and those of its RoleBindings, by namespace.
+    pub(crate) in_namespace: HashMap<String, Vec<PolicyRule>>,
+    /// The cluster's defaults for every authenticated user (part of `cluster_wide`).
+    pub(crate) defaults: Vec<PolicyRule>,
+}
+
+/// The manifests could not be read, or name no single ServiceAccount to evaluate as.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read the operator's permissions from manifests:\n  {}", .0.join("\n  "))]
+pub struct ManifestsError(pub Vec<String>);
+
+impl Permissions {
+    /// The attributes of the linked registry ([`crate::registry::rbac_entries`]).
+    pub fn from_registry() -> Self {
+        Permissions::from_entries(&crate::registry::rbac_entries())
+    }
+
+    /// These attributes (a subset of the registry, say one crate's).
+    pub fn from_entries(entries: &[&RbacEntry]) -> Self {
+        let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
+        let user = UserInfo::new("operator", [AUTHENTICATED]);
+        let subject = Subject {
+            kind: "User".into(),
+            api_group: Some(RBAC_GROUP.into()),
+            name: user.name.clone(),
+            namespace: None,
+        };
+        let mut authorizer = Authorizer::default();
+        let mut rules = Vec::new();
+        for role in generate_roles(&markers, DEFAULT_ROLE_NAME) {
+            let name = role.key.name.clone();
+            let described = if role.is_cluster_role() {
+                format!("ClusterRole {name:?}")
+            } else {
+                format!("Role {name:?} in {:?}", role.key.namespace)
+            };
+            for (rule_index, rule) in role.policy_rules().into_iter().enumerate() {
+                rules.push(Permission {
+                    declared: Declared::Rule {
+                        role: described.clone(),
+                        rule_index,
+                        origin: None,
+                    },
+                    namespace: (!role.is_cluster_role()).then(|| role.key.namespace.clone()),
+                    rule,
+                });
+            }
+            let role_ref = |kind: &str| RoleRef {
+                api_group: Some(RBAC_GROUP.into()),
+                kind: kind.into(),
+                name: name.clone(),
+            };
+            let rules = Some(role.policy_rules());
+            if role.is_cluster_role() {
+                authorizer.cluster_roles.push(ClusterRole {
+                    metadata: meta(&name, None),
+                    rules,
+                    ..ClusterRole::default()
+                });
+                authorizer.cluster_role_bindings.push(ClusterRoleBinding {
+                    metadata: meta(&name, None),
+                    role_ref: role_ref("ClusterRole"),
+                    subjects: Some(vec![subject.clone()]),
+                });
+            } else {
+                let ns = role.key.namespace.as_str();
+                authorizer.roles.push(Role {
+                    metadata: meta(&name, Some(ns)),
+                    rules,
+                });
+                authorizer.role_bindings.push(RoleBinding {
+                    metadata: meta(&name, Some(ns)),
+                    role_ref: role_ref("Role"),
+                    subjects: Some(vec![subject.clone()]),
+                });
+            }
+        }
+        Permissions::resolved(
+            authorizer,
+            user,
+            entries.iter().map(|e| Permission::from_entry(e)).collect(),
+            rules,
+            true,
+        )
+    }
+
+    /// The roles and bindings in the YAML files under `path` (a file or a directory, as
+    /// `codegen can-i --from`), for `user`, or, when `None`, for the one ServiceAccount the
+    /// manifests define (the deploy bundle's). Each rule of a role bound to the user is one
+    /// [`Permission`].
+    pub fn from_manifests(path: &Path, user: Option<UserInfo>) -> Result<Self, ManifestsError> {
+        let loaded = manifests::load(path).map_err(ManifestsError)?;
+        let user = match (user, loaded.service_accounts.as_slice()) {
+            (Some(user), _) => user,
+            (None, [(ns, name, _)]) => UserInfo::service_account(ns, name),
+            (None, accounts) => {
+                return Err(ManifestsError(vec![format!(
+                    "{} defines {} ServiceAccounts: name the user to evaluate as",
+                    path.display(),
+                    accounts.len()
+                )]));
+            }
+        };
+        let authorizer = loaded.authorizer.clone();
+        let mut permissions = Vec::new();
+        let mut namespaces: Vec<&str> = authorizer
+            .role_bindings
+            .iter()
+            .filter_map(|b| b.metadata.namespace.as_deref())
+            .collect();
+        namespaces.sort_unstable();
+        namespaces.dedup();
+        let mut errors = Vec::new();
+        for namespace in std::iter::once("").chain(namespaces) {
+            let found = authorizer.rules_for(&user, namespace);
+            errors.extend(found.errors);
+            for sourced in found.rules {
+                let source = &sourced.source;
+                // Cluster-wide bindings are seen once, with the empty namespace.
+                let scoped = source.binding_kind == BindingKind::RoleBinding;
+                if scoped == namespace.is_empty() {
+                    continue;
+                }
+                let kind = match source.role_kind {
+                    RoleKind::ClusterRole => "ClusterRole",
+                    RoleKind::Role => "Role",
+                };
+                let origin = loaded
+                    .origin(kind, source.role_namespace.as_deref(), &source.role_name)
+                    .map(|o| o.to_string());
+                permissions.push(Permission {
+                    declared: Declared::Rule {
+                        role: source.to_string(),
+                        rule_index: sourced.rule_index,
+                        origin,
+                    },
+                    namespace: scoped.then(|| namespace.to_string()),
+                    rule: sourced.rule.clone(),
+                });
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ManifestsError(errors));
+        }
+        let rules = permissions.clone();
+        Ok(Permissions::resolved(
+            authorizer,
+            user,
+            permissions,
+            rules,
+            false,
+        ))
+    }
+
+    /// Adds the cluster's defaults and resolves the rules that apply to the user, once: the
+    /// objects do not change, so each request is matched against the rules kube-apiserver's
+    /// RBAC authorizer would visit for it, without walking the bindings again.
+    fn resolved(
+        mut authorizer: Authorizer,
+        user: UserInfo,
+        permissions: Vec<Permission>,
+        rules: Vec<Permission>,
+        rules_generated: bool,
+    ) -> Self {
+        let defaults = add_cluster_defaults(&mut authorizer);
+        let cluster_wide = authorizer
+            .rules_for(&user, "")
+            .rules
+            .iter()
+            .map(|r| r.rule.clone())
+            .collect();
+        let mut in_namespace: HashMap<String, Vec<PolicyRule>> = HashMap::new();
+        for binding in &authorizer.role_bindings {
+            let Some(ns) = binding.metadata.namespace.as_deref() else {
+                continue;
+            };
+            if in_namespace.contains_key(ns) {
+                continue;
+            }
+            let scoped = authorizer
+                .rules_for(&user, ns)
+                .rules
+                .iter()
+                .filter(|r| r.source.binding_kind == BindingKind::RoleBinding)
+                .map(|r| r.rule.clone())
+                .collect();
+            in_namespace.insert(ns.to_string(), scoped);
+        }
+        Permissions {
+            authorizer,
+            user,
+            permissions,
+            rules,
+            rules_generated,
+            cluster_wide,
+            in_namespace,
+            defaults,
+        }
+    }
+
+    /// The same permissions, with requests made (and denied, in [`Mode::Deny`]) as `user`
+    /// (default: `operator`, or the manifests' ServiceAccount). Only the denial message
+    /// shows the name: the roles apply whatever it is.
+    ///
+    /// [`Mode::Deny`]: super::Mode::Deny
+    pub fn with_user_name(mut self, name: &str) -> Self {
+        for binding in &mut self.authorizer.cluster_role_bindings {
+            for subject in binding.subjects.iter_mut().flatten() {
+                if subject.kind == "User" && subject.name == self.user.name {
+                    subject.name = name.to_string();
+                }
+            }
+        }
+        for binding in &mut self.authorizer.role_bindings {
+            for subject in binding.subjects.iter_mut().flatten() {
+                if subject.kind == "User" && subject.name == self.user.name {
+                    subject.name = name.to_string();
+                }
+            }
+        }
+        self.user.name = name.to_string();
+        self
+    }
+
+    /// The declared rules, in registry (or manifest) order.
+    pub fn declared(&self) -> &[Permission] {
+        &self.permissions
+    }
+
+    /// Whether the roles allow the request (as `Authorizer::authorize` would decide).
+    pub fn allows(&self, request: &RequestAttributes) -> bool {
+        rules_allow(request, &self.cluster_wide).is_some()
+            || (!request.namespace.is_empty()
+                && self
+                    .in_namespace
+                    .get(&request.namespace)
+                    .is_some_and(|rules| rules_allow(request, rules).is_some()))
+    }
+
+    /// Whether the cluster's defaults for authenticated users allow the request.
+    pub(crate) fn allowed_by_defaults(&self, request: &RequestAttributes) -> bool {
+        rules_allow(request, &self.defaults).is_some()
+    }
+}
+
+fn meta(name: &str, namespace: Option<&str>) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name.to_string()),
+        namespace: namespace.map(str::to_string),
+        ..ObjectMeta::default()
+    }
+}
+
+/// kube-apiserver's bootstrap roles bound to `system:authenticated`
+/// (`plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go`); returns their rules.
+fn add_cluster_defaults(authorizer: &mut Authorizer) -> Vec<PolicyRule> {
+    let mut all = Vec::new();
+    let rule = |groups: &[&str], resources: &[&str], urls: &[&str], verb: &str| PolicyRule {
+        api_groups: (!groups.is_empty()).then(|| groups.iter().map(|s| s.to_string()).collect()),
+        resources: (!resources.is_empty())
+            .then(|| resources.iter().map(|s| s.to_string()).collect()),
+        non_resource_urls: (!urls.is_empty()).then(|| urls.iter().map(|s| s.to_string()).collect()),
+        resource_names: None,
+        verbs: vec![verb.to_string()],
+    };
+    let public_info = ["/healthz", "/livez", "/readyz", "/version", "/version/"];
+    let mut discovery = public_info.to_vec();
+    discovery.extend([
+        "/openapi",
+        "/openapi/*",
+        "/api",
+        "/api/*",
+        "/apis",
+        "/apis/*",
+    ]);
+    let defaults = [
+        ("system:discovery", vec![rule(&[], &[], &discovery, "get")]),
+        (
+            "system:public-info-viewer",
+            vec![rule(&[], &[], &public_info, "get")],
+        ),
+        (
+            "system:basic-user",
+            vec![
+                rule(
+                    &["authorization.k8s.io"],
+                    &["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+                    &[],
+                    "create",
+                ),
+                rule(
+                    &["authentication.k8s.io"],
+                    &["selfsubjectreviews"],
+                    &[],
+                    "create",
+                ),
+            ],
+        ),
+    ];
+    for (name, rules) in defaults {
+        all.extend(rules.iter().cloned());
+        authorizer.cluster_roles.push(ClusterRole {
+            metadata: meta(name, None),
+            rules: Some(rules),
+            ..ClusterRole::default()
+        });
+        authorizer.cluster_role_bindings.push(ClusterRoleBinding {
+            metadata: meta(name, None),
+            role_ref: RoleRef {
+                api_group: Some(RBAC_GROUP.into()),
+                kind: "ClusterRole".into(),
+                name: name.into(),
+            },
+            subjects: Some(vec![Subject {
+                kind: "Group".into(),
+                api_group: Some(RBAC_GROUP.into()),
+                name: AUTHENTICATED.into(),
+                namespace: None,
+            }]),
+        });
+    }
+    all
+}
