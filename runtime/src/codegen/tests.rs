@@ -158,6 +158,7 @@ fn entry(groups: &'static [&'static str], verbs: &'static [&'static str], line: 
         urls: &[],
         namespace: None,
         role_name: None,
+        allow: &[],
         source: Source {
             file: "src/lib.rs",
             line,
