@@ -107,7 +107,9 @@ impl Lint {
             Lint::WildcardResources => {
                 "`*` resources grant every resource type, including ones installed later"
             }
-            Lint::WildcardGroups => "`*` groups grant every API group, including ones installed later",
+            Lint::WildcardGroups => {
+                "`*` groups grant every API group, including ones installed later"
+            }
             Lint::Escalate => {
                 "escalate lets the holder create or update roles with permissions it does not have"
             }
@@ -123,7 +125,9 @@ impl Lint {
             Lint::ClusterSecretsRead => {
                 "reading Secrets cluster-wide reveals every credential and ServiceAccount token of the cluster"
             }
-            Lint::PodsExec => "exec, attach, port-forward and ephemeral containers run code in existing Pods, with their ServiceAccounts and mounts",
+            Lint::PodsExec => {
+                "exec, attach, port-forward and ephemeral containers run code in existing Pods, with their ServiceAccounts and mounts"
+            }
             Lint::NodesProxy => {
                 "nodes/proxy reaches the kubelet API, which runs commands in every Pod of the node, bypassing audit and admission"
             }
@@ -145,9 +149,7 @@ impl Lint {
             Lint::NamespaceModify => {
                 "changing a Namespace's labels can relax its Pod Security level"
             }
-            Lint::Redundant => {
-                "the rule adds nothing: another attribute already grants all of it"
-            }
+            Lint::Redundant => "the rule adds nothing: another attribute already grants all of it",
         }
     }
 

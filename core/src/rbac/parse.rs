@@ -207,7 +207,8 @@ fn parse_one(chunk: TokenStream, args: &mut RbacArgs, cx: &mut Ctxt) {
 /// `#[allow(lint, reason = "...")]`, with the reason required. Lint names are kebab-case as the
 /// generator prints them (`cluster-secrets-read`), or the same with `_`.
 fn parse_allow(chunk: TokenStream, key: Ident, args: &mut RbacArgs, cx: &mut Ctxt) {
-    let example = "e.g. `allow(cluster-secrets-read, reason = \"the operator mirrors TLS Secrets\")`";
+    let example =
+        "e.g. `allow(cluster-secrets-read, reason = \"the operator mirrors TLS Secrets\")`";
     let mut tokens = chunk.into_iter().skip(1);
     let group = match (tokens.next(), tokens.next()) {
         (Some(TokenTree::Group(g)), None) if g.delimiter() == Delimiter::Parenthesis => g,
@@ -274,7 +275,10 @@ fn parse_allow(chunk: TokenStream, key: Ident, args: &mut RbacArgs, cx: &mut Ctx
             let hint = did_you_mean(&name, &names)
                 .or_else(|| {
                     let mut containing = names.iter().filter(|n| n.contains(&part));
-                    containing.next().filter(|_| containing.next().is_none()).copied()
+                    containing
+                        .next()
+                        .filter(|_| containing.next().is_none())
+                        .copied()
                 })
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
@@ -301,10 +305,7 @@ fn parse_allow(chunk: TokenStream, key: Ident, args: &mut RbacArgs, cx: &mut Ctx
         lints.push((lint, span));
     }
     if lints.is_empty() && ok {
-        cx.error_at(
-            group.span(),
-            format!("`allow` names no lint, {example}"),
-        );
+        cx.error_at(group.span(), format!("`allow` names no lint, {example}"));
         return;
     }
     let Some((_, reason)) = reason else {
@@ -334,7 +335,9 @@ impl syn::parse::Parse for ReasonArg {
             syn::Error::new(e.span(), "`reason` takes a string, e.g. `reason = \"...\"`")
         })?;
         if !input.is_empty() {
-            return Err(input.error("unexpected tokens after the reason; separate arguments with `,`"));
+            return Err(
+                input.error("unexpected tokens after the reason; separate arguments with `,`")
+            );
         }
         Ok(ReasonArg(lit))
     }

@@ -359,7 +359,11 @@ fn allow_names_lints_with_a_reason() {
         groups = "",
         resources = "secrets",
         verbs = "get;list",
-        allow(cluster-secrets-read, redundant, reason = "mirrors TLS Secrets")
+        allow(
+            cluster - secrets - read,
+            redundant,
+            reason = "mirrors TLS Secrets"
+        )
     ));
     let allowed: Vec<(&str, &str)> = m
         .allow
@@ -390,8 +394,9 @@ fn allow_errors() {
     let base = quote!(groups = "", resources = "secrets", verbs = "get");
     let err = |allow: TokenStream| one_error(quote!(#base, #allow));
     assert!(
-        err(quote!(allow(secrets_read, reason = "x")))
-            .contains("unknown lint `secrets_read` in `allow`; did you mean `cluster-secrets-read`?"),
+        err(quote!(allow(secrets_read, reason = "x"))).contains(
+            "unknown lint `secrets_read` in `allow`; did you mean `cluster-secrets-read`?"
+        ),
         "{}",
         err(quote!(allow(secrets_read, reason = "x")))
     );

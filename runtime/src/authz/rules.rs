@@ -191,9 +191,9 @@ pub fn rule_covers(owner: &PolicyRule, requested: &PolicyRule) -> bool {
         list(&owner.resources).iter().any(|o| {
             o == "*"
                 || o == r
-                || o
-                    .strip_prefix('*')
-                    .is_some_and(|sub| sub.starts_with('/') && r.ends_with(sub) && r.len() > sub.len())
+                || o.strip_prefix('*').is_some_and(|sub| {
+                    sub.starts_with('/') && r.ends_with(sub) && r.len() > sub.len()
+                })
         })
     });
     let names = list(&requested.resource_names);
@@ -203,9 +203,9 @@ pub fn rule_covers(owner: &PolicyRule, requested: &PolicyRule) -> bool {
         names.iter().all(|n| resource_name_matches(owner, n))
     };
     let urls_ok = list(&requested.non_resource_urls).iter().all(|u| {
-        list(&owner.non_resource_urls).iter().any(|o| {
-            o == u || (o.ends_with('*') && u.starts_with(o.trim_end_matches('*')))
-        })
+        list(&owner.non_resource_urls)
+            .iter()
+            .any(|o| o == u || (o.ends_with('*') && u.starts_with(o.trim_end_matches('*'))))
     });
     groups_ok && resources_ok && names_ok && urls_ok
 }

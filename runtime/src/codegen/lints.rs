@@ -86,7 +86,12 @@ fn probes(lint: Lint) -> &'static [Probe] {
         ],
         Lint::RbacWrite => &[Probe {
             group: RBAC,
-            resources: &["roles", "clusterroles", "rolebindings", "clusterrolebindings"],
+            resources: &[
+                "roles",
+                "clusterroles",
+                "rolebindings",
+                "clusterrolebindings",
+            ],
             verbs: WRITE,
         }],
         Lint::ClusterSecretsRead => &[Probe {
@@ -110,7 +115,9 @@ fn probes(lint: Lint) -> &'static [Probe] {
         Lint::NodesProxy => &[Probe {
             group: "",
             resources: &["nodes/proxy"],
-            verbs: &["get", "list", "watch", "create", "update", "patch", "delete"],
+            verbs: &[
+                "get", "list", "watch", "create", "update", "patch", "delete",
+            ],
         }],
         Lint::TokenRequest => &[Probe {
             group: "",
@@ -164,10 +171,9 @@ fn probes(lint: Lint) -> &'static [Probe] {
             resources: &["namespaces"],
             verbs: &["update", "patch"],
         }],
-        Lint::WildcardVerbs
-        | Lint::WildcardResources
-        | Lint::WildcardGroups
-        | Lint::Redundant => &[],
+        Lint::WildcardVerbs | Lint::WildcardResources | Lint::WildcardGroups | Lint::Redundant => {
+            &[]
+        }
     }
 }
 
@@ -179,7 +185,13 @@ pub fn marker_rule(marker: &RbacMarker) -> PolicyRule {
             &marker
                 .groups
                 .iter()
-                .map(|g| if g == "core" { String::new() } else { g.clone() })
+                .map(|g| {
+                    if g == "core" {
+                        String::new()
+                    } else {
+                        g.clone()
+                    }
+                })
                 .collect::<Vec<_>>(),
         ),
         resources: list(&marker.resources),
@@ -300,6 +312,7 @@ fn check(lint: Lint, marker: &RbacMarker, default_role_name: &str) -> Option<Str
 pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<LintWarning> {
     let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
     let rules: Vec<PolicyRule> = markers.iter().map(marker_rule).collect();
+    let coverers = Coverers::new(entries, &markers, &rules, default_role_name);
     let mut warnings = Vec::new();
     for (i, (entry, marker)) in entries.iter().zip(&markers).enumerate() {
         let allowed = |lint: Lint| entry.allow.iter().any(|(name, _)| *name == lint.name());
@@ -308,7 +321,7 @@ pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Lin
                 continue;
             }
             if lint == Lint::Redundant {
-                if let Some(j) = covering(i, entries, &markers, &rules, default_role_name) {
+                if let Some(j) = coverers.covering(i, &rules) {
                     let other = entries[j].source;
                     warnings.push(LintWarning {
                         lint,
@@ -340,31 +353,97 @@ pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Lin
     warnings
 }
 
-/// Another attribute of the same crate and role whose rule covers attribute `i`'s; of two
-/// that cover each other, the later one is the redundant one.
-fn covering(
-    i: usize,
-    entries: &[&RbacEntry],
-    markers: &[RbacMarker],
-    rules: &[PolicyRule],
-    default_role_name: &str,
-) -> Option<usize> {
-    let role = |m: &RbacMarker| {
-        (
-            m.namespace.clone(),
-            m.role_name
-                .clone()
-                .unwrap_or_else(|| default_role_name.to_string()),
-        )
-    };
-    let (crate_name, my_role) = (entries[i].source.crate_name(), role(&markers[i]));
-    (0..entries.len()).find(|&j| {
-        j != i
-            && entries[j].source.crate_name() == crate_name
-            && role(&markers[j]) == my_role
-            && rule_covers(&rules[j], &rules[i])
-            && (j < i || !rule_covers(&rules[i], &rules[j]))
-    })
+/// Which attributes could cover which: those of the same crate and role whose rule names the
+/// other's first (group, resource) or a wildcard for it. An index, so that `redundant` stays
+/// near-linear on thousands of attributes instead of comparing every pair.
+struct Coverers {
+    /// (crate, namespace, role, group, resource) → attributes, in source order; URL rules under
+    /// group and resource `""`.
+    by_target: std::collections::HashMap<(String, String, String, String, String), Vec<usize>>,
+    /// The same key for each attribute's own first target.
+    keys: Vec<(String, String, String, String, String)>,
+}
+
+impl Coverers {
+    fn new(
+        entries: &[&RbacEntry],
+        markers: &[RbacMarker],
+        rules: &[PolicyRule],
+        default_role_name: &str,
+    ) -> Coverers {
+        let mut by_target: std::collections::HashMap<_, Vec<usize>> = Default::default();
+        let mut keys = Vec::new();
+        for (j, ((entry, marker), rule)) in entries.iter().zip(markers).zip(rules).enumerate() {
+            let scope = |group: &str, resource: &str| {
+                (
+                    entry.source.crate_name().to_string(),
+                    marker.namespace.clone().unwrap_or_default(),
+                    marker
+                        .role_name
+                        .clone()
+                        .unwrap_or_else(|| default_role_name.to_string()),
+                    group.to_string(),
+                    resource.to_string(),
+                )
+            };
+            let groups = rule.api_groups.as_deref().unwrap_or_default();
+            let resources = rule.resources.as_deref().unwrap_or_default();
+            if resources.is_empty() {
+                by_target.entry(scope("", "")).or_default().push(j);
+                keys.push(scope("", ""));
+                continue;
+            }
+            for g in groups {
+                for r in resources {
+                    by_target.entry(scope(g, r)).or_default().push(j);
+                }
+            }
+            keys.push(scope(
+                groups.first().map_or("", String::as_str),
+                &resources[0],
+            ));
+        }
+        Coverers { by_target, keys }
+    }
+
+    /// Another attribute whose rule covers attribute `i`'s; of two that cover each other, the
+    /// later one is the redundant one.
+    fn covering(&self, i: usize, rules: &[PolicyRule]) -> Option<usize> {
+        let (krate, namespace, role, group, resource) = &self.keys[i];
+        let wild_sub = resource.split_once('/').map(|(_, sub)| format!("*/{sub}"));
+        let mut targets = vec![(group.as_str(), resource.as_str())];
+        if !resource.is_empty() {
+            for g in [group.as_str(), "*"] {
+                for r in [Some(resource.as_str()), Some("*"), wild_sub.as_deref()]
+                    .into_iter()
+                    .flatten()
+                {
+                    targets.push((g, r));
+                }
+            }
+        }
+        let mut candidates: Vec<usize> = targets
+            .into_iter()
+            .filter_map(|(g, r)| {
+                self.by_target.get(&(
+                    krate.clone(),
+                    namespace.clone(),
+                    role.clone(),
+                    g.to_string(),
+                    r.to_string(),
+                ))
+            })
+            .flatten()
+            .copied()
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates.into_iter().find(|&j| {
+            j != i
+                && rule_covers(&rules[j], &rules[i])
+                && (j < i || !rule_covers(&rules[i], &rules[j]))
+        })
+    }
 }
 
 #[cfg(test)]

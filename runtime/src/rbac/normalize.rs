@@ -9,8 +9,8 @@
 //! We union the verbs instead: the same permissions as both rules together, deterministic, and
 //! byte-identical to controller-gen whenever no such collision occurs.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A policy rule being normalized: every list sorted and deduplicated.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -205,7 +205,10 @@ impl Provenance for Origins {
 
 /// Inserts `rule` under its key; on a collision the verbs are united (see the module docs).
 /// Returns whether it collided.
-fn insert<P: Provenance>(map: &mut BTreeMap<RuleKey, (Rule, P)>, (rule, origin): (Rule, P)) -> bool {
+fn insert<P: Provenance>(
+    map: &mut BTreeMap<RuleKey, (Rule, P)>,
+    (rule, origin): (Rule, P),
+) -> bool {
     match map.entry(rule.key()) {
         Entry::Vacant(slot) => {
             slot.insert((rule, origin));
@@ -263,7 +266,10 @@ pub fn normalize(rules: impl IntoIterator<Item = Rule>) -> Vec<Rule> {
 /// unite their verbs.
 pub fn normalize_counting(rules: impl IntoIterator<Item = Rule>) -> (Vec<Rule>, usize) {
     let (rules, collisions) = normalize_with::<()>(rules.into_iter().map(|r| (r, ())));
-    (rules.into_iter().map(|(rule, ())| rule).collect(), collisions)
+    (
+        rules.into_iter().map(|(rule, ())| rule).collect(),
+        collisions,
+    )
 }
 
 /// [`normalize_counting`], carrying each input rule's [`Provenance`] through every merge.

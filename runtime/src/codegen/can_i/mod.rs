@@ -10,8 +10,8 @@
 mod cli;
 mod manifests;
 
-pub use cli::{CAN_I_HELP, CanICommand, CanIOptions, Target};
 pub(crate) use cli::parse_target;
+pub use cli::{CAN_I_HELP, CanICommand, CanIOptions, Target};
 pub use manifests::{Manifests, Origin, load};
 
 use crate::authz::{Decision, RequestAttributes, RoleKind, UserInfo, rule_allows};

@@ -230,10 +230,12 @@ impl ExplainCommand {
                 Some(q)
             }
             None => {
-                if let Some(flag) = seen
-                    .iter()
-                    .find(|f| matches!(f.as_str(), "--namespace" | "--all-namespaces" | "--subresource"))
-                {
+                if let Some(flag) = seen.iter().find(|f| {
+                    matches!(
+                        f.as_str(),
+                        "--namespace" | "--all-namespaces" | "--subresource"
+                    )
+                }) {
                     return Err(format!(
                         "`{flag}` needs a question: `explain VERB TYPE {flag} ...`"
                     ));
@@ -270,7 +272,13 @@ mod tests {
         assert_eq!(all.question, None);
         assert_eq!(all.format, Format::Text);
         assert_eq!(all.role_name, "manager-role");
-        let o = explain(&["--format", "json", "create", "deployments.apps/web", "-nweb"]);
+        let o = explain(&[
+            "--format",
+            "json",
+            "create",
+            "deployments.apps/web",
+            "-nweb",
+        ]);
         assert_eq!(o.format, Format::Json);
         let q = o.question.unwrap();
         assert_eq!(q.verb, "create");

@@ -422,8 +422,16 @@ impl Explanation {
                 for (key, map, shown) in [
                     ("apiGroups", &o.api_groups, &rule.rule.api_groups),
                     ("resources", &o.resources, &rule.rule.resources),
-                    ("resourceNames", &o.resource_names, &rule.rule.resource_names),
-                    ("nonResourceURLs", &o.non_resource_urls, &rule.rule.non_resource_urls),
+                    (
+                        "resourceNames",
+                        &o.resource_names,
+                        &rule.rule.resource_names,
+                    ),
+                    (
+                        "nonResourceURLs",
+                        &o.non_resource_urls,
+                        &rule.rule.non_resource_urls,
+                    ),
                     ("verbs", &o.verbs, &rule.rule.verbs),
                 ] {
                     if map.is_empty() {

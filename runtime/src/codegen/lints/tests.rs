@@ -131,7 +131,12 @@ fn scope_and_names_decide() {
     let fine = [
         entry(1, &["apps"], &["deployments/status"], &["patch"]),
         entry(2, &[""], &["pods/log"], &["get"]),
-        entry(3, &["apps"], &["deployments"], &["get", "list", "watch", "delete"]),
+        entry(
+            3,
+            &["apps"],
+            &["deployments"],
+            &["get", "list", "watch", "delete"],
+        ),
     ];
     assert_eq!(fired(&fine), []);
     // Constrained impersonation verbs are impersonation too.
