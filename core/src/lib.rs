@@ -13,6 +13,7 @@
 //!
 //! Errors are accumulated in a [`ctxt::Ctxt`] and reported together, each on its own span.
 
+pub mod lints;
 pub mod model;
 
 #[cfg(feature = "parse")]

@@ -23,6 +23,18 @@ pub struct RbacMarker {
     pub namespace: Option<String>,
     /// Name of the (Cluster)Role; `None` for the generator's default.
     pub role_name: Option<String>,
+    /// `allow(lint, ..., reason = "...")`: the generator's lints this attribute accepts, one
+    /// entry per lint, in the order written.
+    pub allow: Vec<Allow>,
+}
+
+/// One lint an attribute accepts, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Allow {
+    /// The lint's kebab-case name (one of [`crate::lints::Lint::ALL`]).
+    pub lint: String,
+    /// The reason the attribute states (never empty).
+    pub reason: String,
 }
 
 /// A validated `#[webhook]` attribute: controller-gen's `+kubebuilder:webhook` `Config`, with

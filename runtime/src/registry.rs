@@ -78,6 +78,9 @@ pub struct RbacEntry {
     pub namespace: Option<&'static str>,
     /// `role_name`: overrides the generator's role name.
     pub role_name: Option<&'static str>,
+    /// `allow(...)`: the generator's lints this attribute accepts, as (kebab-case lint name,
+    /// stated reason), checked at compile time.
+    pub allow: &'static [(&'static str, &'static str)],
     /// Where the attribute stands.
     pub source: Source,
 }
@@ -94,6 +97,7 @@ impl RbacEntry {
         urls: &'static [&'static str],
         namespace: Option<&'static str>,
         role_name: Option<&'static str>,
+        allow: &'static [(&'static str, &'static str)],
         source: Source,
     ) -> Self {
         RbacEntry {
@@ -104,6 +108,7 @@ impl RbacEntry {
             urls,
             namespace,
             role_name,
+            allow,
             source,
         }
     }

@@ -355,6 +355,7 @@ fn an_entry_that_disagrees_with_its_source_is_an_error() {
         e.urls,
         e.namespace,
         e.role_name,
+        e.allow,
         e.source,
     )));
     entries[0] = tampered;

@@ -48,6 +48,9 @@ pub fn registration(marker: &RbacMarker, item_name: &str, within: TokenStream) -
     let urls = list(&marker.urls);
     let namespace = opt(&marker.namespace);
     let role_name = opt(&marker.role_name);
+    let allow_lints = marker.allow.iter().map(|a| &a.lint);
+    let allow_reasons = marker.allow.iter().map(|a| &a.reason);
+    let allow = quote!(&[#((#allow_lints, #allow_reasons)),*]);
     let source = source_expr(item_name);
     quote! {
         const _: () = {
@@ -62,6 +65,7 @@ pub fn registration(marker: &RbacMarker, item_name: &str, within: TokenStream) -
                 #urls,
                 #namespace,
                 #role_name,
+                #allow,
                 #source,
             );
         };

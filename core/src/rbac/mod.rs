@@ -12,12 +12,12 @@ mod parse;
 mod validate;
 
 pub use expand::{expand, registration, source_expr};
-pub use parse::{Item, ListArg, RbacArgs, parse_args};
+pub use parse::{AllowArg, Item, ListArg, RbacArgs, parse_args};
 pub use validate::validate;
 
 use proc_macro2::TokenStream;
 
-pub use crate::model::RbacMarker;
+pub use crate::model::{Allow, RbacMarker};
 
 /// Parses and validates attribute arguments; every problem found is in the one error.
 pub fn parse_marker(args: TokenStream) -> syn::Result<RbacMarker> {

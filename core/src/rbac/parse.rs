@@ -8,6 +8,8 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Ident, Lit, LitStr, Token};
 
+use crate::lints::Lint;
+
 /// One string of a list, with the span of the literal it came from.
 ///
 /// Elements of a semicolon string share that string's span: stable Rust cannot point inside
@@ -39,9 +41,19 @@ pub struct RbacArgs {
     pub namespace: Option<(Span, Item)>,
     pub role_name: Option<(Span, Item)>,
     pub custom_verbs: Option<(Span, bool)>,
+    /// `allow(lint, ..., reason = "...")`, each one as written (already checked: known lint
+    /// names, a non-empty reason, no lint twice).
+    pub allow: Vec<AllowArg>,
     /// Keys that were present but whose value was malformed: validation must not claim they
     /// are missing.
     pub malformed: Vec<&'static str>,
+}
+
+/// One `allow(...)`: the lints it names, each with its span, and its reason.
+#[derive(Debug, Clone)]
+pub struct AllowArg {
+    pub lints: Vec<(Lint, Span)>,
+    pub reason: String,
 }
 
 /// Canonical keys, then controller-gen's spellings accepted as aliases.
@@ -54,6 +66,7 @@ const KEYS: &[&str] = &[
     "namespace",
     "role_name",
     "custom_verbs",
+    "allow",
 ];
 
 fn canonical_key(key: &str) -> Option<&'static str> {
@@ -117,6 +130,10 @@ fn parse_one(chunk: TokenStream, args: &mut RbacArgs, cx: &mut Ctxt) {
         );
         return;
     };
+    if canonical == "allow" {
+        parse_allow(chunk, key, args, cx);
+        return;
+    }
     if is_set(args, canonical) {
         let alias = if canonical != key_str {
             format!(" (`{key_str}` is another spelling of `{canonical}`)")
@@ -184,6 +201,164 @@ fn parse_one(chunk: TokenStream, args: &mut RbacArgs, cx: &mut Ctxt) {
             *slot = Some(list);
         }
     }
+}
+
+/// `allow(lint-name, other_lint, reason = "why")`: the shape of Rust's own
+/// `#[allow(lint, reason = "...")]`, with the reason required. Lint names are kebab-case as the
+/// generator prints them (`cluster-secrets-read`), or the same with `_`.
+fn parse_allow(chunk: TokenStream, key: Ident, args: &mut RbacArgs, cx: &mut Ctxt) {
+    let example =
+        "e.g. `allow(cluster-secrets-read, reason = \"the operator mirrors TLS Secrets\")`";
+    let mut tokens = chunk.into_iter().skip(1);
+    let group = match (tokens.next(), tokens.next()) {
+        (Some(TokenTree::Group(g)), None) if g.delimiter() == Delimiter::Parenthesis => g,
+        (Some(other), _) => {
+            cx.error_at(
+                other.span(),
+                format!("`allow` takes lint names and a reason in parentheses, {example}"),
+            );
+            return;
+        }
+        (None, _) => {
+            cx.error_at(
+                key.span(),
+                format!("`allow` needs lint names and a reason, {example}"),
+            );
+            return;
+        }
+    };
+    let mut lints: Vec<(Lint, Span)> = Vec::new();
+    let mut reason: Option<(Span, String)> = None;
+    let mut reason_written = false;
+    let mut ok = true;
+    for piece in crate::args::split_commas(group.stream()) {
+        let first = match piece.clone().into_iter().next() {
+            Some(first) => first,
+            None => continue,
+        };
+        let is_reason = matches!(&first, TokenTree::Ident(i) if i == "reason")
+            && piece.clone().into_iter().nth(1).is_some();
+        if is_reason {
+            reason_written = true;
+            match syn::parse2::<ReasonArg>(piece) {
+                Ok(ReasonArg(lit)) if reason.is_some() => {
+                    cx.error_at(lit.span(), "`reason` given twice in one `allow(...)`");
+                    ok = false;
+                }
+                Ok(ReasonArg(lit)) if lit.value().trim().is_empty() => {
+                    cx.error_at(
+                        lit.span(),
+                        "empty `reason`: say why this attribute needs what the lint warns about",
+                    );
+                    ok = false;
+                }
+                Ok(ReasonArg(lit)) => reason = Some((lit.span(), lit.value())),
+                Err(e) => {
+                    cx.push(e);
+                    ok = false;
+                }
+            }
+            continue;
+        }
+        let Some((name, span)) = lint_name(&piece) else {
+            cx.error_at(
+                first.span(),
+                format!("expected a lint name or `reason = \"...\"` in `allow`, {example}"),
+            );
+            ok = false;
+            continue;
+        };
+        let Some(lint) = Lint::from_name(&name) else {
+            let names = Lint::names();
+            // A typo, or a part of the name (`secrets-read` for `cluster-secrets-read`).
+            let part = name.replace('_', "-");
+            let hint = did_you_mean(&name, &names)
+                .or_else(|| {
+                    let mut containing = names.iter().filter(|n| n.contains(&part));
+                    containing
+                        .next()
+                        .filter(|_| containing.next().is_none())
+                        .copied()
+                })
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            cx.error_at(
+                span,
+                format!(
+                    "unknown lint `{name}` in `allow`{hint} (the lints: {})",
+                    names.join(", ")
+                ),
+            );
+            ok = false;
+            continue;
+        };
+        let twice = lints.iter().any(|(l, _)| *l == lint)
+            || args
+                .allow
+                .iter()
+                .any(|a| a.lints.iter().any(|(l, _)| *l == lint));
+        if twice {
+            cx.error_at(span, format!("lint `{lint}` allowed twice"));
+            ok = false;
+            continue;
+        }
+        lints.push((lint, span));
+    }
+    if lints.is_empty() && ok {
+        cx.error_at(group.span(), format!("`allow` names no lint, {example}"));
+        return;
+    }
+    let Some((_, reason)) = reason else {
+        if !reason_written {
+            cx.error_at(
+                group.span(),
+                format!(
+                    "`allow` needs a `reason = \"...\"`: say why this attribute needs what the lint warns about, {example}"
+                ),
+            );
+        }
+        return;
+    };
+    if ok {
+        args.allow.push(AllowArg { lints, reason });
+    }
+}
+
+/// `reason = "..."`.
+struct ReasonArg(LitStr);
+
+impl syn::parse::Parse for ReasonArg {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        input.parse::<Ident>()?;
+        input.parse::<Token![=]>()?;
+        let lit: LitStr = input.parse().map_err(|e| {
+            syn::Error::new(e.span(), "`reason` takes a string, e.g. `reason = \"...\"`")
+        })?;
+        if !input.is_empty() {
+            return Err(
+                input.error("unexpected tokens after the reason; separate arguments with `,`")
+            );
+        }
+        Ok(ReasonArg(lit))
+    }
+}
+
+/// A lint name as tokens: `words-joined-by-dashes` or `snake_case`, with the span from its
+/// first to its last token where the compiler can join them.
+fn lint_name(piece: &TokenStream) -> Option<(String, Span)> {
+    let mut name = String::new();
+    let mut span: Option<Span> = None;
+    let mut want_word = true;
+    for tt in piece.clone() {
+        match (&tt, want_word) {
+            (TokenTree::Ident(i), true) => name.push_str(&i.unraw().to_string()),
+            (TokenTree::Punct(p), false) if p.as_char() == '-' => name.push('-'),
+            _ => return None,
+        }
+        want_word = !want_word;
+        span = Some(span.map_or(tt.span(), |s| s.join(tt.span()).unwrap_or(s)));
+    }
+    (!want_word).then(|| (name, span.unwrap_or_else(Span::call_site)))
 }
 
 fn is_set(args: &RbacArgs, key: &str) -> bool {

@@ -352,3 +352,60 @@ fn expansion_on_error_emits_item_and_errors() {
     .to_string();
     assert!(out.contains("cannot stand on a trait"), "{out}");
 }
+
+#[test]
+fn allow_names_lints_with_a_reason() {
+    let m = ok(quote!(
+        groups = "",
+        resources = "secrets",
+        verbs = "get;list",
+        allow(
+            cluster - secrets - read,
+            redundant,
+            reason = "mirrors TLS Secrets"
+        )
+    ));
+    let allowed: Vec<(&str, &str)> = m
+        .allow
+        .iter()
+        .map(|a| (a.lint.as_str(), a.reason.as_str()))
+        .collect();
+    assert_eq!(
+        allowed,
+        [
+            ("cluster-secrets-read", "mirrors TLS Secrets"),
+            ("redundant", "mirrors TLS Secrets")
+        ]
+    );
+    // snake_case names the same lint; two `allow(...)` each carry their own reason.
+    let m = ok(quote!(
+        groups = "apps",
+        resources = "deployments",
+        verbs = "create",
+        allow(workload_write, reason = "runs the database"),
+        allow(redundant, reason = "each operator declares its own needs")
+    ));
+    assert_eq!(m.allow[0].lint, "workload-write");
+    assert_eq!(m.allow[1].reason, "each operator declares its own needs");
+}
+
+#[test]
+fn allow_errors() {
+    let base = quote!(groups = "", resources = "secrets", verbs = "get");
+    let err = |allow: TokenStream| one_error(quote!(#base, #allow));
+    assert!(
+        err(quote!(allow(secrets_read, reason = "x"))).contains(
+            "unknown lint `secrets_read` in `allow`; did you mean `cluster-secrets-read`?"
+        ),
+        "{}",
+        err(quote!(allow(secrets_read, reason = "x")))
+    );
+    assert!(err(quote!(allow(redundant))).contains("needs a `reason"));
+    assert!(err(quote!(allow(redundant, reason = "  "))).contains("empty `reason`"));
+    assert!(err(quote!(allow(reason = "why"))).contains("names no lint"));
+    assert!(err(quote!(allow)).contains("`allow` needs lint names and a reason"));
+    assert!(err(quote!(allow = "redundant")).contains("in parentheses"));
+    assert!(err(quote!(allow(redundant, redundant, reason = "x"))).contains("allowed twice"));
+    assert!(err(quote!(allow(redundant, reason = 1))).contains("`reason` takes a string"));
+    assert!(err(quote!(allow("redundant", reason = "x"))).contains("expected a lint name"));
+}

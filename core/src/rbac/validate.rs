@@ -228,6 +228,16 @@ pub fn validate(args: &RbacArgs, cx: &mut Ctxt) -> Option<RbacMarker> {
         urls: values(&args.urls),
         namespace: args.namespace.as_ref().map(|(_, i)| i.value.clone()),
         role_name: args.role_name.as_ref().map(|(_, i)| i.value.clone()),
+        allow: args
+            .allow
+            .iter()
+            .flat_map(|a| {
+                a.lints.iter().map(|(lint, _)| crate::model::Allow {
+                    lint: lint.name().to_string(),
+                    reason: a.reason.clone(),
+                })
+            })
+            .collect(),
     })
 }
 

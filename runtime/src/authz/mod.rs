@@ -57,5 +57,5 @@ pub use authorizer::{
 pub use request_info::{RequestInfo, request_info};
 pub use rules::{
     RequestAttributes, api_group_matches, non_resource_url_matches, resource_matches,
-    resource_name_matches, rule_allows, rules_allow, verb_matches,
+    resource_name_matches, rule_allows, rule_covers, rules_allow, verb_matches,
 };

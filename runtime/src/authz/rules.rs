@@ -172,3 +172,40 @@ pub fn rule_allows(request: &RequestAttributes, rule: &PolicyRule) -> bool {
 pub fn rules_allow(request: &RequestAttributes, rules: &[PolicyRule]) -> Option<usize> {
     rules.iter().position(|rule| rule_allows(request, rule))
 }
+
+/// Whether `owner` grants everything `requested` grants, as kube-apiserver compares rules to
+/// prevent escalation (`Covers` in `k8s.io/component-helpers/auth/rbac/validation`): every
+/// (group, resource, verb[, name]) and (URL, verb) of `requested` must be granted by `owner`
+/// alone. `*` in `requested` is covered only by `*`; a requested rule without `resourceNames`
+/// only by an owner without them; `*/sub` in `owner` covers any `res/sub`; an owner URL
+/// ending in `*` covers the URLs it prefixes.
+pub fn rule_covers(owner: &PolicyRule, requested: &PolicyRule) -> bool {
+    let verbs_ok = requested.verbs.iter().all(|v| verb_matches(owner, v));
+    if !verbs_ok {
+        return false;
+    }
+    let groups_ok = list(&requested.api_groups)
+        .iter()
+        .all(|g| api_group_matches(owner, g));
+    let resources_ok = list(&requested.resources).iter().all(|r| {
+        list(&owner.resources).iter().any(|o| {
+            o == "*"
+                || o == r
+                || o.strip_prefix('*').is_some_and(|sub| {
+                    sub.starts_with('/') && r.ends_with(sub) && r.len() > sub.len()
+                })
+        })
+    });
+    let names = list(&requested.resource_names);
+    let names_ok = if names.is_empty() {
+        list(&owner.resource_names).is_empty()
+    } else {
+        names.iter().all(|n| resource_name_matches(owner, n))
+    };
+    let urls_ok = list(&requested.non_resource_urls).iter().all(|u| {
+        list(&owner.non_resource_urls)
+            .iter()
+            .any(|o| o == u || (o.ends_with('*') && u.starts_with(o.trim_end_matches('*'))))
+    });
+    groups_ok && resources_ok && names_ok && urls_ok
+}

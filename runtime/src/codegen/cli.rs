@@ -36,6 +36,9 @@ pub struct Options {
     pub generator_name: String,
     /// The deploy bundle's flags (`--no-bundle`, `--operator-name`, ...).
     pub bundle: super::bundle::BundleFlags,
+    /// Fail, writing nothing, when the run has any warning: a lint no `allow(...)` accepts,
+    /// or any other (`--deny-warnings`).
+    pub deny_warnings: bool,
 }
 
 impl Options {
@@ -69,6 +72,7 @@ impl Default for Options {
             no_scan: false,
             generator_name: default_generator_name(),
             bundle: Default::default(),
+            deny_warnings: false,
         }
     }
 }
@@ -188,6 +192,7 @@ Generate RBAC manifests and CRDs from the #[kube_markers::rbac] and #[kube_marke
 attributes linked into this binary.
 
 Usage: codegen [OPTIONS]
+       codegen explain [VERB TYPE[.GROUP][/NAME]] [OPTIONS] (see `codegen explain --help`)
        codegen can-i VERB TYPE[.GROUP][/NAME] [OPTIONS]   (see `codegen can-i --help`)
 
 Options:
@@ -208,6 +213,9 @@ Options:
                               (and reading the bundle's identity from Cargo.toml)
       --generator-name <NAME> Names this generator's ledger, .kube-markers-<NAME>.sha256, in each
                               directory it writes to [default: the binary's name]
+      --deny-warnings         Fail (exit 1, writing nothing) if there is any warning: a lint of an
+                              #[rbac] attribute that no allow(LINT, reason = \"...\") accepts, or any
+                              other
       --no-bundle             Write only the roles and CRDs, no deploy bundle
       --operator-name <NAME>  The operator's name (bundle) [default: from Cargo.toml metadata]
       --operator-namespace <NS>
@@ -237,6 +245,7 @@ const FLAGS: &[&str] = &[
     "--no-scan",
     "--generator-name",
     "--no-bundle",
+    "--deny-warnings",
     "--operator-name",
     "--operator-namespace",
     "--image",
@@ -275,7 +284,10 @@ impl Command {
                 return Err(UsageError::Repeated { flag });
             }
             seen.push(flag.clone());
-            let is_switch = matches!(flag.as_str(), "--check" | "--no-scan" | "--no-bundle");
+            let is_switch = matches!(
+                flag.as_str(),
+                "--check" | "--no-scan" | "--no-bundle" | "--deny-warnings"
+            );
             if is_switch {
                 if inline.is_some() {
                     return Err(UsageError::TakesNoValue { flag });
@@ -283,6 +295,7 @@ impl Command {
                 match flag.as_str() {
                     "--check" => opts.check = true,
                     "--no-bundle" => opts.bundle.off = true,
+                    "--deny-warnings" => opts.deny_warnings = true,
                     _ => opts.no_scan = true,
                 }
                 continue;

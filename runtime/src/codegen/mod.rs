@@ -25,7 +25,9 @@ pub mod can_i;
 mod cfg;
 mod cli;
 mod crosscheck;
+pub mod explain;
 mod ledger;
+pub mod lints;
 mod scan;
 pub mod webhook;
 mod write;
@@ -100,6 +102,12 @@ pub enum Error {
     /// The deploy bundle's identity or names are wrong; nothing was written.
     #[error("{}", list(.0, "with the deploy bundle"))]
     Bundle(Vec<String>),
+    /// `--deny-warnings`, and the run had warnings; nothing was written.
+    #[error(
+        "{}",
+        list(.0, "denied by --deny-warnings (nothing was written; fix them, or accept a lint on its attribute with allow(LINT, reason = \"...\"))")
+    )]
+    DeniedWarnings(Vec<String>),
     /// Nothing was linked.
     #[error(
         "no #[rbac], #[crd] or #[webhook] entries are linked into this generator: name the crates \
@@ -218,6 +226,8 @@ pub struct Report {
     pub files: Vec<(PathBuf, FileStatus)>,
     /// Things worth a look that did not stop the run.
     pub warnings: Vec<String>,
+    /// What the lints found in the `#[rbac]` attributes (those no `allow(...)` accepts).
+    pub lints: Vec<lints::LintWarning>,
     /// Summary of what the role file contains.
     pub summary: String,
 }
@@ -360,6 +370,7 @@ pub fn run_with_webhooks(
     let mut outputs: Vec<Output> = Vec::new();
     let mut summary = Vec::new();
     let mut roles = Vec::new();
+    let lint_warnings = lints::check_entries(entries, &opts.role_name);
     if !entries.is_empty() {
         let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
         let collisions;
@@ -514,6 +525,14 @@ pub fn run_with_webhooks(
         opts.header_file.as_deref(),
     )?;
     warnings.append(&mut plan.warnings);
+    if opts.deny_warnings && !(lint_warnings.is_empty() && warnings.is_empty()) {
+        let denied = lint_warnings
+            .iter()
+            .map(ToString::to_string)
+            .chain(warnings.iter().map(|w| format!("warning: {w}")))
+            .collect();
+        return Err(Error::DeniedWarnings(denied));
+    }
     let files = if opts.check {
         write::check(&plan)?
     } else {
@@ -522,6 +541,7 @@ pub fn run_with_webhooks(
     Ok(Report {
         files,
         warnings,
+        lints: lint_warnings,
         summary: summary.join("; "),
     })
 }
@@ -550,8 +570,10 @@ fn summarize(roles: &[GeneratedRole], attributes: usize) -> String {
 /// code (0 done or fresh, 1 failed or stale, 2 bad command line).
 pub fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().is_some_and(|a| a == "can-i") {
-        return can_i::main(&args[1..]);
+    match args.first().map(String::as_str) {
+        Some("can-i") => return can_i::main(&args[1..]),
+        Some("explain") => return explain::main(&args[1..]),
+        _ => {}
     }
     let command = match Command::parse(args) {
         Ok(c) => c,
@@ -569,6 +591,9 @@ pub fn main() -> ExitCode {
     };
     match run(&opts) {
         Ok(report) => {
+            for lint in &report.lints {
+                eprintln!("{lint}");
+            }
             for w in &report.warnings {
                 eprintln!("warning: {w}");
             }

@@ -176,6 +176,7 @@ fn entry(groups: &'static [&'static str], verbs: &'static [&'static str], line: 
         urls: &[],
         namespace: None,
         role_name: None,
+        allow: &[],
         source: Source {
             file: "src/lib.rs",
             line,
@@ -916,4 +917,52 @@ fn webhooks_go_to_their_directory_are_checked_and_removed_with_the_ledger() {
         text.contains("src/lib.rs:2") && text.contains("src/other.rs:9"),
         "{text}"
     );
+}
+
+#[test]
+fn lints_are_reported_and_deny_warnings_fails_before_writing() {
+    let root = tempfile::tempdir().unwrap();
+    let mut generator = Gen::new(root.path(), "codegen");
+    // `*` on jobs: wildcard-verbs and workload-write; the second attribute is redundant.
+    generator.rbac = vec![entry(&["batch"], &["*"], 1), entry(&["batch"], &["get"], 2)];
+    let report = generator.run();
+    let fired: Vec<(u32, &str)> = report
+        .lints
+        .iter()
+        .map(|w| (w.source.line, w.lint.name()))
+        .collect();
+    assert_eq!(
+        fired,
+        [
+            (1, "wildcard-verbs"),
+            (1, "workload-write"),
+            (2, "redundant")
+        ]
+    );
+    // Without --deny-warnings the files are written anyway.
+    assert!(root.path().join("out/role.yaml").is_file());
+
+    let fresh = tempfile::tempdir().unwrap();
+    let mut denied = Gen::new(fresh.path(), "codegen");
+    denied.rbac = generator.rbac.clone();
+    denied.opts.deny_warnings = true;
+    let Err(Error::DeniedWarnings(warnings)) = denied.try_run(false) else {
+        panic!("--deny-warnings must fail");
+    };
+    assert_eq!(warnings.len(), 3, "{warnings:#?}");
+    assert!(warnings[0].starts_with("warning[wildcard-verbs]: src/lib.rs:1:1 (reconcile): "));
+    assert!(warnings[2].contains("already granted by the attribute at src/lib.rs:1:1"));
+    // Nothing written: no role, no CRD, no ledger.
+    assert!(!fresh.path().join("out").exists() && !fresh.path().join("crds").exists());
+
+    // Each accepted with a reason: the run passes.
+    let mut accepted = denied;
+    accepted.rbac[0].allow = &[
+        ("wildcard-verbs", "the Job controller's own verbs"),
+        ("workload-write", "runs the backups"),
+    ];
+    accepted.rbac[1].allow = &[("redundant", "documents the reader")];
+    let report = accepted.try_run(false).unwrap();
+    assert!(report.lints.is_empty());
+    assert!(fresh.path().join("out/role.yaml").is_file());
 }

@@ -7,7 +7,7 @@
 
 mod normalize;
 
-pub use normalize::{Rule, normalize, normalize_counting};
+pub use normalize::{Origins, Provenance, Rule, normalize, normalize_counting, normalize_with};
 
 use crate::registry::RbacEntry;
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
@@ -19,7 +19,7 @@ pub const DEFAULT_ROLE_NAME: &str = "manager-role";
 
 /// One `#[rbac]` attribute, owned: the input of the aggregation. The same type the macros'
 /// parser produces and the workspace scan compares with the registry.
-pub use kube_markers_core::model::RbacMarker;
+pub use kube_markers_core::model::{Allow, RbacMarker};
 
 fn owned(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
@@ -35,6 +35,14 @@ impl From<&RbacEntry> for RbacMarker {
             urls: owned(e.urls),
             namespace: e.namespace.map(str::to_string),
             role_name: e.role_name.map(str::to_string),
+            allow: e
+                .allow
+                .iter()
+                .map(|(lint, reason)| Allow {
+                    lint: lint.to_string(),
+                    reason: reason.to_string(),
+                })
+                .collect(),
         }
     }
 }
@@ -146,26 +154,79 @@ pub fn generate_roles_counting<'a>(
     markers: impl IntoIterator<Item = &'a RbacMarker>,
     default_role_name: &str,
 ) -> (Vec<GeneratedRole>, usize) {
-    let mut collisions = 0;
-    let roles = group_by_role(markers, default_role_name)
+    let (roles, collisions) =
+        aggregate::<()>(markers.into_iter().map(|m| (m, ())), default_role_name);
+    let roles = roles
         .into_iter()
-        .map(|(key, rules)| {
-            let (rules, collided) = normalize_counting(rules);
-            collisions += collided;
-            GeneratedRole { key, rules }
+        .map(|(key, rules)| GeneratedRole {
+            key,
+            rules: rules.into_iter().map(|(rule, ())| rule).collect(),
         })
-        .filter(|role| !role.rules.is_empty())
         .collect();
     (roles, collisions)
 }
 
-/// Splits markers into one rule per resource, keyed by the role they land in.
-fn group_by_role<'a>(
-    markers: impl IntoIterator<Item = &'a RbacMarker>,
+/// A generated role with, for each rule, the attributes behind each of its values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExplainedRole {
+    /// The role, exactly as [`generate_roles`] makes it.
+    pub role: GeneratedRole,
+    /// `origins[i]` are the sources of `role.rules[i]`, as indices into the markers given to
+    /// [`generate_roles_explained`].
+    pub origins: Vec<Origins>,
+}
+
+/// [`generate_roles`], the same aggregation, keeping track of which marker (by its index in
+/// `markers`) produced each group, resource, resource name, URL and verb of each rule.
+pub fn generate_roles_explained(
+    markers: &[RbacMarker],
     default_role_name: &str,
-) -> BTreeMap<RoleKey, Vec<Rule>> {
-    let mut by_role: BTreeMap<RoleKey, Vec<Rule>> = BTreeMap::new();
-    for m in markers {
+) -> Vec<ExplainedRole> {
+    aggregate::<Origins>(markers.iter().zip(0..), default_role_name)
+        .0
+        .into_iter()
+        .map(|(key, rules)| {
+            let (rules, origins) = rules.into_iter().unzip();
+            ExplainedRole {
+                role: GeneratedRole { key, rules },
+                origins,
+            }
+        })
+        .collect()
+}
+
+/// Groups markers by role, splits them per resource and normalizes each role's rules:
+/// controller-gen's `GenerateRoles`, carrying `P` through the merge. Roles without rules are
+/// left out.
+#[allow(clippy::type_complexity)]
+fn aggregate<'a, P: Provenance>(
+    markers: impl IntoIterator<Item = (&'a RbacMarker, P::Tag)>,
+    default_role_name: &str,
+) -> (Vec<(RoleKey, Vec<(Rule, P)>)>, usize)
+where
+    P::Tag: Clone,
+{
+    let mut collisions = 0;
+    let roles = group_by_role(markers, default_role_name)
+        .into_iter()
+        .map(|(key, rules)| {
+            let (rules, collided) = normalize_with::<P>(rules);
+            collisions += collided;
+            (key, rules)
+        })
+        .filter(|(_, rules)| !rules.is_empty())
+        .collect();
+    (roles, collisions)
+}
+
+/// Splits markers into one rule per resource, keyed by the role they land in; each rule
+/// keeps its marker's tag.
+fn group_by_role<'a, T: Clone>(
+    markers: impl IntoIterator<Item = (&'a RbacMarker, T)>,
+    default_role_name: &str,
+) -> BTreeMap<RoleKey, Vec<(Rule, T)>> {
+    let mut by_role: BTreeMap<RoleKey, Vec<(Rule, T)>> = BTreeMap::new();
+    for (m, tag) in markers {
         let key = RoleKey {
             namespace: m.namespace.clone().unwrap_or_default(),
             name: m
@@ -182,9 +243,13 @@ fn group_by_role<'a>(
             verbs: m.verbs.clone(),
         };
         if m.resources.is_empty() {
-            rules.push(rule_for(Vec::new()));
+            rules.push((rule_for(Vec::new()), tag));
         } else {
-            rules.extend(m.resources.iter().map(|r| rule_for(vec![r.clone()])));
+            rules.extend(
+                m.resources
+                    .iter()
+                    .map(|r| (rule_for(vec![r.clone()]), tag.clone())),
+            );
         }
     }
     by_role

@@ -18,6 +18,7 @@ fn entry(
         urls: &[],
         namespace,
         role_name,
+        allow: &[],
         source: Source {
             file: "src/lib.rs",
             line,

@@ -110,7 +110,7 @@ fn looks_like_version(s: &str) -> bool {
 }
 
 /// `TYPE[.GROUP][/NAME]` (`TYPE.VERSION.GROUP` also works: the version is dropped) or `/URL`.
-fn parse_target(arg: &str) -> Result<Target, String> {
+pub(crate) fn parse_target(arg: &str) -> Result<Target, String> {
     if arg.starts_with('/') {
         return Ok(Target::NonResource(arg.to_string()));
     }

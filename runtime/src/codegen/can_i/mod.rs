@@ -10,6 +10,7 @@
 mod cli;
 
 pub use crate::authz::manifests::{Manifests, Origin, load};
+pub(crate) use cli::parse_target;
 pub use cli::{CAN_I_HELP, CanICommand, CanIOptions, Target};
 
 use crate::authz::{Decision, RequestAttributes, RoleKind, UserInfo, rule_allows};
@@ -207,7 +208,7 @@ fn granting_entries<'e>(
 
 /// The `#[rbac]` attribute that would allow the request, ready to paste: for any object
 /// cluster-wide, and (when the request names an object or a namespace) the narrowest one.
-fn suggestions(request: &RequestAttributes) -> (String, Option<String>) {
+pub(crate) fn suggestions(request: &RequestAttributes) -> (String, Option<String>) {
     if !request.resource_request {
         return (
             format!(

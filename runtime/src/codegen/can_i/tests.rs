@@ -88,6 +88,7 @@ static DEPLOYMENTS: RbacEntry = RbacEntry {
     urls: &[],
     namespace: None,
     role_name: None,
+    allow: &[],
     source: Source {
         file: "src/controller.rs",
         line: 10,

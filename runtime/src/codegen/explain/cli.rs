@@ -1,0 +1,320 @@
+//! `explain`'s command line: no arguments for every rule, or `can-i`'s question grammar.
+
+use crate::codegen::can_i::Target;
+use kube_markers_core::suggest::did_you_mean;
+
+/// How to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// For people.
+    #[default]
+    Text,
+    /// For tools: [`super::Explanation`] or [`super::Answer`] as JSON.
+    Json,
+}
+
+/// A question: which attributes give this permission?
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    /// The verb.
+    pub verb: String,
+    /// The resource or URL.
+    pub target: Target,
+    /// `-n/--namespace`; `None` asks cluster-wide.
+    pub namespace: Option<String>,
+    /// `--subresource`.
+    pub subresource: Option<String>,
+}
+
+/// What `explain` is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExplainOptions {
+    /// `None`: every rule of every role.
+    pub question: Option<Question>,
+    /// `--format`.
+    pub format: Format,
+    /// `--role-name`: the generator's default role name (default `manager-role`).
+    pub role_name: String,
+}
+
+/// A parsed `explain` command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExplainCommand {
+    /// `--help`.
+    Help,
+    /// Explain.
+    Explain(ExplainOptions),
+}
+
+/// The text of `explain --help`.
+pub const EXPLAIN_HELP: &str = "\
+Show where each generated permission comes from: every rule of every role with the #[rbac]
+attributes (file:line:column and item) behind each of its groups, resources, resource names,
+URLs and verbs, from the same aggregation that writes role.yaml. With VERB and TYPE, the
+attributes that give that one permission.
+
+Usage: codegen explain [OPTIONS]
+       codegen explain VERB (TYPE | TYPE.GROUP | TYPE/NAME | TYPE.GROUP/NAME | /URL) [OPTIONS]
+
+Options:
+  -n, --namespace <NS>      Ask in this namespace: the ClusterRoles and the Roles of NS (each
+                            bound as the deploy bundle binds it) [default: cluster-wide, the
+                            ClusterRoles only]
+  -A, --all-namespaces      Ask cluster-wide (the default; conflicts with --namespace)
+      --subresource <SUB>   Ask about this subresource (status, scale, log, exec, ...)
+      --format <FORMAT>     text or json [default: text]
+      --role-name <NAME>    The generator's --role-name, for attributes that set no role_name
+                            [default: manager-role]
+  -h, --help                Print this help
+
+TYPE is a plural resource name taken literally, as with can-i.
+Exit codes: 0 listed (or: some attribute gives it), 1 no attribute gives it, 2 bad arguments.
+";
+
+const FLAGS: &[&str] = &[
+    "--namespace",
+    "--all-namespaces",
+    "--subresource",
+    "--format",
+    "--role-name",
+    "--help",
+];
+
+impl ExplainCommand {
+    /// Parses the arguments after `explain`, with `can-i`'s conventions: flags anywhere,
+    /// `--flag value`, `--flag=value`, `-n value`, `-nvalue`.
+    pub fn parse<I, S>(args: I) -> Result<ExplainCommand, String>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut positional: Vec<String> = Vec::new();
+        let mut namespace = None;
+        let mut all_namespaces = false;
+        let mut subresource = None;
+        let mut format = None;
+        let mut role_name = None;
+        let mut seen: Vec<String> = Vec::new();
+        let mut only_positional = false;
+        let mut args = args.into_iter().map(Into::into);
+        while let Some(arg) = args.next() {
+            if only_positional || arg == "-" || !arg.starts_with('-') {
+                positional.push(arg);
+                continue;
+            }
+            if arg == "--" {
+                only_positional = true;
+                continue;
+            }
+            let (flag, inline) = if let Some(short) =
+                arg.strip_prefix('-').filter(|s| !s.starts_with('-'))
+            {
+                let (letter, rest) = short.split_at(short.chars().next().map_or(0, char::len_utf8));
+                let long = match letter {
+                    "h" => "--help",
+                    "A" => "--all-namespaces",
+                    "n" => "--namespace",
+                    _ => return Err(format!("unknown option `{arg}`")),
+                };
+                let inline =
+                    (!rest.is_empty()).then(|| rest.strip_prefix('=').unwrap_or(rest).to_string());
+                (long.to_string(), inline)
+            } else {
+                match arg.split_once('=') {
+                    Some((f, v)) => (f.to_string(), Some(v.to_string())),
+                    None => (arg.clone(), None),
+                }
+            };
+            if flag == "--help" {
+                return Ok(ExplainCommand::Help);
+            }
+            if !FLAGS.contains(&flag.as_str()) {
+                let names: Vec<&str> = FLAGS.iter().map(|f| &f[2..]).collect();
+                let hint = did_you_mean(flag.trim_start_matches('-'), &names)
+                    .map(|f| format!(" (did you mean `--{f}`?)"))
+                    .unwrap_or_default();
+                return Err(format!("unknown option `{arg}`{hint}"));
+            }
+            if seen.contains(&flag) {
+                return Err(format!("`{flag}` given more than once"));
+            }
+            seen.push(flag.clone());
+            if flag == "--all-namespaces" {
+                if inline.is_some() {
+                    return Err(format!("`{flag}` takes no value"));
+                }
+                all_namespaces = true;
+                continue;
+            }
+            let value = match inline {
+                Some(v) => v,
+                None => args
+                    .next()
+                    .filter(|v| !v.starts_with('-') || v == "-")
+                    .ok_or_else(|| format!("`{flag}` needs a value"))?,
+            };
+            if value.is_empty() {
+                return Err(format!("`{flag}` needs a non-empty value"));
+            }
+            match flag.as_str() {
+                "--namespace" => {
+                    if let Err(why) = kube_markers_core::names::dns1123_label(&value) {
+                        return Err(format!(
+                            "`--namespace {value}` is not a namespace name: {why}"
+                        ));
+                    }
+                    namespace = Some(value);
+                }
+                "--subresource" => {
+                    if value.contains('/') {
+                        return Err(format!(
+                            "`--subresource {value}` must be one subresource name, without `/`"
+                        ));
+                    }
+                    subresource = Some(value);
+                }
+                "--format" => {
+                    format = Some(match value.as_str() {
+                        "text" => Format::Text,
+                        "json" => Format::Json,
+                        _ => {
+                            return Err(format!(
+                                "`--format {value}` is not a format: use `text` or `json`"
+                            ));
+                        }
+                    });
+                }
+                _ => {
+                    kube_markers_core::names::dns1123_subdomain(&value).map_err(|why| {
+                        format!("`--role-name {value}` is not a valid role name: {why}")
+                    })?;
+                    role_name = Some(value);
+                }
+            }
+        }
+        let question = match positional.as_slice() {
+            [] => None,
+            [verb] => {
+                return Err(format!(
+                    "missing TYPE after `{verb}`: TYPE, TYPE.GROUP, TYPE/NAME, TYPE.GROUP/NAME or /URL \
+                     (or no arguments, for every rule)"
+                ));
+            }
+            [verb, target] => Some(Question {
+                verb: verb.clone(),
+                target: crate::codegen::can_i::parse_target(target)?,
+                namespace: None,
+                subresource: None,
+            }),
+            [_, _, extra, ..] => return Err(format!("unexpected argument `{extra}`")),
+        };
+        if namespace.is_some() && all_namespaces {
+            return Err("`--namespace` and `--all-namespaces` conflict".into());
+        }
+        let question = match question {
+            Some(mut q) => {
+                if let Target::NonResource(url) = &q.target {
+                    if subresource.is_some() {
+                        return Err(format!(
+                            "`--subresource` cannot be used with the URL `{url}`"
+                        ));
+                    }
+                    if namespace.is_some() {
+                        return Err(format!(
+                            "`--namespace` cannot be used with the URL `{url}`: non-resource URLs have no namespace"
+                        ));
+                    }
+                }
+                q.namespace = namespace;
+                q.subresource = subresource;
+                Some(q)
+            }
+            None => {
+                if let Some(flag) = seen.iter().find(|f| {
+                    matches!(
+                        f.as_str(),
+                        "--namespace" | "--all-namespaces" | "--subresource"
+                    )
+                }) {
+                    return Err(format!(
+                        "`{flag}` needs a question: `explain VERB TYPE {flag} ...`"
+                    ));
+                }
+                None
+            }
+        };
+        Ok(ExplainCommand::Explain(ExplainOptions {
+            question,
+            format: format.unwrap_or_default(),
+            role_name: role_name.unwrap_or_else(|| crate::rbac::DEFAULT_ROLE_NAME.to_string()),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn explain(args: &[&str]) -> ExplainOptions {
+        match ExplainCommand::parse(args.iter().copied()) {
+            Ok(ExplainCommand::Explain(o)) => o,
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+
+    fn err(args: &[&str]) -> String {
+        ExplainCommand::parse(args.iter().copied()).unwrap_err()
+    }
+
+    #[test]
+    fn every_form() {
+        let all = explain(&[]);
+        assert_eq!(all.question, None);
+        assert_eq!(all.format, Format::Text);
+        assert_eq!(all.role_name, "manager-role");
+        let o = explain(&[
+            "--format",
+            "json",
+            "create",
+            "deployments.apps/web",
+            "-nweb",
+        ]);
+        assert_eq!(o.format, Format::Json);
+        let q = o.question.unwrap();
+        assert_eq!(q.verb, "create");
+        assert_eq!(
+            q.target,
+            Target::Resource {
+                resource: "deployments".into(),
+                group: "apps".into(),
+                name: Some("web".into())
+            }
+        );
+        assert_eq!(q.namespace.as_deref(), Some("web"));
+        let q = explain(&["patch", "pods", "--subresource=status", "-A"])
+            .question
+            .unwrap();
+        assert_eq!(q.subresource.as_deref(), Some("status"));
+        assert_eq!(q.namespace, None);
+        assert_eq!(
+            explain(&["get", "/metrics", "--role-name", "op"]).role_name,
+            "op"
+        );
+        assert_eq!(ExplainCommand::parse(["-h"]), Ok(ExplainCommand::Help));
+    }
+
+    #[test]
+    fn every_error_is_named() {
+        assert!(err(&["get"]).contains("missing TYPE after `get`"));
+        assert!(err(&["get", "pods", "x"]).contains("unexpected argument `x`"));
+        assert!(err(&["--format", "yaml"]).contains("`--format yaml` is not a format"));
+        assert!(err(&["--fromat", "json"]).contains("did you mean `--format`?"));
+        assert!(err(&["-n", "web"]).contains("`--namespace` needs a question"));
+        assert!(err(&["get", "pods", "-n", "a", "-A"]).contains("conflict"));
+        assert!(err(&["get", "/metrics", "-n", "a"]).contains("no namespace"));
+        assert!(err(&["get", "pods.Bad_Group"]).contains("is not an API group"));
+        assert!(err(&["get", "pods", "--format"]).contains("`--format` needs a value"));
+        assert!(err(&["--role-name", "Bad"]).contains("not a valid role name"));
+        assert!(err(&["--format", "json", "--format", "text"]).contains("more than once"));
+    }
+}
