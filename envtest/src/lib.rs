@@ -46,6 +46,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub use manifests::{Applied, parse_manifests};
+pub use pki::{ServingCert, TestCa};
 
 /// Why the environment could not be started or used.
 #[derive(Debug)]
