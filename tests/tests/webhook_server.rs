@@ -469,6 +469,37 @@ async fn dry_run_requests_do_not_reach_handlers_with_side_effects() {
     server.shutdown().await;
 }
 
+#[tokio::test]
+async fn a_handler_that_panics_is_a_server_error_and_the_server_goes_on() {
+    async fn panics(request: AdmissionRequest<ConfigMap>) -> AdmissionResponse {
+        if request.name == "boom" {
+            panic!("handler bug");
+        }
+        AdmissionResponse::from(&request)
+    }
+    let pki = pki();
+    let server = serve(&pki, vec![Route::typed("/fragile", panics)]).await;
+    let mut conn = Conn::open(server.local_addr(), pki.ca.pem()).await.unwrap();
+    let reply = conn
+        .review(
+            "/fragile",
+            &review("u", config_map("boom", json!({})), false),
+        )
+        .await;
+    assert_eq!(reply.status, 500);
+    assert_eq!(reply.text(), "the webhook handler at /fragile panicked");
+    // The same connection serves the next request.
+    let reply = conn
+        .review(
+            "/fragile",
+            &review("u", config_map("fine", json!({})), false),
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.json()["response"]["allowed"], true);
+    server.shutdown().await;
+}
+
 #[test]
 fn bad_configurations_are_refused_at_start_with_every_reason() {
     let pki = pki();

@@ -55,10 +55,7 @@ impl Route {
         F: Fn(AdmissionRequest<K>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = AdmissionResponse> + Send + 'static,
     {
-        Self::with_handler(
-            path.into(),
-            Arc::new(move |body| __handle(body, |request| handler(request))),
-        )
+        Self::with_handler(path.into(), Arc::new(move |body| __handle(body, &handler)))
     }
 
     #[track_caller]
@@ -210,9 +207,19 @@ impl Route {
         {
             return json(denial);
         }
-        match (self.handler)(body).await {
-            Ok(review) => json(review),
-            Err(e) => text(StatusCode::BAD_REQUEST, e.to_string()),
+        // A task of its own, so that a handler that panics is a 500 naming the webhook rather
+        // than a connection closed under the API server.
+        let handler = self.handler.clone();
+        match tokio::spawn(async move { handler(body).await }).await {
+            Ok(Ok(review)) => json(review),
+            Ok(Err(e)) => text(StatusCode::BAD_REQUEST, e.to_string()),
+            Err(e) => {
+                tracing::error!(path = %self.path, origin = %self.origin, "webhook handler failed: {e}");
+                text(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("the webhook handler at {} panicked", self.path),
+                )
+            }
         }
     }
 }
