@@ -128,3 +128,110 @@ fn parse_arg(chunk: TokenStream, cx: &mut Ctxt) -> Option<Arg> {
         }
     }
 }
+
+/// A literal value: what `key = value` attribute arguments hold.
+#[derive(Clone)]
+pub enum Literal {
+    /// `"text"`
+    Str(syn::LitStr),
+    /// `true` / `false`
+    Bool(syn::LitBool),
+    /// `10`, `-1` (with the span of the whole number)
+    Int(i64, Span),
+    /// `["a", "b"]`: string literals only (with the span of the brackets)
+    Array(Vec<syn::LitStr>, Span),
+}
+
+impl Literal {
+    /// The literal's span.
+    pub fn span(&self) -> Span {
+        match self {
+            Literal::Str(s) => s.span(),
+            Literal::Bool(b) => b.span,
+            Literal::Int(_, span) | Literal::Array(_, span) => *span,
+        }
+    }
+}
+
+/// Reads an argument's value as a [`Literal`]; anything else is an error naming the key.
+pub fn literal(arg: &Arg) -> syn::Result<Literal> {
+    use syn::spanned::Spanned;
+    let key = arg.name();
+    let expr = match &arg.value {
+        ArgValue::Expr(expr) => expr,
+        ArgValue::Flag => {
+            return Err(syn::Error::new(
+                arg.key.span(),
+                format!("`{key}` needs a value, e.g. `{key} = \"...\"`"),
+            ));
+        }
+        ArgValue::Nested(_, span) => {
+            return Err(syn::Error::new(
+                *span,
+                format!("`{key}` takes a value (`{key} = ...`), not `{key}(...)`"),
+            ));
+        }
+    };
+    let int = |lit: &syn::LitInt, negative: bool, span: Span| -> syn::Result<Literal> {
+        let n: i64 = lit.base10_parse()?;
+        Ok(Literal::Int(if negative { -n } else { n }, span))
+    };
+    match expr {
+        syn::Expr::Lit(lit) => match &lit.lit {
+            syn::Lit::Str(s) => Ok(Literal::Str(s.clone())),
+            syn::Lit::Bool(b) => Ok(Literal::Bool(b.clone())),
+            syn::Lit::Int(i) => int(i, false, i.span()),
+            other => Err(syn::Error::new(
+                other.span(),
+                format!("`{key}` takes a string, a bool, an integer or an array of strings"),
+            )),
+        },
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr: inner,
+            ..
+        }) => match &**inner {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => int(i, true, expr.span()),
+            _ => Err(syn::Error::new(
+                expr.span(),
+                format!("`{key}`: expected a literal"),
+            )),
+        },
+        syn::Expr::Array(array) => {
+            let mut items = Vec::new();
+            for elem in &array.elems {
+                match elem {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => items.push(s.clone()),
+                    other => {
+                        return Err(syn::Error::new(
+                            other.span(),
+                            "list elements must be string literals, e.g. `[\"a\", \"b\"]`",
+                        ));
+                    }
+                }
+            }
+            Ok(Literal::Array(items, array.bracket_token.span.join()))
+        }
+        syn::Expr::Path(path) if path.path.get_ident().is_some() => {
+            let ident = path
+                .path
+                .get_ident()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            Err(syn::Error::new(
+                expr.span(),
+                format!("`{key}` takes a literal; quote it: `{key} = \"{ident}\"`"),
+            ))
+        }
+        other => Err(syn::Error::new(
+            other.span(),
+            format!("`{key}` takes a literal: a string, a bool, an integer or an array of strings"),
+        )),
+    }
+}

@@ -31,3 +31,5 @@ pub mod scan;
 pub mod schema;
 #[cfg(feature = "parse")]
 pub mod suggest;
+#[cfg(feature = "parse")]
+pub mod webhook;

@@ -20,6 +20,10 @@ pub enum AttrKind {
     Rbac,
     /// `#[crd]`
     Crd,
+    /// `#[webhook]`
+    Webhook,
+    /// `#[webhook_configuration]`
+    WebhookConfiguration,
 }
 
 impl AttrKind {
@@ -28,6 +32,8 @@ impl AttrKind {
         match self {
             AttrKind::Rbac => "rbac",
             AttrKind::Crd => "crd",
+            AttrKind::Webhook => "webhook",
+            AttrKind::WebhookConfiguration => "webhook_configuration",
         }
     }
 }
@@ -44,6 +50,8 @@ pub fn attr_kind(path: &syn::Path) -> Option<AttrKind> {
     match last {
         "rbac" => Some(AttrKind::Rbac),
         "crd" => Some(AttrKind::Crd),
+        "webhook" => Some(AttrKind::Webhook),
+        "webhook_configuration" => Some(AttrKind::WebhookConfiguration),
         _ => None,
     }
 }

@@ -42,3 +42,16 @@ pub fn crd(args: TokenStream, item: TokenStream) -> TokenStream {
 pub fn schema(args: TokenStream, item: TokenStream) -> TokenStream {
     kube_markers_core::schema::expand_schema(args.into(), item.into()).into()
 }
+
+/// controller-gen's `+kubebuilder:webhook` marker. See `kube_markers::webhook` for the full docs.
+#[proc_macro_attribute]
+pub fn webhook(args: TokenStream, item: TokenStream) -> TokenStream {
+    kube_markers_core::webhook::expand(args.into(), item.into(), &call_site()).into()
+}
+
+/// controller-gen's `+kubebuilder:webhookconfiguration` marker. See
+/// `kube_markers::webhook_configuration` for the full docs.
+#[proc_macro_attribute]
+pub fn webhook_configuration(args: TokenStream, item: TokenStream) -> TokenStream {
+    kube_markers_core::webhook::expand_configuration(args.into(), item.into(), &call_site()).into()
+}

@@ -154,6 +154,86 @@ pub use kube_markers_macros::crd;
 /// [`crd`](macro@crd)).
 pub use kube_markers_macros::schema;
 
+/// controller-gen's `+kubebuilder:webhook` marker: an admission webhook of the generated
+/// `{Mutating,Validating}WebhookConfiguration` (`<out>/webhook/manifests.yaml`).
+///
+/// On an `async fn(AdmissionRequest<K>) -> AdmissionResponse` it also registers the function
+/// as the webhook's handler (feature `webhook`); on a struct, an enum or `const _: () = ();` it
+/// only generates the manifest.
+///
+/// ```ignore
+/// #[kube_markers::webhook(
+///     name = "vmydatabase.db.example.com", mutating = false, failure_policy = "Fail",
+///     side_effects = "None", groups = "db.example.com", resources = "mydatabases",
+///     verbs = "create;update", versions = "v1", admission_review_versions = "v1",
+///     path = "/validate-db-example-com-v1-mydatabase",
+/// )]
+/// async fn validate(req: AdmissionRequest<MyDatabase>) -> AdmissionResponse { /* … */ }
+/// ```
+///
+/// | key | value | meaning |
+/// |---|---|---|
+/// | `name` | string, required | the webhook's name, a domain of three or more segments |
+/// | `mutating` | bool, required | mutating (`true`) or validating (`false`) |
+/// | `failure_policy` (`failurePolicy`) | string, required | `Fail` or `Ignore` (any case) |
+/// | `groups`, `resources`, `versions` | list, required | what the rule matches; `core` is `""` |
+/// | `verbs` | list, required | `create`, `update`, `delete`, `connect`, `*` |
+/// | `admission_review_versions` (`admissionReviewVersions`) | list, required | `v1`, `v1beta1` |
+/// | `side_effects` (`sideEffects`) | string | `None` or `NoneOnDryRun`; required unless `patch` sets it |
+/// | `path` / `url` | string, one required | served behind the webhook Service / an `https://` URL |
+/// | `service_name`, `service_namespace`, `service_port` | string, string, int | the Service (default `webhook-service` in `system`) |
+/// | `match_policy` (`matchPolicy`) | string | `Exact` or `Equivalent` |
+/// | `timeout_seconds` (`timeoutSeconds`) | int | 1 to 30 |
+/// | `reinvocation_policy` (`reinvocationPolicy`) | string | `Never` or `IfNeeded` (mutating only) |
+/// | `webhook_versions` (`webhookVersions`) | list | only `v1` |
+/// | `patch` | string | a JSON object merged into the webhook (selectors, `matchConditions`, …) |
+pub use kube_markers_macros::webhook;
+
+/// controller-gen's `+kubebuilder:webhookconfiguration` marker: names the
+/// `MutatingWebhookConfiguration` (`mutating = true`) or `ValidatingWebhookConfiguration`
+/// (`mutating = false`) instead of `mutating-webhook-configuration` /
+/// `validating-webhook-configuration`. One of each kind per generator.
+///
+/// ```
+/// #[kube_markers::webhook_configuration(mutating = true, name = "mydatabase-mutating")]
+/// const _: () = ();
+/// # fn main() {}
+/// ```
+pub use kube_markers_macros::webhook_configuration;
+
+/// `#[webhook]` on a handler, with the `webhook` feature: the entry with its type-erased
+/// handler.
+#[cfg(feature = "webhook")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __webhook_handler {
+    ($entry:expr, $handler:ident) => {{
+        fn __kube_markers_webhook_handler(
+            body: ::std::vec::Vec<u8>,
+        ) -> $crate::webhook::HandlerFuture {
+            $crate::webhook::__handle(body, $handler)
+        }
+        $entry.__with_handler(__kube_markers_webhook_handler)
+    }};
+}
+
+/// `#[webhook]` on a handler without the `webhook` feature: one clear error.
+#[cfg(not(feature = "webhook"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __webhook_handler {
+    ($entry:expr, $handler:ident) => {
+        ::core::compile_error!(::core::concat!(
+            "#[webhook] on `",
+            ::core::stringify!($handler),
+            "` registers it as an admission handler, which needs the `webhook` feature of \
+             kube-markers: enable it in Cargo.toml, \
+             `kube-markers = { version = \"...\", features = [\"webhook\"] }` \
+             (for manifests only, put the attribute on `const _: () = ();` instead)"
+        ))
+    };
+}
+
 #[doc(hidden)]
 pub mod __private {
     /// `a == b` in a constant: the macros check with it that `file!()` is the file the compiler
@@ -173,7 +253,10 @@ pub mod __private {
         true
     }
 
+    pub use crate::__webhook_handler as webhook_handler;
     pub use crate::crd::SchemaPatch;
-    pub use crate::registry::{CRD_ENTRIES, LINKED_CRATES, RBAC_ENTRIES};
+    pub use crate::registry::{
+        CRD_ENTRIES, LINKED_CRATES, RBAC_ENTRIES, WEBHOOK_CONFIGURATION_ENTRIES, WEBHOOK_ENTRIES,
+    };
     pub use linkme;
 }

@@ -180,3 +180,173 @@ pub fn linked_crates() -> Vec<&'static str> {
     names.dedup();
     names
 }
+
+/// One `#[kube_markers::webhook(...)]`: a webhook of the generated
+/// `{Mutating,Validating}WebhookConfiguration`, exactly as validated at compile time, and its
+/// handler when the attribute stands on an `async fn`.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct WebhookEntry {
+    /// The webhook's name.
+    pub name: &'static str,
+    /// Mutating (otherwise validating).
+    pub mutating: bool,
+    /// `Fail` or `Ignore`.
+    pub failure_policy: &'static str,
+    /// `Exact` or `Equivalent`.
+    pub match_policy: Option<&'static str>,
+    /// `None` or `NoneOnDryRun` (a `patch` may set it instead).
+    pub side_effects: Option<&'static str>,
+    /// 1..=30.
+    pub timeout_seconds: Option<i32>,
+    /// API groups of the rule, as written.
+    pub groups: &'static [&'static str],
+    /// Resources of the rule.
+    pub resources: &'static [&'static str],
+    /// Operations of the rule (`CREATE`, …).
+    pub verbs: &'static [&'static str],
+    /// API versions of the rule.
+    pub versions: &'static [&'static str],
+    /// The path served behind the webhook Service (exclusive with `url`).
+    pub path: Option<&'static str>,
+    /// An external URL (exclusive with `path`).
+    pub url: Option<&'static str>,
+    /// The webhook Service's name (default `webhook-service`).
+    pub service_name: Option<&'static str>,
+    /// The webhook Service's namespace (default `system`).
+    pub service_namespace: Option<&'static str>,
+    /// The webhook Service's port (the API server's default is 443).
+    pub service_port: Option<i32>,
+    /// Preferred `AdmissionReview` versions.
+    pub admission_review_versions: &'static [&'static str],
+    /// `Never` or `IfNeeded` (mutating webhooks only).
+    pub reinvocation_policy: Option<&'static str>,
+    /// JSON object merged into the webhook.
+    pub patch: Option<&'static str>,
+    /// The handler, for an attribute on an `async fn` (feature `webhook`).
+    #[cfg(feature = "webhook")]
+    pub handler: Option<crate::webhook::HandlerFn>,
+    /// Where the attribute stands.
+    pub source: Source,
+}
+
+impl WebhookEntry {
+    /// The expansions' constructor (see [`Source::__new`]).
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    pub const fn __new(
+        name: &'static str,
+        mutating: bool,
+        failure_policy: &'static str,
+        match_policy: Option<&'static str>,
+        side_effects: Option<&'static str>,
+        timeout_seconds: Option<i32>,
+        groups: &'static [&'static str],
+        resources: &'static [&'static str],
+        verbs: &'static [&'static str],
+        versions: &'static [&'static str],
+        path: Option<&'static str>,
+        url: Option<&'static str>,
+        service_name: Option<&'static str>,
+        service_namespace: Option<&'static str>,
+        service_port: Option<i32>,
+        admission_review_versions: &'static [&'static str],
+        reinvocation_policy: Option<&'static str>,
+        patch: Option<&'static str>,
+        source: Source,
+    ) -> Self {
+        WebhookEntry {
+            name,
+            mutating,
+            failure_policy,
+            match_policy,
+            side_effects,
+            timeout_seconds,
+            groups,
+            resources,
+            verbs,
+            versions,
+            path,
+            url,
+            service_name,
+            service_namespace,
+            service_port,
+            admission_review_versions,
+            reinvocation_policy,
+            patch,
+            #[cfg(feature = "webhook")]
+            handler: None,
+            source,
+        }
+    }
+
+    /// The entry with its handler (the expansion on an `async fn`).
+    #[doc(hidden)]
+    #[cfg(feature = "webhook")]
+    pub const fn __with_handler(self, handler: crate::webhook::HandlerFn) -> Self {
+        WebhookEntry {
+            handler: Some(handler),
+            ..self
+        }
+    }
+
+    /// The path the API server calls: `path`, or the path part of `url`.
+    pub fn serving_path(&self) -> &'static str {
+        match (self.path, self.url) {
+            (Some(path), _) => path,
+            (None, Some(url)) => {
+                let rest = url.split_once("://").map_or(url, |(_, r)| r);
+                rest.find('/').map_or("/", |i| &rest[i..])
+            }
+            (None, None) => "/",
+        }
+    }
+}
+
+/// One `#[kube_markers::webhook_configuration(...)]`: the name of the mutating or validating
+/// configuration object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct WebhookConfigurationEntry {
+    /// Names the `MutatingWebhookConfiguration` (otherwise the validating one).
+    pub mutating: bool,
+    /// The object's name; `None` keeps the default.
+    pub name: Option<&'static str>,
+    /// Where the attribute stands.
+    pub source: Source,
+}
+
+impl WebhookConfigurationEntry {
+    /// The expansions' constructor (see [`Source::__new`]).
+    #[doc(hidden)]
+    pub const fn __new(mutating: bool, name: Option<&'static str>, source: Source) -> Self {
+        WebhookConfigurationEntry {
+            mutating,
+            name,
+            source,
+        }
+    }
+}
+
+/// Every `#[webhook]` of the linked crates.
+#[distributed_slice]
+pub static WEBHOOK_ENTRIES: [WebhookEntry];
+
+/// Every `#[webhook_configuration]` of the linked crates.
+#[distributed_slice]
+pub static WEBHOOK_CONFIGURATION_ENTRIES: [WebhookConfigurationEntry];
+
+/// The registered webhooks, sorted by source location.
+pub fn webhook_entries() -> Vec<&'static WebhookEntry> {
+    let mut entries: Vec<&'static WebhookEntry> = WEBHOOK_ENTRIES.iter().collect();
+    entries.sort_by_key(|e| e.source);
+    entries
+}
+
+/// The registered webhook configuration names, sorted by source location.
+pub fn webhook_configuration_entries() -> Vec<&'static WebhookConfigurationEntry> {
+    let mut entries: Vec<&'static WebhookConfigurationEntry> =
+        WEBHOOK_CONFIGURATION_ENTRIES.iter().collect();
+    entries.sort_by_key(|e| e.source);
+    entries
+}

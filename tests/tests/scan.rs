@@ -3,7 +3,7 @@
 //! one way an attribute can fail to reach a generator.
 
 use kube_markers::codegen::__internals::{self as scan, Workspace, cross_check};
-use kube_markers::codegen::{self, Error, Options};
+use kube_markers::codegen::{self, Error, Finding, Options, Problem};
 use kube_markers::registry::{RbacEntry, rbac_entries};
 use std::path::{Path, PathBuf};
 
@@ -33,13 +33,22 @@ fn linked_entries() -> Vec<&'static RbacEntry> {
 }
 
 /// `file:line` of each finding's subject, relative to the fixture root, for compact asserts.
-fn located(messages: &[String]) -> Vec<String> {
-    let mut v: Vec<String> = messages
+/// `file:line` of each finding, sorted.
+fn located(findings: &[Finding]) -> Vec<String> {
+    let mut v: Vec<String> = findings
         .iter()
-        .map(|m| m.split(": ").next().unwrap_or(m).to_string())
+        .map(|f| {
+            let place = f.place.as_ref().expect("a located finding");
+            format!("{}:{}", place.file, place.line)
+        })
         .collect();
     v.sort();
     v
+}
+
+/// Each finding as the generator prints it.
+fn texts(findings: &[Finding]) -> Vec<String> {
+    findings.iter().map(Finding::to_string).collect()
 }
 
 #[test]
@@ -125,6 +134,8 @@ fn scan_follows_modules_and_includes_and_records_cfgs() {
         ),
         row("unlinked-op/src/lib.rs", 35, 5, &[], "lib"),
         row("unlinked-op/src/lib.rs", 48, 5, &[], "lib"),
+        row("unlinked-op/src/lib.rs", 55, 1, &[], "lib"),
+        row("unlinked-op/src/lib.rs", 55, 62, &[], "lib"),
         row("unlinked-op/src/part.rs", 1, 1, &[], "lib"),
         row("unlinked-op/src/part2.rs", 1, 1, &[], "lib"),
         row("unlinked-op/src/stray.rs", 3, 1, &[], "-"),
@@ -175,17 +186,26 @@ fn registry_matches_the_linked_crate_exactly() {
             "linked-op/src/lib.rs:40"
         ]
     );
+    // The whole text of one, as printed (messages are checked word for word somewhere).
     assert!(
-        findings
-            .warnings
+        texts(&findings.warnings).contains(
+            &"linked-op/src/dead.rs:2:1: #[rbac] in a file that no `mod` or `include!` of \
+              package `linked-op` leads to, and not in the registry: the file does not seem to \
+              be compiled"
+                .to_string()
+        ),
+        "{:#?}",
+        findings.warnings
+    );
+    assert!(
+        texts(&findings.warnings)
             .iter()
             .any(|w| w.contains("`cfg(test)`") && w.contains("`test` is not set")),
         "{:#?}",
         findings.warnings
     );
     assert!(
-        findings
-            .warnings
+        texts(&findings.warnings)
             .iter()
             .any(|w| w.contains("feature `extra` of `linked-op` is off")),
         "{:#?}",
@@ -215,6 +235,8 @@ fn every_compiled_attribute_of_an_unlinked_crate_or_a_binary_is_an_error() {
             "unlinked-op/src/lib.rs:35",
             "unlinked-op/src/lib.rs:48",
             "unlinked-op/src/lib.rs:5",
+            "unlinked-op/src/lib.rs:55",
+            "unlinked-op/src/lib.rs:55",
             "unlinked-op/src/part.rs:1",
             "unlinked-op/src/part2.rs:1",
             "unlinked-op/src/stray.rs:3",
@@ -223,13 +245,25 @@ fn every_compiled_attribute_of_an_unlinked_crate_or_a_binary_is_an_error() {
         findings.errors
     );
     let error_at = |at: &str| {
-        findings
-            .errors
+        texts(&findings.errors)
             .iter()
             .find(|e| e.starts_with(&format!("{at}:")))
             .unwrap()
             .clone()
     };
+    // Two attributes on one line are told apart by their columns.
+    let same_line: Vec<String> = texts(&findings.errors)
+        .into_iter()
+        .filter(|e| e.starts_with("unlinked-op/src/lib.rs:55:"))
+        .map(|e| e[..e.find(": ").unwrap()].to_string())
+        .collect();
+    assert_eq!(
+        same_line,
+        [
+            "unlinked-op/src/lib.rs:55:1",
+            "unlinked-op/src/lib.rs:55:62"
+        ]
+    );
     let plain = error_at("unlinked-op/src/lib.rs:5");
     assert!(plain.contains("crate `unlinked_op`"), "{plain}");
     assert!(
@@ -254,8 +288,7 @@ fn every_compiled_attribute_of_an_unlinked_crate_or_a_binary_is_an_error() {
     assert!(bin.contains("binary target `bin-op`"), "{bin}");
     // An example's attribute is reported, not an error: examples are not the operator.
     assert!(
-        findings
-            .warnings
+        texts(&findings.warnings)
             .iter()
             .any(|w| w.starts_with("unlinked-op/examples/demo.rs:2:")
                 && w.contains("example `demo`")),
@@ -264,8 +297,7 @@ fn every_compiled_attribute_of_an_unlinked_crate_or_a_binary_is_an_error() {
     );
     // The attribute behind a feature that is off is only a warning.
     assert!(
-        findings
-            .warnings
+        texts(&findings.warnings)
             .iter()
             .any(|w| w.starts_with("unlinked-op/src/lib.rs:27:") && w.contains("feature `off`")),
         "{:#?}",
@@ -280,8 +312,7 @@ fn declared_custom_cfgs_are_evaluated() {
     let mut errors_at_22 = |custom: Option<Vec<String>>| {
         ws.custom_cfgs = custom;
         let findings = cross_check(&[], &[], &ws.scan(), &[], &ws.root, &ws.cfg_env());
-        findings
-            .errors
+        texts(&findings.errors)
             .iter()
             .any(|e| e.starts_with("unlinked-op/src/lib.rs:22:"))
     };
@@ -301,7 +332,7 @@ fn the_generator_refuses_to_write_when_an_attribute_would_be_lost() {
     let Error::CrossCheck(errors) = &err else {
         panic!("expected a cross-check error, got {err}")
     };
-    assert_eq!(errors.len(), 11, "{errors:#?}");
+    assert_eq!(errors.len(), 13, "{errors:#?}");
     assert!(
         err.to_string().contains("unlinked-op/src/lib.rs:5"),
         "{err}"
@@ -336,7 +367,12 @@ fn an_entry_that_disagrees_with_its_source_is_an_error() {
         &ws.cfg_env(),
     );
     assert_eq!(findings.errors.len(), 1, "{:#?}", findings.errors);
-    assert!(findings.errors[0].contains("differs from the #[rbac] in the source"));
+    assert_eq!(findings.errors[0].problem, Problem::Stale);
+    assert!(
+        findings.errors[0]
+            .to_string()
+            .contains("differs from the #[rbac] in the source")
+    );
 }
 
 #[test]
@@ -428,11 +464,11 @@ fn multi_line_cfg_attr_entries_match_the_scan() {
         (entry.source.line as usize, entry.source.column as usize)
     );
     let findings = cross_check(&[entry], &[], &report, &[], &ws.root, &ws.cfg_env());
-    // (The sweep of `tests/` also finds the other test files' attributes: not this test's.)
-    let here: Vec<&String> = findings
-        .errors
-        .iter()
-        .filter(|e| e.starts_with("tests/tests/scan.rs:"))
+    // (The sweep of `tests/` also finds the other test files' attributes, and this file's
+    // webhooks are checked by their own test: not this test's.)
+    let here: Vec<String> = texts(&findings.errors)
+        .into_iter()
+        .filter(|e| e.starts_with("tests/tests/scan.rs:") && e.contains("#[rbac]"))
         .collect();
     assert!(here.is_empty(), "{here:#?}");
 }
@@ -455,4 +491,154 @@ fn a_renamed_library_is_known_by_its_crate_name() {
     });
     let ws = Workspace::from_metadata(&metadata).unwrap();
     assert_eq!(ws.packages[0].lib_crate, "op_core");
+}
+
+/// A facade crate that re-exports kube-markers, depended on under the name `kube_markers`,
+/// compiles the attributes' `::kube_markers::…` paths: its users are scanned.
+#[test]
+fn a_facade_renamed_to_kube_markers_is_scanned() {
+    let package = |name: &str, dependency: serde_json::Value| {
+        serde_json::json!({
+            "name": name,
+            "manifest_path": format!("/ws/{name}/Cargo.toml"),
+            "dependencies": [dependency],
+            "targets": [{ "kind": ["lib"], "name": name, "src_path": format!("/ws/{name}/src/lib.rs") }],
+            "metadata": null,
+        })
+    };
+    let metadata = serde_json::json!({
+        "workspace_root": "/ws",
+        "packages": [
+            package("facade-user", serde_json::json!(
+                { "name": "platform-facade", "rename": "kube_markers", "kind": null })),
+            package("unrelated", serde_json::json!(
+                { "name": "platform-facade", "rename": null, "kind": null })),
+            package("test-only", serde_json::json!(
+                { "name": "kube-markers", "rename": null, "kind": "dev" })),
+        ],
+    });
+    let ws = Workspace::from_metadata(&metadata).unwrap();
+    let names: Vec<&str> = ws.packages.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["facade-user"]);
+}
+
+// A webhook and a configuration name of this test binary, for the cross-check below.
+#[kube_markers::webhook(
+    name = "scan.example.com",
+    mutating = false,
+    path = "/scan",
+    failure_policy = "Fail",
+    side_effects = "None",
+    groups = "",
+    resources = "pods",
+    verbs = "create",
+    versions = "v1",
+    admission_review_versions = "v1"
+)]
+#[kube_markers::webhook_configuration(mutating = false, name = "scan-test")]
+const _: () = ();
+
+/// A workspace of one package whose library is `file`.
+fn one_file_workspace(file: &Path, krate: &str) -> Workspace {
+    let dir = file.parent().unwrap().to_path_buf();
+    Workspace {
+        packages: vec![scan::Package {
+            name: krate.replace('_', "-"),
+            dir: dir.clone(),
+            lib_crate: krate.into(),
+            targets: vec![("lib".into(), file.to_path_buf())],
+        }],
+        ..Workspace::from_metadata(&serde_json::json!({ "workspace_root": dir })).unwrap()
+    }
+}
+
+/// `#[webhook]` and `#[webhook_configuration]` are nothing-is-lost attributes: one the
+/// registry lacks is an error (unlinked crate), one behind an off `cfg` a warning.
+#[test]
+fn webhooks_missing_from_the_registry_are_reported_like_rbac() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lib.rs");
+    std::fs::write(
+        &file,
+        "#[kube_markers::webhook(name = \"a.example.com\")]\n\
+         const _: () = ();\n\
+         use kube_markers::webhook_configuration;\n\
+         #[webhook_configuration(mutating = true)]\n\
+         struct S;\n\
+         #[cfg(any())]\n\
+         #[kube_markers::webhook(name = \"b.example.com\")]\n\
+         async fn off() {}\n",
+    )
+    .unwrap();
+    let ws = one_file_workspace(&file, "webhook_op");
+    let report = ws.scan();
+    let kinds: Vec<_> = report.attrs.iter().map(|a| (a.kind, a.line)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (scan::AttrKind::Webhook, 1),
+            (scan::AttrKind::WebhookConfiguration, 4),
+            (scan::AttrKind::Webhook, 7)
+        ]
+    );
+    let findings = scan::cross_check_all(&[], &[], &[], &report, &[], &ws.root, &ws.cfg_env());
+    assert_eq!(located(&findings.errors), ["lib.rs:1", "lib.rs:4"]);
+    assert!(
+        findings.errors[0]
+            .to_string()
+            .contains("#[webhook] in crate `webhook_op` is missing from the registry"),
+        "{:?}",
+        findings.errors
+    );
+    assert!(
+        findings.errors[1]
+            .to_string()
+            .contains("#[webhook_configuration]"),
+        "{:?}",
+        findings.errors
+    );
+    assert_eq!(located(&findings.warnings), ["lib.rs:7"]);
+    assert!(
+        findings.warnings[0]
+            .to_string()
+            .contains("#[webhook] behind `cfg(any())`"),
+        "{:?}",
+        findings.warnings
+    );
+}
+
+/// The webhook entries of this binary are found at their place in this file: no findings.
+#[test]
+fn registered_webhooks_match_their_attributes() {
+    let this_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scan.rs");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let ws = Workspace {
+        packages: vec![scan::Package {
+            name: "kube-markers-tests".into(),
+            dir: root.join("tests"),
+            lib_crate: "kube_markers_tests".into(),
+            targets: vec![("lib".into(), this_file.clone())],
+        }],
+        ..Workspace::from_metadata(&serde_json::json!({ "workspace_root": root })).unwrap()
+    };
+    let others: Vec<_> = kube_markers::registry::webhook_entries()
+        .into_iter()
+        .filter(|e| e.source.file.ends_with("scan.rs"))
+        .map(|e| (scan::AttrKind::Webhook, e.source))
+        .chain(
+            kube_markers::registry::webhook_configuration_entries()
+                .into_iter()
+                .filter(|e| e.source.file.ends_with("scan.rs"))
+                .map(|e| (scan::AttrKind::WebhookConfiguration, e.source)),
+        )
+        .collect();
+    assert_eq!(others.len(), 2);
+    let report = ws.scan();
+    let findings = scan::cross_check_all(&[], &[], &others, &report, &[], &ws.root, &ws.cfg_env());
+    let here: Vec<String> = texts(&findings.errors)
+        .into_iter()
+        .chain(texts(&findings.warnings))
+        .filter(|e| e.starts_with("tests/tests/scan.rs:") && e.contains("webhook"))
+        .collect();
+    assert!(here.is_empty(), "{here:#?}");
 }

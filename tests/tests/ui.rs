@@ -13,5 +13,6 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("ui/fail/*.rs");
     t.compile_fail("ui/crd_fail/*.rs");
+    t.compile_fail("ui/webhook_fail/*.rs");
     t.pass("ui/pass/*.rs");
 }

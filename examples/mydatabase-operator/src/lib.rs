@@ -123,6 +123,9 @@ pub mod v1alpha1 {
     }
 }
 
+#[cfg(feature = "webhook")]
+pub mod webhooks;
+
 /// Namespace where applications find the databases' addresses.
 pub const TENANT_NAMESPACE: &str = "db-tenants";
 /// ConfigMap in [`TENANT_NAMESPACE`] holding one `namespace.name` → address entry per database.

@@ -5,7 +5,6 @@
 //! The cross-check needs this only for an attribute missing from the registry, so each source
 //! is asked on first use (a full `cargo metadata`, `rustc --print cfg`), never on a clean run.
 
-use super::Error;
 use kube_markers_core::scan::Cfg;
 use serde_json::Value;
 use std::cell::OnceCell;
@@ -242,13 +241,8 @@ fn resolved_features(
     // Resolved for the host only, as the generator's build is: features that only other
     // platforms' dependencies enable are not on here.
     let host = rustc_host()?;
-    let json =
-        super::scan::cargo_metadata(manifest_path, &["--filter-platform", &host]).map_err(|e| {
-            match e {
-                Error::Scan(msg) => format!("cannot tell which features are on: {msg}"),
-                other => format!("cannot tell which features are on: {other}"),
-            }
-        })?;
+    let json = super::scan::cargo_metadata(manifest_path, &["--filter-platform", &host])
+        .map_err(|e| format!("cannot tell which features are on: {e}"))?;
     features_from_metadata(&json)
 }
 

@@ -13,6 +13,8 @@ pub struct Options {
     pub out_dir: PathBuf,
     /// Directory the CRDs go to (`--crd-out`, default `<out>/crd`).
     pub crd_out_dir: Option<PathBuf>,
+    /// Directory the webhook manifests go to (`--webhook-out`, default `<out>/webhook`).
+    pub webhook_out_dir: Option<PathBuf>,
     /// Name of roles whose attributes give no `role_name` (`--role-name`).
     pub role_name: String,
     /// File name of the RBAC manifest inside `out_dir` (`--file-name`).
@@ -43,6 +45,13 @@ impl Options {
             .clone()
             .unwrap_or_else(|| self.out_dir.join("crd"))
     }
+
+    /// Where `manifests.yaml` of the webhooks goes: `--webhook-out`, else `<out>/webhook`.
+    pub fn webhook_dir(&self) -> PathBuf {
+        self.webhook_out_dir
+            .clone()
+            .unwrap_or_else(|| self.out_dir.join("webhook"))
+    }
 }
 
 impl Default for Options {
@@ -50,6 +59,7 @@ impl Default for Options {
         Options {
             out_dir: PathBuf::from("rbac-out"),
             crd_out_dir: None,
+            webhook_out_dir: None,
             role_name: crate::rbac::DEFAULT_ROLE_NAME.to_string(),
             file_name: "role.yaml".to_string(),
             header_file: None,
@@ -184,6 +194,8 @@ Options:
       --out <DIR>             Directory to write manifests to [default: rbac-out]
       --crd-out <DIR>         Directory to write CRDs to, one <group>_<plural>.yaml each
                               [default: <out>/crd]
+      --webhook-out <DIR>     Directory to write the webhooks' manifests.yaml to
+                              [default: <out>/webhook]
       --role-name <NAME>      Name of the ClusterRole/Roles whose attributes set no role_name
                               [default: manager-role]
       --file-name <NAME>      File name of the RBAC manifest in --out [default: role.yaml]
@@ -203,9 +215,9 @@ Options:
       --image <IMAGE>         The manager's image (bundle) [default: controller:latest]
   -h, --help                  Print this help
 
-Every #[rbac] and #[crd] found in the workspace's library sources must be in the registry: a
-crate the generator does not link is an error naming the file and line, never a silently
-smaller role or a missing CRD.
+Every #[rbac], #[crd] and #[webhook] found in the workspace's library sources must be in the
+registry: a crate the generator does not link is an error naming the file and line, never a
+silently smaller role, a missing CRD or a missing webhook.
 
 The ledger lists the files this generator wrote with their SHA-256. It removes a file only if
 the ledger lists it, it no longer generates it, and its content is unchanged; files it did not
@@ -215,6 +227,7 @@ write are never touched. Commit the ledgers with the outputs: --check checks the
 const FLAGS: &[&str] = &[
     "--out",
     "--crd-out",
+    "--webhook-out",
     "--role-name",
     "--file-name",
     "--header-file",
@@ -295,6 +308,7 @@ impl Command {
             match flag.as_str() {
                 "--out" => opts.out_dir = value.into(),
                 "--crd-out" => opts.crd_out_dir = Some(value.into()),
+                "--webhook-out" => opts.webhook_out_dir = Some(value.into()),
                 "--role-name" => {
                     kube_markers_core::names::dns1123_subdomain(&value)
                         .map_err(|why| invalid(format!("is not a valid role name: {why}")))?;

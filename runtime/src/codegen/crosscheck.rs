@@ -4,6 +4,7 @@
 use super::cfg::{CfgEnv, Truth};
 use super::scan::{AttrKind, FoundAttr, ScanReport};
 use crate::registry::{CrdEntry, RbacEntry, Source};
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// What the cross-check found. Errors fail the run; warnings are printed.
@@ -11,10 +12,225 @@ use std::path::{Path, PathBuf};
 #[non_exhaustive]
 pub struct Findings {
     /// Attributes the registry lacks (and scan failures).
-    pub errors: Vec<String>,
+    pub errors: Vec<Finding>,
     /// Attributes behind a `cfg` that is off, entries with no attribute in the source, and the
     /// scan's own warnings.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Finding>,
+}
+
+/// Where an attribute stands: its file (relative to the workspace root when inside it), line
+/// and column, as the compiler counts them.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub struct Place {
+    /// The file, relative to the workspace root when it is inside it.
+    pub file: String,
+    /// Line (1-based).
+    pub line: usize,
+    /// Column (1-based), or `None` where only the line is known.
+    pub column: Option<usize>,
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)?;
+        if let Some(column) = self.column {
+            write!(f, ":{column}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One thing the cross-check found about one attribute or registry entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Finding {
+    /// Where; `None` for the scan's own problems, whose text names the place.
+    pub place: Option<Place>,
+    /// Which attribute: `rbac`, `crd`, …
+    pub attribute: Option<&'static str>,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+/// Why the cross-check reports an attribute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Problem {
+    /// The registry entry at this place has other arguments than the source: the generator was
+    /// built from other sources.
+    Stale,
+    /// Behind `cfgs`, which are off in the workspace's build.
+    CfgOff {
+        /// The cfgs, as written.
+        cfgs: String,
+        /// Why they are off.
+        why: String,
+    },
+    /// In an example target, which cannot be linked into a generator.
+    InExample {
+        /// The example's name.
+        example: String,
+        /// Its package.
+        package: String,
+    },
+    /// In a file of a linked crate that no `mod` reaches and that is not in the registry.
+    NotCompiled {
+        /// The package.
+        package: String,
+    },
+    /// Compiled, but in a binary target, which cannot be linked into the generator.
+    InBinary {
+        /// The binary's name.
+        bin: String,
+        /// Its package.
+        package: String,
+        /// Why the scan counts the attribute as compiled.
+        active: Activity,
+    },
+    /// In a file no `mod` or `include!` the scan can follow leads to, and not in the registry.
+    Unreachable {
+        /// The package.
+        package: String,
+        /// Its library crate, as `link!` names it.
+        krate: String,
+    },
+    /// Compiled, in a linked crate, and still not in the registry.
+    LinkedButMissing {
+        /// The crate.
+        krate: String,
+        /// Why the scan counts the attribute as compiled.
+        active: Activity,
+        /// A feature cfg is involved: the generator's dependency decides it.
+        feature_cfg: bool,
+    },
+    /// Compiled, in a crate the generator does not link.
+    NotLinked {
+        /// The crate.
+        krate: String,
+        /// Why the scan counts the attribute as compiled.
+        active: Activity,
+    },
+    /// A registry entry with no attribute at its place in the scanned sources.
+    NoAttribute {
+        /// The entry's item.
+        item: String,
+    },
+    /// A problem of the scan itself (unreadable or unparsable file, module not found); the text
+    /// names the place.
+    Scan(String),
+}
+
+/// Why the scan counts an attribute as compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Activity {
+    /// It has no cfg.
+    Unconditional,
+    /// Its cfgs are on in the workspace's build.
+    CfgOn(String),
+    /// Its cfgs cannot be evaluated; unknown counts as on.
+    CfgUnknown {
+        /// The cfgs, as written.
+        cfgs: String,
+        /// Why they cannot be evaluated.
+        why: String,
+    },
+}
+
+impl fmt::Display for Activity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Activity::Unconditional => Ok(()),
+            Activity::CfgOn(cfgs) => write!(f, " (`{cfgs}` is active in the workspace's build)"),
+            Activity::CfgUnknown { cfgs, why } => write!(
+                f,
+                " (the scan cannot tell whether `{cfgs}` is active: {why})"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(place) = &self.place {
+            write!(f, "{place}: ")?;
+        }
+        let name = self.attribute.unwrap_or("?");
+        match &self.problem {
+            Problem::Stale => write!(
+                f,
+                "the registry entry differs from the #[{name}] in the source; the generator was \
+                 built from other sources than the ones scanned (rebuild it with `cargo run`)"
+            ),
+            Problem::CfgOff { cfgs, why } => write!(
+                f,
+                "#[{name}] behind `{cfgs}` is not in the workspace's build ({why}), so it is not \
+                 in the output"
+            ),
+            Problem::InExample { example, package } => write!(
+                f,
+                "#[{name}] in example `{example}` of package `{package}` is not in the output: \
+                 examples cannot be linked into a generator (move the code into the library if \
+                 the operator needs it)"
+            ),
+            Problem::NotCompiled { package } => write!(
+                f,
+                "#[{name}] in a file that no `mod` or `include!` of package `{package}` leads \
+                 to, and not in the registry: the file does not seem to be compiled"
+            ),
+            Problem::InBinary {
+                bin,
+                package,
+                active,
+            } => write!(
+                f,
+                "#[{name}] in binary target `{bin}` of package `{package}` cannot reach the \
+                 generator (only library crates can be linked into it); move the reconciler \
+                 into the package's library{active}"
+            ),
+            Problem::Unreachable { package, krate } => write!(
+                f,
+                "#[{name}] in a file that no `mod` or `include!` the scan can follow leads to \
+                 (package `{package}`): if the file is compiled (a `mod` declared by a macro, \
+                 an `include!` of a computed path), its attributes are lost unless crate \
+                 `{krate}` is linked into the generator (add it to `kube_markers::link!`); if \
+                 it is not compiled, delete it"
+            ),
+            Problem::LinkedButMissing {
+                krate,
+                active,
+                feature_cfg,
+            } => {
+                write!(
+                    f,
+                    "#[{name}] in crate `{krate}` is missing from the registry although the \
+                     crate is linked{active}: is the generator built from these sources?"
+                )?;
+                if *feature_cfg {
+                    f.write_str(
+                        " If a feature turns it on, enable that feature where the generator \
+                         depends on the crate: the generator's build decides what is in the \
+                         registry.",
+                    )?;
+                }
+                Ok(())
+            }
+            Problem::NotLinked { krate, active } => write!(
+                f,
+                "#[{name}] in crate `{krate}` is missing from the registry: the generator does \
+                 not link crate `{krate}`; add it to `kube_markers::link!(...)` in the \
+                 generator's main.rs (and to its [dependencies]){active}"
+            ),
+            Problem::NoAttribute { item } => write!(
+                f,
+                "registry entry of #[{name}] ({item}) has no attribute at that place in the \
+                 scanned sources (is the generator built from other sources, or is the file \
+                 outside the scanned packages?)"
+            ),
+            Problem::Scan(text) => f.write_str(text),
+        }
+    }
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -56,9 +272,36 @@ pub fn cross_check(
     workspace_root: &Path,
     cfgs: &CfgEnv,
 ) -> Findings {
+    cross_check_all(
+        entries,
+        crds,
+        &[],
+        scan,
+        linked_crates,
+        workspace_root,
+        cfgs,
+    )
+}
+
+/// [`cross_check`] with the registered attributes of the other kinds (`#[webhook]`,
+/// `#[webhook_configuration]`), matched by place only.
+pub fn cross_check_all(
+    entries: &[&RbacEntry],
+    crds: &[&CrdEntry],
+    others: &[(AttrKind, Source)],
+    scan: &ScanReport,
+    linked_crates: &[&str],
+    workspace_root: &Path,
+    cfgs: &CfgEnv,
+) -> Findings {
+    let scan_problem = |text: &String| Finding {
+        place: None,
+        attribute: None,
+        problem: Problem::Scan(text.clone()),
+    };
     let mut findings = Findings {
-        errors: scan.errors.clone(),
-        warnings: scan.warnings.clone(),
+        errors: scan.errors.iter().map(scan_problem).collect(),
+        warnings: scan.warnings.iter().map(scan_problem).collect(),
     };
     let root = canonical(workspace_root);
     let rel = |p: &Path| -> String {
@@ -73,6 +316,7 @@ pub fn cross_check(
         .iter()
         .map(|e| (AttrKind::Rbac, &e.source, Some(*e)))
         .chain(crds.iter().map(|c| (AttrKind::Crd, &c.source, None)))
+        .chain(others.iter().map(|(kind, source)| (*kind, source, None)))
         .collect();
     let mut matched = vec![false; registered.len()];
     let at_place = |attr: &FoundAttr, (line, column): (usize, usize), i: usize| {
@@ -109,16 +353,20 @@ pub fn cross_check(
         }
     }
     for (attr, hit) in scan.attrs.iter().zip(&found) {
-        let at = format!("{}:{}", rel(&attr.file), attr.line);
+        let finding = |problem: Problem| Finding {
+            place: Some(Place {
+                file: rel(&attr.file),
+                line: attr.line,
+                column: Some(attr.column),
+            }),
+            attribute: Some(attr.kind.name()),
+            problem,
+        };
         if let Some(i) = *hit {
             if let Some(entry) = registered[i].2
                 && !same_marker(attr, entry)
             {
-                findings.errors.push(format!(
-                    "{at}: the registry entry differs from the #[rbac] in the source; the \
-                     generator was built from other sources than the ones scanned \
-                     (rebuild it with `cargo run`)"
-                ));
+                findings.errors.push(finding(Problem::Stale));
             }
             continue;
         }
@@ -128,40 +376,35 @@ pub fn cross_check(
             cfgs.eval_all(&attr.cfgs, &attr.package)
         };
         match truth {
-            Truth::False(why) => findings.warnings.push(format!(
-                "{at}: #[{}] behind `{}` is not in the workspace's build ({why}), so it is not \
-                 in the output",
-                attr.kind.name(),
-                shown_cfgs(attr),
-            )),
+            Truth::False(why) => findings.warnings.push(finding(Problem::CfgOff {
+                cfgs: shown_cfgs(attr),
+                why,
+            })),
             _ if attr
                 .target
                 .as_deref()
                 .is_some_and(|t| t.starts_with("example:")) =>
             {
-                findings.warnings.push(format!(
-                    "{at}: #[{}] in example `{}` of package `{}` is not in the output: examples \
-                     cannot be linked into a generator (move the code into the library if the \
-                     operator needs it)",
-                    attr.kind.name(),
-                    attr.target.as_deref().unwrap_or_default().trim_start_matches("example:"),
-                    attr.package
-                ))
+                findings.warnings.push(finding(Problem::InExample {
+                    example: attr
+                        .target
+                        .as_deref()
+                        .unwrap_or_default()
+                        .trim_start_matches("example:")
+                        .to_string(),
+                    package: attr.package.clone(),
+                }))
             }
             // A file no module tree reaches, of a linked crate: had it been compiled, its
             // entries would be in the registry.
-            _ if attr.target.is_none()
-                && linked_crates.contains(&attr.krate.as_str()) =>
-            {
-                findings.warnings.push(format!(
-                    "{at}: #[{}] in a file that no `mod` or `include!` of package `{}` leads to,                      and not in the registry: the file does not seem to be compiled",
-                    attr.kind.name(),
-                    attr.package
-                ))
+            _ if attr.target.is_none() && linked_crates.contains(&attr.krate.as_str()) => {
+                findings.warnings.push(finding(Problem::NotCompiled {
+                    package: attr.package.clone(),
+                }))
             }
             truth => findings
                 .errors
-                .push(missing_message(attr, &at, linked_crates, &truth)),
+                .push(finding(missing(attr, linked_crates, &truth))),
         }
     }
 
@@ -170,15 +413,17 @@ pub fn cross_check(
     for ((kind, source, _), _) in registered.iter().zip(&matched).filter(|(_, m)| !**m) {
         let path = root.join(source.file);
         if path.starts_with(&root) && path.exists() {
-            findings.warnings.push(format!(
-                "{}:{}: registry entry of #[{}] ({}) has no attribute at that place in the \
-                 scanned sources (is the generator built from other sources, or is the file \
-                 outside the scanned packages?)",
-                rel(&path),
-                source.line,
-                kind.name(),
-                source.item
-            ));
+            findings.warnings.push(Finding {
+                place: Some(Place {
+                    file: rel(&path),
+                    line: source.line as usize,
+                    column: Some(source.column as usize),
+                }),
+                attribute: Some(kind.name()),
+                problem: Problem::NoAttribute {
+                    item: source.item.to_string(),
+                },
+            });
         }
     }
     findings
@@ -192,59 +437,41 @@ fn shown_cfgs(attr: &FoundAttr) -> String {
         .join("` and `")
 }
 
-fn missing_message(attr: &FoundAttr, at: &str, linked_crates: &[&str], truth: &Truth) -> String {
-    let krate = &attr.krate;
-    let name = attr.kind.name();
-    // Why the scan counts the attribute as compiled.
+/// Why a compiled attribute is missing from the registry.
+fn missing(attr: &FoundAttr, linked_crates: &[&str], truth: &Truth) -> Problem {
+    let krate = attr.krate.clone();
     let active = match truth {
-        Truth::Unknown(why) => format!(
-            " (the scan cannot tell whether `{}` is active: {why})",
-            shown_cfgs(attr)
-        ),
-        _ if attr.cfgs.is_empty() => String::new(),
-        _ => format!(
-            " (`{}` is active in the workspace's build)",
-            shown_cfgs(attr)
-        ),
+        Truth::Unknown(why) => Activity::CfgUnknown {
+            cfgs: shown_cfgs(attr),
+            why: why.clone(),
+        },
+        _ if attr.cfgs.is_empty() => Activity::Unconditional,
+        _ => Activity::CfgOn(shown_cfgs(attr)),
     };
     match &attr.target {
         Some(target) => {
             if let Some(bin) = target.strip_prefix("bin:") {
-                return format!(
-                    "{at}: #[{name}] in binary target `{bin}` of package `{}` cannot reach the \
-                     generator (only library crates can be linked into it); move the \
-                     reconciler into the package's library{active}",
-                    attr.package
-                );
+                return Problem::InBinary {
+                    bin: bin.to_string(),
+                    package: attr.package.clone(),
+                    active,
+                };
             }
         }
         None => {
-            return format!(
-                "{at}: #[{name}] in a file that no `mod` or `include!` the scan can follow \
-                 leads to (package `{}`): if the file is compiled (a `mod` declared by a macro, \
-                 an `include!` of a computed path), its attributes are lost unless crate \
-                 `{krate}` is linked into the generator (add it to `kube_markers::link!`); if \
-                 it is not compiled, delete it",
-                attr.package
-            );
+            return Problem::Unreachable {
+                package: attr.package.clone(),
+                krate,
+            };
         }
     }
     if linked_crates.contains(&krate.as_str()) {
-        let feature_hint = if attr.cfgs.iter().any(|c| c.to_string().contains("feature")) {
-            " If a feature turns it on, enable that feature where the generator depends on \
-             the crate: the generator's build decides what is in the registry."
-        } else {
-            ""
-        };
-        format!(
-            "{at}: #[{name}] in crate `{krate}` is missing from the registry although the crate \
-             is linked{active}: is the generator built from these sources?{feature_hint}"
-        )
+        Problem::LinkedButMissing {
+            feature_cfg: attr.cfgs.iter().any(|c| c.to_string().contains("feature")),
+            krate,
+            active,
+        }
     } else {
-        format!(
-            "{at}: #[{name}] in crate `{krate}` is missing from the registry: the generator does \
-             not link crate `{krate}`; add it to `kube_markers::link!(...)` in the generator's \
-             main.rs (and to its [dependencies]){active}"
-        )
+        Problem::NotLinked { krate, active }
     }
 }

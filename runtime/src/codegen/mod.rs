@@ -27,12 +27,14 @@ mod cli;
 mod crosscheck;
 mod ledger;
 mod scan;
+pub mod webhook;
 mod write;
 
 pub use cli::{Command, HELP, Options, UsageError};
 pub use write::{FileStatus, Orphan, OutputProblem};
 
-use crosscheck::cross_check;
+use crosscheck::cross_check_all;
+pub use crosscheck::{Activity, Finding, Place, Problem};
 use scan::Workspace;
 
 /// The workspace scan and its cross-check with the registry, for this repository's own tests:
@@ -40,13 +42,24 @@ use scan::Workspace;
 #[doc(hidden)]
 pub mod __internals {
     pub use super::cfg::{CfgEnv, Truth};
-    pub use super::crosscheck::{Findings, cross_check};
+    pub use super::crosscheck::{Findings, cross_check, cross_check_all};
     pub use super::scan::{AttrKind, FoundAttr, Package, ScanReport, Workspace};
+
+    /// `#[webhook(...)]`'s arguments, as the macro parses and validates them.
+    pub fn parse_webhook(args: &str) -> Result<crate::codegen::webhook::WebhookMarker, String> {
+        let tokens: proc_macro2::TokenStream = args.parse().map_err(|e| format!("{e}"))?;
+        kube_markers_core::webhook::parse_marker(tokens).map_err(|e| {
+            e.into_iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    }
 }
 
 use crate::crd::{GeneratedCrd, generate_crds};
 use crate::rbac::{GeneratedRole, RbacMarker, generate_roles, generate_roles_counting};
-use crate::registry::{self, CrdEntry, RbacEntry};
+use crate::registry::{self, CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use write::{Destination, Output};
@@ -59,8 +72,8 @@ pub enum Error {
     #[error(transparent)]
     Usage(#[from] UsageError),
     /// The workspace could not be scanned.
-    #[error("{0}")]
-    Scan(String),
+    #[error(transparent)]
+    Scan(#[from] ScanError),
     /// Reading, writing or removing a file failed.
     #[error("cannot {action} {}", path.display())]
     Io {
@@ -74,10 +87,13 @@ pub enum Error {
     },
     /// The registry disagrees with the sources: attributes that would be lost.
     #[error("{}", list(.0, "between the sources and the registry"))]
-    CrossCheck(Vec<String>),
+    CrossCheck(Vec<Finding>),
     /// A CRD could not be generated, or the API server would reject it.
     #[error("{}", list(.0, "with the CRDs"))]
     Crd(Vec<String>),
+    /// The webhooks cannot be merged into their configurations.
+    #[error("{}", list(.0, "with the webhooks"))]
+    Webhook(Vec<String>),
     /// Outputs cannot go where they are asked to; nothing was written.
     #[error("{}", list(.0, "with where the files go (nothing was written)"))]
     Outputs(Vec<OutputProblem>),
@@ -86,10 +102,68 @@ pub enum Error {
     Bundle(Vec<String>),
     /// Nothing was linked.
     #[error(
-        "no #[rbac] or #[crd] entries are linked into this generator: name the crates that carry \
-         them with `kube_markers::link!(crate_a, crate_b)` in its main.rs"
+        "no #[rbac], #[crd] or #[webhook] entries are linked into this generator: name the crates \
+         that carry them with `kube_markers::link!(crate_a, crate_b)` in its main.rs"
     )]
     EmptyRegistry,
+}
+
+/// Why the workspace could not be scanned for attributes.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScanError {
+    /// `cargo` could not be started.
+    #[error(
+        "could not run `{cargo} metadata` to find the workspace to scan: {source} (run the \
+         generator with `cargo run`, or pass --no-scan)"
+    )]
+    CargoNotRun {
+        /// The cargo that was run (`$CARGO` or `cargo`).
+        cargo: String,
+        /// Why it did not start.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `cargo metadata` exited with an error.
+    #[error("`cargo metadata` failed{}:\n{stderr}", manifest_path.as_ref().map(|p| format!(" for {}", p.display())).unwrap_or_default())]
+    CargoFailed {
+        /// `--manifest-path`, if one was given.
+        manifest_path: Option<PathBuf>,
+        /// What cargo printed.
+        stderr: String,
+    },
+    /// `cargo metadata` printed something that is not its JSON.
+    #[error("`cargo metadata` printed invalid JSON: {0}")]
+    InvalidJson(#[source] serde_json::Error),
+    /// `cargo metadata`'s JSON lacks a field every version prints.
+    #[error("`cargo metadata` output has no {0}")]
+    MissingField(&'static str),
+    /// A `[workspace.metadata.kube-markers]` setting is not a list of strings.
+    #[error(
+        "[workspace.metadata.kube-markers] {key} in {}/Cargo.toml must be a list of strings, \
+         found {found}", root.display()
+    )]
+    NotAStringList {
+        /// The setting.
+        key: &'static str,
+        /// The workspace root.
+        root: PathBuf,
+        /// What it is instead.
+        found: String,
+    },
+    /// `scan-exclude` names a package that is not a member.
+    #[error(
+        "[workspace.metadata.kube-markers] scan-exclude names `{name}`, which is not a member \
+         of the workspace at {} (members: {})", root.display(), members.join(", ")
+    )]
+    UnknownExclude {
+        /// The name given.
+        name: String,
+        /// The workspace root.
+        root: PathBuf,
+        /// The members there are.
+        members: Vec<String>,
+    },
 }
 
 /// A heading with the count, then one `  - ` line per problem.
@@ -186,18 +260,62 @@ fn read_header(opts: &Options) -> Result<String, Error> {
 
 /// Runs the generator over this binary's registry.
 pub fn run(opts: &Options) -> Result<Report, Error> {
-    run_with(
+    let webhooks = Webhooks {
+        webhooks: &registry::webhook_entries(),
+        configurations: &registry::webhook_configuration_entries(),
+    };
+    run_with_webhooks(
         &registry::rbac_entries(),
         &registry::crd_entries(),
+        webhooks,
         &registry::linked_crates(),
         opts,
     )
 }
 
-/// Runs the generator over the given entries (the registry, or a test's own).
+/// The webhook entries a run generates from.
+#[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
+pub struct Webhooks<'a> {
+    /// `#[webhook]`s.
+    pub webhooks: &'a [&'a WebhookEntry],
+    /// `#[webhook_configuration]`s.
+    pub configurations: &'a [&'a WebhookConfigurationEntry],
+}
+
+impl<'a> Webhooks<'a> {
+    /// Webhooks and configuration names.
+    pub fn new(
+        webhooks: &'a [&'a WebhookEntry],
+        configurations: &'a [&'a WebhookConfigurationEntry],
+    ) -> Self {
+        Webhooks {
+            webhooks,
+            configurations,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.webhooks.is_empty() && self.configurations.is_empty()
+    }
+}
+
+/// Runs the generator over the given entries (the registry, or a test's own), without
+/// webhooks.
 pub fn run_with(
     entries: &[&RbacEntry],
     crds: &[&CrdEntry],
+    linked_crates: &[&str],
+    opts: &Options,
+) -> Result<Report, Error> {
+    run_with_webhooks(entries, crds, Webhooks::default(), linked_crates, opts)
+}
+
+/// Runs the generator over the given entries, webhooks included.
+pub fn run_with_webhooks(
+    entries: &[&RbacEntry],
+    crds: &[&CrdEntry],
+    webhooks: Webhooks<'_>,
     linked_crates: &[&str],
     opts: &Options,
 ) -> Result<Report, Error> {
@@ -206,9 +324,21 @@ pub fn run_with(
     if !opts.no_scan {
         let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
         let scan = workspace.scan();
-        let findings = cross_check(
+        let others: Vec<(scan::AttrKind, registry::Source)> = webhooks
+            .webhooks
+            .iter()
+            .map(|w| (scan::AttrKind::Webhook, w.source))
+            .chain(
+                webhooks
+                    .configurations
+                    .iter()
+                    .map(|c| (scan::AttrKind::WebhookConfiguration, c.source)),
+            )
+            .collect();
+        let findings = cross_check_all(
             entries,
             crds,
+            &others,
             &scan,
             linked_crates,
             &workspace.root,
@@ -217,10 +347,10 @@ pub fn run_with(
         if !findings.errors.is_empty() {
             return Err(Error::CrossCheck(findings.errors));
         }
-        warnings = findings.warnings;
+        warnings = findings.warnings.iter().map(Finding::to_string).collect();
         metadata = Some(workspace.metadata);
     }
-    if entries.is_empty() && crds.is_empty() {
+    if entries.is_empty() && crds.is_empty() && webhooks.is_empty() {
         return Err(Error::EmptyRegistry);
     }
 
@@ -280,6 +410,29 @@ pub fn run_with(
         .iter()
         .filter_map(|o| o.path.strip_prefix(&opts.out_dir).ok().map(PathBuf::from))
         .collect();
+    // controller-gen writes no file when there are no webhooks. The deploy bundle does not
+    // list the webhooks: without their Service and certificates, a `failurePolicy: Fail`
+    // webhook would refuse every request it matches.
+    let merged = webhook::configurations(
+        &webhook::markers(webhooks.webhooks),
+        webhooks.configurations,
+    )
+    .map_err(Error::Webhook)?;
+    warnings.extend(merged.warnings.iter().cloned());
+    let webhook_dir = opts.webhook_dir();
+    if !merged.documents.is_empty() {
+        summary.push(format!(
+            "{} webhook(s) in {} configuration(s)",
+            webhooks.webhooks.len(),
+            merged.documents.len()
+        ));
+        outputs.push(Output {
+            path: webhook_dir.join(webhook::FILE_NAME),
+            content: webhook::render(&merged, &header),
+            what: "the webhook manifests".into(),
+            option: "--webhook-out",
+        });
+    }
     let bundle_input = bundle::Input {
         roles: &roles,
         entries,
@@ -331,6 +484,10 @@ pub fn run_with(
         Destination {
             dir: crd_dir,
             option: "--crd-out",
+        },
+        Destination {
+            dir: webhook_dir,
+            option: "--webhook-out",
         },
     ];
     // The bundle's own subdirectory, to tidy even when the bundle no longer writes there.

@@ -12,8 +12,8 @@
 //! follow (a `mod` declared by a macro, an `include!` of a computed path) is reported, not
 //! skipped.
 
-use super::Error;
 use super::cfg::CfgEnv;
+use super::{Error, ScanError};
 use kube_markers_core::scan::{Cfg, IncludePath, scan_file};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -80,7 +80,8 @@ pub struct FoundAttr {
     /// The `cfg` predicates the attribute depends on, outermost first; empty if none.
     pub cfgs: Vec<Cfg>,
     /// An `#[rbac]`'s arguments as the macro parses them; `None` if they do not parse (the
-    /// crate would not compile then, so only a stale build could have an entry) or for `#[crd]`.
+    /// crate would not compile then, so only a stale build could have an entry) or for the other
+    /// attributes.
     pub marker: Option<crate::rbac::RbacMarker>,
 }
 
@@ -108,7 +109,7 @@ impl Workspace {
     pub fn from_metadata(json: &Value) -> Result<Workspace, Error> {
         let root = json["workspace_root"]
             .as_str()
-            .ok_or_else(|| Error::Scan("`cargo metadata` output has no workspace_root".into()))?;
+            .ok_or(ScanError::MissingField("workspace_root"))?;
         let settings = &json["metadata"]["kube-markers"];
         // `[workspace.metadata.kube-markers] scan-exclude = ["pkg", ...]`: members that are
         // never linked into the generator on purpose (test fixtures, say).
@@ -121,11 +122,12 @@ impl Workspace {
             .filter_map(|p| p["name"].as_str())
             .collect();
         if let Some(unknown) = excluded.iter().find(|e| !names.contains(&e.as_str())) {
-            return Err(Error::Scan(format!(
-                "[workspace.metadata.kube-markers] scan-exclude names `{unknown}`, which is not a \
-                 member of the workspace at {root} (members: {})",
-                names.join(", ")
-            )));
+            return Err(ScanError::UnknownExclude {
+                name: unknown.clone(),
+                root: root.into(),
+                members: names.iter().map(|n| n.to_string()).collect(),
+            }
+            .into());
         }
         let mut packages = Vec::new();
         for pkg in json["packages"].as_array().into_iter().flatten() {
@@ -137,7 +139,14 @@ impl Workspace {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .any(|d| d["name"] == "kube-markers" && d["kind"].is_null());
+                .any(|d| {
+                    // The attributes expand to `::kube_markers::…`: a package whose
+                    // dependency is named `kube_markers` in its code (a facade crate renamed
+                    // to it) compiles them too.
+                    let named = d["name"] == "kube-markers"
+                        || matches!(d["rename"].as_str(), Some("kube_markers" | "kube-markers"));
+                    named && d["kind"].is_null()
+                });
             let opted_out = pkg["metadata"]["kube-markers"]["scan"] == Value::Bool(false);
             if !uses_markers || opted_out {
                 continue;
@@ -254,25 +263,33 @@ impl Workspace {
     }
 }
 
-fn string_list(settings: &Value, key: &str, root: &str) -> Result<Option<Vec<String>>, Error> {
+fn string_list(
+    settings: &Value,
+    key: &'static str,
+    root: &str,
+) -> Result<Option<Vec<String>>, Error> {
     match &settings[key] {
         Value::Null => Ok(None),
         Value::Array(items) => items
             .iter()
             .map(|v| {
                 v.as_str().map(str::to_string).ok_or_else(|| {
-                    Error::Scan(format!(
-                        "[workspace.metadata.kube-markers] {key} in {root}/Cargo.toml must be a \
-                         list of strings, found {v}"
-                    ))
+                    ScanError::NotAStringList {
+                        key,
+                        root: root.into(),
+                        found: v.to_string(),
+                    }
+                    .into()
                 })
             })
             .collect::<Result<_, _>>()
             .map(Some),
-        other => Err(Error::Scan(format!(
-            "[workspace.metadata.kube-markers] {key} in {root}/Cargo.toml must be a list of \
-             strings, found {other}"
-        ))),
+        other => Err(ScanError::NotAStringList {
+            key,
+            root: root.into(),
+            found: other.to_string(),
+        }
+        .into()),
     }
 }
 
@@ -284,24 +301,20 @@ pub(crate) fn cargo_metadata(manifest_path: Option<&Path>, args: &[&str]) -> Res
     if let Some(path) = manifest_path {
         cmd.arg("--manifest-path").arg(path);
     }
-    let output = cmd.output().map_err(|e| {
-        Error::Scan(format!(
-            "could not run `{} metadata` to find the workspace to scan: {e} \
-             (run the generator with `cargo run`, or pass --no-scan)",
-            cargo.to_string_lossy()
-        ))
+    let output = cmd.output().map_err(|source| ScanError::CargoNotRun {
+        cargo: cargo.to_string_lossy().into_owned(),
+        source,
     })?;
     if !output.status.success() {
-        return Err(Error::Scan(format!(
-            "`cargo metadata` failed{}:\n{}",
-            manifest_path
-                .map(|p| format!(" for {}", p.display()))
-                .unwrap_or_default(),
-            String::from_utf8_lossy(&output.stderr).trim_end()
-        )));
+        return Err(ScanError::CargoFailed {
+            manifest_path: manifest_path.map(Path::to_path_buf),
+            stderr: String::from_utf8_lossy(&output.stderr)
+                .trim_end()
+                .to_string(),
+        }
+        .into());
     }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| Error::Scan(format!("`cargo metadata` printed invalid JSON: {e}")))
+    Ok(serde_json::from_slice(&output.stdout).map_err(ScanError::InvalidJson)?)
 }
 
 fn module_dir_of_root(root: &Path) -> PathBuf {
@@ -461,7 +474,7 @@ impl Walker<'_> {
                 cfgs: all_cfgs,
                 marker: match attr.kind {
                     AttrKind::Rbac => kube_markers_core::rbac::parse_marker(attr.args).ok(),
-                    AttrKind::Crd => None,
+                    AttrKind::Crd | AttrKind::Webhook | AttrKind::WebhookConfiguration => None,
                 },
             });
         }
@@ -512,7 +525,8 @@ impl Walker<'_> {
             match syn::parse_file(&text) {
                 Ok(ast) => self.record(&file, &[], scan_file(&ast).attrs),
                 Err(e) => self.report.warnings.push(format!(
-                    "{}: not reached by any target's module tree, and it does not parse ({e});                      it was not scanned (package `{}`)",
+                    "{}: not reached by any target's module tree, and it does not parse ({e}); it \
+                     was not scanned (package `{}`)",
                     self.shown(&file),
                     self.package
                 )),

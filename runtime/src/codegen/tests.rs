@@ -139,12 +139,30 @@ fn header_year_is_replaced_and_missing_header_is_named() {
 
 #[test]
 fn problem_lists_are_headed_by_what_they_are_about() {
-    let e = Error::CrossCheck(vec!["a.rs:1: x".into(), "b.rs:2: y".into()]);
+    let lost = |file: &str, line, column| Finding {
+        place: Some(Place {
+            file: file.into(),
+            line,
+            column: Some(column),
+        }),
+        attribute: Some("rbac"),
+        problem: Problem::NotLinked {
+            krate: "op".into(),
+            active: Activity::Unconditional,
+        },
+    };
+    let e = Error::CrossCheck(vec![lost("a.rs", 1, 1), lost("b.rs", 2, 5)]);
     assert_eq!(
         e.to_string(),
-        "2 problem(s) between the sources and the registry:\n  - a.rs:1: x\n  - b.rs:2: y"
+        "2 problem(s) between the sources and the registry:\n  \
+         - a.rs:1:1: #[rbac] in crate `op` is missing from the registry: the generator does not \
+         link crate `op`; add it to `kube_markers::link!(...)` in the generator's main.rs (and \
+         to its [dependencies])\n  \
+         - b.rs:2:5: #[rbac] in crate `op` is missing from the registry: the generator does not \
+         link crate `op`; add it to `kube_markers::link!(...)` in the generator's main.rs (and \
+         to its [dependencies])"
     );
-    assert!(!e.to_string().contains("#[rbac]"));
+    assert!(!e.to_string().lines().next().unwrap().contains("#[rbac]"));
     let e = Error::Crd(vec!["x".into()]);
     assert_eq!(e.to_string(), "1 problem(s) with the CRDs:\n  - x");
 }

@@ -1,0 +1,146 @@
+//! Webhook manifests: registry entries → the `{Mutating,Validating}WebhookConfiguration`s →
+//! `manifests.yaml`, as controller-gen's webhook generator writes it.
+//!
+//! collect ([`markers`]) → merge ([`configurations`]) → render ([`render`]).
+
+use crate::registry::{Source, WebhookConfigurationEntry, WebhookEntry};
+pub use kube_markers_core::model::{WebhookClient, WebhookConfigurationMarker, WebhookMarker};
+use serde_json::{Value, json};
+
+/// The file controller-gen writes for admissionregistration/v1 configurations.
+pub const FILE_NAME: &str = "manifests.yaml";
+
+impl From<&WebhookEntry> for WebhookMarker {
+    fn from(e: &WebhookEntry) -> Self {
+        let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
+        let client = match e.url {
+            Some(url) => WebhookClient::Url(url.to_string()),
+            None => WebhookClient::Service {
+                name: e.service_name.map(str::to_string),
+                namespace: e.service_namespace.map(str::to_string),
+                port: e.service_port,
+                path: e.path.unwrap_or_default().to_string(),
+            },
+        };
+        WebhookMarker {
+            name: e.name.to_string(),
+            mutating: e.mutating,
+            failure_policy: e.failure_policy.to_string(),
+            match_policy: e.match_policy.map(str::to_string),
+            side_effects: e.side_effects.map(str::to_string),
+            timeout_seconds: e.timeout_seconds,
+            groups: list(e.groups),
+            resources: list(e.resources),
+            verbs: list(e.verbs),
+            versions: list(e.versions),
+            client,
+            admission_review_versions: list(e.admission_review_versions),
+            reinvocation_policy: e.reinvocation_policy.map(str::to_string),
+            patch: e.patch.map(str::to_string),
+        }
+    }
+}
+
+/// Collect: each entry as the model, with where it stands.
+pub fn markers(entries: &[&WebhookEntry]) -> Vec<(WebhookMarker, Source)> {
+    entries
+        .iter()
+        .map(|e| (WebhookMarker::from(*e), e.source))
+        .collect()
+}
+
+/// What merging found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Merged {
+    /// The configuration objects: the mutating one, then the validating one, each only when
+    /// it has webhooks.
+    pub documents: Vec<Value>,
+    /// Things the API server would refuse or that do nothing, which controller-gen writes
+    /// anyway.
+    pub warnings: Vec<String>,
+}
+
+/// Merge: webhooks into their configuration, sorted by name (stable, so equal names keep
+/// source order); configuration names from `#[webhook_configuration]`.
+pub fn configurations(
+    webhooks: &[(WebhookMarker, Source)],
+    names: &[&WebhookConfigurationEntry],
+) -> Result<Merged, Vec<String>> {
+    let mut errors = Vec::new();
+    let mut merged = Merged::default();
+    for mutating in [true, false] {
+        let kind = if mutating {
+            "MutatingWebhookConfiguration"
+        } else {
+            "ValidatingWebhookConfiguration"
+        };
+        let named: Vec<&&WebhookConfigurationEntry> =
+            names.iter().filter(|n| n.mutating == mutating).collect();
+        if let [first, second, ..] = named.as_slice() {
+            errors.push(format!(
+                "two #[webhook_configuration(mutating = {mutating})] name the one {kind}: {} \
+                 and {}; keep one",
+                first.source, second.source
+            ));
+            continue;
+        }
+        let mut objects = Vec::new();
+        for (marker, source) in webhooks.iter().filter(|(m, _)| m.mutating == mutating) {
+            match kube_markers_core::webhook::webhook_object(marker) {
+                Ok(object) => objects.push(object),
+                Err(problems) => {
+                    for p in problems {
+                        errors.push(format!("{source}: #[webhook] {:?}: {p}", marker.name));
+                    }
+                }
+            }
+        }
+        if objects.is_empty() {
+            if let Some(n) = named.first() {
+                merged.warnings.push(format!(
+                    "{}: #[webhook_configuration(mutating = {mutating})] names a {kind}, but no \
+                     #[webhook] is {}: nothing is generated for it",
+                    n.source,
+                    if mutating { "mutating" } else { "validating" }
+                ));
+            }
+            continue;
+        }
+        let name_of = |o: &Value| o["name"].as_str().unwrap_or_default().to_string();
+        objects.sort_by_key(name_of);
+        for pair in objects.windows(2) {
+            if name_of(&pair[0]) == name_of(&pair[1]) {
+                merged.warnings.push(format!(
+                    "two webhooks of the {kind} are named {:?}: the API server refuses \
+                     duplicate webhook names in one configuration",
+                    name_of(&pair[0])
+                ));
+            }
+        }
+        let default_name = if mutating {
+            "mutating-webhook-configuration"
+        } else {
+            "validating-webhook-configuration"
+        };
+        let name = named.first().and_then(|n| n.name).unwrap_or(default_name);
+        merged.documents.push(json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": kind,
+            "metadata": { "name": name },
+            "webhooks": objects,
+        }));
+    }
+    if errors.is_empty() {
+        Ok(merged)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Render: the header, then one `---` document per configuration.
+pub fn render(merged: &Merged, header: &str) -> String {
+    crate::yaml::render_documents(header, &merged.documents)
+}
+
+#[cfg(test)]
+mod tests;

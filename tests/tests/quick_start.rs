@@ -1,0 +1,210 @@
+//! The README's quick start, done as a new user does it: a workspace of their own, outside
+//! this one, depending on kube-markers by path, with the README's own `Cargo.toml` lines and
+//! generator `main.rs`. Then the promise a new user leans on most: an attribute in a crate the
+//! generator does not link fails the run instead of vanishing.
+//!
+//! The outside workspace compiles into this build's directory (`CARGO_BUILD_BUILD_DIR`), so
+//! the dependencies this test suite already built are reused; its own binaries go elsewhere
+//! and cannot replace this workspace's `codegen`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The fenced block of the README that starts with the line `first` (its content, without the
+/// fences and without that line's indentation).
+fn readme_block(first: &str) -> String {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let lines: Vec<&str> = readme.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim() == first)
+        .unwrap_or_else(|| panic!("the README has no block starting with `{first}`"));
+    let indent = lines[start].len() - lines[start].trim_start().len();
+    lines[start..]
+        .iter()
+        .take_while(|l| l.trim() != "```")
+        .map(|l| l.get(indent..).unwrap_or("").to_string() + "\n")
+        .collect()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// `cargo run -p codegen -- args` in the user's workspace.
+fn run_generator(workspace: &Path, args: &[&str]) -> Output {
+    let target_tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let build_dir = target_tmp.parent().unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    Command::new(cargo)
+        .args(["run", "-q", "-p", "codegen", "--"])
+        .args(args)
+        .current_dir(workspace)
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env("CARGO_BUILD_BUILD_DIR", build_dir)
+        .env("CARGO_TARGET_DIR", target_tmp.join("quick-start-target"))
+        .output()
+        .unwrap()
+}
+
+const OPERATOR_LIB: &str = r#"use kube_markers::rbac;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "cache.example.com", version = "v1alpha1", kind = "Memcached", namespaced)]
+pub struct MemcachedSpec {
+    #[k8s(minimum = 1, maximum = 5)]
+    pub size: i32,
+}
+
+#[rbac(groups = "cache.example.com", resources = "memcacheds", verbs = "list;watch;patch")]
+#[rbac(groups = "cache.example.com", resources = "memcacheds/status", verbs = "patch")]
+#[rbac(groups = "apps", resources = "deployments", verbs = "list;watch;create;patch")]
+pub async fn reconcile() {}
+"#;
+
+const EXPECTED_ROLE: &str = "---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: manager-role
+rules:
+- apiGroups:
+  - apps
+  resources:
+  - deployments
+  verbs:
+  - create
+  - list
+  - patch
+  - watch
+- apiGroups:
+  - cache.example.com
+  resources:
+  - memcacheds
+  verbs:
+  - list
+  - patch
+  - watch
+- apiGroups:
+  - cache.example.com
+  resources:
+  - memcacheds/status
+  verbs:
+  - patch
+";
+
+#[test]
+fn the_readme_quick_start_works_from_outside_and_loses_nothing() {
+    let projects = Path::new(env!("CARGO_TARGET_TMPDIR")).join("quick-start");
+    let _ = std::fs::remove_dir_all(&projects);
+    std::fs::create_dir_all(&projects).unwrap();
+    std::os::unix::fs::symlink(repo_root(), projects.join("kube-markers")).unwrap();
+    let ws = projects.join("my-operator");
+
+    // This build's profiles, so that its compiled dependencies are reused; and its lock file,
+    // so that the same versions are.
+    write(
+        &ws.join("Cargo.toml"),
+        "[workspace]\nresolver = \"3\"\nmembers = [\"my-operator\", \"codegen\"]\n\n\
+         [profile.dev]\ndebug = \"line-tables-only\"\n\n\
+         [profile.dev.package.\"*\"]\ndebug = false\n",
+    );
+    std::fs::copy(repo_root().join("Cargo.lock"), ws.join("Cargo.lock")).unwrap();
+
+    // Step 1 of the README (the dependency lines as printed there), with its CRD dependencies.
+    let step1 = readme_block("# my-operator/Cargo.toml");
+    let crd_deps = readme_block(
+        r#"kube = { version = "5", features = ["derive"] }   # plus "client", "runtime", ... as usual"#,
+    );
+    let crd_deps: String = crd_deps
+        .lines()
+        .filter(|l| !l.starts_with("k8s-openapi")) // step 1 names it already
+        .map(|l| format!("{l}\n"))
+        .collect();
+    write(
+        &ws.join("my-operator/Cargo.toml"),
+        &format!(
+            "[package]\nname = \"my-operator\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n{}{crd_deps}",
+            step1.replace(
+                r#"features = ["latest"] }"#,
+                r#"features = ["latest", "schemars"] }"#
+            )
+        ),
+    );
+    write(&ws.join("my-operator/src/lib.rs"), OPERATOR_LIB);
+    // Step 3: the generator, its Cargo.toml lines and main.rs as printed.
+    write(
+        &ws.join("codegen/Cargo.toml"),
+        &format!(
+            "[package]\nname = \"codegen\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n{}",
+            readme_block("# codegen/Cargo.toml")
+        ),
+    );
+    write(
+        &ws.join("codegen/src/main.rs"),
+        &readme_block("// codegen/src/main.rs"),
+    );
+
+    // Step 4.
+    let out = run_generator(&ws, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
+    assert_eq!(role, EXPECTED_ROLE);
+    let crd =
+        std::fs::read_to_string(ws.join("rbac-out/crd/cache.example.com_memcacheds.yaml")).unwrap();
+    assert!(crd.contains("maximum: 5"), "{crd}");
+    let check = run_generator(&ws, &["--check"]);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+
+    // A second crate with an attribute, which the generator does not link: the run fails,
+    // naming the attribute's place and the fix, and writes nothing.
+    let members = std::fs::read_to_string(ws.join("Cargo.toml"))
+        .unwrap()
+        .replace(r#""codegen"]"#, r#""codegen", "other-operator"]"#);
+    write(&ws.join("Cargo.toml"), &members);
+    write(
+        &ws.join("other-operator/Cargo.toml"),
+        &format!(
+            "[package]\nname = \"other-operator\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n{}",
+            step1
+        ),
+    );
+    write(
+        &ws.join("other-operator/src/lib.rs"),
+        "#[kube_markers::rbac(groups = \"\", resources = \"secrets\", verbs = \"get\")]\n\
+         pub fn read_secrets() {}\n",
+    );
+    let lost = run_generator(&ws, &[]);
+    let stderr = String::from_utf8_lossy(&lost.stderr);
+    assert!(!lost.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "other-operator/src/lib.rs:1:1: #[rbac] in crate `other_operator` is missing from \
+             the registry: the generator does not link crate `other_operator`; add it to \
+             `kube_markers::link!(...)`"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap(),
+        EXPECTED_ROLE
+    );
+}
