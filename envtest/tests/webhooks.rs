@@ -1,97 +1,41 @@
-//! Admission webhooks served by `kube_markers::webhook::server`, called by a real
-//! kube-apiserver on loopback (`url` client config, the test CA as `caBundle`): an invalid
+//! The MyDatabase operator's admission webhooks, served by `kube_markers::webhook::server` from
+//! the registry (`registered()`, as the operator's `main` does) and configured by the
+//! GENERATED `rbac-out/webhook/manifests.yaml`, its `clientConfig` pointed at the server on
+//! loopback (`url`, the test CA as `caBundle`), called by a real kube-apiserver: an invalid
 //! object is denied with the handler's message, the mutating default is applied, a dry-run
 //! request reaches the `sideEffects: None` webhooks, and with the server stopped
-//! `failurePolicy: Fail` rejects the request while `Ignore` lets it through.
+//! `failurePolicy: Fail` rejects the request while `Ignore` lets it through. That the
+//! generated rules send these requests to these paths is what proves them.
 //!
 //! One API server for the whole file: the steps run in order in one test.
 
 mod common;
 use common::{assets, root};
-use kube::Api;
 use kube::api::PostParams;
-use kube::core::admission::{AdmissionRequest, AdmissionResponse};
-use kube_markers::webhook::SideEffects;
-use kube_markers::webhook::server::{Route, RunningServer, WebhookServer};
-use kube_markers_envtest::{Envtest, TestCa, point_webhooks_at};
+use kube::{Api, ResourceExt};
+use kube_markers::webhook::server::{RunningServer, WebhookServer};
+use kube_markers_envtest::{Envtest, TestCa, parse_manifests, point_webhooks_at};
+use mydatabase_operator::webhooks::VERSION_LABEL;
 use mydatabase_operator::{MyDatabase, MyDatabaseSpec};
-use serde_json::{Value, json};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use serde_json::Value;
 use std::time::{Duration, Instant};
 
 const NS: &str = "webhooks";
-const VALIDATE: &str = "/validate-db-example-com-v1-mydatabase";
-const MUTATE: &str = "/mutate-db-example-com-v1-mydatabase";
 
-/// Dry-run requests the handlers saw.
-static DRY_RUNS: AtomicUsize = AtomicUsize::new(0);
-
-/// Refuses an image without a tag (the CRD's pattern allows one).
-async fn validate(request: AdmissionRequest<MyDatabase>) -> AdmissionResponse {
-    if request.dry_run {
-        DRY_RUNS.fetch_add(1, Ordering::SeqCst);
+/// The generated webhook configurations, with every `failurePolicy` set to `failure_policy`,
+/// pointed at the server at `base_url`.
+fn configurations(failure_policy: &str, base_url: &str, ca: &TestCa) -> Vec<Value> {
+    let path = root().join("rbac-out/webhook/manifests.yaml");
+    let mut docs = parse_manifests(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(docs.len(), 2, "a mutating and a validating configuration");
+    for doc in &mut docs {
+        for webhook in doc["webhooks"].as_array_mut().unwrap() {
+            assert_eq!(webhook["failurePolicy"], "Fail", "as generated");
+            webhook["failurePolicy"] = failure_policy.into();
+        }
     }
-    let response = AdmissionResponse::from(&request);
-    match &request.object {
-        Some(db) if !db.spec.image.contains(':') => response.deny(format!(
-            "image {:?} has no tag: pin a version",
-            db.spec.image
-        )),
-        _ => response,
-    }
-}
-
-/// Defaults the storage class.
-async fn default_storage_class(request: AdmissionRequest<MyDatabase>) -> AdmissionResponse {
-    if request.dry_run {
-        DRY_RUNS.fetch_add(1, Ordering::SeqCst);
-    }
-    let response = AdmissionResponse::from(&request);
-    let Some(original) = request.object else {
-        return response;
-    };
-    let mut mutated = original.clone();
-    mutated
-        .spec
-        .storage_class
-        .get_or_insert_with(|| "standard".into());
-    kube_markers::webhook::patch_response(response, &original, &mutated)
-        .unwrap_or_else(AdmissionResponse::invalid)
-}
-
-/// The webhook configurations as the generator writes them (a Service in the cluster), with
-/// `failure_policy`.
-fn configurations(failure_policy: &str) -> Vec<Value> {
-    let webhook = |name: &str, path: &str| {
-        json!({
-            "admissionReviewVersions": ["v1"],
-            "clientConfig": {"service": {"name": "webhook-service", "namespace": "system", "path": path}},
-            "failurePolicy": failure_policy,
-            "name": name,
-            "rules": [{
-                "apiGroups": ["db.example.com"],
-                "apiVersions": ["v1"],
-                "operations": ["CREATE", "UPDATE"],
-                "resources": ["mydatabases"],
-            }],
-            "sideEffects": "None",
-            "timeoutSeconds": 5,
-        })
-    };
-    vec![
-        json!({
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "MutatingWebhookConfiguration",
-            "metadata": {"name": "mutating-webhook-configuration"},
-            "webhooks": [webhook("mmydatabase.db.example.com", MUTATE)],
-        }),
-        json!({
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingWebhookConfiguration",
-            "metadata": {"name": "validating-webhook-configuration"},
-            "webhooks": [webhook("vmydatabase.db.example.com", VALIDATE)],
-        }),
-    ]
+    point_webhooks_at(&mut docs, base_url, ca.pem());
+    docs
 }
 
 fn database(name: &str, image: &str) -> MyDatabase {
@@ -131,17 +75,21 @@ async fn eventually<T, Fut: Future<Output = Option<T>>>(
 
 async fn serve(ca: &TestCa, dir: &std::path::Path) -> RunningServer {
     ca.issue("webhook-service").unwrap().write_to(dir).unwrap();
-    WebhookServer::builder()
-        .route(Route::typed(VALIDATE, validate).side_effects(SideEffects::None))
-        .route(Route::typed(MUTATE, default_storage_class).side_effects(SideEffects::None))
+    let server = WebhookServer::builder()
+        .registered()
         .cert_dir(dir)
         .bind(([127, 0, 0, 1], 0).into())
         .shutdown_timeout(Duration::from_secs(5))
         .build()
-        .unwrap()
-        .start()
-        .await
-        .unwrap()
+        .unwrap();
+    assert_eq!(
+        server.paths(),
+        [
+            "/mutate-db-example-com-v1-mydatabase",
+            "/validate-db-example-com-v1-mydatabase"
+        ]
+    );
+    server.start().await.unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -159,12 +107,14 @@ async fn the_api_server_calls_the_served_webhooks() {
     let certs = tempfile::tempdir().unwrap();
     let server = serve(&ca, certs.path()).await;
     let base_url = format!("https://{}", server.local_addr());
-    let mut docs = configurations("Fail");
-    point_webhooks_at(&mut docs, &base_url, ca.pem());
-    env.apply_objects(docs).await.unwrap();
+    env.apply_objects(configurations("Fail", &base_url, &ca))
+        .await
+        .unwrap();
+    let refused_message = r#"admission webhook "vmydatabase.db.example.com" denied the request: spec.image "postgres" has no tag: pin the database's version, e.g. "postgres:16""#;
 
     // An invalid object is denied with the handler's message (retried until the API server
-    // has the configuration; dry runs, so that nothing is stored meanwhile).
+    // has the configuration). Dry runs reach the `sideEffects: None` webhooks: that is how
+    // the wait stores nothing meanwhile.
     let dry_run = PostParams {
         dry_run: true,
         ..Default::default()
@@ -176,63 +126,53 @@ async fn the_api_server_calls_the_served_webhooks() {
         }
     })
     .await;
-    assert_eq!(
-        message,
-        r#"admission webhook "vmydatabase.db.example.com" denied the request: image "postgres" has no tag: pin a version"#
-    );
+    assert_eq!(message, refused_message);
     // A denial without a status code of its own is a Bad Request.
     assert_eq!(code, 400, "{message}");
-    let (code, message) = refusal(
-        dbs.create(&PostParams::default(), &database("no-tag", "postgres"))
-            .await,
-    );
-    assert_eq!(code, 400);
-    assert!(
-        message.ends_with("image \"postgres\" has no tag: pin a version"),
-        "{message}"
-    );
+    let refused = dbs
+        .create(&PostParams::default(), &database("no-tag", "postgres"))
+        .await;
+    assert_eq!(refusal(refused), (400, refused_message.to_string()));
+    assert!(dbs.get_opt("no-tag").await.unwrap().is_none());
 
-    // The mutating default is applied, and stored.
+    // The mutating default is applied (in a dry run's answer too), and stored.
     eventually("the mutating webhook is called", || async {
-        let created = dbs
-            .create(&dry_run, &database("defaulted", "postgres:17.2"))
+        let dry = dbs
+            .create(&dry_run, &database("labelled", "postgres:17.2"))
             .await
             .unwrap();
-        created.spec.storage_class.is_some().then_some(())
+        dry.labels().contains_key(VERSION_LABEL).then_some(())
     })
     .await;
+    assert!(
+        dbs.get_opt("labelled").await.unwrap().is_none(),
+        "a dry run stores nothing"
+    );
     let created = dbs
         .create(
             &PostParams::default(),
-            &database("defaulted", "postgres:17.2"),
+            &database("labelled", "postgres:17.2"),
         )
         .await
         .unwrap();
-    assert_eq!(created.spec.storage_class.as_deref(), Some("standard"));
-    let stored = dbs.get("defaulted").await.unwrap();
-    assert_eq!(stored.spec.storage_class.as_deref(), Some("standard"));
-    // An explicit class is kept.
-    let mut gold = database("gold", "postgres:17.2");
-    gold.spec.storage_class = Some("gold".into());
-    let created = dbs.create(&PostParams::default(), &gold).await.unwrap();
-    assert_eq!(created.spec.storage_class.as_deref(), Some("gold"));
-
-    // A dry-run request reaches both `sideEffects: None` webhooks: defaulted, validated, not
-    // stored.
-    let before = DRY_RUNS.load(Ordering::SeqCst);
-    let dry = dbs
-        .create(&dry_run, &database("dry", "postgres:17.2"))
-        .await
-        .unwrap();
-    assert_eq!(dry.spec.storage_class.as_deref(), Some("standard"));
     assert_eq!(
-        DRY_RUNS.load(Ordering::SeqCst),
-        before + 2,
-        "both handlers saw the dry run"
+        created.labels().get(VERSION_LABEL).map(String::as_str),
+        Some("17.2")
     );
-    assert!(
-        dbs.get_opt("dry").await.unwrap().is_none(),
-        "a dry run stores nothing"
+    let stored = dbs.get("labelled").await.unwrap();
+    assert_eq!(
+        stored.labels().get(VERSION_LABEL).map(String::as_str),
+        Some("17.2")
+    );
+    // A label set by hand is kept.
+    let mut pinned = database("pinned", "postgres:17.2");
+    pinned
+        .labels_mut()
+        .insert(VERSION_LABEL.into(), "seventeen".into());
+    let created = dbs.create(&PostParams::default(), &pinned).await.unwrap();
+    assert_eq!(
+        created.labels().get(VERSION_LABEL).map(String::as_str),
+        Some("seventeen")
     );
 
     // The server stops: with `failurePolicy: Fail` the API server rejects the request...
@@ -251,22 +191,19 @@ async fn the_api_server_calls_the_served_webhooks() {
     );
     assert!(dbs.get_opt("while-down").await.unwrap().is_none());
 
-    // ... and with `Ignore` it goes through, unmutated and unvalidated.
-    let mut docs = configurations("Ignore");
-    point_webhooks_at(&mut docs, &base_url, ca.pem());
-    env.apply_objects(docs).await.unwrap();
+    // ... and with `Ignore` it goes through, neither labelled nor validated.
+    env.apply_objects(configurations("Ignore", &base_url, &ca))
+        .await
+        .unwrap();
     let created = eventually("failurePolicy Ignore lets the request through", || async {
         dbs.create(&PostParams::default(), &database("while-down", "postgres"))
             .await
             .ok()
     })
     .await;
-    assert_eq!(
-        created.spec.storage_class, None,
-        "the mutating webhook was not applied"
-    );
-    assert_eq!(
-        created.spec.image, "postgres",
-        "the validating webhook was not applied"
+    assert_eq!(created.spec.image, "postgres", "not validated");
+    assert!(
+        !created.labels().contains_key(VERSION_LABEL),
+        "not labelled"
     );
 }

@@ -1,7 +1,8 @@
 //! Serves admission handlers over HTTPS, as the API server calls them (feature
 //! `webhook-server`).
 //!
-//! Each [`Route`] is a path and a handler; the server answers `POST` requests with
+//! Each [`Route`] is a path and a handler ([`registered`](WebhookServerBuilder::registered) takes
+//! those of every `#[kube_markers::webhook]` on an `async fn`); the server answers `POST` requests with
 //! `Content-Type: application/json` on those paths with the handler's `AdmissionReview`, a
 //! body that is not a review with 400 and the reason, any other path with 404. A dry-run
 //! request to a webhook whose `sideEffects` are `Some` or `Unknown` is denied without calling
@@ -181,6 +182,17 @@ impl WebhookServerBuilder {
     pub fn route(mut self, route: Route) -> Self {
         self.routes.push(route);
         self
+    }
+
+    /// Serves every handler registered by `#[kube_markers::webhook]` in the linked crates
+    /// (see [`Route::from_entry`]); two of them on one path are an error of
+    /// [`build`](Self::build) naming both attributes.
+    pub fn registered(self) -> Self {
+        self.routes(
+            crate::registry::webhook_entries()
+                .into_iter()
+                .filter_map(Route::from_entry),
+        )
     }
 
     /// Serves more handlers.

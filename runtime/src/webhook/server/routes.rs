@@ -14,6 +14,7 @@ use kube::core::admission::{AdmissionRequest, AdmissionResponse};
 use serde::de::DeserializeOwned;
 
 use super::ServerError;
+use crate::registry::WebhookEntry;
 use crate::webhook::{__handle, HandlerFn, HandlerFuture, SideEffects};
 
 /// A type-erased handler, a [`HandlerFn`] or a closure around a typed one.
@@ -44,6 +45,29 @@ impl Route {
     #[track_caller]
     pub fn new(path: impl Into<String>, handler: HandlerFn) -> Self {
         Self::with_handler(path.into(), Arc::new(handler))
+    }
+
+    /// The route of a `#[kube_markers::webhook]` on an `async fn`: the path the API server
+    /// calls (its `path`, or the path of its `url`), its handler, its `sideEffects` (the
+    /// `patch`'s when that sets them; `Unknown` when neither says), named by the attribute's
+    /// place. `None` for an attribute without a handler, served some other way.
+    pub fn from_entry(entry: &WebhookEntry) -> Option<Route> {
+        let handler = entry.handler?;
+        let patched = entry
+            .patch
+            .and_then(|patch| serde_json::from_str::<serde_json::Value>(patch).ok())
+            .and_then(|patch| patch.get("sideEffects")?.as_str().map(str::to_string));
+        let side_effects = patched
+            .as_deref()
+            .or(entry.side_effects)
+            .and_then(SideEffects::parse)
+            .unwrap_or(SideEffects::Unknown);
+        Some(Route {
+            path: entry.serving_path().to_string(),
+            side_effects,
+            handler: Arc::new(handler),
+            origin: entry.source.to_string(),
+        })
     }
 
     /// A route to an `async fn(AdmissionRequest<K>) -> AdmissionResponse`, for handlers not
