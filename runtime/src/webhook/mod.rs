@@ -2,7 +2,7 @@
 //! body reaches them.
 //!
 //! A handler is an `async fn(AdmissionRequest<K>) -> AdmissionResponse` for any kube resource
-//! type `K` (use [`DynamicObject`](kube::core::DynamicObject) to see any kind). The attribute
+//! type `K` (use [`DynamicObject`] to see any kind). The attribute
 //! registers, next to its manifest configuration, a [`HandlerFn`] that decodes the
 //! `AdmissionReview`, calls the handler and encodes the reply; servers only route bytes.
 
