@@ -49,7 +49,7 @@ fn rbac_out_is_fresh() {
 }
 
 #[test]
-fn no_bundle_writes_only_the_roles_and_crds() {
+fn no_bundle_writes_only_the_roles_crds_and_webhooks() {
     let dir = tempfile::tempdir().unwrap();
     let out = codegen(&["--no-bundle", "--out", dir.path().to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -58,7 +58,10 @@ fn no_bundle_writes_only_the_roles_and_crds() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, [".kube-markers-codegen.sha256", "crd", "role.yaml"]);
+    assert_eq!(
+        names,
+        [".kube-markers-codegen.sha256", "crd", "role.yaml", "webhook"]
+    );
 }
 
 #[test]
@@ -242,7 +245,7 @@ fn crd_out_at_a_file_fails_before_role_yaml_is_written() {
 
 /// The committed `rbac-out/` in a temporary directory, ledgers included, as a fresh clone has it.
 fn copy_rbac_out(to: &Path) {
-    for sub in ["", "crd", "pinned-namespaces"] {
+    for sub in ["", "crd", "pinned-namespaces", "webhook"] {
         let from = workspace_root().join("rbac-out").join(sub);
         std::fs::create_dir_all(to.join(sub)).unwrap();
         for entry in std::fs::read_dir(&from).unwrap() {
@@ -268,6 +271,8 @@ fn other_generator_writes_into(dir: &Path, scratch: &Path) -> (PathBuf, String) 
         dir.to_str().unwrap(),
         "--crd-out",
         scratch.to_str().unwrap(),
+        "--webhook-out",
+        scratch.join("webhook").to_str().unwrap(),
         "--file-name",
         "other-role.yaml",
     ]);

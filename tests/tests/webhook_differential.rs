@@ -203,7 +203,7 @@ fn random_webhook_sets_match_controller_gen() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let mut rng = Rng(0x0005_eed0_f3eb_400c);
+    let mut rng = Rng(0x5eed_0f3e_b400_c0de);
     let sets = 60;
     for i in 0..sets {
         let n = 1 + rng.below(4);

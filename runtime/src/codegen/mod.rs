@@ -485,19 +485,27 @@ pub fn run_with_webhooks(
             dir: crd_dir,
             option: "--crd-out",
         },
-        Destination {
-            dir: webhook_dir,
-            option: "--webhook-out",
-        },
     ];
     // The bundle's own subdirectory, to tidy even when the bundle no longer writes there.
     let pinned = opts.out_dir.join(bundle::PINNED_DIR);
+    // The webhook directories, default and chosen, to tidy when they hold an earlier run's
+    // file (a run with webhooks has its output there anyway).
+    let webhook_dirs = [
+        (opts.out_dir.join("webhook"), "--out"),
+        (webhook_dir, "--webhook-out"),
+    ];
     let destinations: Vec<Destination> = destinations
         .into_iter()
         .chain(pinned.is_dir().then_some(Destination {
             dir: pinned,
             option: "--out",
         }))
+        .chain(
+            webhook_dirs
+                .into_iter()
+                .filter(|(dir, _)| dir.is_dir())
+                .map(|(dir, option)| Destination { dir, option }),
+        )
         .collect();
     let mut plan = write::plan(
         outputs,

@@ -811,3 +811,109 @@ fn a_failed_staging_leaves_nothing_behind() {
     // The temporary file and the directories made for it are gone.
     assert_eq!(names_in(tmp.path()), ["file"]);
 }
+
+/// A webhook entry as `#[webhook]` on `const _` registers it.
+fn webhook_entry(name: &'static str, mutating: bool) -> WebhookEntry {
+    WebhookEntry::__new(
+        name,
+        mutating,
+        "Fail",
+        None,
+        Some("None"),
+        None,
+        &[""],
+        &["pods"],
+        &["CREATE"],
+        &["v1"],
+        Some("/hook"),
+        None,
+        None,
+        None,
+        None,
+        &["v1"],
+        None,
+        None,
+        Source::__new("src/lib.rs", 1, 1, "op", "_"),
+    )
+}
+
+#[test]
+fn webhooks_go_to_their_directory_are_checked_and_removed_with_the_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options {
+        out_dir: dir.path().join("out"),
+        no_scan: true,
+        bundle: bundle::BundleFlags {
+            off: true,
+            ..Default::default()
+        },
+        ..Options::default()
+    };
+    let hook = webhook_entry("v.example.com", false);
+    let named = WebhookConfigurationEntry::__new(
+        false,
+        Some("op-validating"),
+        Source::__new("src/lib.rs", 2, 1, "op", "_"),
+    );
+    let hooks = [&hook];
+    let names = [&named];
+    let webhooks = Webhooks::new(&hooks, &names);
+    let manifest = opts.out_dir.join("webhook/manifests.yaml");
+
+    // Webhooks alone are enough to run; the file is controller-gen's.
+    let report = run_with_webhooks(&[], &[], webhooks, &[], &opts).unwrap();
+    assert!(
+        report
+            .summary
+            .contains("1 webhook(s) in 1 configuration(s)"),
+        "{}",
+        report.summary
+    );
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.starts_with("---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: op-validating\n"), "{text}");
+    assert!(
+        text.contains("  failurePolicy: Fail\n  name: v.example.com\n"),
+        "{text}"
+    );
+
+    // --check: fresh, then stale after an edit.
+    let check = Options {
+        check: true,
+        ..opts.clone()
+    };
+    let report = run_with_webhooks(&[], &[], webhooks, &[], &check).unwrap();
+    assert!(!report.is_stale());
+    std::fs::write(&manifest, text.replace("Fail", "Ignore")).unwrap();
+    let report = run_with_webhooks(&[], &[], webhooks, &[], &check).unwrap();
+    assert!(report.is_stale());
+    std::fs::write(&manifest, &text).unwrap();
+
+    // --webhook-out moves it; the old file, unchanged and in the ledger, is removed.
+    let moved = Options {
+        webhook_out_dir: Some(dir.path().join("hooks")),
+        ..opts.clone()
+    };
+    let hook2 = webhook_entry("m.example.com", true);
+    let hooks2 = [&hook2];
+    run_with_webhooks(&[], &[], Webhooks::new(&hooks2, &[]), &[], &moved).unwrap();
+    assert!(!manifest.exists());
+    let text = std::fs::read_to_string(dir.path().join("hooks/manifests.yaml")).unwrap();
+    assert!(
+        text.contains("name: mutating-webhook-configuration"),
+        "{text}"
+    );
+
+    // Two configuration names of one kind: an error naming both places.
+    let other = WebhookConfigurationEntry::__new(
+        false,
+        Some("other"),
+        Source::__new("src/other.rs", 9, 1, "op", "_"),
+    );
+    let two = [&named, &other];
+    let err = run_with_webhooks(&[], &[], Webhooks::new(&hooks, &two), &[], &opts).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("src/lib.rs:2") && text.contains("src/other.rs:9"),
+        "{text}"
+    );
+}
