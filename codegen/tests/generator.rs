@@ -60,7 +60,12 @@ fn no_bundle_writes_only_the_roles_crds_and_webhooks() {
     names.sort();
     assert_eq!(
         names,
-        [".kube-markers-codegen.sha256", "crd", "role.yaml", "webhook"]
+        [
+            ".kube-markers-codegen.sha256",
+            "crd",
+            "role.yaml",
+            "webhook"
+        ]
     );
 }
 

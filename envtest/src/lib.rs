@@ -45,7 +45,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub use manifests::{Applied, parse_manifests};
+pub use manifests::{Applied, parse_manifests, point_webhooks_at};
+pub use pki::{ServingCert, TestCa};
 
 /// Why the environment could not be started or used.
 #[derive(Debug)]

@@ -1,6 +1,9 @@
 //! Applying manifest files (the generator's output) to the environment.
 
 use super::{Envtest, Error};
+use k8s_openapi::api::admissionregistration::v1::{
+    MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
@@ -56,6 +59,30 @@ pub fn parse_manifests(text: &str) -> Result<Vec<Value>, Error> {
     Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
 }
 
+/// Points the webhooks of `Validating`/`MutatingWebhookConfiguration`s at a server of the test
+/// (`base_url`, `https://127.0.0.1:<port>`) instead of the cluster Service they name: each
+/// `clientConfig.service` (its `path` kept) becomes `url: <base_url><path>`, and every
+/// `caBundle` the test CA (`ca_pem`, see [`TestCa`](crate::TestCa)). Other objects are left alone.
+pub fn point_webhooks_at(docs: &mut [Value], base_url: &str, ca_pem: &str) {
+    let ca_bundle = serde_json::to_value(k8s_openapi::ByteString(ca_pem.as_bytes().to_vec()))
+        .expect("bytes serialize to base64");
+    for doc in docs.iter_mut().filter(|d| {
+        d["kind"] == "ValidatingWebhookConfiguration" || d["kind"] == "MutatingWebhookConfiguration"
+    }) {
+        let Some(webhooks) = doc["webhooks"].as_array_mut() else {
+            continue;
+        };
+        for webhook in webhooks {
+            let config = &mut webhook["clientConfig"];
+            if let Some(service) = config.as_object_mut().and_then(|c| c.remove("service")) {
+                let path = service["path"].as_str().unwrap_or("/");
+                config["url"] = format!("{base_url}{path}").into();
+            }
+            config["caBundle"] = ca_bundle.clone();
+        }
+    }
+}
+
 impl Envtest {
     /// Creates a namespace if it does not exist.
     pub async fn ensure_namespace(&self, name: &str) -> Result<(), Error> {
@@ -95,10 +122,16 @@ impl Envtest {
                 "Namespace" => apply_typed::<Namespace>(&client, doc).await?,
                 "ServiceAccount" => apply_typed::<ServiceAccount>(&client, doc).await?,
                 "Deployment" => apply_typed::<Deployment>(&client, doc).await?,
+                "ValidatingWebhookConfiguration" => {
+                    apply_typed::<ValidatingWebhookConfiguration>(&client, doc).await?
+                }
+                "MutatingWebhookConfiguration" => {
+                    apply_typed::<MutatingWebhookConfiguration>(&client, doc).await?
+                }
                 other => {
                     return Err(Error::Manifest(format!(
                         "cannot apply a {other:?} (supported: CRDs, RBAC objects, namespaces, \
-                         service accounts, deployments)"
+                         service accounts, deployments, webhook configurations)"
                     )));
                 }
             };

@@ -93,3 +93,50 @@ fn the_default_features_link_no_audit_code() {
         assert!(!audit.iter().any(|d| d == name), "{name} in {audit:#?}");
     }
 }
+
+/// The webhook server's HTTP and TLS stack.
+const SERVER_ONLY: &[&str] = &[
+    "hyper",
+    "hyper-util",
+    "http-body-util",
+    "rustls",
+    "tokio-rustls",
+    "ring",
+    "tokio",
+];
+
+/// TLS stacks the server must not bring in (it uses rustls with ring).
+const NEVER: &[&str] = &[
+    "aws-lc-rs",
+    "aws-lc-sys",
+    "openssl",
+    "openssl-sys",
+    "native-tls",
+];
+
+fn present<'a>(names: &[&'a str], deps: &[String]) -> Vec<&'a str> {
+    names
+        .iter()
+        .copied()
+        .filter(|name| deps.iter().any(|d| d == name))
+        .collect()
+}
+
+#[test]
+fn only_the_webhook_server_feature_links_an_http_server() {
+    for features in [&[][..], &["webhook"][..]] {
+        let deps = dependencies(features);
+        let leaked = present(SERVER_ONLY, &deps);
+        assert!(
+            leaked.is_empty(),
+            "features {features:?}: {leaked:?} in {deps:#?}"
+        );
+    }
+    // `webhook` brings kube-core's admission types and the JSON patch only.
+    assert!(dependencies(&["webhook"]).iter().any(|d| d == "json-patch"));
+
+    let server = dependencies(&["webhook-server"]);
+    assert_eq!(present(SERVER_ONLY, &server), SERVER_ONLY, "{server:#?}");
+    let forbidden = present(NEVER, &server);
+    assert!(forbidden.is_empty(), "{forbidden:?} in {server:#?}");
+}

@@ -1,0 +1,458 @@
+//! Serves admission handlers over HTTPS, as the API server calls them (feature
+//! `webhook-server`).
+//!
+//! Each [`Route`] is a path and a handler ([`registered`](WebhookServerBuilder::registered) takes
+//! those of every `#[kube_markers::webhook]` on an `async fn`); the server answers `POST` requests with
+//! `Content-Type: application/json` on those paths with the handler's `AdmissionReview`, a
+//! body that is not a review with 400 and the reason, any other path with 404. A dry-run
+//! request to a webhook whose `sideEffects` are `Some` or `Unknown` is denied without calling
+//! its handler. The certificate and key are PEM files (by default where cert-manager's Secret
+//! is mounted for controller-runtime, [`DEFAULT_CERT_DIR`]`/tls.{crt,key}`), read again every
+//! [`reload_interval`](WebhookServerBuilder::reload_interval): a rotated certificate is served
+//! to new connections without restarting the listener. Shutdown stops accepting, lets the
+//! requests under way finish, and closes idle connections.
+//!
+//! ```
+//! use kube::core::DynamicObject;
+//! use kube::core::admission::{AdmissionRequest, AdmissionResponse};
+//! use kube_markers::webhook::server::{Route, WebhookServer};
+//!
+//! async fn validate(request: AdmissionRequest<DynamicObject>) -> AdmissionResponse {
+//!     let response = AdmissionResponse::from(&request);
+//!     match request.object.as_ref().and_then(|o| o.metadata.name.as_deref()) {
+//!         Some(name) if name.starts_with("tmp-") => response.deny("tmp- names are reserved"),
+//!         _ => response,
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = tempfile::tempdir()?;
+//! # let cert = rcgen::generate_simple_self_signed(["localhost".to_string()])?;
+//! # std::fs::write(dir.path().join("tls.crt"), cert.cert.pem())?;
+//! # std::fs::write(dir.path().join("tls.key"), cert.signing_key.serialize_pem())?;
+//! let server = WebhookServer::builder()
+//!     .route(Route::typed("/validate-names", validate))
+//!     .cert_dir(dir.path()) // default: /tmp/k8s-webhook-server/serving-certs
+//!     .bind(([127, 0, 0, 1], 0).into()) // default: 0.0.0.0:9443
+//!     .build()?;
+//! // `server.run(shutdown_signal).await` serves until the signal; `start` serves in the
+//! // background:
+//! let running = server.start().await?;
+//! assert_ne!(running.local_addr().port(), 0);
+//! running.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+mod routes;
+mod tls;
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::ServerConfig;
+use tokio_rustls::rustls::crypto::ring;
+
+pub use routes::Route;
+use routes::RouteTable;
+use tls::{CertFiles, ReloadingCert};
+
+/// Where controller-runtime expects cert-manager's serving certificate, `tls.crt` and
+/// `tls.key`: the default of [`WebhookServerBuilder::cert_dir`].
+pub const DEFAULT_CERT_DIR: &str = "/tmp/k8s-webhook-server/serving-certs";
+
+/// The default address: every interface, controller-runtime's webhook port.
+pub const DEFAULT_ADDR: SocketAddr =
+    SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), 9443);
+
+/// Longest a client may take to finish the TLS handshake or send a request's headers.
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why the server cannot start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// No handler to serve.
+    #[error("no webhook handlers to serve (is every crate with #[kube_markers::webhook] linked?)")]
+    NoRoutes,
+    /// Two handlers for one path.
+    #[error("two webhooks serve the path {path}: {first} and {second}")]
+    DuplicatePath {
+        /// The path.
+        path: String,
+        /// The first handler's origin.
+        first: String,
+        /// The second handler's origin.
+        second: String,
+    },
+    /// A path that is not an absolute URL path.
+    #[error("the webhook path {path:?} of {origin} is not a URL path starting with '/'")]
+    InvalidPath {
+        /// The path.
+        path: String,
+        /// The handler's origin.
+        origin: String,
+    },
+    /// A certificate or key file that cannot be read or used.
+    #[error("{}: {message}", path.display())]
+    Certificate {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The address cannot be listened on.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Every reason [`WebhookServerBuilder::build`] refused the configuration.
+#[derive(Debug)]
+pub struct BuildError(Vec<ServerError>);
+
+impl BuildError {
+    /// The reasons, in the order the routes and files were given.
+    pub fn errors(&self) -> &[ServerError] {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// The server's configuration, from [`WebhookServer::builder`].
+#[derive(Debug)]
+pub struct WebhookServerBuilder {
+    routes: Vec<Route>,
+    cert: PathBuf,
+    key: PathBuf,
+    addr: SocketAddr,
+    reload_interval: Duration,
+    shutdown_timeout: Duration,
+    body_limit: usize,
+}
+
+impl Default for WebhookServerBuilder {
+    fn default() -> Self {
+        let dir = Path::new(DEFAULT_CERT_DIR);
+        WebhookServerBuilder {
+            routes: Vec::new(),
+            cert: dir.join("tls.crt"),
+            key: dir.join("tls.key"),
+            addr: DEFAULT_ADDR,
+            reload_interval: Duration::from_secs(10),
+            shutdown_timeout: Duration::from_secs(30),
+            // The API server's own limit on a request body is 3 MiB; a review carries the
+            // object twice (object and oldObject) plus its envelope.
+            body_limit: 8 << 20,
+        }
+    }
+}
+
+impl WebhookServerBuilder {
+    /// Serves one more handler.
+    pub fn route(mut self, route: Route) -> Self {
+        self.routes.push(route);
+        self
+    }
+
+    /// Serves every handler registered by `#[kube_markers::webhook]` in the linked crates
+    /// (see [`Route::from_entry`]); two of them on one path are an error of
+    /// [`build`](Self::build) naming both attributes.
+    pub fn registered(self) -> Self {
+        self.routes(
+            crate::registry::webhook_entries()
+                .into_iter()
+                .filter_map(Route::from_entry),
+        )
+    }
+
+    /// Serves more handlers.
+    pub fn routes(mut self, routes: impl IntoIterator<Item = Route>) -> Self {
+        self.routes.extend(routes);
+        self
+    }
+
+    /// `tls.crt` and `tls.key` in `dir`, as a `kubernetes.io/tls` Secret is mounted.
+    pub fn cert_dir(self, dir: impl AsRef<Path>) -> Self {
+        let dir = dir.as_ref();
+        self.cert_files(dir.join("tls.crt"), dir.join("tls.key"))
+    }
+
+    /// The certificate chain (PEM, leaf first) and its private key (PEM).
+    pub fn cert_files(mut self, cert: impl Into<PathBuf>, key: impl Into<PathBuf>) -> Self {
+        self.cert = cert.into();
+        self.key = key.into();
+        self
+    }
+
+    /// The address to listen on ([`DEFAULT_ADDR`] by default; port 0 picks a free one).
+    pub fn bind(mut self, addr: SocketAddr) -> Self {
+        self.addr = addr;
+        self
+    }
+
+    /// How often the certificate files are read again for a rotation (10 s by default).
+    pub fn reload_interval(mut self, interval: Duration) -> Self {
+        self.reload_interval = interval;
+        self
+    }
+
+    /// How long shutdown waits for requests under way (30 s by default).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// The largest request body accepted (8 MiB by default); larger ones get 413.
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// Checks the routes (at least one, paths absolute and distinct) and loads the
+    /// certificate; every problem is reported at once.
+    pub fn build(self) -> Result<WebhookServer, BuildError> {
+        let mut errors = Vec::new();
+        let table = RouteTable::new(self.routes, self.body_limit)
+            .map_err(|e| errors.extend(e))
+            .ok();
+        let provider = Arc::new(ring::default_provider());
+        let files = CertFiles {
+            cert: self.cert,
+            key: self.key,
+        };
+        let cert = ReloadingCert::load(files, provider.clone())
+            .map_err(|e| errors.push(e))
+            .ok();
+        let (Some(table), Some(cert)) = (table, cert) else {
+            return Err(BuildError(errors));
+        };
+        let cert = Arc::new(cert);
+        let mut tls = ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| {
+                BuildError(vec![ServerError::Certificate {
+                    path: PathBuf::new(),
+                    message: format!("no TLS protocol version: {e}"),
+                }])
+            })?
+            .with_no_client_auth()
+            .with_cert_resolver(cert.clone());
+        tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(WebhookServer {
+            table: Arc::new(table),
+            cert,
+            acceptor: TlsAcceptor::from(Arc::new(tls)),
+            addr: self.addr,
+            reload_interval: self.reload_interval,
+            shutdown_timeout: self.shutdown_timeout,
+        })
+    }
+}
+
+/// A configured server, ready to listen.
+pub struct WebhookServer {
+    table: Arc<RouteTable>,
+    cert: Arc<ReloadingCert>,
+    acceptor: TlsAcceptor,
+    addr: SocketAddr,
+    reload_interval: Duration,
+    shutdown_timeout: Duration,
+}
+
+impl std::fmt::Debug for WebhookServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookServer")
+            .field("paths", &self.table.paths().collect::<Vec<_>>())
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WebhookServer {
+    /// A builder with the defaults: cert-manager's mount, `0.0.0.0:9443`, no routes.
+    pub fn builder() -> WebhookServerBuilder {
+        WebhookServerBuilder::default()
+    }
+
+    /// The paths served, sorted.
+    pub fn paths(&self) -> Vec<&str> {
+        self.table.paths().collect()
+    }
+
+    /// Listens and serves in background tasks of the current tokio runtime until
+    /// [`RunningServer::shutdown`].
+    pub async fn start(self) -> Result<RunningServer, ServerError> {
+        let listener = TcpListener::bind(self.addr)
+            .await
+            .map_err(|source| ServerError::Bind {
+                addr: self.addr,
+                source,
+            })?;
+        let local_addr = listener.local_addr().map_err(|source| ServerError::Bind {
+            addr: self.addr,
+            source,
+        })?;
+        let (stop, stopped) = watch::channel(false);
+        tokio::spawn(reload_certificate(
+            self.cert.clone(),
+            self.reload_interval,
+            stopped.clone(),
+        ));
+        let serving = tokio::spawn(accept(
+            listener,
+            self.acceptor,
+            self.table,
+            stopped,
+            self.shutdown_timeout,
+        ));
+        tracing::info!(addr = %local_addr, "serving admission webhooks");
+        Ok(RunningServer {
+            local_addr,
+            stop,
+            serving,
+        })
+    }
+
+    /// Listens and serves until `shutdown` completes, then shuts down gracefully.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), ServerError> {
+        let running = self.start().await?;
+        shutdown.await;
+        running.shutdown().await;
+        Ok(())
+    }
+}
+
+/// A server listening in the background.
+#[derive(Debug)]
+pub struct RunningServer {
+    local_addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    serving: tokio::task::JoinHandle<()>,
+}
+
+impl RunningServer {
+    /// The address it listens on (the port picked, for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Stops accepting connections and waits (up to the shutdown timeout) for the requests
+    /// under way; idle connections are closed.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        let _ = self.serving.await;
+    }
+}
+
+async fn reload_certificate(
+    cert: Arc<ReloadingCert>,
+    interval: Duration,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let mut ticks = tokio::time::interval(interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticks.tick().await;
+    loop {
+        tokio::select! {
+            _ = ticks.tick() => match cert.reload().await {
+                Ok(true) => tracing::info!("serving the rotated webhook certificate"),
+                Ok(false) => {}
+                Err(e) => tracing::warn!("webhook certificate not reloaded, the previous one stays: {e}"),
+            },
+            _ = stopped.changed() => return,
+        }
+    }
+}
+
+async fn accept(
+    listener: TcpListener,
+    acceptor: TlsAcceptor,
+    table: Arc<RouteTable>,
+    mut stopped: watch::Receiver<bool>,
+    shutdown_timeout: Duration,
+) {
+    let graceful = GracefulShutdown::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => {
+                    tokio::spawn(connection(stream, peer, acceptor.clone(), table.clone(), graceful.watcher()));
+                }
+                Err(e) => {
+                    // Out of file descriptors, say: back off rather than spin.
+                    tracing::warn!("accepting a webhook connection failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            },
+            _ = stopped.changed() => break,
+        }
+    }
+    drop(listener);
+    if tokio::time::timeout(shutdown_timeout, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("webhook connections still open after {shutdown_timeout:?}: closed");
+    }
+}
+
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    acceptor: TlsAcceptor,
+    table: Arc<RouteTable>,
+    watcher: Watcher,
+) {
+    let tls = match tokio::time::timeout(CLIENT_TIMEOUT, acceptor.accept(stream)).await {
+        Ok(Ok(tls)) => tls,
+        Ok(Err(e)) => {
+            tracing::debug!(%peer, "TLS handshake failed: {e}");
+            return;
+        }
+        Err(_) => {
+            tracing::debug!(%peer, "TLS handshake timed out");
+            return;
+        }
+    };
+    let service = service_fn(move |request| {
+        let table = table.clone();
+        async move { Ok::<_, Infallible>(table.respond(request).await) }
+    });
+    let connection = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(CLIENT_TIMEOUT)
+        .serve_connection(TokioIo::new(tls), service);
+    if let Err(e) = watcher.watch(connection).await {
+        tracing::debug!(%peer, "webhook connection ended: {e}");
+    }
+}
