@@ -124,3 +124,63 @@ pub fn cel_errors(
         Err(errors) => errors.into_vec().iter().map(|e| e.to_string()).collect(),
     }
 }
+
+/// Writing one rule set twice: as controller-gen's Go markers and as `#[rbac]` attributes
+/// (the differential tests and `scripts/bench-vs-controller-gen.sh` share these).
+pub mod markers {
+    use kube_markers::rbac::RbacMarker;
+
+    /// The marker as controller-gen reads it (`""` quoted, lists joined by `;`).
+    pub fn go_marker(m: &RbacMarker) -> String {
+        let mut parts = Vec::new();
+        for (key, list) in [
+            ("groups", &m.groups),
+            ("resources", &m.resources),
+            ("resourceNames", &m.resource_names),
+            ("urls", &m.urls),
+        ] {
+            if !list.is_empty() {
+                parts.push(format!("{key}={}", go_list(list)));
+            }
+        }
+        parts.push(format!("verbs={}", go_list(&m.verbs)));
+        if let Some(ns) = &m.namespace {
+            parts.push(format!("namespace={ns}"));
+        }
+        if let Some(r) = &m.role_name {
+            parts.push(format!("roleName={r}"));
+        }
+        format!("// +kubebuilder:rbac:{}", parts.join(","))
+    }
+
+    fn go_list(v: &[String]) -> String {
+        v.iter()
+            .map(|s| if s.is_empty() { "\"\"" } else { s.as_str() })
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+
+    /// The same marker as `#[rbac(...)]`, lists as arrays (which also name the core group
+    /// `""` among others).
+    pub fn rust_attribute(m: &RbacMarker) -> String {
+        let mut parts = Vec::new();
+        for (key, list) in [
+            ("groups", &m.groups),
+            ("resources", &m.resources),
+            ("resource_names", &m.resource_names),
+            ("urls", &m.urls),
+            ("verbs", &m.verbs),
+        ] {
+            if !list.is_empty() {
+                parts.push(format!("{key} = {list:?}"));
+            }
+        }
+        if let Some(ns) = &m.namespace {
+            parts.push(format!("namespace = {ns:?}"));
+        }
+        if let Some(r) = &m.role_name {
+            parts.push(format!("role_name = {r:?}"));
+        }
+        format!("#[rbac({})]", parts.join(", "))
+    }
+}

@@ -10,6 +10,7 @@
 
 use kube_markers::rbac::{GeneratedRole, RbacMarker, generate_roles, merge_collisions};
 use kube_markers_tests::Rng;
+use kube_markers_tests::markers::go_marker;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -96,43 +97,6 @@ fn random_set(rng: &mut Rng) -> Vec<RbacMarker> {
             }
         })
         .collect()
-}
-
-/// The marker as controller-gen reads it (`""` quoted, lists joined by `;`).
-fn go_marker(m: &RbacMarker) -> String {
-    let list = |v: &[String]| {
-        v.iter()
-            .map(|s| {
-                if s.is_empty() {
-                    "\"\"".to_string()
-                } else {
-                    s.clone()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(";")
-    };
-    let mut parts = Vec::new();
-    if !m.groups.is_empty() {
-        parts.push(format!("groups={}", list(&m.groups)));
-    }
-    if !m.resources.is_empty() {
-        parts.push(format!("resources={}", list(&m.resources)));
-    }
-    if !m.resource_names.is_empty() {
-        parts.push(format!("resourceNames={}", list(&m.resource_names)));
-    }
-    if !m.urls.is_empty() {
-        parts.push(format!("urls={}", list(&m.urls)));
-    }
-    parts.push(format!("verbs={}", list(&m.verbs)));
-    if let Some(ns) = &m.namespace {
-        parts.push(format!("namespace={ns}"));
-    }
-    if let Some(r) = &m.role_name {
-        parts.push(format!("roleName={r}"));
-    }
-    format!("// +kubebuilder:rbac:{}", parts.join(","))
 }
 
 fn run_controller_gen(bin: &Path, dir: &Path, markers: &[RbacMarker]) -> String {

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Edit one attribute -> regenerated manifests, against controller-gen on the same operator in
+# Go: scripts/bench-edit/go-operator is a kubebuilder-layout project (api/<group>/<version>
+# types, internal/controller reconcilers with their RBAC markers, cmd/main.go) importing
+# controller-runtime and k8s.io/api as real projects do, with the example workspace's RBAC
+# rules and CRDs. Each run changes the verbs of one RBAC marker (alternately adding and
+# removing `get`) and regenerates RBAC and CRDs: `cargo run -p codegen` here, kubebuilder's
+# `controller-gen rbac:roleName=manager-role crd paths=./...` there. Both are timed,
+# interleaved, and the medians and their ratio printed.
+#
+# The example's source file is edited in place and restored on exit; our outputs go to
+# target/, so rbac-out/ is untouched.
+# Usage: scripts/bench-edit-to-manifests.sh   (RUNS=N timed runs of each, default 9)
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="$root/target/bench-edit-to-manifests"
+runs="${RUNS:-9}"
+controller_gen="$(bash "$root/scripts/controller-gen.sh")"
+
+rm -rf "$work"
+mkdir -p "$work"
+cp -r "$root/scripts/bench-edit/go-operator" "$work/go"
+rust_file="$root/examples/memcached-operator/src/lib.rs"
+go_file="$work/go/internal/controller/memcached_controller.go"
+cp "$rust_file" "$work/lib.rs.orig"
+trap 'cp "$work/lib.rs.orig" "$rust_file"' EXIT
+
+# The marker both sides edit: `verbs = "list;watch;patch"` on memcacheds.
+grep -q 'verbs = "list;watch;patch"$' "$rust_file"
+grep -q 'resources=memcacheds,verbs=list;watch;patch$' "$go_file"
+toggle_rust() {
+  if grep -q 'verbs = "list;watch;patch;get"$' "$rust_file"; then
+    sed -i 's/verbs = "list;watch;patch;get"$/verbs = "list;watch;patch"/' "$rust_file"
+  else
+    sed -i '0,/verbs = "list;watch;patch"$/s//verbs = "list;watch;patch;get"/' "$rust_file"
+  fi
+}
+toggle_go() {
+  if grep -q 'resources=memcacheds,verbs=list;watch;patch;get$' "$go_file"; then
+    sed -i 's/resources=memcacheds,verbs=list;watch;patch;get$/resources=memcacheds,verbs=list;watch;patch/' "$go_file"
+  else
+    sed -i 's/resources=memcacheds,verbs=list;watch;patch$/resources=memcacheds,verbs=list;watch;patch;get/' "$go_file"
+  fi
+}
+rust_run() { (cd "$root" && cargo run -q -p codegen -- --out "$work/rust-out"); }
+go_run() {
+  (cd "$work/go" && "$controller_gen" rbac:roleName=manager-role crd paths=./... \
+    output:crd:artifacts:config="$work/go-out/crd" output:rbac:dir="$work/go-out")
+}
+
+elapsed_ms() {
+  local start end
+  start=$(date +%s%N)
+  "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; "$@" >&2; exit 1; }
+  end=$(date +%s%N)
+  echo $(((end - start) / 1000000))
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# Warm up both (builds, Go's module and build caches), then check that both wrote the same rules.
+rust_run >/dev/null 2>&1 || rust_run
+go_run >/dev/null 2>&1 || go_run
+if ! diff <(sed -n '/^---/,$p' "$work/rust-out/role.yaml") "$work/go-out/role.yaml"; then
+  echo "the role files differ" >&2
+  exit 1
+fi
+
+go_times=()
+rust_times=()
+for _ in $(seq 1 "$runs"); do
+  toggle_go
+  go_times+=("$(elapsed_ms go_run)")
+  toggle_rust
+  rust_times+=("$(elapsed_ms rust_run)")
+  grep -q 'memcacheds' "$work/rust-out/role.yaml"
+done
+go_median=$(printf '%s\n' "${go_times[@]}" | median)
+rust_median=$(printf '%s\n' "${rust_times[@]}" | median)
+printf '%-44s %8s ms\n' "controller-gen rbac+crd (Go operator):" "$go_median"
+printf '%-44s %8s ms\n' "edit + cargo run -p codegen (examples):" "$rust_median"
+echo "ratio controller-gen / kube-markers: $(echo "scale=2; $go_median / $rust_median" | bc)"
+echo "(medians of $runs interleaved runs; load average: $(cut -d' ' -f1-3 /proc/loadavg))"
