@@ -23,6 +23,8 @@ pub mod cel;
 #[cfg(feature = "parse")]
 pub mod ctxt;
 #[cfg(feature = "parse")]
+pub mod item_header;
+#[cfg(feature = "parse")]
 pub mod names;
 #[cfg(feature = "parse")]
 pub mod rbac;

@@ -620,6 +620,9 @@ pub fn check_call_site(kind: AttrKind, site: &CallSite) -> SiteCheck {
 /// be a recognized spelling.
 fn non_canonical_spelling(kind: AttrKind, text: &str) -> Option<String> {
     let text = text.trim();
+    if plainly_canonical(kind, text) {
+        return None;
+    }
     let meta = if text.starts_with('#') {
         let attrs = syn::parse::Parser::parse_str(syn::Attribute::parse_outer, text).ok()?;
         attrs.into_iter().next()?.meta
@@ -636,6 +639,21 @@ fn non_canonical_spelling(kind: AttrKind, text: &str) -> Option<String> {
         .map(|p| compact(p.to_token_stream()))
         .collect();
     Some(spelled.join("`, `"))
+}
+
+/// `#[rbac(`, `#[kube_markers::rbac]`, ...: a recognized spelling written the usual way, told
+/// from the text without parsing it (the common case; anything else is parsed).
+fn plainly_canonical(kind: AttrKind, text: &str) -> bool {
+    let Some(rest) = text.strip_prefix("#[") else {
+        return false;
+    };
+    ["", "kube_markers::", "::kube_markers::"]
+        .iter()
+        .any(|prefix| {
+            rest.strip_prefix(prefix)
+                .and_then(|r| r.strip_prefix(kind.name()))
+                .is_some_and(|after| after.starts_with(['(', ']']))
+        })
 }
 
 /// The attributes a meta stands for: itself, or those inside `cfg_attr`s.
@@ -850,6 +868,26 @@ mod tests {
             .beside
             .to_string();
         assert!(out.contains("compile_error"), "{out}");
+    }
+
+    #[test]
+    fn plain_spellings_are_told_from_the_text() {
+        for (text, plain) in [
+            ("#[rbac(verbs = \"get\")]", true),
+            ("#[kube_markers::rbac]", true),
+            ("#[::kube_markers::rbac(verbs = \"get\")]", true),
+            ("#[rbacs(verbs = \"get\")]", false),
+            ("#[::rbac(verbs = \"get\")]", false),
+            ("#[km::rbac]", false),
+            ("#[ rbac ]", false),
+            ("rbac(verbs = \"get\")", false),
+            ("#[crd]", false),
+        ] {
+            assert_eq!(plainly_canonical(AttrKind::Rbac, text), plain, "{text}");
+            // Whatever the shortcut says, the full check agrees on what is canonical.
+            let full = non_canonical_spelling(AttrKind::Rbac, text).is_none();
+            assert!(!plain || full, "{text}");
+        }
     }
 
     #[test]

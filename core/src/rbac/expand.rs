@@ -1,6 +1,7 @@
 //! [`RbacMarker`] + the annotated item → the item, unchanged, plus a registry entry.
 
 use super::{RbacMarker, parse_marker};
+use crate::item_header::{ItemHeader, ItemKind};
 use crate::scan::{AttrKind, CallSite, check_call_site};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
@@ -19,7 +20,7 @@ pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStr
     let beside = check.beside;
     match (marker, target) {
         (Ok(marker), Ok(target)) => {
-            let registration = registration(&marker, &target.name, check.within);
+            let registration = registration(&marker, target.name(), check.within);
             let emitted = target.emit(registration);
             quote!(#emitted #beside)
         }
@@ -88,13 +89,19 @@ pub fn source_expr(item_name: &str) -> TokenStream {
 }
 
 /// Where the attribute stands, and how to attach a registration to it.
-struct Target {
-    item: syn::Item,
-    name: String,
+enum Target {
+    /// Read from the item's header tokens alone (most items: see [`ItemHeader`]).
+    Header(ItemHeader),
+    /// Parsed in full: `impl` blocks, whose name is printed from their types, and items the
+    /// header reader does not recognize (the parse reports what is wrong with them).
+    Parsed { item: Box<syn::Item>, name: String },
 }
 
 impl Target {
     fn parse(tokens: TokenStream) -> syn::Result<Self> {
+        if let Some(header) = ItemHeader::read(tokens.clone()) {
+            return Ok(Target::Header(header));
+        }
         let item: syn::Item = syn::parse2(tokens)?;
         let name = match &item {
             syn::Item::Fn(f) => f.sig.ident.to_string(),
@@ -104,19 +111,38 @@ impl Target {
             syn::Item::Impl(i) => impl_name(i),
             other => return Err(unsupported(other)),
         };
-        Ok(Target { item, name })
+        Ok(Target::Parsed {
+            item: Box::new(item),
+            name,
+        })
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Target::Header(header) => &header.name,
+            Target::Parsed { name, .. } => name,
+        }
     }
 
     /// Functions and methods get the entry as the first item of their body (an `impl` block
     /// cannot hold a `static`); other items get it right after themselves.
     fn emit(self, registration: TokenStream) -> TokenStream {
-        match self.item {
-            syn::Item::Fn(mut f) => {
-                let stmt: syn::Stmt = syn::Stmt::Item(syn::Item::Verbatim(registration));
-                f.block.stmts.insert(0, stmt);
-                f.into_token_stream()
+        match self {
+            Target::Header(header) if header.kind == ItemKind::Fn => header
+                .with_first_in_body(registration)
+                .expect("a function read from its header has a body"),
+            Target::Header(header) => {
+                let item = header.into_tokens();
+                quote!(#item #registration)
             }
-            item => quote!(#item #registration),
+            Target::Parsed { item, .. } => match *item {
+                syn::Item::Fn(mut f) => {
+                    let stmt: syn::Stmt = syn::Stmt::Item(syn::Item::Verbatim(registration));
+                    f.block.stmts.insert(0, stmt);
+                    f.into_token_stream()
+                }
+                item => quote!(#item #registration),
+            },
         }
     }
 }
