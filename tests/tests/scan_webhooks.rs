@@ -1,8 +1,8 @@
 //! The workspace scan and cross-check for `#[webhook]` and `#[webhook_configuration]`: they are
 //! nothing-is-lost attributes like `#[rbac]`.
 
-use kube_markers::codegen::Finding;
 use kube_markers::codegen::__internals::{self as scan, Workspace};
+use kube_markers::codegen::Finding;
 use std::path::Path;
 
 /// `file:line` of each finding's subject, for compact asserts.
@@ -87,13 +87,17 @@ fn webhooks_missing_from_the_registry_are_reported_like_rbac() {
         findings.errors
     );
     assert!(
-        findings.errors[1].to_string().contains("#[webhook_configuration]"),
+        findings.errors[1]
+            .to_string()
+            .contains("#[webhook_configuration]"),
         "{:?}",
         findings.errors
     );
     assert_eq!(located(&findings.warnings), ["lib.rs:7"]);
     assert!(
-        findings.warnings[0].to_string().contains("#[webhook] behind `cfg(any())`"),
+        findings.warnings[0]
+            .to_string()
+            .contains("#[webhook] behind `cfg(any())`"),
         "{:?}",
         findings.warnings
     );

@@ -4,6 +4,7 @@
 use super::cfg::{CfgEnv, Truth};
 use super::scan::{AttrKind, FoundAttr, ScanReport};
 use crate::registry::{CrdEntry, RbacEntry, Source};
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -237,20 +238,101 @@ fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// Whether a registry entry's `file!()` names `file` (canonical). `file!()` is absolute for
-/// crates outside the build's workspace and relative to the build's workspace root otherwise;
-/// that root is normally the scanned one, but a relative path is also matched as a suffix so a
-/// generator built in an enclosing workspace still finds its entries.
-fn names_file(source: &Source, workspace_root: &Path, file: &Path) -> bool {
-    let written = Path::new(source.file);
-    if written.is_absolute() {
-        return canonical(written) == file;
+/// The file a registry entry's `file!()` names. `file!()` is absolute for crates outside the
+/// build's workspace and relative to the build's workspace root otherwise; that root is
+/// normally the scanned one, but a relative path that is not there is matched as a suffix, so
+/// a generator built in an enclosing workspace still finds its entries.
+enum EntryFile<'a> {
+    /// The file, canonical.
+    Canonical(PathBuf),
+    /// A path relative to some other root: any file ending with it.
+    Suffix(&'a Path),
+}
+
+impl<'a> EntryFile<'a> {
+    fn of(source: &'a Source, workspace_root: &Path) -> Self {
+        let written = Path::new(source.file);
+        if written.is_absolute() {
+            return EntryFile::Canonical(canonical(written));
+        }
+        let under_root = workspace_root.join(written);
+        if under_root.exists() {
+            return EntryFile::Canonical(canonical(&under_root));
+        }
+        EntryFile::Suffix(written)
     }
-    let under_root = workspace_root.join(written);
-    if under_root.exists() {
-        return canonical(&under_root) == file;
+}
+
+/// The registry's entries by the place their attribute stands, for finding the entry of a
+/// scanned attribute without comparing it with every entry: one lookup per attribute, and
+/// each distinct `file!()` resolved on disk once.
+struct Places<'a> {
+    /// (kind, line, column, canonical file) → entries, in registry order.
+    exact: HashMap<(AttrKind, usize, usize, PathBuf), Vec<usize>>,
+    /// Entries whose file is known only by a suffix (rare), with their place.
+    by_suffix: Vec<(AttrKind, usize, usize, &'a Path, usize)>,
+}
+
+impl<'a> Places<'a> {
+    fn new(registered: &[(AttrKind, &'a Source, Option<&RbacEntry>)], root: &Path) -> Self {
+        let mut resolved: HashMap<&str, EntryFile<'a>> = HashMap::new();
+        let mut places = Places {
+            exact: HashMap::new(),
+            by_suffix: Vec::new(),
+        };
+        for (i, (kind, source, _)) in registered.iter().enumerate() {
+            let (line, column) = (source.line as usize, source.column as usize);
+            match resolved
+                .entry(source.file)
+                .or_insert_with(|| EntryFile::of(source, root))
+            {
+                EntryFile::Canonical(file) => places
+                    .exact
+                    .entry((*kind, line, column, file.clone()))
+                    .or_default()
+                    .push(i),
+                EntryFile::Suffix(written) => {
+                    places.by_suffix.push((*kind, line, column, written, i))
+                }
+            }
+        }
+        places
     }
-    file.ends_with(written)
+
+    /// The entries (ascending) of attributes of `kind` at `place` in `file` (canonical).
+    fn at(&self, kind: AttrKind, (line, column): (usize, usize), file: &Path) -> Vec<usize> {
+        let mut hits = self
+            .exact
+            .get(&(kind, line, column, file.to_path_buf()))
+            .cloned()
+            .unwrap_or_default();
+        let before = hits.len();
+        hits.extend(
+            self.by_suffix
+                .iter()
+                .filter(|(k, l, c, written, _)| {
+                    (*k, *l, *c) == (kind, line, column) && file.ends_with(written)
+                })
+                .map(|(.., i)| *i),
+        );
+        if hits.len() > before {
+            hits.sort_unstable();
+        }
+        hits
+    }
+}
+
+/// Canonical paths of scanned files, each resolved once (a file holds many attributes).
+#[derive(Default)]
+struct CanonicalFiles(HashMap<PathBuf, PathBuf>);
+
+impl CanonicalFiles {
+    fn get(&mut self, file: &Path) -> &Path {
+        if !self.0.contains_key(file) {
+            self.0.insert(file.to_path_buf(), canonical(file));
+        }
+        &self.0[file]
+    }
 }
 
 fn same_marker(attr: &FoundAttr, entry: &RbacEntry) -> bool {
@@ -304,8 +386,9 @@ pub fn cross_check_all(
         warnings: scan.warnings.iter().map(scan_problem).collect(),
     };
     let root = canonical(workspace_root);
-    let rel = |p: &Path| -> String {
-        canonical(p)
+    let rel = |p: &Path, files: &mut CanonicalFiles| -> String {
+        files
+            .get(p)
             .strip_prefix(&root)
             .map(|r| r.display().to_string())
             .unwrap_or_else(|_| p.display().to_string())
@@ -319,13 +402,8 @@ pub fn cross_check_all(
         .chain(others.iter().map(|(kind, source)| (*kind, source, None)))
         .collect();
     let mut matched = vec![false; registered.len()];
-    let at_place = |attr: &FoundAttr, (line, column): (usize, usize), i: usize| {
-        let (kind, source, _) = &registered[i];
-        *kind == attr.kind
-            && source.line as usize == line
-            && source.column as usize == column
-            && names_file(source, &root, &canonical(&attr.file))
-    };
+    let places = Places::new(&registered, &root);
+    let mut files = CanonicalFiles::default();
     // Each attribute's own place first; then, for attributes inside `cfg_attr`, the
     // `cfg_attr`'s `#`, where the compiler puts those whose item went through another
     // attribute macro first (several can share that place: same arguments decide).
@@ -333,7 +411,11 @@ pub fn cross_check_all(
         .attrs
         .iter()
         .map(|attr| {
-            let hit = (0..registered.len()).find(|&i| at_place(attr, (attr.line, attr.column), i));
+            let file = files.get(&attr.file);
+            let hit = places
+                .at(attr.kind, (attr.line, attr.column), file)
+                .into_iter()
+                .next();
             if let Some(i) = hit {
                 matched[i] = true;
             }
@@ -345,17 +427,21 @@ pub fn cross_check_all(
             continue;
         };
         let same_args = |i: usize| registered[i].2.is_none_or(|e| same_marker(attr, e));
-        let hit = (0..registered.len())
-            .find(|&i| !matched[i] && at_place(attr, outer, i) && same_args(i));
+        let file = files.get(&attr.file);
+        let hit = places
+            .at(attr.kind, outer, file)
+            .into_iter()
+            .find(|&i| !matched[i] && same_args(i));
         if let Some(i) = hit {
             matched[i] = true;
             found[a] = Some(i);
         }
     }
     for (attr, hit) in scan.attrs.iter().zip(&found) {
+        let file = rel(&attr.file, &mut files);
         let finding = |problem: Problem| Finding {
             place: Some(Place {
-                file: rel(&attr.file),
+                file: file.clone(),
                 line: attr.line,
                 column: Some(attr.column),
             }),
@@ -415,7 +501,7 @@ pub fn cross_check_all(
         if path.starts_with(&root) && path.exists() {
             findings.warnings.push(Finding {
                 place: Some(Place {
-                    file: rel(&path),
+                    file: rel(&path, &mut files),
                     line: source.line as usize,
                     column: Some(source.column as usize),
                 }),
