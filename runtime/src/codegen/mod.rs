@@ -421,9 +421,9 @@ pub fn run_with_webhooks(
         .iter()
         .filter_map(|o| o.path.strip_prefix(&opts.out_dir).ok().map(PathBuf::from))
         .collect();
-    // controller-gen writes no file when there are no webhooks. The deploy bundle does not
-    // list the webhooks: without their Service and certificates, a `failurePolicy: Fail`
-    // webhook would refuse every request it matches.
+    // controller-gen writes no file when there are no webhooks. The deploy bundle lists the
+    // webhooks only when asked to (`webhooks = true`): without their Service and certificates,
+    // a `failurePolicy: Fail` webhook would refuse every request it matches.
     let merged = webhook::configurations(
         &webhook::markers(webhooks.webhooks),
         webhooks.configurations,
@@ -444,6 +444,11 @@ pub fn run_with_webhooks(
             option: "--webhook-out",
         });
     }
+    let webhook_file = webhook_dir
+        .join(webhook::FILE_NAME)
+        .strip_prefix(&opts.out_dir)
+        .ok()
+        .map(PathBuf::from);
     let bundle_input = bundle::Input {
         roles: &roles,
         entries,
@@ -451,6 +456,8 @@ pub fn run_with_webhooks(
         crds: &generated_crds,
         listed_files: &listed,
         header: &header,
+        webhook_configurations: &merged.documents,
+        webhook_file: webhook_file.as_deref(),
     };
     // Files of an earlier bundle that this one does not generate are removed through the
     // ledger, like every other output.

@@ -35,6 +35,8 @@ const KEYS: &[&str] = &[
     "leader-election",
     "metrics-auth",
     "aggregate-to-default-roles",
+    "webhooks",
+    "cert-manager",
 ];
 
 /// The generator flags that set the identity (`--no-bundle`, `--operator-name`,
@@ -132,6 +134,11 @@ pub struct Identity {
     pub metrics_auth: bool,
     /// Label the per-CRD roles `rbac.authorization.k8s.io/aggregate-to-{view,edit,admin}`.
     pub aggregate_to_default_roles: bool,
+    /// Install the webhooks: list `webhook/manifests.yaml`, add their Service, and serve port
+    /// 9443 from the manager with the certificate Secret mounted.
+    pub webhooks: bool,
+    /// Have cert-manager issue the webhooks' certificate and inject its CA (needs `webhooks`).
+    pub cert_manager: bool,
     /// Where each key's value came from, for error messages.
     pub origins: Vec<(&'static str, Origin)>,
 }
@@ -150,6 +157,8 @@ impl Identity {
             leader_election: false,
             metrics_auth: false,
             aggregate_to_default_roles: false,
+            webhooks: false,
+            cert_manager: false,
             origins: Vec::new(),
         }
     }
@@ -398,6 +407,8 @@ pub fn resolve(
             "aggregate-to-default-roles",
             &mut id.aggregate_to_default_roles,
         ),
+        ("webhooks", &mut id.webhooks),
+        ("cert-manager", &mut id.cert_manager),
     ] {
         match pick(key, None, &tables, &mut errors) {
             Some((Value::Bool(b), origin)) => {
@@ -502,6 +513,13 @@ fn validate(id: &Identity, errors: &mut Vec<String>) {
             "{}: `image = {:?}` is not an image reference (empty or with white space)",
             id.origin("image"),
             id.image
+        ));
+    }
+    if id.cert_manager && !id.webhooks {
+        errors.push(format!(
+            "{}: `cert-manager = true` issues the webhooks' certificate, but the webhooks are not \
+             installed: set `webhooks = true` too",
+            id.origin("cert-manager")
         ));
     }
     // The prefix itself is checked on the names it makes (see `super::names`); here only what

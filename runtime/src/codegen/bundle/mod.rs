@@ -13,6 +13,7 @@ mod deployment;
 mod identity;
 mod kustomize;
 mod roles;
+mod webhooks;
 
 pub use bindings::{Binding, binding_name, bindings_for};
 pub use deployment::{CONTAINER, DEPLOYMENT, NAMESPACE_ENV};
@@ -45,6 +46,11 @@ pub struct Input<'a> {
     pub listed_files: &'a [PathBuf],
     /// Text put before every file (`--header-file`).
     pub header: &'a str,
+    /// The webhook configurations `webhook/manifests.yaml` holds.
+    pub webhook_configurations: &'a [Value],
+    /// That file relative to the output directory; `None` when it is written elsewhere
+    /// (`--webhook-out`), where kustomize cannot load it.
+    pub webhook_file: Option<&'a Path>,
 }
 
 /// One file of the bundle: path relative to the output directory, and text.
@@ -112,6 +118,13 @@ pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<String>> 
         .iter()
         .map(|p| p.to_string_lossy().replace('\\', "/"))
         .collect();
+    if let (true, Some(file), false) = (
+        id.webhooks,
+        input.webhook_file,
+        input.webhook_configurations.is_empty(),
+    ) {
+        listed.push(file.to_string_lossy().replace('\\', "/"));
+    }
     let mut add = |files: &mut Vec<File>, path: String, docs: &[Value]| {
         listed.push(path.clone());
         files.push((PathBuf::from(path), render(docs)));
@@ -192,13 +205,56 @@ pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<String>> 
         }
     }
 
+    let mut errors = Vec::new();
+    let mut manager = deployment::deployment(id, &labels);
+    let mut patches = Vec::new();
+    if id.webhooks {
+        webhooks::serve_from(&mut manager);
+        let services = webhooks::services(input.webhook_configurations);
+        match input.webhook_file {
+            _ if input.webhook_configurations.is_empty() => errors.push(format!(
+                "{}: `webhooks = true`, but no #[webhook] is linked into this generator: there \
+                 are no webhook configurations to install",
+                id.origin("webhooks")
+            )),
+            None => errors.push(format!(
+                "{}: `webhooks = true`, but the webhook manifests are written outside the output \
+                 directory (--webhook-out), where kustomize cannot load them",
+                id.origin("webhooks")
+            )),
+            // Listed before the bundle's own files, below.
+            Some(_) => {}
+        }
+        if !services.is_empty() {
+            let docs: Vec<Value> = services
+                .iter()
+                .map(|(name, ports)| webhooks::service(id, &labels, name, ports))
+                .collect();
+            add(&mut files, "webhook_service.yaml".into(), &docs);
+        }
+        for name in services.keys() {
+            names.push(Named {
+                kind: "Service",
+                namespace: id.namespace.clone(),
+                name: name.clone(),
+                producer: "the webhooks' clientConfig.service".into(),
+                prefixed: true,
+            });
+        }
+        if id.cert_manager {
+            let service_names: Vec<String> = services.keys().cloned().collect();
+            add(
+                &mut files,
+                "certmanager_certificate.yaml".into(),
+                &webhooks::cert_manager(id, &labels, &service_names),
+            );
+            patches = webhooks::ca_injection_patches(id, input.webhook_configurations);
+        }
+    }
     add(
         &mut files,
         "manager.yaml".into(),
-        &[
-            deployment::namespace(id, &labels),
-            deployment::deployment(id, &labels),
-        ],
+        &[deployment::namespace(id, &labels), manager],
     );
     names.push(Named {
         kind: "Namespace",
@@ -248,11 +304,16 @@ pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<String>> 
         PathBuf::from(KUSTOMIZATION),
         crate::yaml::render_documents(
             &format!("{}{}", input.header, kustomize::MARKER),
-            &[kustomize::kustomization(id, &listed, !pinned.is_empty())],
+            &[kustomize::kustomization(
+                id,
+                &listed,
+                &patches,
+                !pinned.is_empty(),
+            )],
         ),
     ));
 
-    let errors = check_names(id, &names);
+    errors.extend(check_names(id, &names));
     if errors.is_empty() {
         Ok(files)
     } else {
@@ -372,6 +433,13 @@ pub fn plan(
         .listed_files
         .iter()
         .map(|p| opts.out_dir.join(p))
+        // The webhook manifests are the generator's output, listed or not.
+        .chain(
+            input
+                .webhook_file
+                .filter(|_| !input.webhook_configurations.is_empty())
+                .map(|p| opts.out_dir.join(p)),
+        )
         .chain(plan.files.iter().map(|(p, _)| p.clone()))
         .collect();
     plan.stale = previous

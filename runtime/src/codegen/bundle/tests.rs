@@ -116,6 +116,8 @@ fn generate_for(
             crds,
             listed_files: &listed,
             header: "",
+            webhook_configurations: &[],
+            webhook_file: None,
         },
     )
 }
@@ -199,6 +201,8 @@ fn the_header_starts_every_file_and_the_kustomization_is_marked() {
             crds: &crds,
             listed_files: &[],
             header: "# Copyright 2026 Shop Authors.\n",
+            webhook_configurations: &[],
+            webhook_file: None,
         },
     )
     .unwrap();
@@ -395,6 +399,8 @@ fn a_clash_with_the_default_role_name_names_the_flag() {
             crds: &[],
             listed_files: &[],
             header: "",
+            webhook_configurations: &[],
+            webhook_file: None,
         },
     )
     .unwrap_err();
@@ -924,4 +930,193 @@ fn the_command_line_sets_the_bundle_flags() {
         err.to_string().contains("did you mean `--operator-name`?"),
         "{err}"
     );
+}
+
+// ---- webhooks (`webhooks = true`, `cert-manager = true`) ----
+
+/// Two configurations as controller-gen writes them: the default Service, and a second
+/// Service with its own port for one webhook.
+fn webhook_configurations() -> Vec<Value> {
+    let webhook = |name: &str, service: Value| {
+        json!({
+            "admissionReviewVersions": ["v1"],
+            "clientConfig": {"service": service},
+            "failurePolicy": "Fail",
+            "name": name,
+            "sideEffects": "None",
+        })
+    };
+    vec![
+        json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "MutatingWebhookConfiguration",
+            "metadata": {"name": "mutating-webhook-configuration"},
+            "webhooks": [webhook("mcart.shop.example.com", json!({
+                "name": "webhook-service", "namespace": "system", "path": "/mutate-cart",
+            }))],
+        }),
+        json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": "validating-webhook-configuration"},
+            "webhooks": [
+                webhook("vcart.shop.example.com", json!({
+                    "name": "webhook-service", "namespace": "system", "path": "/validate-cart",
+                })),
+                webhook("vcatalog.shop.example.com", json!({
+                    "name": "audit-service", "namespace": "system", "path": "/validate-catalog",
+                    "port": 8443,
+                })),
+            ],
+        }),
+    ]
+}
+
+fn generate_with_webhooks(
+    id: &Identity,
+    configurations: &[Value],
+    webhook_file: Option<&Path>,
+) -> Result<Vec<File>, Vec<String>> {
+    let (entries, crds) = shop();
+    let roles = roles_of(&entries);
+    let refs: Vec<&RbacEntry> = entries.iter().collect();
+    generate(
+        id,
+        &Input {
+            roles: &roles,
+            entries: &refs,
+            default_role_name: "manager-role",
+            crds: &crds,
+            listed_files: &[PathBuf::from("role.yaml")],
+            header: "",
+            webhook_configurations: configurations,
+            webhook_file,
+        },
+    )
+}
+
+#[test]
+fn webhooks_with_cert_manager_add_the_service_port_certificate_and_ca_injection() {
+    let mut id = identity(false);
+    id.webhooks = true;
+    id.cert_manager = true;
+    let files = generate_with_webhooks(
+        &id,
+        &webhook_configurations(),
+        Some(Path::new("webhook/manifests.yaml")),
+    )
+    .unwrap();
+    let listed = paths(&files);
+    for new in ["webhook_service.yaml", "certmanager_certificate.yaml"] {
+        assert!(listed.iter().any(|p| p == new), "{listed:?}");
+    }
+    let kustomization = file(&files, "kustomization.yaml");
+    assert!(kustomization.contains("- webhook/manifests.yaml\n"));
+    assert!(kustomization.contains("- webhook_service.yaml\n"));
+    assert!(kustomization.contains("- certmanager_certificate.yaml\n"));
+    assert!(kustomization.contains(
+        "cert-manager.io/inject-ca-from: shop-operator-system/shop-operator-serving-cert"
+    ));
+    let manager = file(&files, "manager.yaml");
+    assert!(manager.contains("containerPort: 9443"));
+    assert!(manager.contains("mountPath: /tmp/k8s-webhook-server/serving-certs"));
+    assert!(manager.contains("secretName: webhook-server-cert"));
+    for path in [
+        "webhook_service.yaml",
+        "certmanager_certificate.yaml",
+        "manager.yaml",
+        "kustomization.yaml",
+    ] {
+        insta::assert_snapshot!(format!("webhooks__{path}"), file(&files, path));
+    }
+}
+
+#[test]
+fn webhooks_without_cert_manager_leave_the_certificate_to_the_user() {
+    let mut id = identity(false);
+    id.webhooks = true;
+    let files = generate_with_webhooks(
+        &id,
+        &webhook_configurations(),
+        Some(Path::new("webhook/manifests.yaml")),
+    )
+    .unwrap();
+    assert!(
+        !paths(&files)
+            .iter()
+            .any(|p| p == "certmanager_certificate.yaml")
+    );
+    let kustomization = file(&files, "kustomization.yaml");
+    assert!(kustomization.contains("- webhook/manifests.yaml\n"));
+    assert!(!kustomization.contains("inject-ca-from"));
+    assert!(file(&files, "manager.yaml").contains("secretName: webhook-server-cert"));
+}
+
+#[test]
+fn without_the_option_the_webhooks_are_not_installed() {
+    let files = generate_with_webhooks(
+        &identity(true),
+        &webhook_configurations(),
+        Some(Path::new("webhook/manifests.yaml")),
+    )
+    .unwrap();
+    let listed = paths(&files);
+    assert!(
+        !listed
+            .iter()
+            .any(|p| p.contains("webhook") || p.contains("cert"))
+    );
+    assert!(!file(&files, "kustomization.yaml").contains("webhook"));
+    assert!(!file(&files, "manager.yaml").contains("9443"));
+}
+
+#[test]
+fn webhooks_on_without_webhooks_or_outside_the_bundle_are_errors() {
+    let meta = metadata(
+        Value::Null,
+        json!({"name": "shop-operator", "webhooks": true}),
+    );
+    let id = resolve_with(&BundleFlags::default(), &meta, &[])
+        .unwrap()
+        .unwrap();
+    let place = "[package.metadata.kube-markers.bundle] in /ws/codegen/Cargo.toml";
+    let errors = generate_with_webhooks(&id, &[], None).unwrap_err();
+    assert_eq!(
+        errors,
+        [format!(
+            "{place}: `webhooks = true`, but no #[webhook] is linked into this generator: there \
+             are no webhook configurations to install"
+        )]
+    );
+    let errors = generate_with_webhooks(&id, &webhook_configurations(), None).unwrap_err();
+    assert_eq!(
+        errors,
+        [format!(
+            "{place}: `webhooks = true`, but the webhook manifests are written outside the \
+             output directory (--webhook-out), where kustomize cannot load them"
+        )]
+    );
+}
+
+#[test]
+fn cert_manager_needs_webhooks_and_both_are_booleans() {
+    let meta = metadata(
+        Value::Null,
+        json!({"name": "shop-operator", "cert-manager": true}),
+    );
+    let errors = resolve_with(&BundleFlags::default(), &meta, &[]).unwrap_err();
+    assert_eq!(
+        errors,
+        [
+            "[package.metadata.kube-markers.bundle] in /ws/codegen/Cargo.toml: `cert-manager = \
+          true` issues the webhooks' certificate, but the webhooks are not installed: set \
+          `webhooks = true` too"
+        ]
+    );
+    let meta = metadata(
+        Value::Null,
+        json!({"name": "shop-operator", "webhooks": "yes"}),
+    );
+    let errors = resolve_with(&BundleFlags::default(), &meta, &[]).unwrap_err();
+    assert!(errors[0].ends_with("`webhooks` must be true or false, not the string \"yes\""));
 }
