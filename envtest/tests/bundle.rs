@@ -105,6 +105,105 @@ fn kubectl_kustomize_renders_the_bundle() {
     );
 }
 
+/// The opt-in webhook wiring (`webhooks = true`, `cert-manager = true`) around the example's
+/// real `webhook/manifests.yaml`, as kustomize renders it: every name kustomize rewrites
+/// (prefix, namespace) still meets its reference.
+#[test]
+fn kubectl_kustomize_wires_the_webhooks_to_their_service_and_certificate() {
+    use kube_markers::codegen::bundle::{Identity, Input, generate};
+    let dir = tempfile::Builder::new()
+        .prefix("bundle-webhooks-")
+        .tempdir_in(root().join("target"))
+        .unwrap();
+    let manifests =
+        std::fs::read_to_string(root().join("rbac-out/webhook/manifests.yaml")).unwrap();
+    let configurations = kube_markers_envtest::parse_manifests(&manifests).unwrap();
+    let mut id = Identity::with_defaults("example-operator");
+    id.webhooks = true;
+    id.cert_manager = true;
+    let webhook_file = std::path::Path::new("webhook/manifests.yaml");
+    let files = generate(
+        &id,
+        &Input {
+            roles: &[],
+            entries: &[],
+            default_role_name: "manager-role",
+            crds: &[],
+            listed_files: &[],
+            header: "",
+            webhook_configurations: &configurations,
+            webhook_file: Some(webhook_file),
+        },
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("webhook")).unwrap();
+    std::fs::write(dir.path().join(webhook_file), &manifests).unwrap();
+    for (path, text) in &files {
+        std::fs::write(dir.path().join(path), text).unwrap();
+    }
+    let docs = kustomize(dir.path());
+
+    let certificate = of_kind(&docs, "Certificate")[0];
+    let issuer = of_kind(&docs, "Issuer")[0];
+    assert_eq!(
+        certificate["spec"]["issuerRef"]["name"],
+        issuer["metadata"]["name"]
+    );
+    assert_eq!(namespace_of(issuer), OPERATOR_NS);
+    let inject = format!("{}/{}", namespace_of(certificate), name(certificate));
+    assert_eq!(inject, format!("{OPERATOR_NS}/{PREFIX}serving-cert"));
+    let dns_names = certificate["spec"]["dnsNames"].as_array().unwrap();
+
+    let deployment = of_kind(&docs, "Deployment")[0];
+    let pod = &deployment["spec"]["template"];
+    let container = &pod["spec"]["containers"][0];
+    assert_eq!(
+        container["ports"][0],
+        json!({"containerPort": 9443, "name": "webhook-server", "protocol": "TCP"})
+    );
+    assert_eq!(
+        pod["spec"]["volumes"][0]["secret"]["secretName"],
+        certificate["spec"]["secretName"]
+    );
+    assert_eq!(
+        container["volumeMounts"][0]["mountPath"],
+        "/tmp/k8s-webhook-server/serving-certs"
+    );
+
+    let configurations: Vec<&Value> = docs
+        .iter()
+        .filter(|d| {
+            d["kind"]
+                .as_str()
+                .unwrap()
+                .ends_with("WebhookConfiguration")
+        })
+        .collect();
+    assert_eq!(configurations.len(), 2);
+    for configuration in configurations {
+        assert_eq!(
+            configuration["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+            inject.as_str()
+        );
+        for webhook in configuration["webhooks"].as_array().unwrap() {
+            let called = &webhook["clientConfig"]["service"];
+            assert_eq!(called["namespace"], OPERATOR_NS);
+            let service = named(&docs, "Service", called["name"].as_str().unwrap());
+            assert_eq!(namespace_of(service), OPERATOR_NS);
+            assert_eq!(
+                service["spec"]["ports"][0]["targetPort"],
+                container["ports"][0]["containerPort"]
+            );
+            for (key, value) in service["spec"]["selector"].as_object().unwrap() {
+                assert_eq!(&pod["metadata"]["labels"][key], value);
+            }
+            let host = format!("{}.{OPERATOR_NS}.svc", name(service));
+            assert!(dns_names.contains(&json!(host)), "{host} in {dns_names:?}");
+            assert!(dns_names.contains(&json!(format!("{host}.cluster.local"))));
+        }
+    }
+}
+
 /// An overlay in a temporary directory next to `rbac-out/` (kustomize wants relative paths).
 fn overlay(kustomization: &str) -> Vec<Value> {
     let dir = tempfile::Builder::new()

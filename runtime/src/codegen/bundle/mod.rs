@@ -208,6 +208,7 @@ pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<String>> 
     let mut errors = Vec::new();
     let mut manager = deployment::deployment(id, &labels);
     let mut patches = Vec::new();
+    let mut configurations = Vec::new();
     if id.webhooks {
         webhooks::serve_from(&mut manager);
         let services = webhooks::services(input.webhook_configurations);
@@ -225,6 +226,12 @@ pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<String>> 
             // Listed before the bundle's own files, below.
             Some(_) => {}
         }
+        // Not a resource: the kustomization names it under `configurations:`.
+        files.push((
+            PathBuf::from(webhooks::KUSTOMIZE_CONFIG),
+            render(&[webhooks::kustomize_config()]),
+        ));
+        configurations.push(webhooks::KUSTOMIZE_CONFIG);
         if !services.is_empty() {
             let docs: Vec<Value> = services
                 .iter()
@@ -308,6 +315,7 @@ pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<String>> 
                 id,
                 &listed,
                 &patches,
+                &configurations,
                 !pinned.is_empty(),
             )],
         ),

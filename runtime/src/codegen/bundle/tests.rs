@@ -1021,7 +1021,9 @@ fn webhooks_with_cert_manager_add_the_service_port_certificate_and_ca_injection(
     assert!(manager.contains("containerPort: 9443"));
     assert!(manager.contains("mountPath: /tmp/k8s-webhook-server/serving-certs"));
     assert!(manager.contains("secretName: webhook-server-cert"));
+    assert!(kustomization.contains("configurations:\n- webhook_kustomizeconfig.yaml\n"));
     for path in [
+        "webhook_kustomizeconfig.yaml",
         "webhook_service.yaml",
         "certmanager_certificate.yaml",
         "manager.yaml",

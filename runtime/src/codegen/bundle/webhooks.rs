@@ -26,6 +26,8 @@ pub const CERT_VOLUME: &str = "webhook-certs";
 pub const ISSUER: &str = "selfsigned-issuer";
 /// kubebuilder's Certificate.
 pub const CERTIFICATE: &str = "serving-cert";
+/// The kustomize configuration file that teaches kustomize the configurations' references.
+pub const KUSTOMIZE_CONFIG: &str = "webhook_kustomizeconfig.yaml";
 /// The Service port a `clientConfig.service` without `port` calls.
 const DEFAULT_SERVICE_PORT: u16 = 443;
 
@@ -128,6 +130,40 @@ pub fn ca_injection_patches(id: &Identity, configurations: &[Value]) -> Vec<Valu
             })
         })
         .collect()
+}
+
+/// kubebuilder's `config/webhook/kustomizeconfig.yaml`: kustomize's `namespace:` and
+/// `namePrefix` follow into `clientConfig.service` (its built-in configuration leaves the
+/// namespace there as generated, `system`).
+pub fn kustomize_config() -> Value {
+    let kinds = [
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+    ];
+    let field = |path: &str, create: bool| -> Vec<Value> {
+        kinds
+            .iter()
+            .map(|kind| {
+                let mut spec = json!({
+                    "group": "admissionregistration.k8s.io",
+                    "kind": kind,
+                    "path": path,
+                });
+                if create {
+                    spec["create"] = json!(true);
+                }
+                spec
+            })
+            .collect()
+    };
+    json!({
+        "nameReference": [{
+            "kind": "Service",
+            "version": "v1",
+            "fieldSpecs": field("webhooks/clientConfig/service/name", false),
+        }],
+        "namespace": field("webhooks/clientConfig/service/namespace", true),
+    })
 }
 
 /// Adds the webhook port and the certificate volume to the manager Deployment.
