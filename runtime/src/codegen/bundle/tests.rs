@@ -1122,3 +1122,40 @@ fn cert_manager_needs_webhooks_and_both_are_booleans() {
     let errors = resolve_with(&BundleFlags::default(), &meta, &[]).unwrap_err();
     assert!(errors[0].ends_with("`webhooks` must be true or false, not the string \"yes\""));
 }
+
+#[test]
+fn the_previous_bundles_webhook_files_are_read_from_its_kustomization() {
+    let mut id = identity(false);
+    id.webhooks = true;
+    id.cert_manager = true;
+    let files = generate_with_webhooks(
+        &id,
+        &webhook_configurations(),
+        Some(Path::new("webhook/manifests.yaml")),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(KUSTOMIZATION),
+        file(&files, "kustomization.yaml"),
+    )
+    .unwrap();
+    let previous = kustomize::previous_files(dir.path());
+    for path in [
+        "webhook/manifests.yaml",
+        "webhook_service.yaml",
+        "certmanager_certificate.yaml",
+        // Listed under `configurations:`, not `resources:`.
+        "webhook_kustomizeconfig.yaml",
+    ] {
+        assert!(
+            previous.contains(&PathBuf::from(path)),
+            "{path} in {previous:?}"
+        );
+    }
+    // The patches' lines are not files.
+    assert!(
+        !previous.iter().any(|p| p.to_string_lossy().contains("op:")),
+        "{previous:?}"
+    );
+}
