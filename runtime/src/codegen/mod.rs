@@ -26,6 +26,7 @@ mod cfg;
 mod cli;
 mod crosscheck;
 pub mod explain;
+mod kubectl_args;
 mod ledger;
 pub mod lints;
 mod scan;

@@ -1,6 +1,6 @@
 //! `can-i`'s command line: `kubectl auth can-i`'s arguments, read without a cluster.
 
-use kube_markers_core::suggest::did_you_mean;
+use crate::codegen::kubectl_args::{self, Flags, Word, Words};
 use std::path::PathBuf;
 
 /// What `can-i` is asked.
@@ -169,93 +169,27 @@ impl CanICommand {
         let mut from = None;
         let mut role_name = None;
         let mut explain = false;
-        let mut seen: Vec<String> = Vec::new();
-        let mut only_positional = false;
-        let mut args = args.into_iter().map(Into::into);
-        while let Some(arg) = args.next() {
-            if only_positional || arg == "-" || !arg.starts_with('-') {
-                positional.push(arg);
-                continue;
-            }
-            if arg == "--" {
-                only_positional = true;
-                continue;
-            }
-            // Short flags: -h, -A, -n VALUE, -nVALUE, -n=VALUE.
-            let (flag, inline) = if let Some(short) =
-                arg.strip_prefix('-').filter(|s| !s.starts_with('-'))
-            {
-                let (letter, rest) = short.split_at(short.chars().next().map_or(0, char::len_utf8));
-                let long = match letter {
-                    "h" => "--help",
-                    "A" => "--all-namespaces",
-                    "n" => "--namespace",
-                    _ => return Err(format!("unknown option `{arg}`")),
-                };
-                let inline =
-                    (!rest.is_empty()).then(|| rest.strip_prefix('=').unwrap_or(rest).to_string());
-                (long.to_string(), inline)
-            } else {
-                match arg.split_once('=') {
-                    Some((f, v)) => (f.to_string(), Some(v.to_string())),
-                    None => (arg.clone(), None),
+        let flags = Flags {
+            known: FLAGS,
+            switches: &["--all-namespaces", "--explain"],
+            repeatable: &["--as-group"],
+        };
+        for word in Words::new(args.into_iter().map(Into::into), flags) {
+            match word? {
+                Word::Positional(arg) => positional.push(arg),
+                Word::Help => return Ok(CanICommand::Help),
+                Word::Switch("--explain") => explain = true,
+                Word::Switch(_) => all_namespaces = true,
+                Word::Value("--namespace", value) => {
+                    namespace = Some(kubectl_args::namespace(value)?)
                 }
-            };
-            if flag == "--help" {
-                return Ok(CanICommand::Help);
-            }
-            if !FLAGS.contains(&flag.as_str()) {
-                let names: Vec<&str> = FLAGS.iter().map(|f| &f[2..]).collect();
-                let hint = did_you_mean(flag.trim_start_matches('-'), &names)
-                    .map(|f| format!(" (did you mean `--{f}`?)"))
-                    .unwrap_or_default();
-                return Err(format!("unknown option `{arg}`{hint}"));
-            }
-            if flag != "--as-group" && seen.contains(&flag) {
-                return Err(format!("`{flag}` given more than once"));
-            }
-            seen.push(flag.clone());
-            if matches!(flag.as_str(), "--all-namespaces" | "--explain") {
-                if inline.is_some() {
-                    return Err(format!("`{flag}` takes no value"));
+                Word::Value("--subresource", value) => {
+                    subresource = Some(kubectl_args::subresource(value)?)
                 }
-                match flag.as_str() {
-                    "--explain" => explain = true,
-                    _ => all_namespaces = true,
-                }
-                continue;
-            }
-            let value = match inline {
-                Some(v) => v,
-                None => args
-                    .next()
-                    .filter(|v| !v.starts_with('-') || v == "-")
-                    .ok_or_else(|| format!("`{flag}` needs a value"))?,
-            };
-            if value.is_empty() {
-                return Err(format!("`{flag}` needs a non-empty value"));
-            }
-            match flag.as_str() {
-                "--namespace" => {
-                    if let Err(why) = kube_markers_core::names::dns1123_label(&value) {
-                        return Err(format!(
-                            "`--namespace {value}` is not a namespace name: {why}"
-                        ));
-                    }
-                    namespace = Some(value);
-                }
-                "--subresource" => {
-                    if value.contains('/') {
-                        return Err(format!(
-                            "`--subresource {value}` must be one subresource name, without `/`"
-                        ));
-                    }
-                    subresource = Some(value);
-                }
-                "--as" => as_user = Some(value),
-                "--as-group" => as_groups.push(value),
-                "--from" => from = Some(PathBuf::from(value)),
-                _ => role_name = Some(value),
+                Word::Value("--as", value) => as_user = Some(value),
+                Word::Value("--as-group", value) => as_groups.push(value),
+                Word::Value("--from", value) => from = Some(PathBuf::from(value)),
+                Word::Value(_, value) => role_name = Some(value),
             }
         }
 

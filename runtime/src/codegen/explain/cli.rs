@@ -1,7 +1,7 @@
 //! `explain`'s command line: no arguments for every rule, or `can-i`'s question grammar.
 
 use crate::codegen::can_i::Target;
-use kube_markers_core::suggest::did_you_mean;
+use crate::codegen::kubectl_args::{self, Flags, Word, Words};
 
 /// How to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -94,86 +94,23 @@ impl ExplainCommand {
         let mut subresource = None;
         let mut format = None;
         let mut role_name = None;
-        let mut seen: Vec<String> = Vec::new();
-        let mut only_positional = false;
-        let mut args = args.into_iter().map(Into::into);
-        while let Some(arg) = args.next() {
-            if only_positional || arg == "-" || !arg.starts_with('-') {
-                positional.push(arg);
-                continue;
-            }
-            if arg == "--" {
-                only_positional = true;
-                continue;
-            }
-            let (flag, inline) = if let Some(short) =
-                arg.strip_prefix('-').filter(|s| !s.starts_with('-'))
-            {
-                let (letter, rest) = short.split_at(short.chars().next().map_or(0, char::len_utf8));
-                let long = match letter {
-                    "h" => "--help",
-                    "A" => "--all-namespaces",
-                    "n" => "--namespace",
-                    _ => return Err(format!("unknown option `{arg}`")),
-                };
-                let inline =
-                    (!rest.is_empty()).then(|| rest.strip_prefix('=').unwrap_or(rest).to_string());
-                (long.to_string(), inline)
-            } else {
-                match arg.split_once('=') {
-                    Some((f, v)) => (f.to_string(), Some(v.to_string())),
-                    None => (arg.clone(), None),
+        let flags = Flags {
+            known: FLAGS,
+            switches: &["--all-namespaces"],
+            repeatable: &[],
+        };
+        for word in Words::new(args.into_iter().map(Into::into), flags) {
+            match word? {
+                Word::Positional(arg) => positional.push(arg),
+                Word::Help => return Ok(ExplainCommand::Help),
+                Word::Switch(_) => all_namespaces = true,
+                Word::Value("--namespace", value) => {
+                    namespace = Some(kubectl_args::namespace(value)?)
                 }
-            };
-            if flag == "--help" {
-                return Ok(ExplainCommand::Help);
-            }
-            if !FLAGS.contains(&flag.as_str()) {
-                let names: Vec<&str> = FLAGS.iter().map(|f| &f[2..]).collect();
-                let hint = did_you_mean(flag.trim_start_matches('-'), &names)
-                    .map(|f| format!(" (did you mean `--{f}`?)"))
-                    .unwrap_or_default();
-                return Err(format!("unknown option `{arg}`{hint}"));
-            }
-            if seen.contains(&flag) {
-                return Err(format!("`{flag}` given more than once"));
-            }
-            seen.push(flag.clone());
-            if flag == "--all-namespaces" {
-                if inline.is_some() {
-                    return Err(format!("`{flag}` takes no value"));
+                Word::Value("--subresource", value) => {
+                    subresource = Some(kubectl_args::subresource(value)?)
                 }
-                all_namespaces = true;
-                continue;
-            }
-            let value = match inline {
-                Some(v) => v,
-                None => args
-                    .next()
-                    .filter(|v| !v.starts_with('-') || v == "-")
-                    .ok_or_else(|| format!("`{flag}` needs a value"))?,
-            };
-            if value.is_empty() {
-                return Err(format!("`{flag}` needs a non-empty value"));
-            }
-            match flag.as_str() {
-                "--namespace" => {
-                    if let Err(why) = kube_markers_core::names::dns1123_label(&value) {
-                        return Err(format!(
-                            "`--namespace {value}` is not a namespace name: {why}"
-                        ));
-                    }
-                    namespace = Some(value);
-                }
-                "--subresource" => {
-                    if value.contains('/') {
-                        return Err(format!(
-                            "`--subresource {value}` must be one subresource name, without `/`"
-                        ));
-                    }
-                    subresource = Some(value);
-                }
-                "--format" => {
+                Word::Value("--format", value) => {
                     format = Some(match value.as_str() {
                         "text" => Format::Text,
                         "json" => Format::Json,
@@ -184,7 +121,7 @@ impl ExplainCommand {
                         }
                     });
                 }
-                _ => {
+                Word::Value(_, value) => {
                     kube_markers_core::names::dns1123_subdomain(&value).map_err(|why| {
                         format!("`--role-name {value}` is not a valid role name: {why}")
                     })?;
@@ -230,12 +167,14 @@ impl ExplainCommand {
                 Some(q)
             }
             None => {
-                if let Some(flag) = seen.iter().find(|f| {
-                    matches!(
-                        f.as_str(),
-                        "--namespace" | "--all-namespaces" | "--subresource"
-                    )
-                }) {
+                let question_flag = [
+                    (namespace.is_some(), "--namespace"),
+                    (all_namespaces, "--all-namespaces"),
+                    (subresource.is_some(), "--subresource"),
+                ]
+                .into_iter()
+                .find_map(|(given, flag)| given.then_some(flag));
+                if let Some(flag) = question_flag {
                     return Err(format!(
                         "`{flag}` needs a question: `explain VERB TYPE {flag} ...`"
                     ));
