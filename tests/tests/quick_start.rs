@@ -187,10 +187,40 @@ fn the_readme_quick_start_works_from_outside_and_loses_nothing() {
             step1
         ),
     );
+    // Each form a user may write, in the unlinked crate: every one must be reported.
+    std::fs::write(
+        ws.join("other-operator/Cargo.toml"),
+        std::fs::read_to_string(ws.join("other-operator/Cargo.toml")).unwrap()
+            + "\n[features]\ndefault = [\"x\"]\nx = []\n",
+    )
+    .unwrap();
     write(
         &ws.join("other-operator/src/lib.rs"),
-        "#[kube_markers::rbac(groups = \"\", resources = \"secrets\", verbs = \"get\")]\n\
-         pub fn read_secrets() {}\n",
+        r#"#[kube_markers::rbac(groups = "", resources = "secrets", verbs = "get")]
+pub fn read_secrets() {}
+#[cfg(feature = "x")]
+#[kube_markers::rbac(groups = "", resources = "pods", verbs = "get")]
+pub fn behind_a_default_feature() {}
+#[cfg_attr(all(), kube_markers::rbac(groups = "", resources = "nodes", verbs = "get"))]
+pub fn through_cfg_attr() {}
+macro_rules! pass { ($i:item) => { $i }; }
+pass! { #[kube_markers::rbac(groups = "", resources = "events", verbs = "get")] pub fn through_a_macro() {} }
+include!("part.rs");
+use kube_markers::rbac;
+#[rbac(groups = "", resources = "services", verbs = "get")]
+pub fn imported_name() {}
+"#,
+    );
+    write(
+        &ws.join("other-operator/src/part.rs"),
+        "#[kube_markers::rbac(groups = \"\", resources = \"endpoints\", verbs = \"get\")]\n\
+         pub fn included() {}\n",
+    );
+    // A hand-written file beside the generated CRDs, with the text the generator stamps.
+    let hand = ws.join("rbac-out/crd/hand.example.com_things.yaml");
+    write(
+        &hand,
+        "kind: CustomResourceDefinition\n# kube-markers/version: v0\n",
     );
     let lost = run_generator(&ws, &[]);
     let stderr = String::from_utf8_lossy(&lost.stderr);
@@ -203,8 +233,52 @@ fn the_readme_quick_start_works_from_outside_and_loses_nothing() {
         ),
         "{stderr}"
     );
+    for line in [4, 6, 9, 12] {
+        assert!(
+            stderr.contains(&format!("other-operator/src/lib.rs:{line}:")),
+            "line {line}: {stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("other-operator/src/part.rs:1:1: #[rbac] in crate `other_operator`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("6 problem(s)"), "{stderr}");
     assert_eq!(
         std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap(),
         EXPECTED_ROLE
+    );
+
+    // Linked, everything is in the output, and the hand-written file is still there.
+    let codegen_toml = std::fs::read_to_string(ws.join("codegen/Cargo.toml")).unwrap();
+    write(
+        &ws.join("codegen/Cargo.toml"),
+        &(codegen_toml + "other-operator = { path = \"../other-operator\" }\n"),
+    );
+    write(
+        &ws.join("codegen/src/main.rs"),
+        &readme_block("// codegen/src/main.rs")
+            .replace("link!(my_operator)", "link!(my_operator, other_operator)"),
+    );
+    let linked = run_generator(&ws, &[]);
+    let stderr = String::from_utf8_lossy(&linked.stderr);
+    assert!(linked.status.success(), "{stderr}");
+    let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
+    for resource in [
+        "secrets",
+        "pods",
+        "nodes",
+        "events",
+        "endpoints",
+        "services",
+    ] {
+        assert!(
+            role.contains(&format!("  - {resource}\n")),
+            "{resource}: {role}"
+        );
+    }
+    assert!(
+        hand.is_file(),
+        "a file the generator did not write was removed"
     );
 }
