@@ -64,19 +64,34 @@ impl CanIAnswer {
 
 /// The attributes of the question, as kube-apiserver builds them from a SubjectAccessReview.
 pub fn request_attributes(opts: &CanIOptions) -> RequestAttributes {
-    match &opts.target {
-        Target::NonResource(url) => RequestAttributes::non_resource(&opts.verb, url),
+    attributes_of(
+        &opts.verb,
+        &opts.target,
+        opts.namespace.as_deref(),
+        opts.subresource.as_deref(),
+    )
+}
+
+/// A SubjectAccessReview's attributes from kubectl's parts of a question (`can-i`, `explain`).
+pub(crate) fn attributes_of(
+    verb: &str,
+    target: &Target,
+    namespace: Option<&str>,
+    subresource: Option<&str>,
+) -> RequestAttributes {
+    match target {
+        Target::NonResource(url) => RequestAttributes::non_resource(verb, url),
         Target::Resource {
             resource,
             group,
             name,
         } => RequestAttributes {
             resource_request: true,
-            verb: opts.verb.clone(),
+            verb: verb.to_string(),
             api_group: group.clone(),
-            namespace: opts.namespace.clone().unwrap_or_default(),
+            namespace: namespace.unwrap_or_default().to_string(),
             resource: resource.clone(),
-            subresource: opts.subresource.clone().unwrap_or_default(),
+            subresource: subresource.unwrap_or_default().to_string(),
             name: name.clone().unwrap_or_default(),
             path: String::new(),
         },

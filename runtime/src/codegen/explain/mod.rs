@@ -11,7 +11,7 @@ mod cli;
 
 pub use cli::{EXPLAIN_HELP, ExplainCommand, ExplainOptions, Format, Question};
 
-use super::can_i::{Target, suggestions};
+use super::can_i::suggestions;
 use super::lints::marker_rule;
 use crate::authz::{RequestAttributes, rule_allows};
 use crate::rbac::{ExplainedRole, Origins, RbacMarker, generate_roles_explained};
@@ -277,23 +277,12 @@ pub fn explain_all(entries: &[&RbacEntry], default_role_name: &str) -> Explanati
 
 /// The request a question asks about.
 pub fn request(question: &Question) -> RequestAttributes {
-    match &question.target {
-        Target::NonResource(url) => RequestAttributes::non_resource(&question.verb, url),
-        Target::Resource {
-            resource,
-            group,
-            name,
-        } => RequestAttributes {
-            resource_request: true,
-            verb: question.verb.clone(),
-            api_group: group.clone(),
-            namespace: question.namespace.clone().unwrap_or_default(),
-            resource: resource.clone(),
-            subresource: question.subresource.clone().unwrap_or_default(),
-            name: name.clone().unwrap_or_default(),
-            path: String::new(),
-        },
-    }
+    crate::codegen::can_i::attributes_of(
+        &question.verb,
+        &question.target,
+        question.namespace.as_deref(),
+        question.subresource.as_deref(),
+    )
 }
 
 /// Which generated rules allow the question's request, and which of their attributes grant
