@@ -86,14 +86,24 @@ pub struct Preflight {
 }
 
 impl Preflight {
-    /// Whether every registered permission is granted.
+    /// Whether every registered permission is granted. `false` when nothing was checked: no
+    /// `#[rbac]` attribute is linked into the binary, so the check proved nothing.
     pub fn is_complete(&self) -> bool {
-        self.missing.is_empty()
+        self.checked > 0 && self.missing.is_empty()
     }
 }
 
 impl fmt::Display for Preflight {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.checked == 0 {
+            // "all 0 granted" would read as a pass; an operator with nothing registered has
+            // most likely not linked the crate that carries its attributes.
+            return write!(
+                f,
+                "preflight: no #[rbac] attribute is linked into this binary, so no permission \
+                 was checked"
+            );
+        }
         if self.missing.is_empty() {
             return write!(
                 f,

@@ -180,3 +180,21 @@ fn permissions_follow_the_aggregated_roles() {
         .sum();
     assert_eq!(needed.len(), from_roles);
 }
+
+#[tokio::test]
+async fn nothing_linked_is_not_a_pass() {
+    // An operator whose attributes are not linked must not read "all granted" at startup.
+    let reviews = Reviews {
+        deny: |_| false,
+        asked: Arc::default(),
+    };
+    let client = kube::Client::new(reviews.clone(), "default");
+    let preflight = preflight_for(&client, &[]).await.unwrap();
+    assert_eq!(preflight.checked, 0);
+    assert!(reviews.asked.lock().unwrap().is_empty());
+    assert!(!preflight.is_complete());
+    assert_eq!(
+        preflight.to_string(),
+        "preflight: no #[rbac] attribute is linked into this binary, so no permission was checked"
+    );
+}
