@@ -498,3 +498,49 @@ fn generated_rules_escape_property_names_as_kubernetes_does() {
     );
     assert_eq!(errors(old.clone(), Some(old)), "");
 }
+
+/// serde's two-sided forms and schemars' own naming: the markers must name the properties the
+/// schema really has (kube's schemars settings describe what deserializes).
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "naming.example.com", version = "v1", kind = "Named")]
+#[serde(rename_all(serialize = "kebab-case", deserialize = "camelCase"))]
+pub struct NamedSpec {
+    #[k8s(required)]
+    pub max_size: Option<i32>,
+    #[k8s(immutable)]
+    #[serde(rename(serialize = "bucket-out", deserialize = "s3Bucket"))]
+    pub bucket: Option<String>,
+    pub nested: Option<SnakeNamed>,
+}
+
+#[kube_markers::schema]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename_all = "snake_case")]
+pub struct SnakeNamed {
+    #[k8s(required)]
+    pub storage_class: Option<String>,
+}
+
+#[test]
+fn markers_name_the_properties_serde_and_schemars_name() {
+    let s = schema("Named", "v1");
+    let properties = |node: &Value| -> Vec<String> {
+        node["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    assert_eq!(properties(spec(&s)), ["maxSize", "nested", "s3Bucket"]);
+    assert_eq!(spec(&s)["required"], json!(["maxSize"]));
+    assert_eq!(
+        spec(&s)["x-kubernetes-validations"],
+        json!([{"rule": "!has(oldSelf.s3Bucket) || has(self.s3Bucket)", "message": "field s3Bucket is immutable once set"}])
+    );
+    let nested = prop(&s, "nested");
+    assert_eq!(properties(nested), ["storage_class"]);
+    assert_eq!(nested["required"], json!(["storage_class"]));
+}

@@ -521,3 +521,40 @@ fn a_facade_renamed_to_kube_markers_is_scanned() {
     let names: Vec<&str> = ws.packages.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["facade-user"]);
 }
+
+/// A proc-macro crate compiles `#[rbac]` but runs inside the compiler: nothing it registers
+/// reaches a program, so its attributes are errors naming the package, like a binary's.
+#[test]
+fn an_attribute_in_a_proc_macro_crate_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("pm/src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("lib.rs"),
+        "use kube_markers::rbac;\n\n#[rbac(groups = \"\", resources = \"nodes\", verbs = \"delete\")]\nfn helper() {}\n",
+    )
+    .unwrap();
+    let metadata = serde_json::json!({
+        "workspace_root": dir.path(),
+        "packages": [{
+            "name": "pm",
+            "manifest_path": dir.path().join("pm/Cargo.toml"),
+            "dependencies": [{ "name": "kube-markers", "kind": null }],
+            "targets": [
+                { "kind": ["proc-macro"], "name": "pm", "src_path": src.join("lib.rs") }
+            ],
+            "metadata": null,
+        }],
+    });
+    let ws = Workspace::from_metadata(&metadata).unwrap();
+    assert_eq!(ws.packages[0].targets[0].0, "proc-macro");
+    let findings = cross_check(&[], &[], &ws.scan(), &[], &ws.root, &ws.cfg_env());
+    assert_eq!(
+        texts(&findings.errors),
+        [
+            "pm/src/lib.rs:3:1: #[rbac] in proc-macro package `pm` cannot reach the generator (a \
+          proc-macro crate runs inside the compiler and is never linked into a program); move \
+          the code into a library crate"
+        ]
+    );
+}

@@ -9,7 +9,7 @@ use super::vocabulary::{
 use crate::args::{Arg, ArgValue, parse_args};
 use crate::cel;
 use crate::ctxt::Ctxt;
-use crate::names::fields::{apply_rename_all, serde_has, serde_str};
+use crate::names::fields::{apply_rename_all, conditional_naming, serde_has, serde_str};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
@@ -349,6 +349,25 @@ fn rewrite_item(item: &mut syn::Item, cx: &mut Ctxt) {
                             item_type(&field.ty),
                             cx,
                         );
+                        // These change the variant's object schema, which schemars builds
+                        // without a hook for us: refused rather than dropped.
+                        let flags = [
+                            (parsed.flags.required, "required"),
+                            (parsed.flags.optional, "optional"),
+                            (parsed.flags.immutable, "immutable"),
+                        ];
+                        for (span, flag) in flags {
+                            if let Some(span) = span {
+                                cx.error_at(
+                                    span,
+                                    format!(
+                                        "`{flag}` is not supported on the fields of enum \
+                                         variants; move the fields into a struct with \
+                                         #[kube_markers::schema] and mark them there"
+                                    ),
+                                );
+                            }
+                        }
                         if !parsed.patch.is_empty() {
                             field.attrs.push(transform_attr(&parsed.patch, fspan));
                         }
@@ -385,6 +404,26 @@ fn reject_one_ofs(parsed: &Parsed, cx: &mut Ctxt, what: &str) {
 }
 
 fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
+    // The markers name fields by their JSON names; a naming attribute the build may or may
+    // not apply would make those names guesses (a `required` never met, a CEL rule on a field
+    // that does not exist).
+    let marked = s.attrs.iter().any(|a| a.path().is_ident("k8s"))
+        || s.fields
+            .iter()
+            .any(|f| f.attrs.iter().any(|a| a.path().is_ident("k8s")));
+    if marked {
+        let naming = std::iter::once(&s.attrs[..])
+            .chain(s.fields.iter().map(|f| &f.attrs[..]))
+            .filter_map(conditional_naming);
+        for span in naming {
+            cx.error_at(
+                span,
+                "#[k8s] markers need the JSON names of the fields, and a `cfg_attr` around \
+                 #[serde(...)] or #[schemars(...)] makes them depend on the build: write the \
+                 attribute without `cfg_attr`",
+            );
+        }
+    }
     let rename_all = serde_str(&s.attrs, "rename_all");
     let container_default = serde_has(&s.attrs, "default");
     let (type_args, type_span) = take_k8s(&mut s.attrs, cx);

@@ -189,6 +189,19 @@ impl CfgEnv {
                             .into(),
                     );
                 }
+                // Set by `[profile.*] panic` (and `overflow-checks`): the same question.
+                ("panic" | "overflow_checks", _) => {
+                    return Truth::Unknown(format!(
+                        "`{name}` depends on the build profile (`[profile.*] {}`), so the \
+                         generator's build cannot stand for the deployed one; use a feature \
+                         instead",
+                        if name == "panic" {
+                            "panic"
+                        } else {
+                            "overflow-checks"
+                        }
+                    ));
+                }
                 ("test" | "doc" | "doctest" | "docsrs" | "miri" | "proc_macro", _) => Ok(false),
                 ("clippy" | "rustfmt", _) => Ok(false),
                 _ => self
@@ -365,6 +378,13 @@ mod tests {
         assert_eq!(eval(&env, quote!(true)), Truth::True);
         assert!(
             matches!(eval(&env, quote!(not(debug_assertions))), Truth::Unknown(why) if why.contains("build profile"))
+        );
+        // `panic = "abort"` in `[profile.release]` only: on in the deployed build, off here.
+        assert!(
+            matches!(eval(&env, quote!(panic = "abort")), Truth::Unknown(why) if why.contains("[profile.*] panic"))
+        );
+        assert!(
+            matches!(eval(&env, quote!(not(panic = "unwind"))), Truth::Unknown(why) if why.contains("build profile"))
         );
     }
 

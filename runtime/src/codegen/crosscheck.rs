@@ -89,6 +89,14 @@ pub enum Problem {
         /// Why the scan counts the attribute as compiled.
         active: Activity,
     },
+    /// Compiled, but in a proc-macro crate, which runs inside the compiler and is never linked
+    /// into a program.
+    InProcMacro {
+        /// Its package.
+        package: String,
+        /// Why the scan counts the attribute as compiled.
+        active: Activity,
+    },
     /// In a file no `mod` or `include!` the scan can follow leads to, and not in the registry.
     Unreachable {
         /// The package.
@@ -189,6 +197,12 @@ impl fmt::Display for Finding {
                 "#[{name}] in binary target `{bin}` of package `{package}` cannot reach the \
                  generator (only library crates can be linked into it); move the reconciler \
                  into the package's library{active}"
+            ),
+            Problem::InProcMacro { package, active } => write!(
+                f,
+                "#[{name}] in proc-macro package `{package}` cannot reach the generator (a \
+                 proc-macro crate runs inside the compiler and is never linked into a program); \
+                 move the code into a library crate{active}"
             ),
             Problem::Unreachable { package, krate } => write!(
                 f,
@@ -539,6 +553,12 @@ fn missing(attr: &FoundAttr, linked_crates: &[&str], truth: &Truth) -> Problem {
             if let Some(bin) = target.strip_prefix("bin:") {
                 return Problem::InBinary {
                     bin: bin.to_string(),
+                    package: attr.package.clone(),
+                    active,
+                };
+            }
+            if target == "proc-macro" {
+                return Problem::InProcMacro {
                     package: attr.package.clone(),
                     active,
                 };

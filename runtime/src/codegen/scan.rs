@@ -32,8 +32,8 @@ pub struct Package {
     /// The crate name of its library, as `link!` names it (`[lib] name`, else the package
     /// name with `_` for `-`).
     pub lib_crate: String,
-    /// Targets that can hold attributes: `(kind, root file)`, kind being `lib`, `bin:<name>`
-    /// or `example:<name>`.
+    /// Targets that can hold attributes: `(kind, root file)`, kind being `lib`, `bin:<name>`,
+    /// `example:<name>` or `proc-macro`.
     pub targets: Vec<(String, PathBuf)>,
 }
 
@@ -164,6 +164,9 @@ impl Workspace {
                     let src = PathBuf::from(t["src_path"].as_str()?);
                     if kinds.iter().any(|k| matches!(*k, "lib" | "rlib" | "dylib")) {
                         Some(("lib".to_string(), src))
+                    } else if kinds.contains(&"proc-macro") {
+                        // Compiled, never linked into a program: its attributes are errors.
+                        Some(("proc-macro".to_string(), src))
                     } else if kinds.contains(&"bin") {
                         Some((format!("bin:{}", t["name"].as_str()?), src))
                     } else if kinds.contains(&"example") {
