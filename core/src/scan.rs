@@ -76,7 +76,15 @@ pub enum Cfg {
 impl Cfg {
     /// Parses the inside of `cfg(...)`.
     pub fn parse(tokens: TokenStream) -> syn::Result<Cfg> {
-        syn::parse::Parser::parse2(parse_cfg, tokens)
+        // rustc accepts one trailing comma: `#[cfg(unix,)]`.
+        let parser = |input: syn::parse::ParseStream| {
+            let cfg = parse_cfg(input)?;
+            if input.peek(syn::Token![,]) {
+                input.parse::<syn::Token![,]>()?;
+            }
+            Ok(cfg)
+        };
+        syn::parse::Parser::parse2(parser, tokens)
     }
 }
 
@@ -160,6 +168,10 @@ pub struct ModDecl {
     pub name: String,
     /// `#[path = "..."]`, if any.
     pub path_attr: Option<String>,
+    /// `#[cfg_attr(pred, path = "...")]`: the file the module is in when `pred` holds (the
+    /// first that holds wins, as the compiler applies them in order; else `path_attr`'s or
+    /// the default file).
+    pub cfg_paths: Vec<(Cfg, String)>,
     /// Inline modules around the declaration, outermost first (they are directories).
     pub inline_path: Vec<String>,
     /// `cfg`s the module depends on.
@@ -322,21 +334,86 @@ impl FileVisitor {
         }
     }
 
+    /// Another macro's input (`cfg_if!`, `paste!`, a user's wrapper): the attributes in it,
+    /// and the `mod x;` and `include!(...)` it may expand to, which lead to more files. What
+    /// the macro does with them is unknown, so they count as compiled.
     fn attrs_in_tokens(&mut self, tokens: TokenStream) {
         let trees: Vec<TokenTree> = tokens.into_iter().collect();
-        for (i, tree) in trees.iter().enumerate() {
-            match tree {
+        // `#[path = "..."]` among the attributes just before a `mod`.
+        let mut path_attr: Option<String> = None;
+        let mut i = 0;
+        while i < trees.len() {
+            let ident = |j: usize| match trees.get(j) {
+                Some(TokenTree::Ident(id)) => Some(id.to_string()),
+                _ => None,
+            };
+            let punct = |j: usize, c: char| {
+                matches!(trees.get(j), Some(TokenTree::Punct(p)) if p.as_char() == c)
+            };
+            match &trees[i] {
                 TokenTree::Punct(p) if p.as_char() == '#' => {
                     if let Some(TokenTree::Group(g)) = trees.get(i + 1)
                         && g.delimiter() == proc_macro2::Delimiter::Bracket
                         && let Ok(meta) = syn::parse2::<syn::Meta>(g.stream())
                     {
                         self.record_meta(&meta, position(p.span()), None, &[]);
+                        if let Some(path) = path_attr_of(&meta) {
+                            path_attr = Some(path);
+                        }
+                        i += 2;
+                        continue;
+                    }
+                }
+                TokenTree::Ident(id) if id == "mod" => {
+                    if let (Some(name), true) = (ident(i + 1), punct(i + 2, ';')) {
+                        self.out.mods.push(ModDecl {
+                            name: name.strip_prefix("r#").unwrap_or(&name).to_string(),
+                            path_attr: path_attr.take(),
+                            cfg_paths: Vec::new(),
+                            inline_path: self.inline_path.clone(),
+                            cfgs: self.cfgs.clone(),
+                            line: position(id.span()).0,
+                        });
+                        i += 3;
+                        continue;
+                    }
+                }
+                // `include!`, `std::include!`, `core::include!` (not `other::include!`).
+                TokenTree::Ident(id)
+                    if id == "include"
+                        && punct(i + 1, '!')
+                        && (i < 2
+                            || !punct(i - 1, ':')
+                            || matches!(
+                                i.checked_sub(3).and_then(ident).as_deref(),
+                                Some("std" | "core")
+                            )) =>
+                {
+                    if let Some(TokenTree::Group(g)) = trees.get(i + 2) {
+                        self.out.includes.push(Include {
+                            path: include_path(&g.stream()),
+                            inline_path: self.inline_path.clone(),
+                            cfgs: self.cfgs.clone(),
+                            line: position(id.span()).0,
+                        });
+                        i += 3;
+                        continue;
                     }
                 }
                 TokenTree::Group(g) => self.attrs_in_tokens(g.stream()),
+                // Visibility and the like between the attributes and the `mod`.
+                TokenTree::Ident(id) if id == "pub" => {
+                    i += 1;
+                    if matches!(trees.get(i), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
+                    {
+                        i += 1;
+                    }
+                    continue;
+                }
                 _ => {}
             }
+            path_attr = None;
+            i += 1;
         }
     }
 
@@ -372,6 +449,7 @@ impl<'ast> Visit<'ast> for FileVisitor {
                 None => v.out.mods.push(ModDecl {
                     name: unraw(&m.ident),
                     path_attr: path_attr(&m.attrs),
+                    cfg_paths: cfg_paths(&m.attrs),
                     inline_path: v.inline_path.clone(),
                     cfgs: v.cfgs.clone(),
                     line: position(m.ident.span()).0,
@@ -388,6 +466,12 @@ impl<'ast> Visit<'ast> for FileVisitor {
 
     fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
         self.invocation(&m.mac);
+    }
+
+    /// Macros in every other position (types, patterns, foreign items): their input can hold
+    /// attributes too.
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.invocation(mac);
     }
 
     fn visit_impl_item(&mut self, item: &'ast syn::ImplItem) {
@@ -435,7 +519,12 @@ fn unraw(ident: &syn::Ident) -> String {
 }
 
 fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs.iter().find_map(|a| match &a.meta {
+    attrs.iter().find_map(|a| path_attr_of(&a.meta))
+}
+
+/// `path = "..."`.
+fn path_attr_of(meta: &syn::Meta) -> Option<String> {
+    match meta {
         syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(s),
@@ -444,7 +533,19 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
             _ => None,
         },
         _ => None,
-    })
+    }
+}
+
+fn cfg_paths(attrs: &[syn::Attribute]) -> Vec<(Cfg, String)> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg_attr"))
+        .filter_map(|a| cfg_attr_parts(&a.meta).ok())
+        .filter_map(|(pred, metas)| {
+            let path = metas.iter().rev().find_map(path_attr_of)?;
+            Some((pred, path))
+        })
+        .collect()
 }
 
 fn include_path(tokens: &TokenStream) -> IncludePath {

@@ -89,9 +89,11 @@ pub enum Problem {
         /// Why the scan counts the attribute as compiled.
         active: Activity,
     },
-    /// Compiled, but in a proc-macro crate, which runs inside the compiler and is never linked
-    /// into a program.
-    InProcMacro {
+    /// Compiled, but in a crate no Rust program can link: a proc-macro (it runs inside the
+    /// compiler), a cdylib or a staticlib without an `rlib`/`lib` crate type beside it.
+    InUnlinkableCrate {
+        /// `proc-macro`, `cdylib` or `staticlib`.
+        crate_type: String,
         /// Its package.
         package: String,
         /// Why the scan counts the attribute as compiled.
@@ -186,7 +188,9 @@ impl fmt::Display for Finding {
             Problem::NotCompiled { package } => write!(
                 f,
                 "#[{name}] in a file that no `mod` or `include!` of package `{package}` leads \
-                 to, and not in the registry: the file does not seem to be compiled"
+                 to, and not in the registry: if the file is compiled in some build (a `mod` \
+                 declared by a macro, under a feature the generator's dependency lacks), its \
+                 attributes are lost; if it is not compiled, delete it"
             ),
             Problem::InBinary {
                 bin,
@@ -198,11 +202,15 @@ impl fmt::Display for Finding {
                  generator (only library crates can be linked into it); move the reconciler \
                  into the package's library{active}"
             ),
-            Problem::InProcMacro { package, active } => write!(
+            Problem::InUnlinkableCrate {
+                crate_type,
+                package,
+                active,
+            } => write!(
                 f,
-                "#[{name}] in proc-macro package `{package}` cannot reach the generator (a \
-                 proc-macro crate runs inside the compiler and is never linked into a program); \
-                 move the code into a library crate{active}"
+                "#[{name}] in package `{package}` (crate type `{crate_type}`) cannot reach the \
+                 generator: only `lib`/`rlib` crates can be linked into it; move the code into a \
+                 library crate{active}"
             ),
             Problem::Unreachable { package, krate } => write!(
                 f,
@@ -498,7 +506,7 @@ pub fn cross_check_all(
             // A file no module tree reaches, of a linked crate: had it been compiled, its
             // entries would be in the registry.
             _ if attr.target.is_none() && linked_crates.contains(&attr.krate.as_str()) => {
-                findings.warnings.push(finding(Problem::NotCompiled {
+                findings.errors.push(finding(Problem::NotCompiled {
                     package: attr.package.clone(),
                 }))
             }
@@ -557,8 +565,9 @@ fn missing(attr: &FoundAttr, linked_crates: &[&str], truth: &Truth) -> Problem {
                     active,
                 };
             }
-            if target == "proc-macro" {
-                return Problem::InProcMacro {
+            if let Some(crate_type) = target.strip_prefix("unlinkable:") {
+                return Problem::InUnlinkableCrate {
+                    crate_type: crate_type.to_string(),
                     package: attr.package.clone(),
                     active,
                 };

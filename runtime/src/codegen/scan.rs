@@ -33,7 +33,7 @@ pub struct Package {
     /// name with `_` for `-`).
     pub lib_crate: String,
     /// Targets that can hold attributes: `(kind, root file)`, kind being `lib`, `bin:<name>`,
-    /// `example:<name>` or `proc-macro`.
+    /// `example:<name>` or `unlinkable:<crate type>` (proc-macro, cdylib, staticlib).
     pub targets: Vec<(String, PathBuf)>,
 }
 
@@ -164,9 +164,13 @@ impl Workspace {
                     let src = PathBuf::from(t["src_path"].as_str()?);
                     if kinds.iter().any(|k| matches!(*k, "lib" | "rlib" | "dylib")) {
                         Some(("lib".to_string(), src))
-                    } else if kinds.contains(&"proc-macro") {
-                        // Compiled, never linked into a program: its attributes are errors.
-                        Some(("proc-macro".to_string(), src))
+                    } else if let Some(kind) = kinds
+                        .iter()
+                        .find(|k| matches!(**k, "proc-macro" | "cdylib" | "staticlib"))
+                    {
+                        // Compiled, never linked into a Rust program: its attributes are
+                        // errors.
+                        Some((format!("unlinkable:{kind}"), src))
                     } else if kinds.contains(&"bin") {
                         Some((format!("bin:{}", t["name"].as_str()?), src))
                     } else if kinds.contains(&"example") {
@@ -229,6 +233,8 @@ impl Workspace {
                 target: None,
                 report: &mut report,
                 visited: BTreeSet::new(),
+                walked: BTreeSet::new(),
+                open: Vec::new(),
             };
             // Each target walks its own tree: a module file shared by the library (behind a
             // cfg) and a binary (unconditionally) is judged for each.
@@ -237,6 +243,7 @@ impl Workspace {
                 walker.target = Some(target);
                 walker.walk_file(root, &module_dir_of_root(root), &[]);
                 reached.append(&mut walker.visited);
+                walker.walked.clear();
             }
             walker.visited = reached;
             walker.target = None;
@@ -259,8 +266,22 @@ impl Workspace {
         report.attrs.sort_by(|a, b| {
             (&a.file, a.line, a.column, &a.target).cmp(&(&b.file, b.line, b.column, &b.target))
         });
+        // One attribute reached by several routes (a file declared twice, under different
+        // cfgs) is compiled when any route is.
         report.attrs.dedup_by(|a, b| {
-            a.file == b.file && a.line == b.line && a.column == b.column && a.target == b.target
+            let same =
+                a.file == b.file && a.line == b.line && a.column == b.column && a.target == b.target;
+            if same && a.cfgs != b.cfgs {
+                b.cfgs = if a.cfgs.is_empty() || b.cfgs.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Cfg::Any(vec![
+                        Cfg::All(std::mem::take(&mut b.cfgs)),
+                        Cfg::All(std::mem::take(&mut a.cfgs)),
+                    ])]
+                };
+            }
+            same
         });
         report
     }
@@ -334,6 +355,11 @@ struct Walker<'a> {
     report: &'a mut ScanReport,
     /// Files read for the target being walked; for the sweep, those of every target.
     visited: BTreeSet<PathBuf>,
+    /// Each file with the cfgs it was reached under: a file declared twice (`#[cfg(test)]
+    /// #[path = "x.rs"] mod a;` and `mod x;`) is judged under each.
+    walked: BTreeSet<(PathBuf, String)>,
+    /// The files being walked, outermost first: an `include!` of itself must not loop.
+    open: Vec<PathBuf>,
 }
 
 impl Walker<'_> {
@@ -380,18 +406,64 @@ impl Walker<'_> {
     /// live; `cfgs` are those of the `mod` declaration or `include!` that led here.
     fn walk_file(&mut self, file: &Path, mod_dir: &Path, cfgs: &[Cfg]) {
         let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-        if !self.visited.insert(canonical) {
+        let under: Vec<String> = cfgs.iter().map(Cfg::to_string).collect();
+        if self.open.contains(&canonical)
+            || !self.walked.insert((canonical.clone(), under.join(" && ")))
+        {
             return;
         }
-        let Some(ast) = self.read(file) else {
+        let first_time = self.visited.insert(canonical.clone());
+        let ast = if first_time {
+            self.read(file)
+        } else {
+            // Read again only to judge it under other cfgs; its read errors are reported.
+            std::fs::read_to_string(file)
+                .ok()
+                .and_then(|text| syn::parse_file(&text).ok())
+        };
+        let Some(ast) = ast else {
             return;
         };
-        let found = scan_file(&ast);
+        self.open.push(canonical);
+        self.walk_parsed(file, mod_dir, cfgs, &ast);
+        self.open.pop();
+    }
+
+    fn walk_parsed(&mut self, file: &Path, mod_dir: &Path, cfgs: &[Cfg], ast: &syn::File) {
+        let found = scan_file(ast);
         self.record(file, cfgs, found.attrs);
         for m in &found.mods {
             let mut dir = mod_dir.to_path_buf();
             dir.extend(&m.inline_path);
             let here = file.parent().unwrap_or(Path::new("."));
+            // `#[cfg_attr(pred, path = "...")]`: each file under its own predicate, and
+            // the unconditional file only where none holds (the first that holds wins).
+            let mut not_before: Vec<Cfg> = Vec::new();
+            for (pred, p) in &m.cfg_paths {
+                let child = if m.inline_path.is_empty() {
+                    here.join(p)
+                } else {
+                    dir.join(p)
+                };
+                let mut all_cfgs = cfgs.to_vec();
+                all_cfgs.extend(m.cfgs.iter().cloned());
+                all_cfgs.extend(not_before.iter().cloned());
+                all_cfgs.push(pred.clone());
+                not_before.push(Cfg::Not(Box::new(pred.clone())));
+                if child.is_file() {
+                    let child_dir = child.parent().map(Path::to_path_buf).unwrap_or_default();
+                    self.walk_file(&child, &child_dir, &all_cfgs);
+                } else {
+                    self.report.warnings.push(format!(
+                        "{}:{}: module file for `mod {};` under `cfg_attr({pred}, path = ...)` \
+                         not found (looked for {}); its attributes, if any, were not scanned",
+                        self.shown(file),
+                        m.line,
+                        m.name,
+                        self.shown(&child)
+                    ));
+                }
+            }
             let candidates: Vec<PathBuf> = match &m.path_attr {
                 // `#[path]` is relative to the declaring file's directory at the top of a
                 // file, and to the inline modules' directory inside them.
@@ -404,7 +476,12 @@ impl Walker<'_> {
             };
             let mut all_cfgs = cfgs.to_vec();
             all_cfgs.extend(m.cfgs.iter().cloned());
+            all_cfgs.extend(not_before);
             let Some(child) = candidates.iter().find(|c| c.is_file()) else {
+                if !m.cfg_paths.is_empty() {
+                    // Only the conditional files may exist.
+                    continue;
+                }
                 let looked: Vec<String> = candidates.iter().map(|c| self.shown(c)).collect();
                 self.report.warnings.push(format!(
                     "{}:{}: module file for `mod {};` not found (looked for {}); its \
@@ -519,7 +596,7 @@ impl Walker<'_> {
                 continue;
             };
             // Only a file that names an attribute can hold one.
-            if !(text.contains("rbac") || text.contains("crd")) {
+            if !(text.contains("rbac") || text.contains("crd") || text.contains("webhook")) {
                 continue;
             }
             self.visited.insert(canonical);
