@@ -8,14 +8,23 @@ use proc_macro::{Span, TokenStream};
 /// What the compiler knows about the attribute being expanded; only a proc-macro can ask.
 fn call_site() -> CallSite {
     let span = Span::call_site();
+    let file = span.local_file();
+    let test_or_bench_target = kube_markers_core::scan::is_test_or_bench_file(
+        file.as_deref(),
+        std::env::var_os("CARGO_TARGET_TMPDIR").is_some(),
+        std::env::var_os("CARGO_MANIFEST_DIR")
+            .as_deref()
+            .map(std::path::Path::new),
+        std::env::current_dir().ok().as_deref(),
+    );
     CallSite {
         text: span.source_text(),
-        file: span.local_file(),
+        file,
         file_name: span.file(),
         line: span.line(),
         column: span.column(),
         out_dir: std::env::var_os("OUT_DIR").map(Into::into),
-        test_or_bench_target: std::env::var_os("CARGO_TARGET_TMPDIR").is_some(),
+        test_or_bench_target,
     }
 }
 

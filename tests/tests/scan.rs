@@ -195,10 +195,12 @@ fn registry_matches_the_linked_crate_exactly() {
     // The whole text of one, as printed (messages are checked word for word somewhere).
     assert_eq!(
         texts(&findings.errors),
-        ["linked-op/src/dead.rs:2:1: #[rbac] in a file that no `mod` or `include!` of package \
+        [
+            "linked-op/src/dead.rs:2:1: #[rbac] in a file that no `mod` or `include!` of package \
           `linked-op` leads to, and not in the registry: if the file is compiled in some build (a \
           `mod` declared by a macro, under a feature the generator's dependency lacks), its \
-          attributes are lost; if it is not compiled, delete it"]
+          attributes are lost; if it is not compiled, delete it"
+        ]
     );
     assert!(
         texts(&findings.warnings)

@@ -269,8 +269,10 @@ impl Workspace {
         // One attribute reached by several routes (a file declared twice, under different
         // cfgs) is compiled when any route is.
         report.attrs.dedup_by(|a, b| {
-            let same =
-                a.file == b.file && a.line == b.line && a.column == b.column && a.target == b.target;
+            let same = a.file == b.file
+                && a.line == b.line
+                && a.column == b.column
+                && a.target == b.target;
             if same && a.cfgs != b.cfgs {
                 b.cfgs = if a.cfgs.is_empty() || b.cfgs.is_empty() {
                     Vec::new()
