@@ -11,7 +11,7 @@ mod render;
 pub use normalize::{Origins, Rule, normalize, normalize_counting};
 pub use render::render_roles;
 
-use normalize::{IdMap, Interner, Provenance, RuleIds, Sources, core_as_empty, normalize_ids};
+use normalize::{IdMap, Interner, Provenance, RuleIds, Sources, normalize_ids};
 
 use crate::registry::RbacEntry;
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
@@ -248,13 +248,16 @@ where
             roles.push((key, Vec::new()));
             roles.len() - 1
         });
-        let groups = strings.list(m.groups.iter().map(|g| core_as_empty(g)));
-        let names = strings.list(m.resource_names.iter().map(String::as_str));
-        let urls = strings.list(m.urls.iter().map(String::as_str));
-        let verbs = strings.list(m.verbs.iter().map(String::as_str));
+        let groups = strings.spelled_groups(&m.groups);
+        let names = strings.spelled(&m.resource_names);
+        let urls = strings.spelled(&m.urls);
+        let verbs = strings.spelled(&m.verbs);
         // One rule per resource; a rule without resources (URLs) once.
         for i in 0..m.resources.len().max(1) {
-            let resources = strings.list(m.resources.get(i).map(String::as_str));
+            let resources = match m.resources.get(i) {
+                Some(resource) => strings.single(resource),
+                None => strings.list([]),
+            };
             let rule = RuleIds {
                 target: [groups, resources, names, urls],
                 verbs,

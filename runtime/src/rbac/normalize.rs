@@ -88,7 +88,7 @@ fn tie_key(lists: [&[&str]; 4]) -> String {
 }
 
 /// controller-gen reads the group `core` as the core group, `""`.
-pub(super) fn core_as_empty(group: &str) -> &str {
+fn core_as_empty(group: &str) -> &str {
     if group == "core" { "" } else { group }
 }
 
@@ -134,8 +134,16 @@ impl Hasher for WordHasher {
         self.add(n as u64);
     }
 
+    /// The state mixed (murmur3's finalizer): a word's high bits reach only the state's high
+    /// bits, and the hash map picks buckets by the low ones (a list id in the high half of a
+    /// word would otherwise barely change the bucket: long probe chains).
     fn finish(&self) -> u64 {
-        self.0
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
     }
 }
 
@@ -156,6 +164,11 @@ pub(super) struct Interner<'s> {
     list_ids: IdMap<Box<[StrId]>, ListId>,
     lists: Vec<Box<[StrId]>>,
     scratch: Vec<StrId>,
+    /// Lists as an attribute spells them (unsorted, maybe repeated) and single strings, so
+    /// that a spelling seen before costs one lookup: attributes repeat their verbs and groups.
+    spelled: IdMap<&'s [String], ListId>,
+    spelled_groups: IdMap<&'s [String], ListId>,
+    singles: IdMap<&'s str, ListId>,
 }
 
 impl<'s> Interner<'s> {
@@ -182,6 +195,36 @@ impl<'s> Interner<'s> {
         let list = self.list_of_ids(&mut ids);
         self.scratch = ids;
         list
+    }
+
+    /// The list an attribute spells so.
+    pub(super) fn spelled(&mut self, list: &'s [String]) -> ListId {
+        if let Some(&id) = self.spelled.get(list) {
+            return id;
+        }
+        let id = self.list(list.iter().map(String::as_str));
+        self.spelled.insert(list, id);
+        id
+    }
+
+    /// The groups an attribute spells so, `core` read as `""`.
+    pub(super) fn spelled_groups(&mut self, list: &'s [String]) -> ListId {
+        if let Some(&id) = self.spelled_groups.get(list) {
+            return id;
+        }
+        let id = self.list(list.iter().map(|g| core_as_empty(g)));
+        self.spelled_groups.insert(list, id);
+        id
+    }
+
+    /// The list of one string.
+    pub(super) fn single(&mut self, s: &'s str) -> ListId {
+        if let Some(&id) = self.singles.get(s) {
+            return id;
+        }
+        let id = self.list([s]);
+        self.singles.insert(s, id);
+        id
     }
 
     /// The list of these string ids, as a set (`ids` is sorted and deduplicated in place).
