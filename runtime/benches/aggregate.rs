@@ -3,7 +3,7 @@
 //! Results go into BENCHMARKS.md.
 
 use kube_markers::codegen::explain::{self, ExplainOptions, Format};
-use kube_markers::rbac::{RbacMarker, generate_roles};
+use kube_markers::rbac::generate_roles;
 use kube_markers::registry::{RbacEntry, Source};
 
 fn main() {
