@@ -262,10 +262,9 @@ fn role_of(marker: &RbacMarker, default_role_name: &str) -> String {
     }
 }
 
-/// The findings of one lint on one attribute, before `allow(...)` is applied.
-fn check(lint: Lint, marker: &RbacMarker, default_role_name: &str) -> Option<String> {
-    let rule = marker_rule(marker);
-    let role = role_of(marker, default_role_name);
+/// The findings of one lint on one attribute (its `rule`, in `role`), before `allow(...)` is
+/// applied.
+fn check(lint: Lint, marker: &RbacMarker, rule: &PolicyRule, role: &str) -> Option<String> {
     let wildcard = |list: &[String], what: &str, is_wild: fn(&str) -> bool| {
         let wild: Vec<String> = list
             .iter()
@@ -289,7 +288,7 @@ fn check(lint: Lint, marker: &RbacMarker, default_role_name: &str) -> Option<Str
                 .iter()
                 .filter(|v| v.starts_with("impersonate:") || v.starts_with("impersonate-on:"))
                 .collect();
-            match (probe_findings(lint, &rule), constrained.is_empty()) {
+            match (probe_findings(lint, rule), constrained.is_empty()) {
                 (Some(found), _) => Some(format!("grants {found} {role}")),
                 (None, false) => Some(format!(
                     "grants the impersonation verb(s) {} {role}",
@@ -303,7 +302,7 @@ fn check(lint: Lint, marker: &RbacMarker, default_role_name: &str) -> Option<Str
             }
         }
         Lint::Redundant => None,
-        _ => probe_findings(lint, &rule).map(|found| format!("grants {found} {role}")),
+        _ => probe_findings(lint, rule).map(|found| format!("grants {found} {role}")),
     }
 }
 
@@ -316,6 +315,8 @@ pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Lin
     let mut warnings = Vec::new();
     for (i, (entry, marker)) in entries.iter().zip(&markers).enumerate() {
         let allowed = |lint: Lint| entry.allow.iter().any(|(name, _)| *name == lint.name());
+        // Built once per attribute, not once per lint.
+        let role = role_of(marker, default_role_name);
         for lint in Lint::ALL {
             if allowed(lint) {
                 continue;
@@ -329,18 +330,14 @@ pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Lin
                         finding: format!(
                             "everything it grants {} is already granted by the attribute at \
                              {}:{}:{} ({})",
-                            role_of(marker, default_role_name),
-                            other.file,
-                            other.line,
-                            other.column,
-                            other.item
+                            role, other.file, other.line, other.column, other.item
                         ),
                         covered_by: Some(other),
                     });
                 }
                 continue;
             }
-            if let Some(finding) = check(lint, marker, default_role_name) {
+            if let Some(finding) = check(lint, marker, &rules[i], &role) {
                 warnings.push(LintWarning {
                     lint,
                     source: entry.source,

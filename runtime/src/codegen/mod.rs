@@ -253,8 +253,7 @@ pub fn roles_for(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Generat
 
 /// The text of the RBAC manifest: the header, then one `---` document per role.
 pub fn render_roles(roles: &[GeneratedRole], header: &str) -> String {
-    let docs: Vec<serde_json::Value> = roles.iter().map(|r| r.to_object().to_value()).collect();
-    crate::yaml::render_documents(header, &docs)
+    crate::rbac::render_roles(roles, header)
 }
 
 fn read_header(opts: &Options) -> Result<String, Error> {

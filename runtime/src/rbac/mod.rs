@@ -6,13 +6,16 @@
 //! [`normalize`], and turned into k8s-openapi objects by [`GeneratedRole::to_object`].
 
 mod normalize;
+mod render;
 
-pub use normalize::{Origins, Provenance, Rule, normalize, normalize_counting, normalize_with};
+pub use normalize::{Origins, Rule, normalize, normalize_counting};
+pub use render::render_roles;
+
+use normalize::{IdMap, Interner, Provenance, RuleIds, Sources, normalize_ids};
 
 use crate::registry::RbacEntry;
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use std::collections::BTreeMap;
 
 /// controller-gen's default role name (`rbac:roleName=manager-role` in kubebuilder projects).
 pub const DEFAULT_ROLE_NAME: &str = "manager-role";
@@ -182,7 +185,7 @@ pub fn generate_roles_explained(
     markers: &[RbacMarker],
     default_role_name: &str,
 ) -> Vec<ExplainedRole> {
-    aggregate::<Origins>(markers.iter().zip(0..), default_role_name)
+    aggregate::<Sources>(markers.iter().zip(0..), default_role_name)
         .0
         .into_iter()
         .map(|(key, rules)| {
@@ -202,57 +205,68 @@ pub fn generate_roles_explained(
 fn aggregate<'a, P: Provenance>(
     markers: impl IntoIterator<Item = (&'a RbacMarker, P::Tag)>,
     default_role_name: &str,
-) -> (Vec<(RoleKey, Vec<(Rule, P)>)>, usize)
-where
-    P::Tag: Clone,
-{
+) -> (Vec<(RoleKey, Vec<(Rule, P::Output)>)>, usize) {
+    let mut strings = Interner::default();
     let mut collisions = 0;
-    let roles = group_by_role(markers, default_role_name)
-        .into_iter()
-        .map(|(key, rules)| {
-            let (rules, collided) = normalize_with::<P>(rules);
-            collisions += collided;
-            (key, rules)
-        })
-        .filter(|(_, rules)| !rules.is_empty())
-        .collect();
+    let mut roles: Vec<(RoleKey, Vec<(Rule, P::Output)>)> =
+        group_by_role::<P>(markers, default_role_name, &mut strings)
+            .into_iter()
+            .map(|((namespace, name), rules)| {
+                let (rules, collided) = normalize_ids::<P>(rules, &mut strings);
+                collisions += collided;
+                let key = RoleKey {
+                    namespace: namespace.to_string(),
+                    name: name.to_string(),
+                };
+                (key, rules)
+            })
+            .filter(|(_, rules)| !rules.is_empty())
+            .collect();
+    roles.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     (roles, collisions)
 }
 
-/// Splits markers into one rule per resource, keyed by the role they land in; each rule
-/// keeps its marker's tag.
-fn group_by_role<'a, T: Clone>(
-    markers: impl IntoIterator<Item = (&'a RbacMarker, T)>,
-    default_role_name: &str,
-) -> BTreeMap<RoleKey, Vec<(Rule, T)>> {
-    let mut by_role: BTreeMap<RoleKey, Vec<(Rule, T)>> = BTreeMap::new();
+/// Splits markers into one rule per resource, grouped by the role (namespace, name) they land
+/// in, in the order each role first appears; each rule carries its marker's provenance.
+#[allow(clippy::type_complexity)]
+fn group_by_role<'a, 'n, P: Provenance>(
+    markers: impl IntoIterator<Item = (&'a RbacMarker, P::Tag)>,
+    default_role_name: &'n str,
+    strings: &mut Interner<'a>,
+) -> Vec<((&'n str, &'n str), Vec<(RuleIds, P)>)>
+where
+    'a: 'n,
+{
+    let mut roles: Vec<((&'n str, &'n str), Vec<(RuleIds, P)>)> = Vec::new();
+    let mut role_of: IdMap<(&'n str, &'n str), usize> = IdMap::default();
     for (m, tag) in markers {
-        let key = RoleKey {
-            namespace: m.namespace.clone().unwrap_or_default(),
-            name: m
-                .role_name
-                .clone()
-                .unwrap_or_else(|| default_role_name.to_string()),
-        };
-        let rules = by_role.entry(key).or_default();
-        let rule_for = |resources: Vec<String>| Rule {
-            groups: m.groups.clone(),
-            resources,
-            resource_names: m.resource_names.clone(),
-            urls: m.urls.clone(),
-            verbs: m.verbs.clone(),
-        };
-        if m.resources.is_empty() {
-            rules.push((rule_for(Vec::new()), tag));
-        } else {
-            rules.extend(
-                m.resources
-                    .iter()
-                    .map(|r| (rule_for(vec![r.clone()]), tag.clone())),
-            );
+        let key = (
+            m.namespace.as_deref().unwrap_or(""),
+            m.role_name.as_deref().unwrap_or(default_role_name),
+        );
+        let role = *role_of.entry(key).or_insert_with(|| {
+            roles.push((key, Vec::new()));
+            roles.len() - 1
+        });
+        let groups = strings.spelled_groups(&m.groups);
+        let names = strings.spelled(&m.resource_names);
+        let urls = strings.spelled(&m.urls);
+        let verbs = strings.spelled(&m.verbs);
+        // One rule per resource; a rule without resources (URLs) once.
+        for i in 0..m.resources.len().max(1) {
+            let resources = match m.resources.get(i) {
+                Some(resource) => strings.single(resource),
+                None => strings.list([]),
+            };
+            let rule = RuleIds {
+                target: [groups, resources, names, urls],
+                verbs,
+            };
+            let origin = P::of(&rule, strings, tag.clone());
+            roles[role].1.push((rule, origin));
         }
     }
-    by_role
+    roles
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use super::*;
+use std::collections::BTreeMap;
 
 fn marker(groups: &[&str], resources: &[&str], verbs: &[&str]) -> RbacMarker {
     RbacMarker {
@@ -266,6 +267,333 @@ fn explained_roles_are_the_generated_roles_with_their_sources() {
                     "seed {seed}: marker {id} verb {verb}"
                 );
             }
+        }
+    }
+}
+
+/// The merge as it was before interning, on text, kept as the oracle of the interned one:
+/// controller-gen's passes over `BTreeMap`s keyed by the lists themselves, output sorted by
+/// [`Rule::sort_key`] and, for equal sort keys, by the target lists length-prefixed.
+fn reference_normalize(rules: Vec<Rule>) -> (Vec<Rule>, usize) {
+    type Key = [Vec<String>; 4];
+    fn set(list: &mut Vec<String>) {
+        list.sort();
+        list.dedup();
+    }
+    fn target(r: &Rule) -> Key {
+        [
+            r.groups.clone(),
+            r.resources.clone(),
+            r.resource_names.clone(),
+            r.urls.clone(),
+        ]
+    }
+    fn insert(map: &mut BTreeMap<Key, Rule>, rule: Rule) -> bool {
+        match map.entry(target(&rule)) {
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                slot.insert(rule);
+                false
+            }
+            std::collections::btree_map::Entry::Occupied(mut slot) => {
+                let kept = slot.get_mut();
+                kept.verbs.extend(rule.verbs);
+                set(&mut kept.verbs);
+                true
+            }
+        }
+    }
+    let mut collisions = 0;
+    let mut by_key = BTreeMap::new();
+    for mut rule in rules {
+        for g in &mut rule.groups {
+            if g == "core" {
+                g.clear();
+            }
+        }
+        for list in [
+            &mut rule.groups,
+            &mut rule.resources,
+            &mut rule.resource_names,
+            &mut rule.urls,
+            &mut rule.verbs,
+        ] {
+            set(list);
+        }
+        insert(&mut by_key, rule);
+    }
+    for field in [1, 0, 3] {
+        let mut groups: BTreeMap<Key, Rule> = BTreeMap::new();
+        for (_, mut rule) in by_key {
+            let mut key = target(&rule);
+            key[field] = rule.verbs.clone();
+            let list = |r: &mut Rule| match field {
+                0 => std::mem::take(&mut r.groups),
+                1 => std::mem::take(&mut r.resources),
+                _ => std::mem::take(&mut r.urls),
+            };
+            match groups.entry(key) {
+                std::collections::btree_map::Entry::Vacant(slot) => {
+                    slot.insert(rule);
+                }
+                std::collections::btree_map::Entry::Occupied(mut slot) => {
+                    let extra = list(&mut rule);
+                    let merged = slot.get_mut();
+                    let mut all = list(merged);
+                    all.extend(extra);
+                    set(&mut all);
+                    match field {
+                        0 => merged.groups = all,
+                        1 => merged.resources = all,
+                        _ => merged.urls = all,
+                    }
+                }
+            }
+        }
+        by_key = BTreeMap::new();
+        for (_, rule) in groups {
+            collisions += usize::from(insert(&mut by_key, rule));
+        }
+    }
+    let tie = |r: &Rule| {
+        target(r)
+            .iter()
+            .map(|list| {
+                let items: String = list.iter().map(|i| format!("{}:{i}", i.len())).collect();
+                format!("{}:{items}", list.len())
+            })
+            .collect::<String>()
+    };
+    let mut out: Vec<Rule> = by_key
+        .into_values()
+        .map(|mut r| {
+            if r.verbs.iter().any(|v| v == "*") {
+                r.verbs = vec!["*".into()];
+            }
+            r
+        })
+        .collect();
+    out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()).then(tie(a).cmp(&tie(b))));
+    (out, collisions)
+}
+
+/// Markers over pools chosen to make every pass merge and collide, with strings that need
+/// quotes or none, and values holding `&` and ` + ` so that distinct rules share a sort key.
+fn tricky_markers(seed: u64, n: usize) -> Vec<RbacMarker> {
+    let mut state = seed;
+    let mut next = move |below: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % below as u64) as usize
+    };
+    let groups = ["", "core", "apps", "a&b", "a", "b", "*", "x.io", "true"];
+    let resources = [
+        "pods",
+        "jobs",
+        "jobs/status",
+        "*",
+        "*/scale",
+        "b + c",
+        "b",
+        "c",
+        "a&b",
+        "web-0",
+        "123",
+    ];
+    let names = ["a", "b", "", "a b", "*"];
+    let verbs = [
+        "get",
+        "list",
+        "create",
+        "*",
+        "watch",
+        "impersonate:user-info",
+    ];
+    let urls = ["/metrics", "/healthz", "/readyz*", "*", "/a&b"];
+    let mut pick = |pool: &[&str], max: usize| -> Vec<String> {
+        (0..1 + next(max))
+            .map(|_| pool[next(pool.len())].to_string())
+            .collect()
+    };
+    (0..n)
+        .map(|i| {
+            let mut m = if i % 7 == 3 {
+                RbacMarker {
+                    urls: pick(&urls, 2),
+                    verbs: pick(&verbs, 2),
+                    ..RbacMarker::default()
+                }
+            } else {
+                RbacMarker {
+                    groups: pick(&groups, 2),
+                    resources: pick(&resources, 3),
+                    resource_names: if i % 5 == 0 {
+                        pick(&names, 2)
+                    } else {
+                        Vec::new()
+                    },
+                    verbs: pick(&verbs, 3),
+                    ..RbacMarker::default()
+                }
+            };
+            match i % 9 {
+                0 => m.namespace = Some("ns".into()),
+                1 => m.namespace = Some("yes".into()),
+                2 => m.role_name = Some("other".into()),
+                _ => {}
+            }
+            m
+        })
+        .collect()
+}
+
+/// The interned merge gives, rule for rule and collision for collision, what the merge on
+/// text gave, for `normalize` and per role through `generate_roles_counting`.
+#[test]
+fn interned_merge_equals_the_merge_on_text() {
+    let mut ties = 0;
+    for seed in 1..200u64 {
+        let markers = tricky_markers(
+            seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+            5 + seed as usize % 60,
+        );
+        let (roles, collisions) = generate_roles_counting(&markers, "manager-role");
+        let mut expected_collisions = 0;
+        let mut keys: Vec<RoleKey> = Vec::new();
+        for m in &markers {
+            let key = RoleKey {
+                namespace: m.namespace.clone().unwrap_or_default(),
+                name: m.role_name.clone().unwrap_or("manager-role".into()),
+            };
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys.sort();
+        assert_eq!(roles.len(), keys.len(), "seed {seed}");
+        for (role, key) in roles.iter().zip(&keys) {
+            assert_eq!(&role.key, key, "seed {seed}");
+            let rules = markers
+                .iter()
+                .filter(|m| {
+                    m.namespace.clone().unwrap_or_default() == key.namespace
+                        && m.role_name.clone().unwrap_or("manager-role".into()) == key.name
+                })
+                .flat_map(|m| {
+                    let resources: Vec<Vec<String>> = if m.resources.is_empty() {
+                        vec![Vec::new()]
+                    } else {
+                        m.resources.iter().map(|r| vec![r.clone()]).collect()
+                    };
+                    resources.into_iter().map(|resources| Rule {
+                        groups: m.groups.clone(),
+                        resources,
+                        resource_names: m.resource_names.clone(),
+                        urls: m.urls.clone(),
+                        verbs: m.verbs.clone(),
+                    })
+                })
+                .collect::<Vec<_>>();
+            let (expected, collided) = reference_normalize(rules.clone());
+            assert_eq!(role.rules, expected, "seed {seed} role {key:?}");
+            assert_eq!(normalize_counting(rules), (expected.clone(), collided));
+            expected_collisions += collided;
+            ties += expected
+                .windows(2)
+                .filter(|w| w[0].sort_key() == w[1].sort_key())
+                .count();
+        }
+        assert_eq!(collisions, expected_collisions, "seed {seed}");
+    }
+    assert!(ties > 0, "no rules with equal sort keys were compared");
+}
+
+/// Every role the generator renders is written as the general YAML writer writes it; most
+/// take the direct writer (quoted `""` and `*` included), the rest fall back to the general one.
+#[test]
+fn direct_yaml_is_what_the_general_writer_writes() {
+    let (mut direct, mut general) = (0, 0);
+    let mut check = |roles: &[GeneratedRole]| {
+        for role in roles {
+            let expected = crate::yaml::render_yaml(&role.to_object().to_value());
+            let mut text = String::from("kept");
+            if role.write_direct_yaml(&mut text) {
+                assert_eq!(text["kept".len()..], expected, "{role:?}");
+                direct += 1;
+            } else {
+                assert_eq!(text, "kept", "a refused role leaves nothing behind");
+                general += 1;
+            }
+        }
+        let docs: Vec<serde_json::Value> = roles.iter().map(|r| r.to_object().to_value()).collect();
+        assert_eq!(
+            render_roles(roles, "# header\n"),
+            crate::yaml::render_documents("# header\n", &docs)
+        );
+    };
+    for seed in 1..150u64 {
+        let markers = tricky_markers(
+            seed.wrapping_mul(0x2545_F491_4F6C_DD1D),
+            1 + seed as usize % 12,
+        );
+        check(&generate_roles(&markers, "manager-role"));
+        check(&generate_roles(&random_markers(seed, 20), "manager-role"));
+    }
+    // Roles the aggregation never makes: no rules, a rule without verbs.
+    let key = RoleKey {
+        namespace: String::new(),
+        name: "r".into(),
+    };
+    check(&[
+        GeneratedRole {
+            key: key.clone(),
+            rules: Vec::new(),
+        },
+        GeneratedRole {
+            key,
+            rules: vec![rule(&["apps"], &["pods"], &[])],
+        },
+    ]);
+    assert!(
+        direct > 200 && general > 50,
+        "{direct} direct, {general} general"
+    );
+}
+
+/// The forms the direct writer knows, one by one, against the general writer.
+#[test]
+fn direct_scalars_are_quoted_as_the_general_writer_quotes_them() {
+    let role = |value: &str| GeneratedRole {
+        key: RoleKey {
+            namespace: "ns".into(),
+            name: "r".into(),
+        },
+        rules: vec![rule(&[value], &[value], &[value])],
+    };
+    for (value, direct) in [
+        ("apps", true),
+        ("", true),
+        ("*", true),
+        ("*/scale", true),
+        ("/metrics", true),
+        ("x.example.com", true),
+        ("true", false),
+        ("123", false),
+        ("*a b", false),
+        ("a b", false),
+        ("-x", false),
+        ("é", false),
+        ("a&b", false),
+    ] {
+        let role = role(value);
+        let mut text = String::new();
+        assert_eq!(role.write_direct_yaml(&mut text), direct, "{value:?}");
+        if direct {
+            assert_eq!(
+                text,
+                crate::yaml::render_yaml(&role.to_object().to_value()),
+                "{value:?}"
+            );
         }
     }
 }

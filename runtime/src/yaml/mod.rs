@@ -39,6 +39,27 @@ pub fn render_yaml(value: &Value) -> String {
     emit::document(value)
 }
 
+/// Whether `s` is a word this writer emits as it is, wherever a string goes: a plain scalar,
+/// never quoted nor folded. Deliberately narrow: a letter, digit or `/` first, then
+/// [`is_plain_word_char`]s; and not a word YAML would read back as something else (`true`,
+/// `123`, `1e3`, `0x1F`, `1:20`, `null`, ...). Such words hold no indicator, space or
+/// `: `/` #` that could call for quotes, and no space to fold at.
+pub fn is_plain_word(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let Some(first) = bytes.first() else {
+        return false;
+    };
+    (first.is_ascii_alphanumeric() || *first == b'/')
+        && bytes[1..].iter().copied().all(is_plain_word_char)
+        && resolve::resolves_to_string(s)
+        && !resolve::is_base60_float(s)
+}
+
+/// A letter, digit, `.`, `-`, `_` or `/`: what a plain word holds after its first character.
+pub fn is_plain_word_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'/')
+}
+
 /// A file as controller-gen's `WriteYAML` writes it: the header, then each object preceded by
 /// `---\n`.
 pub fn render_documents<'a>(
