@@ -113,14 +113,61 @@ fn k8s_10000(bencher: divan::Bencher) {
     ];
     let inputs: Vec<TokenStream> = (0..N / fields.len())
         .map(|i| {
-            let text = format!("pub struct S{i} {{ {} }}", fields.join(", "));
+            let text = format!(
+                "#[derive(JsonSchema)] pub struct S{i} {{ {} }}",
+                fields.join(", ")
+            );
             TokenStream::from_str(&text).expect("bench input tokenizes")
         })
         .collect();
+    let out = kube_markers_core::schema::expand_schema(TokenStream::new(), inputs[0].clone());
+    assert!(
+        !out.to_string().contains("compile_error"),
+        "bench input must be valid: {out}"
+    );
     bencher.bench_local(|| {
         for item in &inputs {
             let out = kube_markers_core::schema::expand_schema(TokenStream::new(), item.clone());
             divan::black_box(out);
         }
     });
+}
+
+/// The argument syntax alone, on the `#[k8s(...)]` lists of `k8s_10000`.
+#[divan::bench(sample_count = 10)]
+fn k8s_syntax_10000(bencher: divan::Bencher) {
+    let lists = [
+        "minimum = 1, maximum = 10",
+        "min_length = 1, max_length = 63, pattern = \"^[a-z]+$\"",
+        "min_items = 1, items(min_length = 1, enum = [\"a\", \"b\"])",
+        "enum = [\"Allow\", \"Forbid\"]",
+        "list_type = \"map\", list_map_keys = [\"name\"]",
+        "map_type = \"atomic\", min_properties = 1",
+        "required, immutable",
+        "nullable, multiple_of = 2, exclusive_minimum",
+        "format = \"date-time\", optional",
+        "preserve_unknown_fields",
+    ];
+    let inputs: Vec<TokenStream> = (0..N)
+        .map(|i| TokenStream::from_str(lists[i % lists.len()]).expect("bench input tokenizes"))
+        .collect();
+    bencher.bench_local(|| {
+        for args in &inputs {
+            let mut cx = kube_markers_core::ctxt::Ctxt::new();
+            divan::black_box(parse_k8s_syntax(args.clone(), &mut cx));
+            assert!(cx.check().is_ok());
+        }
+    });
+}
+
+fn parse_k8s_syntax(
+    tokens: TokenStream,
+    cx: &mut kube_markers_core::ctxt::Ctxt,
+) -> Vec<kube_markers_core::args::Arg> {
+    // `items(...)` is parsed when the model reads it: parse it here too, as the model does.
+    let args = kube_markers_core::args::parse_args(tokens, "expected a marker", cx);
+    for arg in &args {
+        divan::black_box(arg.nested("expected a marker", cx));
+    }
+    args
 }
