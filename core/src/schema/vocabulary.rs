@@ -764,9 +764,10 @@ fn validation(arg: &Arg, cx: &mut Ctxt) -> Option<Value> {
         &format!("expected `key = value` in `validation(...)`, {VALIDATION_EXAMPLE}"),
         cx,
     ) else {
-        cx.push(arg.value_range().error(format!(
-            "write `validation(rule = \"...\", message = \"...\")`"
-        )));
+        cx.push(
+            arg.value_range()
+                .error("write `validation(rule = \"...\", message = \"...\")`"),
+        );
         return None;
     };
     let errors_before = cx.error_count();
