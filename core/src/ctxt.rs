@@ -26,6 +26,12 @@ impl Ctxt {
         self.errors.push(err);
     }
 
+    /// How many errors were recorded: compare before and after a step to learn whether it
+    /// recorded any.
+    pub fn error_count(&self) -> usize {
+        self.errors.len()
+    }
+
     pub fn has_errors(&self) -> bool {
         !self.errors.is_empty()
     }

@@ -6,6 +6,8 @@
 //! about what an attribute means. Nothing here is a stable API: depend on `kube-markers`.
 //!
 //! Data flows parse → validate → expand:
+//! - [`args`] is the one parser of attribute arguments (`key`, `key = value`, `key(...)`) that
+//!   every attribute shares, with key tables and value readers for the typed models on top;
 //! - [`rbac::parse_args`] turns attribute tokens into a typed, spanned [`rbac::RbacArgs`];
 //! - [`rbac::validate`] checks it the way the API server and controller-gen would, producing an
 //!   [`rbac::RbacMarker`];

@@ -1,33 +1,14 @@
-//! Attribute tokens → [`RbacArgs`]: syntax only, every value kept with its span.
+//! Attribute tokens → [`RbacArgs`]: which key fills which field, every value kept with its
+//! span. Syntax, key lookup and value shapes come from the shared parser ([`crate::args`]);
+//! this module knows `#[rbac]`'s keys and `allow(...)`.
 
+use crate::args::{self, Arg, Elements, KeySpec, KeyTable};
 use crate::ctxt::Ctxt;
-use crate::suggest::did_you_mean;
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
-use syn::ext::IdentExt;
-use syn::parse::{ParseStream, Parser};
-use syn::punctuated::Punctuated;
-use syn::{Ident, Lit, LitStr, Token};
-
 use crate::lints::Lint;
+use crate::suggest::did_you_mean;
+use proc_macro2::{Span, TokenStream};
 
-/// One string of a list, with the span of the literal it came from.
-///
-/// Elements of a semicolon string share that string's span: stable Rust cannot point inside
-/// a literal.
-#[derive(Debug, Clone)]
-pub struct Item {
-    pub value: String,
-    pub span: Span,
-}
-
-/// A list-valued argument such as `verbs = "get;list"` or `verbs = ["get", "list"]`.
-#[derive(Debug, Clone)]
-pub struct ListArg {
-    pub key_span: Span,
-    pub items: Vec<Item>,
-    /// Span of the whole value, for errors about the list as a whole.
-    pub value_span: Span,
-}
+pub use crate::args::{Item, ListArg};
 
 /// The arguments of one `#[rbac(...)]`, as written. Keys that failed to parse are absent
 /// (their error is already recorded), so validation never reports a second, derived error.
@@ -44,9 +25,16 @@ pub struct RbacArgs {
     /// `allow(lint, ..., reason = "...")`, each one as written (already checked: known lint
     /// names, a non-empty reason, no lint twice).
     pub allow: Vec<AllowArg>,
-    /// Keys that were present but whose value was malformed: validation must not claim they
-    /// are missing.
-    pub malformed: Vec<&'static str>,
+    /// Keys that were written, malformed values and misspelled keys included: validation must
+    /// not claim they are missing.
+    pub written: args::Written,
+}
+
+impl RbacArgs {
+    /// Whether `key` was written (even if its value was malformed).
+    pub fn present(&self, key: &str) -> bool {
+        self.written.contains(key)
+    }
 }
 
 /// One `allow(...)`: the lints it names, each with its span, and its reason.
@@ -56,203 +44,146 @@ pub struct AllowArg {
     pub reason: String,
 }
 
-/// Canonical keys, then controller-gen's spellings accepted as aliases.
-const KEYS: &[&str] = &[
-    "groups",
-    "resources",
-    "resource_names",
-    "verbs",
-    "urls",
-    "namespace",
-    "role_name",
-    "custom_verbs",
-    "allow",
-];
-
-fn canonical_key(key: &str) -> Option<&'static str> {
-    match key {
-        "resourceNames" => Some("resource_names"),
-        "roleName" => Some("role_name"),
-        "customVerbs" => Some("custom_verbs"),
-        _ => KEYS.iter().find(|k| **k == key).copied(),
-    }
+/// The field of [`RbacArgs`] a key fills.
+#[derive(Clone, Copy)]
+enum Field {
+    List(Elements, fn(&mut RbacArgs) -> &mut Option<ListArg>),
+    /// One string; the example errors show.
+    Str(&'static str, fn(&mut RbacArgs) -> &mut Option<(Span, Item)>),
+    CustomVerbs,
+    Allow,
 }
+
+/// `#[rbac]`'s keys, with controller-gen's spellings as aliases.
+const KEYS: KeyTable<Field> = KeyTable {
+    place: "#[rbac]",
+    keys: &[
+        KeySpec::new(
+            "groups",
+            Field::List(Elements::CoreGroup, |a| &mut a.groups),
+        ),
+        KeySpec::new(
+            "resources",
+            Field::List(Elements::NonEmpty, |a| &mut a.resources),
+        ),
+        KeySpec::new(
+            "resource_names",
+            Field::List(Elements::NonEmpty, |a| &mut a.resource_names),
+        )
+        .alias("resourceNames"),
+        KeySpec::new("verbs", Field::List(Elements::NonEmpty, |a| &mut a.verbs)),
+        KeySpec::new("urls", Field::List(Elements::NonEmpty, |a| &mut a.urls)),
+        KeySpec::new("namespace", Field::Str("my-name", |a| &mut a.namespace)),
+        KeySpec::new("role_name", Field::Str("my-name", |a| &mut a.role_name)).alias("roleName"),
+        KeySpec::new("custom_verbs", Field::CustomVerbs).alias("customVerbs"),
+        KeySpec::new("allow", Field::Allow).repeatable(),
+    ],
+};
 
 /// Parses `key = value, ...`. Each comma-separated argument is parsed on its own, so a
 /// mistake in one does not hide mistakes (or valid values) in the others.
 pub fn parse_args(tokens: TokenStream, cx: &mut Ctxt) -> RbacArgs {
-    let mut args = RbacArgs::default();
-    for chunk in crate::args::split_commas(tokens) {
-        parse_one(chunk, &mut args, cx);
-    }
-    args
+    let parsed = args::parse_args(
+        tokens,
+        "expected `key = value`, e.g. `verbs = \"get;list;watch\"`",
+        cx,
+    );
+    let mut out = RbacArgs::default();
+    let written = KEYS.read(&parsed, cx, |spec, arg, cx| match spec.data {
+        Field::List(elements, field) => {
+            let list = args::list(arg, elements, cx);
+            let ok = list.is_some();
+            *field(&mut out) = list;
+            ok
+        }
+        Field::Str(example, field) => match args::string_like(arg, example) {
+            Ok(item) => {
+                *field(&mut out) = Some((arg.key.span(), item));
+                true
+            }
+            Err(e) => {
+                cx.push(e);
+                false
+            }
+        },
+        Field::CustomVerbs => match args::flag(arg) {
+            Ok((on, span)) => {
+                out.custom_verbs = Some((span, on));
+                true
+            }
+            Err(e) => {
+                cx.push(e);
+                false
+            }
+        },
+        Field::Allow => {
+            let allow = parse_allow(arg, &out.allow, cx);
+            let ok = allow.is_some();
+            out.allow.extend(allow);
+            ok
+        }
+    });
+    out.written = written;
+    out
 }
 
-/// A value as written, before we know what the key wants.
-enum RawValue {
-    Str(LitStr),
-    Array(Span, Vec<LitStr>),
-    Bool(Span, bool),
-}
-
-fn parse_one(chunk: TokenStream, args: &mut RbacArgs, cx: &mut Ctxt) {
-    let Some(first) = chunk.clone().into_iter().next() else {
-        return; // `a, , b` or a trailing comma: nothing to parse
-    };
-    let key: Ident = match syn::parse2::<ArgHead>(chunk.clone()) {
-        Ok(head) => head.0,
-        Err(_) => {
-            cx.error_at(
-                first.span(),
-                "expected `key = value`, e.g. `verbs = \"get;list;watch\"`",
-            );
-            return;
-        }
-    };
-    let key_str = key.unraw().to_string();
-    let Some(canonical) = canonical_key(&key_str) else {
-        let suggestion = did_you_mean(&key_str, KEYS);
-        // A misspelled key was meant as that key: don't also report it as missing.
-        if let Some(meant) = suggestion
-            && !args.malformed.contains(&meant)
-        {
-            args.malformed.push(meant);
-        }
-        let hint = suggestion
-            .map(|s| format!("; did you mean `{s}`?"))
-            .unwrap_or_default();
-        cx.error_at(
-            key.span(),
-            format!(
-                "unknown key `{key_str}` in #[rbac]{hint} (expected one of: {})",
-                KEYS.join(", ")
-            ),
-        );
-        return;
-    };
-    if canonical == "allow" {
-        parse_allow(chunk, key, args, cx);
-        return;
-    }
-    if is_set(args, canonical) {
-        let alias = if canonical != key_str {
-            format!(" (`{key_str}` is another spelling of `{canonical}`)")
-        } else {
-            String::new()
-        };
-        cx.error_at(key.span(), format!("duplicate key `{canonical}`{alias}"));
-        return;
-    }
-
-    let value = match parse_value(chunk, canonical == "custom_verbs") {
-        Ok(v) => v,
-        Err(err) => {
-            cx.push(err);
-            args.malformed.push(canonical);
-            return;
-        }
-    };
-
-    let key_span = key.span();
-    match canonical {
-        "namespace" | "role_name" => {
-            let RawValue::Str(lit) = value else {
-                cx.error_at(
-                    raw_span(&value),
-                    format!("`{canonical}` takes one string, e.g. `{canonical} = \"my-name\"`"),
-                );
-                args.malformed.push(canonical);
-                return;
-            };
-            let item = Item {
-                value: lit.value(),
-                span: lit.span(),
-            };
-            let slot = if canonical == "namespace" {
-                &mut args.namespace
-            } else {
-                &mut args.role_name
-            };
-            *slot = Some((key_span, item));
-        }
-        "custom_verbs" => {
-            let RawValue::Bool(span, b) = value else {
-                cx.error_at(
-                    raw_span(&value),
-                    "`custom_verbs` is a flag: write `custom_verbs` or `custom_verbs = true`",
-                );
-                args.malformed.push(canonical);
-                return;
-            };
-            args.custom_verbs = Some((span, b));
-        }
-        _ => {
-            let Some(list) = list_value(canonical, key_span, value, cx) else {
-                args.malformed.push(canonical);
-                return;
-            };
-            let slot = match canonical {
-                "groups" => &mut args.groups,
-                "resources" => &mut args.resources,
-                "resource_names" => &mut args.resource_names,
-                "verbs" => &mut args.verbs,
-                _ => &mut args.urls,
-            };
-            *slot = Some(list);
-        }
-    }
-}
+const ALLOW_EXAMPLE: &str =
+    "e.g. `allow(cluster-secrets-read, reason = \"the operator mirrors TLS Secrets\")`";
 
 /// `allow(lint-name, other_lint, reason = "why")`: the shape of Rust's own
 /// `#[allow(lint, reason = "...")]`, with the reason required. Lint names are kebab-case as the
-/// generator prints them (`cluster-secrets-read`), or the same with `_`.
-fn parse_allow(chunk: TokenStream, key: Ident, args: &mut RbacArgs, cx: &mut Ctxt) {
-    let example =
-        "e.g. `allow(cluster-secrets-read, reason = \"the operator mirrors TLS Secrets\")`";
-    let mut tokens = chunk.into_iter().skip(1);
-    let group = match (tokens.next(), tokens.next()) {
-        (Some(TokenTree::Group(g)), None) if g.delimiter() == Delimiter::Parenthesis => g,
-        (Some(other), _) => {
-            cx.error_at(
-                other.span(),
-                format!("`allow` takes lint names and a reason in parentheses, {example}"),
-            );
-            return;
-        }
-        (None, _) => {
-            cx.error_at(
-                key.span(),
-                format!("`allow` needs lint names and a reason, {example}"),
-            );
-            return;
-        }
-    };
-    let mut lints: Vec<(Lint, Span)> = Vec::new();
-    let mut reason: Option<(Span, String)> = None;
-    let mut reason_written = false;
-    let mut ok = true;
-    for piece in crate::args::split_commas(group.stream()) {
-        let first = match piece.clone().into_iter().next() {
-            Some(first) => first,
-            None => continue,
+/// generator prints them (`cluster-secrets-read`), or the same with `_`: in the shared parser
+/// they are flags whose key is the lint name. `earlier` are the attribute's previous `allow`s.
+fn parse_allow(arg: &Arg, earlier: &[AllowArg], cx: &mut Ctxt) -> Option<AllowArg> {
+    let errors_before = cx.error_count();
+    let Some(inner) = arg.nested(
+        &format!("expected a lint name or `reason = \"...\"` in `allow`, {ALLOW_EXAMPLE}"),
+        cx,
+    ) else {
+        let msg = match arg.value {
+            args::ArgValue::Flag => {
+                format!("`allow` needs lint names and a reason, {ALLOW_EXAMPLE}")
+            }
+            _ => format!("`allow` takes lint names and a reason in parentheses, {ALLOW_EXAMPLE}"),
         };
-        let is_reason = matches!(&first, TokenTree::Ident(i) if i == "reason")
-            && piece.clone().into_iter().nth(1).is_some();
-        if is_reason {
+        cx.push(arg.value_range().error(msg));
+        return None;
+    };
+    let group_span = arg.value_span();
+    let mut lints: Vec<(Lint, Span)> = Vec::new();
+    let mut reason: Option<String> = None;
+    let mut reason_written = false;
+    // A piece that did not parse was a lint or the reason: no "names no lint" on top.
+    let mut ok = cx.error_count() == errors_before;
+    for piece in &inner {
+        if piece.name() == "reason" {
             reason_written = true;
-            match syn::parse2::<ReasonArg>(piece) {
-                Ok(ReasonArg(lit)) if reason.is_some() => {
-                    cx.error_at(lit.span(), "`reason` given twice in one `allow(...)`");
-                    ok = false;
+            if matches!(piece.value, args::ArgValue::Invalid) {
+                continue;
+            }
+            match args::value_of(piece, "\"...\"") {
+                Ok(args::Value::Lit(syn::Lit::Str(lit))) => {
+                    if reason.is_some() {
+                        cx.error_at(lit.span(), "`reason` given twice in one `allow(...)`");
+                        ok = false;
+                    } else if lit.value().trim().is_empty() {
+                        cx.error_at(
+                            lit.span(),
+                            "empty `reason`: say why this attribute needs what the lint warns about",
+                        );
+                        ok = false;
+                    } else {
+                        reason = Some(lit.value());
+                    }
                 }
-                Ok(ReasonArg(lit)) if lit.value().trim().is_empty() => {
-                    cx.error_at(
-                        lit.span(),
-                        "empty `reason`: say why this attribute needs what the lint warns about",
+                Ok(other) => {
+                    cx.push(
+                        other
+                            .range()
+                            .error("`reason` takes a string, e.g. `reason = \"...\"`"),
                     );
                     ok = false;
                 }
-                Ok(ReasonArg(lit)) => reason = Some((lit.span(), lit.value())),
                 Err(e) => {
                     cx.push(e);
                     ok = false;
@@ -260,19 +191,24 @@ fn parse_allow(chunk: TokenStream, key: Ident, args: &mut RbacArgs, cx: &mut Ctx
             }
             continue;
         }
-        let Some((name, span)) = lint_name(&piece) else {
-            cx.error_at(
-                first.span(),
-                format!("expected a lint name or `reason = \"...\"` in `allow`, {example}"),
-            );
+        if matches!(piece.value, args::ArgValue::Invalid) {
+            continue;
+        }
+        if !matches!(piece.value, args::ArgValue::Flag) {
+            cx.push(piece.value_range().error(format!(
+                "a lint name stands alone in `allow`: `{}` takes no value, {ALLOW_EXAMPLE}",
+                piece.name()
+            )));
             ok = false;
             continue;
-        };
-        let Some(lint) = Lint::from_name(&name) else {
+        }
+        let name = piece.name();
+        let span = piece.key.span();
+        let Some(lint) = Lint::from_name(name) else {
             let names = Lint::names();
             // A typo, or a part of the name (`secrets-read` for `cluster-secrets-read`).
             let part = name.replace('_', "-");
-            let hint = did_you_mean(&name, &names)
+            let hint = did_you_mean(name, &names)
                 .or_else(|| {
                     let mut containing = names.iter().filter(|n| n.contains(&part));
                     containing
@@ -282,298 +218,41 @@ fn parse_allow(chunk: TokenStream, key: Ident, args: &mut RbacArgs, cx: &mut Ctx
                 })
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
-            cx.error_at(
-                span,
-                format!(
-                    "unknown lint `{name}` in `allow`{hint} (the lints: {})",
-                    names.join(", ")
-                ),
-            );
+            cx.push(piece.key.error(format!(
+                "unknown lint `{name}` in `allow`{hint} (the lints: {})",
+                names.join(", ")
+            )));
             ok = false;
             continue;
         };
         let twice = lints.iter().any(|(l, _)| *l == lint)
-            || args
-                .allow
+            || earlier
                 .iter()
                 .any(|a| a.lints.iter().any(|(l, _)| *l == lint));
         if twice {
-            cx.error_at(span, format!("lint `{lint}` allowed twice"));
+            cx.push(piece.key.error(format!("lint `{lint}` allowed twice")));
             ok = false;
             continue;
         }
         lints.push((lint, span));
     }
     if lints.is_empty() && ok {
-        cx.error_at(group.span(), format!("`allow` names no lint, {example}"));
-        return;
+        cx.error_at(
+            group_span,
+            format!("`allow` names no lint, {ALLOW_EXAMPLE}"),
+        );
+        return None;
     }
-    let Some((_, reason)) = reason else {
+    let Some(reason) = reason else {
         if !reason_written {
             cx.error_at(
-                group.span(),
+                group_span,
                 format!(
-                    "`allow` needs a `reason = \"...\"`: say why this attribute needs what the lint warns about, {example}"
+                    "`allow` needs a `reason = \"...\"`: say why this attribute needs what the lint warns about, {ALLOW_EXAMPLE}"
                 ),
             );
         }
-        return;
+        return None;
     };
-    if ok {
-        args.allow.push(AllowArg { lints, reason });
-    }
-}
-
-/// `reason = "..."`.
-struct ReasonArg(LitStr);
-
-impl syn::parse::Parse for ReasonArg {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        input.parse::<Ident>()?;
-        input.parse::<Token![=]>()?;
-        let lit: LitStr = input.parse().map_err(|e| {
-            syn::Error::new(e.span(), "`reason` takes a string, e.g. `reason = \"...\"`")
-        })?;
-        if !input.is_empty() {
-            return Err(
-                input.error("unexpected tokens after the reason; separate arguments with `,`")
-            );
-        }
-        Ok(ReasonArg(lit))
-    }
-}
-
-/// A lint name as tokens: `words-joined-by-dashes` or `snake_case`, with the span from its
-/// first to its last token where the compiler can join them.
-fn lint_name(piece: &TokenStream) -> Option<(String, Span)> {
-    let mut name = String::new();
-    let mut span: Option<Span> = None;
-    let mut want_word = true;
-    for tt in piece.clone() {
-        match (&tt, want_word) {
-            (TokenTree::Ident(i), true) => name.push_str(&i.unraw().to_string()),
-            (TokenTree::Punct(p), false) if p.as_char() == '-' => name.push('-'),
-            _ => return None,
-        }
-        want_word = !want_word;
-        span = Some(span.map_or(tt.span(), |s| s.join(tt.span()).unwrap_or(s)));
-    }
-    (!want_word).then(|| (name, span.unwrap_or_else(Span::call_site)))
-}
-
-fn is_set(args: &RbacArgs, key: &str) -> bool {
-    args.malformed.contains(&key)
-        || match key {
-            "groups" => args.groups.is_some(),
-            "resources" => args.resources.is_some(),
-            "resource_names" => args.resource_names.is_some(),
-            "verbs" => args.verbs.is_some(),
-            "urls" => args.urls.is_some(),
-            "namespace" => args.namespace.is_some(),
-            "role_name" => args.role_name.is_some(),
-            _ => args.custom_verbs.is_some(),
-        }
-}
-
-/// The key of an argument: any identifier, keywords included (`crate`, `type`, …), so that
-/// a wrong key is reported as an unknown key rather than as a syntax error.
-struct ArgHead(Ident);
-
-impl syn::parse::Parse for ArgHead {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let ident = Ident::parse_any(input)?;
-        input.step(|cursor| {
-            let mut rest = *cursor;
-            while let Some((_, next)) = rest.token_tree() {
-                rest = next;
-            }
-            Ok(((), rest))
-        })?;
-        Ok(ArgHead(ident))
-    }
-}
-
-fn raw_span(value: &RawValue) -> Span {
-    match value {
-        RawValue::Str(lit) => lit.span(),
-        RawValue::Array(span, _) | RawValue::Bool(span, _) => *span,
-    }
-}
-
-/// `key`, `key = "..."`, `key = [..]` or `key = true`.
-fn parse_value(chunk: TokenStream, flag_allowed: bool) -> syn::Result<RawValue> {
-    let parser = |input: ParseStream| -> syn::Result<RawValue> {
-        let key = Ident::parse_any(input)?;
-        if input.is_empty() {
-            return if flag_allowed {
-                Ok(RawValue::Bool(key.span(), true))
-            } else {
-                Err(syn::Error::new(
-                    key.span(),
-                    format!("`{key}` needs a value, e.g. `{key} = \"...\"`"),
-                ))
-            };
-        }
-        input.parse::<Token![=]>()?;
-        let value = if input.peek(syn::token::Bracket) {
-            let content;
-            let bracket = syn::bracketed!(content in input);
-            let elems: Punctuated<TokenStream, Token![,]> =
-                Punctuated::parse_terminated_with(&content, |p: ParseStream| {
-                    p.step(|cursor| {
-                        let mut rest = *cursor;
-                        let mut tokens = Vec::new();
-                        while let Some((tt, next)) = rest.token_tree() {
-                            if matches!(&tt, TokenTree::Punct(p) if p.as_char() == ',') {
-                                break;
-                            }
-                            tokens.push(tt);
-                            rest = next;
-                        }
-                        Ok((tokens.into_iter().collect::<TokenStream>(), rest))
-                    })
-                })?;
-            let mut lits = Vec::new();
-            for elem in elems {
-                lits.push(syn::parse2::<LitStr>(elem.clone()).map_err(|_| {
-                    syn::Error::new_spanned(
-                        &elem,
-                        "list elements must be string literals, e.g. `[\"get\", \"list\"]`",
-                    )
-                })?);
-            }
-            RawValue::Array(bracket.span.join(), lits)
-        } else if input.peek(Lit) {
-            match input.parse::<Lit>()? {
-                Lit::Str(s) => RawValue::Str(s),
-                Lit::Bool(b) => RawValue::Bool(b.span, b.value),
-                other => {
-                    return Err(syn::Error::new(
-                        other.span(),
-                        "expected a string such as \"get;list\" or an array such as [\"get\", \"list\"]",
-                    ));
-                }
-            }
-        } else {
-            let tt: TokenTree = input.parse()?;
-            let hint = match &tt {
-                TokenTree::Ident(i) => format!("; quote it: `{key} = \"{i}\"`"),
-                TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {
-                    "; lists are arrays in brackets or semicolon strings".to_string()
-                }
-                _ => String::new(),
-            };
-            return Err(syn::Error::new(
-                tt.span(),
-                format!(
-                    "expected a string such as \"get;list\" or an array such as [\"get\", \"list\"]{hint}"
-                ),
-            ));
-        };
-        if !input.is_empty() {
-            return Err(
-                input.error("unexpected tokens after the value; separate arguments with `,`")
-            );
-        }
-        Ok(value)
-    };
-    parser.parse2(chunk)
-}
-
-/// Turns a raw value into a list, reporting empty elements and stray whitespace.
-fn list_value(key: &str, key_span: Span, value: RawValue, cx: &mut Ctxt) -> Option<ListArg> {
-    // `""` is the core group, in both forms; elsewhere an empty element is a mistake.
-    let empty_ok = key == "groups";
-    let mut items = Vec::new();
-    let mut ok = true;
-    let value_span = raw_span(&value);
-    match value {
-        RawValue::Bool(span, _) => {
-            cx.error_at(
-                span,
-                format!(
-                    "`{key}` takes a list of strings, e.g. `{key} = \"a;b\"` or `[\"a\", \"b\"]`"
-                ),
-            );
-            return None;
-        }
-        RawValue::Str(lit) => {
-            let text = lit.value();
-            if text.is_empty() {
-                if empty_ok {
-                    items.push(Item {
-                        value: String::new(),
-                        span: lit.span(),
-                    });
-                }
-                // Otherwise an empty list: validation reports it with the key's meaning.
-            } else {
-                let parts: Vec<&str> = text.split(';').collect();
-                if parts.iter().any(|p| p.is_empty()) {
-                    let what = if text.ends_with(';') || text.starts_with(';') {
-                        "a leading or trailing `;`"
-                    } else {
-                        "`;;`"
-                    };
-                    let hint = if empty_ok {
-                        "; to name the core group among others write an array: `groups = [\"\", \"apps\"]`"
-                    } else {
-                        ""
-                    };
-                    cx.error_at(
-                        lit.span(),
-                        format!("empty element in `{key}` (\"{text}\" has {what}){hint}"),
-                    );
-                    ok = false;
-                }
-                for part in parts.into_iter().filter(|p| !p.is_empty()) {
-                    items.push(Item {
-                        value: part.to_string(),
-                        span: lit.span(),
-                    });
-                }
-            }
-        }
-        RawValue::Array(_, lits) => {
-            for lit in lits {
-                let text = lit.value();
-                if text.is_empty() && !empty_ok {
-                    cx.error_at(lit.span(), format!("empty element in `{key}`"));
-                    ok = false;
-                    continue;
-                }
-                if text.contains(';') {
-                    cx.error_at(
-                        lit.span(),
-                        format!(
-                            "`;` inside an array element of `{key}`: use either \"a;b\" or [\"a\", \"b\"], not both"
-                        ),
-                    );
-                    ok = false;
-                    continue;
-                }
-                items.push(Item {
-                    value: text,
-                    span: lit.span(),
-                });
-            }
-        }
-    }
-    for item in &items {
-        if item.value.trim() != item.value {
-            cx.error_at(
-                item.span,
-                format!(
-                    "`{key}` element {:?} has leading or trailing whitespace",
-                    item.value
-                ),
-            );
-            ok = false;
-        }
-    }
-    ok.then_some(ListArg {
-        key_span,
-        items,
-        value_span,
-    })
+    ok.then_some(AllowArg { lints, reason })
 }

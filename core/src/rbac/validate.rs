@@ -13,7 +13,7 @@ fn values(list: &Option<ListArg>) -> Vec<String> {
 }
 
 fn present(args: &RbacArgs, list: &Option<ListArg>, key: &str) -> bool {
-    list.is_some() || args.malformed.contains(&key)
+    list.is_some() || args.present(key)
 }
 
 /// Validates parsed arguments. Returns the marker when nothing was wrong; otherwise every
@@ -83,24 +83,7 @@ pub fn validate(args: &RbacArgs, cx: &mut Ctxt) -> Option<RbacMarker> {
                 .into(),
         );
     }
-    // Empty lists.
-    for (list, key) in [
-        (&args.verbs, "verbs"),
-        (&args.resources, "resources"),
-        (&args.resource_names, "resource_names"),
-        (&args.urls, "urls"),
-        (&args.groups, "groups"),
-    ] {
-        if let Some(list) = list
-            && list.items.is_empty()
-        {
-            error(
-                cx,
-                list.value_span,
-                format!("`{key}` is empty; list at least one element or leave `{key}` out"),
-            );
-        }
-    }
+    // Empty lists are reported by the parser ([`crate::args::list`]).
 
     // Elements.
     for item in args.groups.iter().flat_map(|l| &l.items) {
@@ -186,8 +169,9 @@ pub fn validate(args: &RbacArgs, cx: &mut Ctxt) -> Option<RbacMarker> {
     }
 
     // A malformed `custom_verbs` was meant to allow custom verbs: don't pile on.
-    let custom =
-        args.custom_verbs.is_some_and(|(_, on)| on) || args.malformed.contains(&"custom_verbs");
+    let custom = args
+        .custom_verbs
+        .map_or(args.present("custom_verbs"), |(_, on)| on);
     for item in args.verbs.iter().flat_map(|l| &l.items) {
         if let Some(msg) = check_verb(item, has_urls, custom) {
             error(cx, item.span, msg);

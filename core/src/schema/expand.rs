@@ -6,7 +6,7 @@ use super::vocabulary::{
     self, OneOf, Parsed, Place, RuleProperty, Shape, immutable_once_set_rule, item_type,
     one_of_rule, shape_of, strip_wrappers,
 };
-use crate::args::{Arg, ArgValue, parse_args};
+use crate::args::{Arg, ArgValue, KeySpec, KeyTable, Value, parse_args};
 use crate::cel;
 use crate::ctxt::Ctxt;
 use crate::names::fields::{apply_rename_all, conditional_naming, serde_has, serde_str};
@@ -195,42 +195,60 @@ struct CrdArgs {
     root: Patch,
 }
 
+/// What a `#[kube_markers::crd(...)]` key sets.
+#[derive(Clone, Copy)]
+enum CrdKey {
+    Storage,
+    Validation,
+}
+
+const CRD_KEYS: KeyTable<CrdKey> = KeyTable {
+    place: "#[kube_markers::crd]",
+    keys: &[
+        KeySpec::new("storage", CrdKey::Storage),
+        KeySpec::new("validation", CrdKey::Validation)
+            .repeatable()
+            .shown_as("validation(...)"),
+    ],
+};
+
 fn parse_crd_args(args: TokenStream, cx: &mut Ctxt) -> CrdArgs {
     let mut out = CrdArgs {
         storage: false,
         root: Patch::default(),
     };
-    for arg in parse_args(args, cx) {
-        match arg.name().as_str() {
-            "storage" => match &arg.value {
-                ArgValue::Flag => out.storage = true,
-                _ => cx.error_at(
-                    arg.value_span(),
-                    "`storage` is a flag: `#[kube_markers::crd(storage)]`",
-                ),
-            },
-            "validation" => {
-                // Root rules: `self` is the whole object.
-                let parsed = vocabulary::parse(
-                    std::slice::from_ref(&arg),
-                    Place::Type,
-                    Shape::Unknown,
-                    None,
-                    cx,
-                );
-                out.root.validations.extend(parsed.patch.validations);
+    let parsed = parse_args(
+        args,
+        "expected `storage` or `validation(...)`, e.g. `#[kube_markers::crd(storage)]`",
+        cx,
+    );
+    CRD_KEYS.read(&parsed, cx, |spec, arg, cx| match spec.data {
+        CrdKey::Storage => match &arg.value {
+            ArgValue::Flag => {
+                out.storage = true;
+                true
             }
-            other => {
-                let hint = crate::suggest::did_you_mean(other, &["storage", "validation"])
-                    .map(|s| format!("; did you mean `{s}`?"))
-                    .unwrap_or_default();
-                cx.error_at(
-                    arg.key.span(),
-                    format!("unknown key `{other}` in #[kube_markers::crd]{hint} (expected `storage` or `validation(...)`)"),
+            _ => {
+                cx.push(
+                    arg.value_range()
+                        .error("`storage` is a flag: `#[kube_markers::crd(storage)]`"),
                 );
+                false
             }
+        },
+        CrdKey::Validation => {
+            // Root rules: `self` is the whole object.
+            let parsed = vocabulary::parse(
+                std::slice::from_ref(arg),
+                Place::Type,
+                Shape::Unknown,
+                None,
+                cx,
+            );
+            out.root.validations.extend(parsed.patch.validations);
+            true
         }
-    }
+    });
     out
 }
 
@@ -246,14 +264,12 @@ fn root_type(attrs: &[syn::Attribute], fallback: Span, cx: &mut Ctxt) -> Option<
         };
         // kube's own arguments are kube-derive's to check: ignore what we can't read.
         let mut scratch = Ctxt::new();
-        for arg in parse_args(list.tokens.clone(), &mut scratch) {
-            // Through macro_rules!, a `$kind:literal` arrives wrapped in an invisible group.
-            let lit = match &arg.value {
-                ArgValue::Expr(e) => vocabulary::lit_of(e),
-                _ => None,
-            };
-            if let Some((syn::Lit::Str(s), false)) = lit {
-                match arg.name().as_str() {
+        for arg in parse_args(list.tokens.clone(), "", &mut scratch) {
+            // Through macro_rules!, a `$kind:literal` arrives wrapped in an invisible group,
+            // which the parser looks through.
+            if let ArgValue::Value(Value::Lit(syn::Lit::Str(s))) = &arg.value {
+                let s = s.clone();
+                match arg.name() {
                     "kind" => kind = Some(s),
                     "root" => strukt = Some(s),
                     _ => {}
@@ -302,7 +318,11 @@ fn take_k8s(attrs: &mut Vec<syn::Attribute>, cx: &mut Ctxt) -> (Vec<Arg>, Option
         }
         span.get_or_insert(attr.pound_token.span);
         match &attr.meta {
-            syn::Meta::List(list) => args.extend(parse_args(list.tokens.clone(), cx)),
+            syn::Meta::List(list) => args.extend(parse_args(
+                list.tokens.clone(),
+                "expected `key`, `key = value` or `key(...)`, e.g. `#[k8s(min_length = 1)]`",
+                cx,
+            )),
             _ => cx.error_at(
                 attr.pound_token.span,
                 "write markers as `#[k8s(key = value, ...)]`",

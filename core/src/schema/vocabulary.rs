@@ -2,7 +2,7 @@
 
 use super::patch::Patch;
 use super::satisfiable;
-use crate::args::{Arg, ArgValue};
+use crate::args::{self, Arg, ArgValue, KeySpec, KeyTable, Value as ArgLiteral};
 use crate::cel::{self, REASONS};
 use crate::ctxt::Ctxt;
 use crate::suggest::did_you_mean;
@@ -251,17 +251,17 @@ pub fn parse(
         Place::Type => TYPE_KEYS,
         Place::Items => ITEM_KEYS,
     };
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
     let mut list_type: Option<(String, Span)> = None;
     let mut list_map_keys: Option<Span> = None;
     let mut enum_spans: Vec<Span> = Vec::new();
     for arg in args {
         let key = arg.name();
-        if !keys.contains(&key.as_str()) {
+        if !keys.contains(&key) {
             let elsewhere = [FIELD_KEYS, TYPE_KEYS, ITEM_KEYS]
                 .iter()
-                .any(|k| k.contains(&key.as_str()));
-            let hint = if let Some(owner) = left_to_serde_and_schemars(&key) {
+                .any(|k| k.contains(&key));
+            let hint = if let Some(owner) = left_to_serde_and_schemars(key) {
                 format!("; {owner}")
             } else if elsewhere {
                 format!(
@@ -273,38 +273,43 @@ pub fn parse(
                     }
                 )
             } else {
-                did_you_mean(&key, keys)
+                did_you_mean(key, keys)
                     .map(|s| format!("; did you mean `{s}`?"))
                     .unwrap_or_default()
             };
-            cx.error_at(
-                arg.key.span(),
-                format!("unknown key `{key}` in #[k8s]{hint}"),
+            cx.push(
+                arg.key
+                    .error(format!("unknown key `{key}` in #[k8s]{hint}")),
             );
             continue;
         }
-        if key != "validation" && seen.contains(&key) {
-            cx.error_at(arg.key.span(), format!("duplicate key `{key}` in #[k8s]"));
+        // A value that did not parse has its error already.
+        if matches!(arg.value, ArgValue::Invalid) {
+            seen.push(key);
             continue;
         }
-        seen.push(key.clone());
+        if key != "validation" && seen.contains(&key) {
+            cx.push(arg.key.error(format!("duplicate key `{key}` in #[k8s]")));
+            continue;
+        }
+        seen.push(key);
         let set = &mut out.patch.set;
-        match key.as_str() {
+        match key {
             "minimum" | "maximum" | "multiple_of" => {
                 if let Some(n) = number(arg, cx) {
                     check_shape(arg, shape, &[Shape::Integer, Shape::Number], "numbers", cx);
-                    set.insert(json_key(&key), Value::Number(n));
+                    set.insert(json_key(key), Value::Number(n));
                 }
             }
             "exclusive_minimum" | "exclusive_maximum" => {
                 if let Some(b) = flag(arg, cx) {
                     check_shape(arg, shape, &[Shape::Integer, Shape::Number], "numbers", cx);
-                    set.insert(json_key(&key), json!(b));
+                    set.insert(json_key(key), json!(b));
                 }
             }
             "min_length" | "max_length" | "min_items" | "max_items" | "min_properties"
             | "max_properties" => {
-                let (allowed, what) = match key.as_str() {
+                let (allowed, what) = match key {
                     "min_length" | "max_length" => (
                         Shape::String,
                         "strings (use `min_items`/`max_items` for lists)",
@@ -317,7 +322,7 @@ pub fn parse(
                 };
                 if let Some(n) = count(arg, cx) {
                     check_shape(arg, shape, &[allowed], what, cx);
-                    set.insert(json_key(&key), json!(n));
+                    set.insert(json_key(key), json!(n));
                 }
             }
             "pattern" => {
@@ -345,7 +350,7 @@ pub fn parse(
             }
             "nullable" | "preserve_unknown_fields" => {
                 if let Some(true) = flag(arg, cx) {
-                    set.insert(json_key(&key), json!(true));
+                    set.insert(json_key(key), json!(true));
                 }
             }
             "embedded_resource" => {
@@ -421,11 +426,13 @@ pub fn parse(
                 }
             }
             "items" => {
-                let ArgValue::Nested(inner, _) = &arg.value else {
-                    cx.error_at(
-                        arg.value_span(),
+                let Some(inner) = arg.nested(
+                    "expected a marker in `items(...)`, e.g. `items(min_length = 1)`",
+                    cx,
+                ) else {
+                    cx.push(arg.value_range().error(
                         "`items` takes markers for the list's elements: `items(min_length = 1)`",
-                    );
+                    ));
                     continue;
                 };
                 if shape != Shape::List && shape != Shape::Unknown {
@@ -436,7 +443,7 @@ pub fn parse(
                 }
                 let item_shape = item.map(shape_of).unwrap_or(Shape::Unknown);
                 let nested_item = item.and_then(item_type);
-                let parsed = parse(inner, Place::Items, item_shape, nested_item, cx);
+                let parsed = parse(&inner, Place::Items, item_shape, nested_item, cx);
                 out.patch.items = Some(Box::new(parsed.patch));
             }
             "at_most_one_of" | "exactly_one_of" | "at_least_one_of" => {
@@ -448,7 +455,7 @@ pub fn parse(
                         );
                     }
                     out.one_ofs.push(OneOf {
-                        kind: match key.as_str() {
+                        kind: match key {
                             "at_most_one_of" => "at_most_one_of",
                             "exactly_one_of" => "exactly_one_of",
                             _ => "at_least_one_of",
@@ -549,7 +556,7 @@ fn check_satisfiable(
                 // Blame the marker of the keyword, else a marker of the same range.
                 let blamed = [problem.keyword, "maximum", "minimum", "multipleOf"]
                     .into_iter()
-                    .find_map(|k| args.iter().find(|a| json_key(&a.name()) == k));
+                    .find_map(|k| args.iter().find(|a| json_key(a.name()) == k));
                 blamed.map_or_else(Span::call_site, Arg::value_span)
             }
         };
@@ -561,22 +568,13 @@ fn check_satisfiable(
     }
 }
 
-/// A literal, possibly negated, looking through the invisible groups macro_rules! adds.
-pub fn lit_of(expr: &syn::Expr) -> Option<(syn::Lit, bool)> {
-    match expr {
-        syn::Expr::Lit(l) => Some((l.lit.clone(), false)),
-        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match &*u.expr {
-            syn::Expr::Lit(l) => Some((l.lit.clone(), true)),
-            _ => None,
-        },
-        syn::Expr::Group(g) => lit_of(&g.expr),
-        _ => None,
-    }
-}
-
-fn number_of(expr: &syn::Expr) -> Option<serde_json::Number> {
-    let (lit, neg) = lit_of(expr)?;
-    let sign = if neg { "-" } else { "" };
+/// A number literal, possibly negated.
+fn number_of(value: &ArgLiteral) -> Option<serde_json::Number> {
+    let (lit, sign) = match value {
+        ArgLiteral::Lit(lit) => (lit, ""),
+        ArgLiteral::Neg(lit, _) => (lit, "-"),
+        _ => return None,
+    };
     match lit {
         syn::Lit::Int(i) => format!("{sign}{}", i.base10_digits())
             .parse::<i64>()
@@ -590,88 +588,54 @@ fn number_of(expr: &syn::Expr) -> Option<serde_json::Number> {
     }
 }
 
-fn expr_of<'a>(arg: &'a Arg, what: &str, cx: &mut Ctxt) -> Option<&'a syn::Expr> {
-    match &arg.value {
-        ArgValue::Expr(e) => Some(e),
-        _ => {
-            cx.error_at(
-                arg.value_span(),
-                format!("`{}` needs a value: `{} = {what}`", arg.name(), arg.name()),
-            );
-            None
-        }
-    }
+/// The value of `key = value`, or `None` after recording why there is none.
+fn value_of<'a>(arg: &'a Arg, example: &str, cx: &mut Ctxt) -> Option<&'a ArgLiteral> {
+    args::value_of(arg, example).map_err(|e| cx.push(e)).ok()
 }
 
 fn number(arg: &Arg, cx: &mut Ctxt) -> Option<serde_json::Number> {
-    let expr = expr_of(arg, "<number>", cx)?;
-    let n = number_of(expr);
+    let value = value_of(arg, "1", cx)?;
+    let n = number_of(value);
     if n.is_none() {
-        cx.error_at(
-            arg.value_span(),
-            format!(
-                "`{}` takes a number literal, e.g. `{} = 1`",
-                arg.name(),
-                arg.name()
-            ),
+        let key = arg.name();
+        cx.push(
+            value
+                .range()
+                .error(format!("`{key}` takes a number literal, e.g. `{key} = 1`")),
         );
     }
     n
 }
 
 fn count(arg: &Arg, cx: &mut Ctxt) -> Option<u64> {
-    let expr = expr_of(arg, "<count>", cx)?;
-    match lit_of(expr) {
-        Some((syn::Lit::Int(i), false)) => i.base10_parse::<u64>().ok().or_else(|| {
+    let value = value_of(arg, "1", cx)?;
+    match value {
+        ArgLiteral::Lit(syn::Lit::Int(i)) => i.base10_parse::<u64>().ok().or_else(|| {
             cx.error_at(i.span(), "too large");
             None
         }),
         _ => {
-            cx.error_at(
-                arg.value_span(),
-                format!(
-                    "`{}` takes a non-negative integer, e.g. `{} = 1`",
-                    arg.name(),
-                    arg.name()
-                ),
-            );
+            let key = arg.name();
+            cx.push(value.range().error(format!(
+                "`{key}` takes a non-negative integer, e.g. `{key} = 1`"
+            )));
             None
         }
     }
 }
 
 fn flag(arg: &Arg, cx: &mut Ctxt) -> Option<bool> {
-    let lit = match &arg.value {
-        ArgValue::Flag => return Some(true),
-        ArgValue::Expr(e) => lit_of(e),
-        ArgValue::Nested(..) => None,
-    };
-    match lit {
-        Some((syn::Lit::Bool(b), false)) => Some(b.value),
-        _ => {
-            cx.error_at(
-                arg.value_span(),
-                format!(
-                    "`{}` is a flag: write `{}` or `{} = true`",
-                    arg.name(),
-                    arg.name(),
-                    arg.name()
-                ),
-            );
-            None
-        }
-    }
+    args::flag(arg)
+        .map(|(on, _)| on)
+        .map_err(|e| cx.push(e))
+        .ok()
 }
 
 fn string(arg: &Arg, cx: &mut Ctxt) -> Option<(String, Span)> {
-    let expr = expr_of(arg, "\"...\"", cx)?;
-    match lit_of(expr) {
-        Some((syn::Lit::Str(s), false)) => Some((s.value(), s.span())),
-        _ => {
-            cx.error_at(arg.value_span(), format!("`{}` takes a string", arg.name()));
-            None
-        }
-    }
+    args::string(arg)
+        .map(|item| (item.value, item.span))
+        .map_err(|e| cx.push(e))
+        .ok()
 }
 
 fn choice(arg: &Arg, allowed: &[&str], cx: &mut Ctxt) -> Option<(String, Span)> {
@@ -698,18 +662,15 @@ fn choice(arg: &Arg, allowed: &[&str], cx: &mut Ctxt) -> Option<(String, Span)> 
     }
 }
 
-fn array_elems<'a>(arg: &'a Arg, cx: &mut Ctxt) -> Option<Vec<&'a syn::Expr>> {
-    let expr = expr_of(arg, "[...]", cx)?;
-    let mut expr = expr;
-    while let syn::Expr::Group(g) = expr {
-        expr = &g.expr;
-    }
-    match expr {
-        syn::Expr::Array(a) => Some(a.elems.iter().collect()),
-        _ => {
-            cx.error_at(
-                arg.value_span(),
-                format!("`{}` takes a list: `{} = [...]`", arg.name(), arg.name()),
+fn array_elems<'a>(arg: &'a Arg, cx: &mut Ctxt) -> Option<&'a [ArgLiteral]> {
+    match value_of(arg, "[...]", cx)? {
+        ArgLiteral::Array(elems, _) => Some(elems),
+        other => {
+            let key = arg.name();
+            cx.push(
+                other
+                    .range()
+                    .error(format!("`{key}` takes a list: `{key} = [...]`")),
             );
             None
         }
@@ -721,15 +682,12 @@ fn string_list_spanned(arg: &Arg, cx: &mut Ctxt) -> Option<Vec<(String, Span)>> 
     let mut out = Vec::new();
     let mut ok = true;
     for e in elems {
-        match lit_of(e) {
-            Some((syn::Lit::Str(s), false)) if !s.value().is_empty() => {
+        match e {
+            ArgLiteral::Lit(syn::Lit::Str(s)) if !s.value().is_empty() => {
                 out.push((s.value(), s.span()))
             }
             _ => {
-                cx.error_at(
-                    syn::spanned::Spanned::span(e),
-                    "expected a non-empty string",
-                );
+                cx.push(e.range().error("expected a non-empty string"));
                 ok = false;
             }
         }
@@ -750,29 +708,26 @@ fn enum_values(arg: &Arg, cx: &mut Ctxt) -> Option<(Vec<Value>, Vec<Span>)> {
     let mut out: Vec<Value> = Vec::new();
     let mut spans: Vec<Span> = Vec::new();
     for e in elems {
-        let value = match lit_of(e) {
-            Some((syn::Lit::Str(s), false)) => json!(s.value()),
-            Some((syn::Lit::Bool(b), false)) => json!(b.value),
+        let value = match e {
+            ArgLiteral::Lit(syn::Lit::Str(s)) => json!(s.value()),
+            ArgLiteral::Lit(syn::Lit::Bool(b)) => json!(b.value),
             _ => match number_of(e) {
                 Some(n) => Value::Number(n),
                 None => {
-                    cx.error_at(
-                        syn::spanned::Spanned::span(e),
-                        "enum values are string, number or bool literals",
+                    cx.push(
+                        e.range()
+                            .error("enum values are string, number or bool literals"),
                     );
                     continue;
                 }
             },
         };
         if out.contains(&value) {
-            cx.error_at(
-                syn::spanned::Spanned::span(e),
-                format!("duplicate enum value {value}"),
-            );
+            cx.push(e.range().error(format!("duplicate enum value {value}")));
             continue;
         }
         out.push(value);
-        spans.push(syn::spanned::Spanned::span(e));
+        spans.push(e.span());
     }
     if out.is_empty() {
         cx.error_at(arg.value_span(), "`enum` is empty");
@@ -788,62 +743,49 @@ pub fn check_cel(expr: &str, what: &str, span: Span, cx: &mut Ctxt) {
     }
 }
 
+/// The keys of `validation(...)`, with the JSON name each writes.
+const VALIDATION_KEYS: KeyTable<&str> = KeyTable {
+    place: "`validation(...)`",
+    keys: &[
+        KeySpec::new("rule", "rule"),
+        KeySpec::new("message", "message"),
+        KeySpec::new("message_expression", "messageExpression"),
+        KeySpec::new("reason", "reason"),
+        KeySpec::new("field_path", "fieldPath"),
+        KeySpec::new("optional_old_self", "optionalOldSelf"),
+    ],
+};
+
+const VALIDATION_EXAMPLE: &str =
+    "e.g. `validation(rule = \"self.min <= self.max\", message = \"min must not exceed max\")`";
+
 fn validation(arg: &Arg, cx: &mut Ctxt) -> Option<Value> {
-    let ArgValue::Nested(inner, span) = &arg.value else {
-        cx.error_at(
-            arg.value_span(),
-            "write `validation(rule = \"...\", message = \"...\")`",
+    let Some(inner) = arg.nested(
+        &format!("expected `key = value` in `validation(...)`, {VALIDATION_EXAMPLE}"),
+        cx,
+    ) else {
+        cx.push(
+            arg.value_range()
+                .error("write `validation(rule = \"...\", message = \"...\")`"),
         );
         return None;
     };
-    const KEYS: &[&str] = &[
-        "rule",
-        "message",
-        "message_expression",
-        "reason",
-        "field_path",
-        "optional_old_self",
-    ];
+    let errors_before = cx.error_count();
     let mut out = Map::new();
     let mut ok = true;
-    for a in inner {
-        let key = a.name();
-        if !KEYS.contains(&key.as_str()) {
-            let hint = did_you_mean(&key, KEYS)
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
-            cx.error_at(
-                a.key.span(),
-                format!("unknown key `{key}` in `validation(...)`{hint}"),
-            );
-            ok = false;
-            continue;
-        }
-        let json_name = match key.as_str() {
-            "message_expression" => "messageExpression",
-            "field_path" => "fieldPath",
-            "optional_old_self" => "optionalOldSelf",
-            other => other,
-        };
-        if out.contains_key(json_name) {
-            cx.error_at(a.key.span(), format!("duplicate `{key}`"));
-            ok = false;
-            continue;
-        }
-        if key == "optional_old_self" {
-            match flag(a, cx) {
-                Some(b) => {
-                    out.insert(json_name.into(), json!(b));
-                }
-                None => ok = false,
-            }
-            continue;
+    VALIDATION_KEYS.read(&inner, cx, |spec, a, cx| {
+        let json_name = spec.data;
+        if spec.name == "optional_old_self" {
+            let Some(b) = flag(a, cx) else {
+                return false;
+            };
+            out.insert(json_name.into(), json!(b));
+            return true;
         }
         let Some((value, vspan)) = string(a, cx) else {
-            ok = false;
-            continue;
+            return false;
         };
-        match key.as_str() {
+        match spec.name {
             "rule" => check_cel(&value, "the rule", vspan, cx),
             "message_expression" => check_cel(&value, "the message expression", vspan, cx),
             "reason" if !REASONS.contains(&value.as_str()) => {
@@ -870,10 +812,16 @@ fn validation(arg: &Arg, cx: &mut Ctxt) -> Option<Value> {
             _ => {}
         }
         out.insert(json_name.into(), json!(value));
-    }
+        true
+    });
+    // Unknown, repeated or malformed keys inside are errors too (recorded by `read`).
+    let ok = ok && cx.error_count() == errors_before;
     if !out.contains_key("rule") {
-        cx.error_at(*span, "`validation(...)` needs a `rule = \"...\"`");
-        ok = false;
+        cx.error_at(
+            arg.value_span(),
+            "`validation(...)` needs a `rule = \"...\"`",
+        );
+        return None;
     }
     ok.then_some(Value::Object(out))
 }

@@ -29,7 +29,7 @@ use proc_macro2::TokenStream;
 
 /// Parses `#[webhook]` arguments.
 pub fn parse_args(tokens: TokenStream, cx: &mut Ctxt) -> WebhookArgs {
-    parse::parse_args("webhook", parse::WEBHOOK_KEYS, tokens, cx)
+    parse::parse_args(&parse::WEBHOOK_KEYS, tokens, cx)
 }
 
 /// Parses and validates `#[webhook]` arguments; every problem found is in the one error.
@@ -44,12 +44,7 @@ pub fn parse_marker(tokens: TokenStream) -> syn::Result<WebhookMarker> {
 /// Parses and validates `#[webhook_configuration]` arguments.
 pub fn parse_configuration(tokens: TokenStream) -> syn::Result<WebhookConfigurationMarker> {
     let mut cx = Ctxt::new();
-    let args = parse::parse_args(
-        "webhook_configuration",
-        parse::CONFIGURATION_KEYS,
-        tokens,
-        &mut cx,
-    );
+    let args = parse::parse_args(&parse::CONFIGURATION_KEYS, tokens, &mut cx);
     let marker = validate_configuration(&args, &mut cx);
     cx.check()?;
     Ok(marker.unwrap_or_default())
