@@ -51,8 +51,8 @@ mod rules;
 mod selectors;
 
 pub use authorizer::{
-    Authorizer, BindingKind, Decision, Grant, RoleKind, RuleSource, RulesFor, SourcedRule,
-    UserInfo, split_service_account_name,
+    Authorizer, BindingKind, Decision, Grant, RoleKind, RoleRefError, RuleSource, RulesFor,
+    SourcedRule, UserInfo, split_service_account_name,
 };
 pub use request_info::{RequestInfo, request_info};
 pub use rules::{

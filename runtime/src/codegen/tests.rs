@@ -134,7 +134,7 @@ fn header_year_is_replaced_and_missing_header_is_named() {
     // The OS's reason is the source, and `main` prints it after the message.
     let source = std::error::Error::source(&err).unwrap();
     assert!(source.downcast_ref::<std::io::Error>().is_some());
-    assert!(with_sources(&err).ends_with(&format!(": {source}")));
+    assert!(crate::with_sources(&err).ends_with(&format!(": {source}")));
 }
 
 #[test]
@@ -163,8 +163,22 @@ fn problem_lists_are_headed_by_what_they_are_about() {
          to its [dependencies])"
     );
     assert!(!e.to_string().lines().next().unwrap().contains("#[rbac]"));
-    let e = Error::Crd(vec!["x".into()]);
-    assert_eq!(e.to_string(), "1 problem(s) with the CRDs:\n  - x");
+    let ty = |line| crate::crd::CrdType {
+        type_name: "Db",
+        source: crate::registry::Source::__new("src/lib.rs", line, 1, "op", "DbSpec"),
+    };
+    let e = Error::Crd(vec![crate::crd::CrdProblem::VersionTwice {
+        group: "db.example.com".into(),
+        kind: "Db".into(),
+        version: "v1".into(),
+        first: ty(1),
+        second: ty(2),
+    }]);
+    assert_eq!(
+        e.to_string(),
+        "1 problem(s) with the CRDs:\n  - db.example.com/Db: version v1 is defined twice, by \
+         src/lib.rs:1 (Db) and src/lib.rs:2 (Db)"
+    );
 }
 
 fn entry(groups: &'static [&'static str], verbs: &'static [&'static str], line: u32) -> RbacEntry {
@@ -949,9 +963,24 @@ fn lints_are_reported_and_deny_warnings_fails_before_writing() {
     let Err(Error::DeniedWarnings(warnings)) = denied.try_run(false) else {
         panic!("--deny-warnings must fail");
     };
-    assert_eq!(warnings.len(), 3, "{warnings:#?}");
-    assert!(warnings[0].starts_with("warning[wildcard-verbs]: src/lib.rs:1:1 (reconcile): "));
-    assert!(warnings[2].contains("already granted by the attribute at src/lib.rs:1:1"));
+    let denied_lints: Vec<(u32, &str)> = warnings
+        .iter()
+        .map(|d| match d {
+            Denied::Lint(w) => (w.source.line, w.lint.name()),
+            other => panic!("only lints are denied here: {other}"),
+        })
+        .collect();
+    assert_eq!(denied_lints, fired);
+    assert!(
+        warnings[0]
+            .to_string()
+            .starts_with("warning[wildcard-verbs]: src/lib.rs:1:1 (reconcile): ")
+    );
+    assert!(
+        warnings[2]
+            .to_string()
+            .contains("already granted by the attribute at src/lib.rs:1:1")
+    );
     // Nothing written: no role, no CRD, no ledger.
     assert!(!fresh.path().join("out").exists() && !fresh.path().join("crds").exists());
 

@@ -131,6 +131,7 @@ pub struct RoleExplained {
 
 /// `explain` without a question: every role, rule and attribute.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Explanation {
     /// The generated roles, in `role.yaml`'s order.
     pub roles: Vec<RoleExplained>,
@@ -160,6 +161,7 @@ pub struct Grant {
 /// `explain VERB TYPE`: which attributes give this permission.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Answer {
     /// The request, in kube-apiserver's words (`"create" resource "deployments.apps" in
     /// namespace "web"`).

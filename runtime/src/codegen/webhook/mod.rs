@@ -5,6 +5,7 @@
 
 use crate::registry::{Source, WebhookConfigurationEntry, WebhookEntry};
 pub use kube_markers_core::model::{WebhookClient, WebhookConfigurationMarker, WebhookMarker};
+pub use kube_markers_core::webhook::ObjectProblem;
 use serde_json::{Value, json};
 
 /// The file controller-gen writes for admissionregistration/v1 configurations.
@@ -49,8 +50,47 @@ pub fn markers(entries: &[&WebhookEntry]) -> Vec<(WebhookMarker, Source)> {
         .collect()
 }
 
+/// The configuration kind of mutating or validating webhooks.
+fn configuration_kind(mutating: bool) -> &'static str {
+    if mutating {
+        "MutatingWebhookConfiguration"
+    } else {
+        "ValidatingWebhookConfiguration"
+    }
+}
+
+/// Why the webhooks cannot be merged into their configurations.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WebhookProblem {
+    /// Two `#[webhook_configuration]`s name the configuration of one kind.
+    #[error(
+        "two #[webhook_configuration(mutating = {mutating})] name the one {}: {first} and \
+         {second}; keep one", configuration_kind(*mutating)
+    )]
+    ConfigurationNamedTwice {
+        /// Which configuration: mutating or validating.
+        mutating: bool,
+        /// The first attribute.
+        first: Source,
+        /// The second.
+        second: Source,
+    },
+    /// A `#[webhook]` does not make a webhook the API server accepts.
+    #[error("{at}: #[webhook] {name:?}: {problem}")]
+    Webhook {
+        /// Where the attribute stands.
+        at: Source,
+        /// The webhook's name.
+        name: String,
+        /// What is wrong with it.
+        problem: ObjectProblem,
+    },
+}
+
 /// What merging found.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Merged {
     /// The configuration objects: the mutating one, then the validating one, each only when
     /// it has webhooks.
@@ -65,23 +105,19 @@ pub struct Merged {
 pub fn configurations(
     webhooks: &[(WebhookMarker, Source)],
     names: &[&WebhookConfigurationEntry],
-) -> Result<Merged, Vec<String>> {
+) -> Result<Merged, Vec<WebhookProblem>> {
     let mut errors = Vec::new();
     let mut merged = Merged::default();
     for mutating in [true, false] {
-        let kind = if mutating {
-            "MutatingWebhookConfiguration"
-        } else {
-            "ValidatingWebhookConfiguration"
-        };
+        let kind = configuration_kind(mutating);
         let named: Vec<&&WebhookConfigurationEntry> =
             names.iter().filter(|n| n.mutating == mutating).collect();
         if let [first, second, ..] = named.as_slice() {
-            errors.push(format!(
-                "two #[webhook_configuration(mutating = {mutating})] name the one {kind}: {} \
-                 and {}; keep one",
-                first.source, second.source
-            ));
+            errors.push(WebhookProblem::ConfigurationNamedTwice {
+                mutating,
+                first: first.source,
+                second: second.source,
+            });
             continue;
         }
         let mut objects = Vec::new();
@@ -89,9 +125,11 @@ pub fn configurations(
             match kube_markers_core::webhook::webhook_object(marker) {
                 Ok(object) => objects.push(object),
                 Err(problems) => {
-                    for p in problems {
-                        errors.push(format!("{source}: #[webhook] {:?}: {p}", marker.name));
-                    }
+                    errors.extend(problems.into_iter().map(|problem| WebhookProblem::Webhook {
+                        at: *source,
+                        name: marker.name.clone(),
+                        problem,
+                    }));
                 }
             }
         }

@@ -42,10 +42,18 @@ fn configuration_names_and_duplicates() {
 
     let other = WebhookConfigurationEntry::__new(false, Some("baz"), source(9));
     let errors = configurations(&webhooks, &[&named, &other]).unwrap_err();
-    assert_eq!(errors.len(), 1);
+    assert_eq!(
+        errors,
+        [WebhookProblem::ConfigurationNamedTwice {
+            mutating: false,
+            first: source(2),
+            second: source(9),
+        }]
+    );
+    let message = errors[0].to_string();
     assert!(
-        errors[0].contains("src/lib.rs:2") && errors[0].contains("src/lib.rs:9"),
-        "{errors:?}"
+        message.contains("src/lib.rs:2") && message.contains("src/lib.rs:9"),
+        "{message}"
     );
 
     // A name for a kind without webhooks: nothing generated, said so.
