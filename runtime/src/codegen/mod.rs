@@ -30,11 +30,13 @@ mod kubectl_args;
 mod ledger;
 pub mod lints;
 mod scan;
+mod warning;
 pub mod webhook;
 mod write;
 
 pub use cli::{Command, HELP, Options, TargetProblem, UsageError};
-pub use write::{FileStatus, Orphan, OutputProblem};
+pub use warning::Warning;
+pub use write::{FileStatus, FileWarning, Orphan, OutputProblem};
 
 use crosscheck::cross_check_all;
 pub use crosscheck::{Activity, Finding, Place, Problem};
@@ -190,8 +192,8 @@ fn list<T: std::error::Error>(problems: &[T], topic: &str) -> String {
 pub enum Denied {
     /// A lint no `allow(...)` accepts.
     Lint(lints::LintWarning),
-    /// A warning, as [`Report::warnings`] has it.
-    Warning(String),
+    /// A warning of the run.
+    Warning(Warning),
 }
 
 impl std::fmt::Display for Denied {
@@ -247,7 +249,7 @@ pub struct Report {
     /// files this generator no longer generates, then its ledgers.
     pub files: Vec<(PathBuf, FileStatus)>,
     /// Things worth a look that did not stop the run.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// What the lints found in the `#[rbac]` attributes (those no `allow(...)` accepts).
     pub lints: Vec<lints::LintWarning>,
     /// Summary of what the role file contains.
@@ -379,7 +381,11 @@ pub fn run_with_webhooks(
         if !findings.errors.is_empty() {
             return Err(Error::CrossCheck(findings.errors));
         }
-        warnings = findings.warnings.iter().map(Finding::to_string).collect();
+        warnings = findings
+            .warnings
+            .into_iter()
+            .map(Warning::CrossCheck)
+            .collect();
         metadata = Some(workspace.metadata);
     }
     if entries.is_empty() && crds.is_empty() && webhooks.is_empty() {
@@ -398,11 +404,7 @@ pub fn run_with_webhooks(
         let collisions;
         (roles, collisions) = generate_roles_counting(&markers, &opts.role_name);
         if collisions > 0 {
-            warnings.push(format!(
-                "{collisions} rule merge(s) collided: controller-gen would keep only one of the \
-                 colliding rules (at random) for these attributes, so its output would differ from \
-                 this one, which keeps the verbs of both"
-            ));
+            warnings.push(Warning::Collisions { count: collisions });
         }
         summary.push(summarize(&roles, entries.len()));
         outputs.push(Output {
@@ -451,7 +453,7 @@ pub fn run_with_webhooks(
         webhooks.configurations,
     )
     .map_err(Error::Webhook)?;
-    warnings.extend(merged.warnings.iter().cloned());
+    warnings.extend(merged.warnings.iter().cloned().map(Warning::Webhook));
     let webhook_dir = opts.webhook_dir();
     if !merged.documents.is_empty() {
         summary.push(format!(
@@ -513,7 +515,7 @@ pub fn run_with_webhooks(
             option: "--out",
         });
     }
-    warnings.extend(bundle.warnings);
+    warnings.extend(bundle.warnings.into_iter().map(Warning::Bundle));
 
     // Both directories are ours to keep tidy even when nothing goes there any more.
     let destinations = [
@@ -553,7 +555,7 @@ pub fn run_with_webhooks(
         &opts.generator_name,
         opts.header_file.as_deref(),
     )?;
-    warnings.append(&mut plan.warnings);
+    warnings.extend(plan.warnings.drain(..).map(Warning::Files));
     if opts.deny_warnings && !(lint_warnings.is_empty() && warnings.is_empty()) {
         let denied = lint_warnings
             .iter()
@@ -566,7 +568,10 @@ pub fn run_with_webhooks(
     let files = if opts.check {
         write::check(&plan)?
     } else {
-        write::apply(plan, &mut warnings)?
+        let mut kept = Vec::new();
+        let files = write::apply(plan, &mut kept)?;
+        warnings.extend(kept.into_iter().map(Warning::Files));
+        files
     };
     Ok(Report {
         files,

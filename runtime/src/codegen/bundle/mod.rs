@@ -20,7 +20,7 @@ pub use bindings::{Binding, binding_name, bindings_for};
 pub use deployment::{CONTAINER, DEPLOYMENT, NAMESPACE_ENV};
 pub use identity::{BundleFlags, Identity, Origin, resolve};
 pub use kustomize::{KUSTOMIZATION, PINNED_DIR};
-pub use problem::BundleProblem;
+pub use problem::{BundleProblem, BundleWarning};
 pub use roles::{BundleRole, LEADER_ELECTION_ROLE, METRICS_AUTH_ROLE, METRICS_READER_ROLE};
 
 use super::{Error, Options};
@@ -379,7 +379,7 @@ pub struct Plan {
     /// their full path.
     pub kept: Vec<PathBuf>,
     /// Things worth a look.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<BundleWarning>,
 }
 
 /// Resolves the identity (flags, and unless `--no-scan` the workspace's `Cargo.toml`s),
@@ -407,12 +407,10 @@ pub fn plan(
     if let Some(id) = &identity {
         if !input.crds.is_empty() && !opts.crd_dir().starts_with(&opts.out_dir) {
             // kustomize only loads files under the kustomization's directory.
-            plan.warnings.push(format!(
-                "the CRDs are written to {}, outside {}: kustomization.yaml does not list them, \
-                 so `kubectl apply -k` does not install them",
-                opts.crd_dir().display(),
-                opts.out_dir.display()
-            ));
+            plan.warnings.push(BundleWarning::CrdsOutsideBundle {
+                crd_dir: opts.crd_dir(),
+                out_dir: opts.out_dir.clone(),
+            });
         }
         plan.files = generate(id, input)
             .map_err(Error::Bundle)?
@@ -420,12 +418,9 @@ pub fn plan(
             .map(|(path, text)| (opts.out_dir.join(path), text))
             .collect();
     } else if !decided && !previous.is_empty() {
-        plan.warnings.push(format!(
-            "{} holds a deploy bundle, but with --no-scan the operator's identity in Cargo.toml \
-             is not read: the bundle's files are left as they are (pass --operator-name, or \
-             --no-bundle to remove them)",
-            opts.out_dir.join(KUSTOMIZATION).display()
-        ));
+        plan.warnings.push(BundleWarning::KeptWithoutScan {
+            kustomization: opts.out_dir.join(KUSTOMIZATION),
+        });
         plan.kept = previous
             .iter()
             .map(|p| opts.out_dir.join(p))

@@ -3,6 +3,7 @@
 //! what made them.
 
 use super::identity::Origin;
+use std::path::PathBuf;
 
 /// `a, b, c`.
 fn joined(items: &[String]) -> String {
@@ -205,5 +206,35 @@ pub enum BundleProblem {
         producer: String,
         /// Why the name is invalid.
         reason: String,
+    },
+}
+
+/// What the deploy bundle leaves undone, without stopping the run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BundleWarning {
+    /// `--crd-out` is outside `--out`, where kustomize cannot list the CRDs.
+    #[error(
+        "the CRDs are written to {}, outside {}: kustomization.yaml does not list them, so \
+         `kubectl apply -k` does not install them",
+        crd_dir.display(),
+        out_dir.display()
+    )]
+    CrdsOutsideBundle {
+        /// `--crd-out`.
+        crd_dir: PathBuf,
+        /// `--out`.
+        out_dir: PathBuf,
+    },
+    /// With `--no-scan` and no identity flags, an earlier bundle is left as it is.
+    #[error(
+        "{} holds a deploy bundle, but with --no-scan the operator's identity in Cargo.toml is \
+         not read: the bundle's files are left as they are (pass --operator-name, or \
+         --no-bundle to remove them)",
+        kustomization.display()
+    )]
+    KeptWithoutScan {
+        /// The earlier bundle's `kustomization.yaml`.
+        kustomization: PathBuf,
     },
 }

@@ -888,7 +888,11 @@ fn with_no_scan_and_no_flags_an_existing_bundle_is_left_alone() {
     let report = run_in(dir.path(), &run_entries(), BundleFlags::default(), false).unwrap();
     assert_eq!(listing(dir.path()), before);
     assert!(
-        report.warnings.iter().any(|w| w.contains("with --no-scan the operator's identity in Cargo.toml is not read")),
+        report.warnings.iter().any(|w| matches!(w,
+            crate::codegen::Warning::Bundle(BundleWarning::KeptWithoutScan { kustomization })
+                if *kustomization == dir.path().join(KUSTOMIZATION))
+            && w.to_string()
+                .contains("with --no-scan the operator's identity in Cargo.toml is not read")),
         "{:?}",
         report.warnings
     );

@@ -97,7 +97,39 @@ pub struct Merged {
     pub documents: Vec<Value>,
     /// Things the API server would refuse or that do nothing, which controller-gen writes
     /// anyway.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<WebhookWarning>,
+}
+
+/// Webhook configurations that controller-gen writes, but that do nothing or that the API
+/// server refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WebhookWarning {
+    /// A `#[webhook_configuration]` names a configuration that has no webhooks.
+    #[error(
+        "{at}: #[webhook_configuration(mutating = {mutating})] names a {}, but no #[webhook] is \
+         {}: nothing is generated for it",
+        configuration_kind(*mutating),
+        if *mutating { "mutating" } else { "validating" }
+    )]
+    UnusedName {
+        /// Where the attribute stands.
+        at: Source,
+        /// Which configuration it names.
+        mutating: bool,
+    },
+    /// Two webhooks of one configuration share a name.
+    #[error(
+        "two webhooks of the {} are named {name:?}: the API server refuses duplicate webhook \
+         names in one configuration",
+        configuration_kind(*mutating)
+    )]
+    DuplicateName {
+        /// Which configuration.
+        mutating: bool,
+        /// The name.
+        name: String,
+    },
 }
 
 /// Merge: webhooks into their configuration, sorted by name (stable, so equal names keep
@@ -135,12 +167,10 @@ pub fn configurations(
         }
         if objects.is_empty() {
             if let Some(n) = named.first() {
-                merged.warnings.push(format!(
-                    "{}: #[webhook_configuration(mutating = {mutating})] names a {kind}, but no \
-                     #[webhook] is {}: nothing is generated for it",
-                    n.source,
-                    if mutating { "mutating" } else { "validating" }
-                ));
+                merged.warnings.push(WebhookWarning::UnusedName {
+                    at: n.source,
+                    mutating,
+                });
             }
             continue;
         }
@@ -148,11 +178,10 @@ pub fn configurations(
         objects.sort_by_key(name_of);
         for pair in objects.windows(2) {
             if name_of(&pair[0]) == name_of(&pair[1]) {
-                merged.warnings.push(format!(
-                    "two webhooks of the {kind} are named {:?}: the API server refuses \
-                     duplicate webhook names in one configuration",
-                    name_of(&pair[0])
-                ));
+                merged.warnings.push(WebhookWarning::DuplicateName {
+                    mutating,
+                    name: name_of(&pair[0]),
+                });
             }
         }
         let default_name = if mutating {

@@ -60,8 +60,17 @@ fn configuration_names_and_duplicates() {
     let mutating = WebhookConfigurationEntry::__new(true, Some("foo"), source(3));
     let merged = configurations(&webhooks, &[&mutating]).unwrap();
     assert_eq!(merged.documents.len(), 1);
+    assert_eq!(
+        merged.warnings,
+        [WebhookWarning::UnusedName {
+            at: source(3),
+            mutating: true
+        }]
+    );
     assert!(
-        merged.warnings[0].contains("no #[webhook] is mutating"),
+        merged.warnings[0]
+            .to_string()
+            .contains("no #[webhook] is mutating"),
         "{:?}",
         merged.warnings
     );
@@ -83,7 +92,13 @@ fn duplicate_webhook_names_keep_source_order_and_warn() {
     let hooks = merged.documents[0]["webhooks"].as_array().unwrap();
     assert_eq!(hooks[0]["timeoutSeconds"], 1);
     assert_eq!(hooks[1]["timeoutSeconds"], 2);
-    assert_eq!(merged.warnings.len(), 1);
+    assert_eq!(
+        merged.warnings,
+        [WebhookWarning::DuplicateName {
+            mutating: false,
+            name: "v.example.com".into()
+        }]
+    );
 }
 
 #[test]
