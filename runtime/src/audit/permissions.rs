@@ -23,6 +23,7 @@ const AUTHENTICATED: &str = "system:authenticated";
 
 /// Where a [`Permission`] was declared.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Declared {
     /// An `#[rbac(...)]` attribute of the linked registry.
     Attribute(Source),
@@ -59,6 +60,7 @@ impl fmt::Display for Declared {
 
 /// One declared rule: an attribute (all its groups, resources and verbs) or one rule of a role.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Permission {
     /// Where it was declared.
     pub declared: Declared,

@@ -166,6 +166,7 @@ impl fmt::Display for RoleKind {
 /// Where a rule came from: the binding that applies to the user, the subject of it that
 /// matched, and the role it refers to.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RuleSource {
     /// ClusterRoleBinding or RoleBinding.
     pub binding_kind: BindingKind,
@@ -212,6 +213,7 @@ impl fmt::Display for RuleSource {
 
 /// A rule that applies to a user, with its origin.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SourcedRule<'a> {
     /// Binding, subject and role.
     pub source: RuleSource,
@@ -277,6 +279,7 @@ pub enum Decision {
 
 /// What allowed a request.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Grant {
     /// Binding, subject and role.
     pub source: RuleSource,

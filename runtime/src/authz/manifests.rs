@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Where an object was read: file and 1-based document number.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
 pub struct Origin {
     /// The file, as reached from `--from`.
     pub file: PathBuf,

@@ -345,11 +345,39 @@ fn check_metadata(meta: &Value, problems: &mut Vec<SchemaProblem>) {
     }
 }
 
+/// Why a JSON path does not lead anywhere in a schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PathError {
+    /// The path does not start with `.`.
+    #[error("`{path}` must start with `.`")]
+    NotFromRoot {
+        /// The path.
+        path: String,
+    },
+    /// A step names no property (and there are no `additionalProperties` to take it).
+    #[error("no property `{name}` under `{under}`")]
+    NoProperty {
+        /// The step.
+        name: String,
+        /// The path walked so far (`.` for the root).
+        under: String,
+    },
+    /// `[...]` after something that is not a list.
+    #[error("`{path}` is not a list")]
+    NotAList {
+        /// The path walked so far.
+        path: String,
+    },
+}
+
 /// Resolves a simple JSON path (`.spec.replicas`, `.status.conditions[?(@.type=="Ready")].status`)
 /// against the schema. Returns the node it ends at, or why it does not resolve.
-pub fn resolve<'a>(root: &'a Value, json_path: &str) -> Result<&'a Value, String> {
+pub fn resolve<'a>(root: &'a Value, json_path: &str) -> Result<&'a Value, PathError> {
     let Some(rest) = json_path.strip_prefix('.') else {
-        return Err(format!("`{json_path}` must start with `.`"));
+        return Err(PathError::NotFromRoot {
+            path: json_path.to_string(),
+        });
     };
     let mut node = root;
     let mut walked = String::new();
@@ -373,10 +401,10 @@ pub fn resolve<'a>(root: &'a Value, json_path: &str) -> Result<&'a Value, String
                 None => match node.get("additionalProperties") {
                     Some(extra) if extra.is_object() => extra,
                     _ => {
-                        return Err(format!(
-                            "no property `{name}` under `{}`",
-                            if walked.is_empty() { "." } else { &walked }
-                        ));
+                        return Err(PathError::NoProperty {
+                            name: name.to_string(),
+                            under: if walked.is_empty() { "." } else { &walked }.to_string(),
+                        });
                     }
                 },
             };
@@ -386,7 +414,7 @@ pub fn resolve<'a>(root: &'a Value, json_path: &str) -> Result<&'a Value, String
         for _ in 0..brackets {
             node = match node.get("items") {
                 Some(items) => items,
-                None => return Err(format!("`{walked}` is not a list")),
+                None => return Err(PathError::NotAList { path: walked }),
             };
         }
     }
@@ -716,6 +744,13 @@ mod tests {
         assert!(resolve(&root, ".metadata.creationTimestamp").is_ok());
         assert_eq!(
             resolve(&root, ".spec.size").unwrap_err(),
+            super::PathError::NoProperty {
+                name: "size".into(),
+                under: ".spec".into()
+            }
+        );
+        assert_eq!(
+            resolve(&root, ".spec.size").unwrap_err().to_string(),
             "no property `size` under `.spec`"
         );
         assert!(resolve(&root, "spec").is_err());
