@@ -117,6 +117,8 @@ pub enum ManifestProblem {
 }
 
 /// The `*.yaml`/`*.yml` files of a directory tree, sorted, or the file itself.
+// Called once per load: the size of its error costs nothing.
+#[allow(clippy::result_large_err)]
 fn yaml_files(path: &Path) -> Result<Vec<PathBuf>, ManifestProblem> {
     let read = |path: &Path, from: bool| {
         let path = path.to_path_buf();

@@ -70,6 +70,8 @@ struct Built<'a> {
 }
 
 /// Builds one entry's CRD: kube-derive's, with the root rules applied.
+// Called once per registered type, and its errors are collected: their size costs nothing.
+#[allow(clippy::result_large_err)]
 fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, CrdProblem> {
     let ty = CrdType::of(entry);
     // kube-derive panics on schemas it cannot express (internally or adjacently tagged enums,

@@ -63,10 +63,9 @@ fn check_node(
     if node.contains_key("$ref") {
         problems.push(SchemaProblem::at(
             at,
-            format!(
-                "`$ref` is not allowed in a CRD schema (a recursive type? CRDs cannot express \
+            "`$ref` is not allowed in a CRD schema (a recursive type? CRDs cannot express \
              recursion; cut it with #[k8s(schemaless, preserve_unknown_fields)] or a custom schema)"
-            ),
+                .into(),
         ));
     }
     let int_or_string = truthy(node, "x-kubernetes-int-or-string");
@@ -93,11 +92,10 @@ fn check_node(
     } else if !node.contains_key("type") && !int_or_string && !preserve {
         problems.push(SchemaProblem::at(
             at,
-            format!(
-                "no `type` (a serde_json::Value or an untagged enum? mark it \
+            "no `type` (a serde_json::Value or an untagged enum? mark it \
              #[k8s(preserve_unknown_fields)] (with `type: object` if it is always an object), \
              #[k8s(int_or_string)], or give it a type)"
-            ),
+                .into(),
         ));
     }
     if node.contains_key("properties") && node.contains_key("additionalProperties") {
@@ -109,10 +107,9 @@ fn check_node(
     if truthy(node, "uniqueItems") {
         problems.push(SchemaProblem::at(
             at,
-            format!(
-                "`uniqueItems: true` is rejected by the API server (quadratic cost); use \
+            "`uniqueItems: true` is rejected by the API server (quadratic cost); use \
              #[k8s(list_type = \"set\")]"
-            ),
+                .into(),
         ));
     }
     let ty = node.get("type").and_then(Value::as_str);
