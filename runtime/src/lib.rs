@@ -82,7 +82,6 @@ pub use preflight::{Missing, Needed, Preflight, preflight, preflight_for};
 
 /// An error's message, then each of its sources after `: `: how lists of problems print each
 /// one (a problem's own message leaves out its source, as `std::error::Error` asks).
-#[cfg(any(feature = "codegen", feature = "audit"))]
 pub(crate) fn with_sources(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();

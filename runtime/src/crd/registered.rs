@@ -39,9 +39,12 @@ pub enum DefinitionError {
     },
 }
 
-/// `\n  ` before each problem.
+/// `\n  ` before each problem, with its sources.
 fn lines(problems: &[CrdProblem]) -> String {
-    problems.iter().map(|p| format!("\n  {p}")).collect()
+    problems
+        .iter()
+        .map(|p| format!("\n  {}", crate::with_sources(p)))
+        .collect()
 }
 
 /// Every CRD of the `#[kube_markers::crd]` types linked into this binary, exactly as the
