@@ -183,6 +183,8 @@ pub struct SchemaProblem {
     pub message: String,
 }
 
+// Made by the generator's checks only.
+#[cfg(feature = "codegen")]
 impl SchemaProblem {
     pub(crate) fn at(path: &str, message: String) -> SchemaProblem {
         SchemaProblem {
