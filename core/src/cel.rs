@@ -12,12 +12,14 @@ pub const REASONS: &[&str] = &[
 
 /// Why `expr` does not parse as CEL, if it does not.
 ///
-/// The parser (the one kube-cel uses) does not know Kubernetes' optional-field syntax
-/// (`self.?x`, `[?0]`) and reports it as unsupported syntax: such expressions are let through
-/// rather than rejected wrongly.
-pub fn parse_error(expr: &str) -> Option<String> {
-    let error = kube_cel::cel::Program::compile(expr).err()?.to_string();
-    (!error.contains("unsupported syntax")).then(|| error.trim_end().to_string())
+/// Parsed as the API server parses rules: with CEL's optional syntax (`self.?x`, `[?0]`,
+/// `{?"k": v}`), which Kubernetes enables, so such expressions parse instead of being refused
+/// wrongly (and an expression using it is still checked for every other mistake).
+pub fn parse_error(expr: &str) -> Option<kube_cel::cel::ParseErrors> {
+    kube_cel::cel::parser::Parser::new()
+        .enable_optional_syntax(true)
+        .parse(expr)
+        .err()
 }
 
 /// Words CEL reserves: a property spelled like one is escaped as `__word__`.
@@ -185,5 +187,9 @@ mod tests {
         assert!(parse_error("has(self.in)").is_some());
         assert!(parse_error("self.a < 1").is_none());
         assert!(parse_error("self.?a.orValue(1) > 0").is_none());
+        assert!(parse_error("self.a[?0].orValue(1) > 0").is_none());
+        // Optional syntax does not hide another mistake in the same expression.
+        let error = parse_error("self.?a.orValue(1) > ").expect("a dangling operator");
+        assert!(!error.to_string().contains("unsupported"), "{error}");
     }
 }

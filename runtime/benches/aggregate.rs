@@ -61,11 +61,9 @@ fn synthetic_entries(n: usize) -> Vec<&'static RbacEntry> {
 }
 
 fn explain_options(format: Format) -> ExplainOptions {
-    ExplainOptions {
-        question: None,
-        format,
-        role_name: "manager-role".into(),
-    }
+    let mut options = ExplainOptions::default();
+    options.format = format;
+    options
 }
 
 /// `codegen explain` without a question: aggregate with provenance and print every rule.

@@ -19,6 +19,7 @@ const CONCURRENT_REVIEWS: usize = 8;
 /// a Role), or on a non-resource URL.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Needed {
     /// The namespace of a Role's permission; `""` for the ClusterRole (cluster-wide).
     pub namespace: String,
@@ -66,6 +67,7 @@ impl fmt::Display for Needed {
 /// A registered permission the API server says the identity lacks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Missing {
     /// The permission.
     pub permission: Needed,
@@ -78,6 +80,7 @@ pub struct Missing {
 /// What [`preflight`] found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Preflight {
     /// How many permissions were checked.
     pub checked: usize,

@@ -2,12 +2,12 @@
 //! modes, and versions that cannot be merged.
 
 use kube::CustomResource;
-use kube_markers::crd::generate_crds;
+use kube_markers::crd::{CrdProblem, generate_crds};
 use kube_markers::registry::{CrdEntry, crd_entries};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-fn errors_for(types: &[&str]) -> Vec<String> {
+fn problems_for(types: &[&str]) -> Vec<CrdProblem> {
     let entries: Vec<&'static CrdEntry> = crd_entries()
         .into_iter()
         .filter(|e| types.contains(&e.type_name))
@@ -27,10 +27,27 @@ fn errors_for(types: &[&str]) -> Vec<String> {
     }
 }
 
+/// The problems as the generator prints them.
+fn errors_for(types: &[&str]) -> Vec<String> {
+    problems_for(types)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+fn one_problem(types: &[&str]) -> CrdProblem {
+    let problems = problems_for(types);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    problems.into_iter().next().unwrap()
+}
+
 fn one_error(types: &[&str]) -> String {
-    let errors = errors_for(types);
-    assert_eq!(errors.len(), 1, "{errors:#?}");
-    errors.into_iter().next().unwrap()
+    one_problem(types).to_string()
+}
+
+/// The type names of the problem's types.
+fn type_names(types: &[kube_markers::crd::CrdType]) -> Vec<&str> {
+    types.iter().map(|t| t.type_name).collect()
 }
 
 // --- kube-rs failure modes -------------------------------------------------------------
@@ -55,7 +72,13 @@ pub struct InternallyTaggedSpec {
 
 #[test]
 fn an_internally_tagged_enum_is_an_error_not_a_panic() {
-    let e = one_error(&["InternallyTagged"]);
+    let problem = one_problem(&["InternallyTagged"]);
+    assert!(
+        matches!(&problem, CrdProblem::KubeDerive { ty, .. }
+            if ty.type_name == "InternallyTagged" && ty.source.file.ends_with("crd_errors.rs")),
+        "{problem:?}"
+    );
+    let e = problem.to_string();
     assert!(e.contains("crd_errors.rs:"), "{e}");
     assert!(
         e.contains("(InternallyTagged): kube-derive could not build the CRD"),
@@ -226,7 +249,14 @@ mod v2 {
 
 #[test]
 fn several_versions_need_exactly_one_storage_version() {
-    let e = one_error(&["NoStorage", "NoStorageV2"]);
+    let problem = one_problem(&["NoStorage", "NoStorageV2"]);
+    assert!(
+        matches!(&problem, CrdProblem::NoStorageVersion { group, kind, types }
+            if group == "versions.example.com" && kind == "NoStorage"
+                && type_names(types) == ["NoStorage", "NoStorageV2"]),
+        "{problem:?}"
+    );
+    let e = problem.to_string();
     assert!(
         e.contains("versions.example.com/NoStorage has 2 versions"),
         "{e}"
@@ -236,12 +266,41 @@ fn several_versions_need_exactly_one_storage_version() {
         "{e}"
     );
     assert!(e.contains("#[kube_markers::crd(storage)]"), "{e}");
-    let e = one_error(&["TwoStorage", "TwoStorageV2"]);
+    let problem = one_problem(&["TwoStorage", "TwoStorageV2"]);
+    assert!(
+        matches!(&problem, CrdProblem::SeveralStorageVersions { storage, .. }
+            if type_names(storage) == ["TwoStorage", "TwoStorageV2"]),
+        "{problem:?}"
+    );
+    let e = problem.to_string();
     assert!(e.contains("has 2 storage versions"), "{e}");
 }
 
 #[test]
 fn versions_must_agree_on_names_and_scope() {
+    let disagreements: Vec<(&str, String, String)> = problems_for(&["Disagree", "DisagreeV2"])
+        .into_iter()
+        .map(|p| match p {
+            CrdProblem::NamesDisagree {
+                what,
+                first_value,
+                other_value,
+                ..
+            } => (what, first_value, other_value),
+            other => panic!("not a disagreement: {other}"),
+        })
+        .collect();
+    assert_eq!(
+        disagreements
+            .iter()
+            .map(|(what, ..)| *what)
+            .collect::<Vec<_>>(),
+        ["shortNames", "scope"]
+    );
+    assert_eq!(
+        disagreements[1],
+        ("scope", "Namespaced".into(), "Cluster".into())
+    );
     let e = errors_for(&["Disagree", "DisagreeV2"]).join("\n");
     assert!(e.contains("disagree on shortNames"), "{e}");
     assert!(
@@ -355,6 +414,30 @@ fn three() -> i32 {
 
 #[test]
 fn defaults_are_checked_against_the_whole_schema() {
+    let paths: Vec<Option<String>> = problems_for(&["DefaultsBreakMarkers"])
+        .into_iter()
+        .map(|p| match p {
+            CrdProblem::Schema {
+                version,
+                ty,
+                problem,
+                ..
+            } => {
+                assert_eq!(
+                    (version.as_str(), ty.type_name),
+                    ("v1", "DefaultsBreakMarkers")
+                );
+                problem.path
+            }
+            other => panic!("not a schema problem: {other}"),
+        })
+        .collect();
+    let mut paths: Vec<&str> = paths.iter().flatten().map(String::as_str).collect();
+    paths.sort();
+    assert_eq!(
+        paths,
+        ["spec.count", "spec.host", "spec.labels", "spec.name"]
+    );
     let errors = errors_for(&["DefaultsBreakMarkers"]);
     let joined = errors.join("\n");
     for (field, why) in [

@@ -739,7 +739,11 @@ fn enum_values(arg: &Arg, cx: &mut Ctxt) -> Option<(Vec<Value>, Vec<Span>)> {
 /// Checks that a CEL expression parses (see [`crate::cel::parse_error`]).
 pub fn check_cel(expr: &str, what: &str, span: Span, cx: &mut Ctxt) {
     if let Some(error) = cel::parse_error(expr) {
-        cx.error_at(span, format!("{what} does not parse as CEL:\n{error}"));
+        let error = error.to_string();
+        cx.error_at(
+            span,
+            format!("{what} does not parse as CEL:\n{}", error.trim_end()),
+        );
     }
 }
 

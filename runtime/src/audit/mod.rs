@@ -42,6 +42,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 /// What the layer does with a request no rule covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Mode {
     /// Record it in the report, and send it.
     #[default]
@@ -56,6 +57,7 @@ pub enum Mode {
 
 /// One request, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Check {
     /// What the API server authorizes.
     pub attributes: RequestAttributes,

@@ -2,9 +2,11 @@
 //! the RBAC authorizer's semantics) and each rule traced back to where it was declared (for the
 //! report).
 
+use crate::authz::manifests::ManifestProblem;
 use crate::authz::rules_allow;
 use crate::authz::{
-    Authorizer, BindingKind, RequestAttributes, RoleKind, UserInfo, manifests, rule_allows,
+    Authorizer, BindingKind, RequestAttributes, RoleKind, RoleRefError, UserInfo, manifests,
+    rule_allows,
 };
 use crate::rbac::{DEFAULT_ROLE_NAME, RbacMarker, generate_roles};
 use crate::registry::{RbacEntry, Source};
@@ -14,13 +16,14 @@ use k8s_openapi::api::rbac::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::HashMap;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 const AUTHENTICATED: &str = "system:authenticated";
 
 /// Where a [`Permission`] was declared.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Declared {
     /// An `#[rbac(...)]` attribute of the linked registry.
     Attribute(Source),
@@ -57,6 +60,7 @@ impl fmt::Display for Declared {
 
 /// One declared rule: an attribute (all its groups, resources and verbs) or one rule of a role.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Permission {
     /// Where it was declared.
     pub declared: Declared,
@@ -154,9 +158,37 @@ pub struct Permissions {
 }
 
 /// The manifests could not be read, or name no single ServiceAccount to evaluate as.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("cannot read the operator's permissions from manifests:\n  {}", .0.join("\n  "))]
-pub struct ManifestsError(pub Vec<String>);
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ManifestsError {
+    /// The files could not be read, or hold objects that are not valid.
+    #[error("{HEADING}{}", lines(.0))]
+    Unreadable(Vec<ManifestProblem>),
+    /// No user was given, and the manifests do not define exactly one ServiceAccount.
+    #[error(
+        "{HEADING}\n  {} defines {count} ServiceAccounts: name the user to evaluate as",
+        path.display()
+    )]
+    NotOneServiceAccount {
+        /// The manifests.
+        path: PathBuf,
+        /// How many ServiceAccounts they define.
+        count: usize,
+    },
+    /// Bindings of the user refer to roles the manifests do not define.
+    #[error("{HEADING}{}", lines(.0))]
+    UnresolvedRoles(Vec<RoleRefError>),
+}
+
+const HEADING: &str = "cannot read the operator's permissions from manifests:";
+
+/// `\n  ` before each problem, with its sources.
+fn lines<E: std::error::Error>(problems: &[E]) -> String {
+    problems
+        .iter()
+        .map(|p| format!("\n  {}", crate::with_sources(p)))
+        .collect()
+}
 
 impl Permissions {
     /// The attributes of the linked registry ([`crate::registry::rbac_entries`]).
@@ -238,16 +270,15 @@ impl Permissions {
     /// manifests define (the deploy bundle's). Each rule of a role bound to the user is one
     /// [`Permission`].
     pub fn from_manifests(path: &Path, user: Option<UserInfo>) -> Result<Self, ManifestsError> {
-        let loaded = manifests::load(path).map_err(ManifestsError)?;
+        let loaded = manifests::load(path).map_err(ManifestsError::Unreadable)?;
         let user = match (user, loaded.service_accounts.as_slice()) {
             (Some(user), _) => user,
             (None, [(ns, name, _)]) => UserInfo::service_account(ns, name),
             (None, accounts) => {
-                return Err(ManifestsError(vec![format!(
-                    "{} defines {} ServiceAccounts: name the user to evaluate as",
-                    path.display(),
-                    accounts.len()
-                )]));
+                return Err(ManifestsError::NotOneServiceAccount {
+                    path: path.to_path_buf(),
+                    count: accounts.len(),
+                });
             }
         };
         let authorizer = loaded.authorizer.clone();
@@ -289,7 +320,7 @@ impl Permissions {
             }
         }
         if !errors.is_empty() {
-            return Err(ManifestsError(errors));
+            return Err(ManifestsError::UnresolvedRoles(errors));
         }
         let rules = permissions.clone();
         Ok(Permissions::resolved(

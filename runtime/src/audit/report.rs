@@ -9,6 +9,7 @@ use std::fmt;
 /// An audit's findings. `Display` is for people, `Serialize` (JSON) for tools.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Report {
     /// How many requests went through the layer.
     pub requests: u64,
@@ -27,6 +28,7 @@ pub struct Report {
 /// Requests that no rule allows (they differ at most in the object's name).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Uncovered {
     /// What the API server authorizes, in its own wording:
     /// `"list" resource "pods" in namespace "ns"`.
@@ -45,6 +47,7 @@ pub struct Uncovered {
 /// A declared rule whose permission was never used for some of its verbs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Unused {
     /// Where it was declared: `file:line (item)` of the attribute, or the role's rule.
     pub declared: String,

@@ -166,6 +166,7 @@ impl fmt::Display for RoleKind {
 /// Where a rule came from: the binding that applies to the user, the subject of it that
 /// matched, and the role it refers to.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RuleSource {
     /// ClusterRoleBinding or RoleBinding.
     pub binding_kind: BindingKind,
@@ -212,6 +213,7 @@ impl fmt::Display for RuleSource {
 
 /// A rule that applies to a user, with its origin.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SourcedRule<'a> {
     /// Binding, subject and role.
     pub source: RuleSource,
@@ -223,15 +225,47 @@ pub struct SourcedRule<'a> {
 
 /// Every rule that applies to a user in a namespace, and why some bindings brought none.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct RulesFor<'a> {
     /// In evaluation order.
     pub rules: Vec<SourcedRule<'a>>,
     /// Bindings that apply but whose role could not be resolved.
-    pub errors: Vec<String>,
+    pub errors: Vec<RoleRefError>,
+}
+
+/// A binding that applies refers to a role that cannot be resolved; kube-apiserver's text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RoleRefError {
+    /// No Role of this name in the binding's namespace.
+    #[error(
+        "role.rbac.authorization.k8s.io {name:?} not found{}",
+        namespace.as_ref().map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default()
+    )]
+    RoleNotFound {
+        /// The Role's name.
+        name: String,
+        /// The binding's namespace (none for a ClusterRoleBinding, which cannot refer to a
+        /// Role).
+        namespace: Option<String>,
+    },
+    /// No ClusterRole of this name.
+    #[error("clusterrole.rbac.authorization.k8s.io {name:?} not found")]
+    ClusterRoleNotFound {
+        /// The ClusterRole's name.
+        name: String,
+    },
+    /// `roleRef.kind` is neither `Role` nor `ClusterRole`.
+    #[error("unsupported role reference kind: {kind:?}")]
+    UnsupportedKind {
+        /// The kind given.
+        kind: String,
+    },
 }
 
 /// The authorizer's answer.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Decision {
     /// A rule allows the request.
     Allow(Box<Grant>),
@@ -239,12 +273,13 @@ pub enum Decision {
     /// authorizer allows.
     NoOpinion {
         /// Role references that could not be resolved, as kube-apiserver reports them.
-        errors: Vec<String>,
+        errors: Vec<RoleRefError>,
     },
 }
 
 /// What allowed a request.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Grant {
     /// Binding, subject and role.
     pub source: RuleSource,
@@ -277,7 +312,16 @@ impl fmt::Display for Decision {
             Decision::NoOpinion { errors } if errors.is_empty() => {
                 f.write_str("RBAC: no rule allows it")
             }
-            Decision::NoOpinion { errors } => write!(f, "RBAC: {}", errors.join(", ")),
+            Decision::NoOpinion { errors } => {
+                f.write_str("RBAC: ")?;
+                for (i, e) in errors.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -365,7 +409,7 @@ impl Authorizer {
         &'a self,
         user: &UserInfo,
         namespace: &str,
-        visit: &mut dyn FnMut(Result<SourcedRule<'a>, String>) -> bool,
+        visit: &mut dyn FnMut(Result<SourcedRule<'a>, RoleRefError>) -> bool,
     ) {
         for binding in &self.cluster_role_bindings {
             let Some((subject_index, subject)) =
@@ -435,7 +479,7 @@ impl Authorizer {
         name: &str,
         binding_namespace: &str,
         source: impl Fn(RoleKind, Option<String>) -> RuleSource,
-        visit: &mut dyn FnMut(Result<SourcedRule<'a>, String>) -> bool,
+        visit: &mut dyn FnMut(Result<SourcedRule<'a>, RoleRefError>) -> bool,
     ) -> bool {
         let (rules, source) = match kind {
             "Role" => {
@@ -450,14 +494,11 @@ impl Authorizer {
                         source(RoleKind::Role, Some(binding_namespace.to_string())),
                     ),
                     None => {
-                        return visit(Err(format!(
-                            "role.rbac.authorization.k8s.io {name:?} not found{}",
-                            if binding_namespace.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" in namespace {binding_namespace:?}")
-                            }
-                        )));
+                        return visit(Err(RoleRefError::RoleNotFound {
+                            name: name.to_string(),
+                            namespace: (!binding_namespace.is_empty())
+                                .then(|| binding_namespace.to_string()),
+                        }));
                     }
                 }
             }
@@ -469,13 +510,17 @@ impl Authorizer {
                 match role {
                     Some(role) => (&role.rules, source(RoleKind::ClusterRole, None)),
                     None => {
-                        return visit(Err(format!(
-                            "clusterrole.rbac.authorization.k8s.io {name:?} not found"
-                        )));
+                        return visit(Err(RoleRefError::ClusterRoleNotFound {
+                            name: name.to_string(),
+                        }));
                     }
                 }
             }
-            other => return visit(Err(format!("unsupported role reference kind: {other:?}"))),
+            other => {
+                return visit(Err(RoleRefError::UnsupportedKind {
+                    kind: other.to_string(),
+                }));
+            }
         };
         for (rule_index, rule) in rules.iter().flatten().enumerate() {
             let sourced = SourcedRule {

@@ -51,10 +51,10 @@ mod rules;
 mod selectors;
 
 pub use authorizer::{
-    Authorizer, BindingKind, Decision, Grant, RoleKind, RuleSource, RulesFor, SourcedRule,
-    UserInfo, split_service_account_name,
+    Authorizer, BindingKind, Decision, Grant, RoleKind, RoleRefError, RuleSource, RulesFor,
+    SourcedRule, UserInfo, split_service_account_name,
 };
-pub use request_info::{RequestInfo, request_info};
+pub use request_info::{RequestError, RequestInfo, request_info};
 pub use rules::{
     RequestAttributes, api_group_matches, non_resource_url_matches, resource_matches,
     resource_name_matches, rule_allows, rule_covers, rules_allow, verb_matches,

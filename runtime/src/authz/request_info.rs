@@ -46,8 +46,42 @@ pub struct RequestInfo {
     /// Why the API server would fail this request before authorizing it (it answers 500 for a
     /// verb path without a resource, such as `/api/v1/watch`, and 400 for a malformed percent
     /// escape). The other fields hold what was known at that point.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_error"
+    )]
+    pub error: Option<RequestError>,
+}
+
+/// Why the API server fails a request before authorizing it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// A `%` in the path that does not start a two-digit hex escape (HTTP 400).
+    #[error("malformed URL path `{path}`: invalid URL escape `{escape}`")]
+    MalformedPath {
+        /// The raw path.
+        path: String,
+        /// The bad escape (`%zz`, or what is left of it at the end of the path).
+        escape: String,
+    },
+    /// `/watch/` or `/proxy/` with nothing after it to name a resource (HTTP 500).
+    #[error("unable to determine kind and namespace from url `{url}`")]
+    NoResource {
+        /// The request's URL.
+        url: String,
+    },
+}
+
+/// The error as its message, as kube-apiserver's tests show it.
+fn serialize_error<S: serde::Serializer>(
+    error: &Option<RequestError>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match error {
+        Some(error) => serializer.collect_str(error),
+        None => serializer.serialize_none(),
+    }
 }
 
 /// The request attributes kube-apiserver derives from an HTTP method and URL.
@@ -74,9 +108,12 @@ pub fn request_info(method: &str, url: &str) -> RequestInfo {
     };
     match percent_decode(raw_path, false) {
         Ok(path) => info.path = path,
-        Err(e) => {
+        Err(escape) => {
             info.path = raw_path.to_string();
-            info.error = Some(format!("malformed URL path `{raw_path}`: {e}"));
+            info.error = Some(RequestError::MalformedPath {
+                path: raw_path.to_string(),
+                escape,
+            });
             return info;
         }
     }
@@ -110,9 +147,9 @@ pub fn request_info(method: &str, url: &str) -> RequestInfo {
     let verb_in_path = matches!(rest[0], "watch" | "proxy");
     if verb_in_path {
         if rest.len() < 2 {
-            info.error = Some(format!(
-                "unable to determine kind and namespace from url `{url}`"
-            ));
+            info.error = Some(RequestError::NoResource {
+                url: url.to_string(),
+            });
             return info;
         }
         info.verb = rest[0].to_string();
@@ -201,7 +238,7 @@ fn strip_scheme_and_authority(url: &str) -> &str {
 }
 
 /// Go's `url.PathUnescape` (`query == false`: `+` stays) or `url.QueryUnescape` (`+` is a
-/// space). Every `%` must start a two-digit hex escape.
+/// space). Every `%` must start a two-digit hex escape: the error is the one that does not.
 fn percent_decode(s: &str, query: bool) -> Result<String, String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -214,10 +251,7 @@ fn percent_decode(s: &str, query: bool) -> Result<String, String> {
                     .filter(|h| h.iter().all(u8::is_ascii_hexdigit));
                 let Some(hex) = hex else {
                     let end = (i + 3).min(bytes.len());
-                    return Err(format!(
-                        "invalid URL escape `{}`",
-                        String::from_utf8_lossy(&bytes[i..end])
-                    ));
+                    return Err(String::from_utf8_lossy(&bytes[i..end]).into_owned());
                 };
                 let digit = |h: u8| (h as char).to_digit(16).unwrap_or(0) as u8;
                 out.push(digit(hex[0]) << 4 | digit(hex[1]));
@@ -314,9 +348,15 @@ mod tests {
     #[test]
     fn verb_in_path_without_a_resource_is_an_error() {
         let i = info("GET", "/api/v1/watch");
-        assert!(
-            i.error.as_deref().unwrap().contains("/api/v1/watch"),
-            "{i:?}"
+        assert_eq!(
+            i.error,
+            Some(RequestError::NoResource {
+                url: "/api/v1/watch".into()
+            })
+        );
+        assert_eq!(
+            i.error.unwrap().to_string(),
+            "unable to determine kind and namespace from url `/api/v1/watch`"
         );
         assert_eq!((i.is_resource_request, i.verb.as_str()), (true, "get"));
         assert!(i.parts.is_empty());
@@ -325,7 +365,13 @@ mod tests {
     #[test]
     fn malformed_escapes_are_errors_and_valid_ones_are_decoded() {
         let i = info("GET", "/api/v1/namespaces/a%zz/pods");
-        assert!(i.error.unwrap().contains("%zz"));
+        assert_eq!(
+            i.error,
+            Some(RequestError::MalformedPath {
+                path: "/api/v1/namespaces/a%zz/pods".into(),
+                escape: "%zz".into()
+            })
+        );
         let i = info("GET", "/api/v1/namespaces/a%2Fb/pods");
         // Decoded before splitting: the encoded slash shifts the parts, as upstream.
         assert_eq!((i.namespace.as_str(), i.resource.as_str()), ("a", "b"));

@@ -102,7 +102,7 @@ fn default_generator_name() -> String {
     }
 }
 
-/// A command line the generator cannot run.
+/// A command line the generator (or its `can-i` and `explain` subcommands) cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum UsageError {
@@ -167,6 +167,88 @@ pub enum UsageError {
         "`--no-scan` and `--manifest-path` conflict: the manifest path only tells the scan where to look"
     )]
     NoScanWithManifestPath,
+    /// `can-i` without its question.
+    #[error("missing VERB and TYPE (e.g. `can-i list deployments.apps -n ns`)")]
+    MissingQuestion,
+    /// `can-i VERB` or `explain VERB` without the resource or URL.
+    #[error(
+        "missing TYPE after `{verb}`: TYPE, TYPE.GROUP, TYPE/NAME, TYPE.GROUP/NAME or /URL{}",
+        if *explain { " (or no arguments, for every rule)" } else { "" }
+    )]
+    MissingType {
+        /// The verb given.
+        verb: String,
+        /// In `explain`, which may also take no arguments.
+        explain: bool,
+    },
+    /// A resource argument that is not kubectl's `TYPE[.GROUP][/NAME]`.
+    #[error("{}", describe_target(.arg, .problem))]
+    InvalidTarget {
+        /// As given.
+        arg: String,
+        /// What is wrong with it.
+        problem: TargetProblem,
+    },
+    /// Two options that exclude each other.
+    #[error("`{first}` and `{second}` conflict")]
+    Conflict {
+        /// The first option.
+        first: &'static str,
+        /// The other.
+        second: &'static str,
+    },
+    /// An option about resources with a non-resource URL.
+    #[error(
+        "`{flag}` cannot be used with the URL `{url}`{}",
+        if *flag == "--namespace" { ": non-resource URLs have no namespace" } else { "" }
+    )]
+    NotForUrl {
+        /// The option.
+        flag: &'static str,
+        /// The URL asked about.
+        url: String,
+    },
+    /// `--as-group` without `--as`.
+    #[error("`--as-group` needs `--as`: groups are impersonated with a user")]
+    GroupWithoutUser,
+    /// An option of `explain`'s question without a question.
+    #[error("`{flag}` needs a question: `explain VERB TYPE {flag} ...`")]
+    NeedsQuestion {
+        /// The option.
+        flag: &'static str,
+    },
+}
+
+/// What is wrong with a `TYPE[.GROUP][/NAME]` argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TargetProblem {
+    /// `TYPE/` with nothing after the slash.
+    EmptyName,
+    /// No resource, or a dot without a group.
+    Shape,
+    /// The group is not a DNS subdomain.
+    InvalidGroup {
+        /// The group.
+        group: String,
+        /// Why.
+        why: String,
+    },
+}
+
+fn describe_target(arg: &str, problem: &TargetProblem) -> String {
+    match problem {
+        TargetProblem::EmptyName => format!(
+            "`{arg}` has an empty name after `/`; write `TYPE/NAME`, or `TYPE` for any name"
+        ),
+        TargetProblem::Shape => {
+            format!("`{arg}` is not TYPE, TYPE.GROUP, TYPE/NAME or TYPE.GROUP/NAME")
+        }
+        TargetProblem::InvalidGroup { group, why } => format!(
+            "`{group}` in `{arg}` is not an API group (a DNS subdomain such as `apps` or \
+             `cache.example.com`): {why}"
+        ),
+    }
 }
 
 fn hint(suggestion: &Option<String>) -> String {
@@ -179,6 +261,7 @@ fn hint(suggestion: &Option<String>) -> String {
 /// A parsed command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[allow(clippy::large_enum_variant)] // made once per run
+#[non_exhaustive]
 pub enum Command {
     /// `--help`.
     Help,

@@ -256,6 +256,8 @@ impl fmt::Display for Finding {
     }
 }
 
+impl std::error::Error for Finding {}
+
 fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }

@@ -2,6 +2,7 @@
 //! arguments (`can-i`, `explain`): flags anywhere among the positional arguments, `--flag
 //! value`, `--flag=value`, `-n value`, `-nvalue`, `-n=value`, and `--` ending the flags.
 
+use super::UsageError;
 use kube_markers_core::suggest::did_you_mean;
 
 /// One thing read from the command line.
@@ -46,7 +47,7 @@ impl<I: Iterator<Item = String>> Words<I> {
         }
     }
 
-    fn word(&mut self, arg: String) -> Result<Option<Word>, String> {
+    fn word(&mut self, arg: String) -> Result<Option<Word>, UsageError> {
         if self.only_positional || arg == "-" || !arg.starts_with('-') {
             return Ok(Some(Word::Positional(arg)));
         }
@@ -62,7 +63,12 @@ impl<I: Iterator<Item = String>> Words<I> {
                     "h" => "--help",
                     "A" => "--all-namespaces",
                     "n" => "--namespace",
-                    _ => return Err(format!("unknown option `{arg}`")),
+                    _ => {
+                        return Err(UsageError::UnknownOption {
+                            arg,
+                            suggestion: None,
+                        });
+                    }
                 };
                 let inline =
                     (!rest.is_empty()).then(|| rest.strip_prefix('=').unwrap_or(rest).to_string());
@@ -75,21 +81,20 @@ impl<I: Iterator<Item = String>> Words<I> {
             };
         let Some(&flag) = self.flags.known.iter().find(|f| **f == written) else {
             let names: Vec<&str> = self.flags.known.iter().map(|f| &f[2..]).collect();
-            let hint = did_you_mean(written.trim_start_matches('-'), &names)
-                .map(|f| format!(" (did you mean `--{f}`?)"))
-                .unwrap_or_default();
-            return Err(format!("unknown option `{arg}`{hint}"));
+            let suggestion =
+                did_you_mean(written.trim_start_matches('-'), &names).map(str::to_string);
+            return Err(UsageError::UnknownOption { arg, suggestion });
         };
         if flag == "--help" {
             return Ok(Some(Word::Help));
         }
         if !self.flags.repeatable.contains(&flag) && self.seen.contains(&flag) {
-            return Err(format!("`{flag}` given more than once"));
+            return Err(UsageError::Repeated { flag: flag.into() });
         }
         self.seen.push(flag);
         if self.flags.switches.contains(&flag) {
             if inline.is_some() {
-                return Err(format!("`{flag}` takes no value"));
+                return Err(UsageError::TakesNoValue { flag: flag.into() });
             }
             return Ok(Some(Word::Switch(flag)));
         }
@@ -99,17 +104,17 @@ impl<I: Iterator<Item = String>> Words<I> {
                 .args
                 .next()
                 .filter(|v| !v.starts_with('-') || v == "-")
-                .ok_or_else(|| format!("`{flag}` needs a value"))?,
+                .ok_or_else(|| UsageError::NeedsValue { flag: flag.into() })?,
         };
         if value.is_empty() {
-            return Err(format!("`{flag}` needs a non-empty value"));
+            return Err(UsageError::EmptyValue { flag: flag.into() });
         }
         Ok(Some(Word::Value(flag, value)))
     }
 }
 
 impl<I: Iterator<Item = String>> Iterator for Words<I> {
-    type Item = Result<Word, String>;
+    type Item = Result<Word, UsageError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
@@ -124,17 +129,33 @@ impl<I: Iterator<Item = String>> Iterator for Words<I> {
 }
 
 /// `--namespace VALUE`, checked as a namespace name.
-pub(crate) fn namespace(value: String) -> Result<String, String> {
-    kube_markers_core::names::dns1123_label(&value)
-        .map(|_| value.clone())
-        .map_err(|why| format!("`--namespace {value}` is not a namespace name: {why}"))
+pub(crate) fn namespace(value: String) -> Result<String, UsageError> {
+    match kube_markers_core::names::dns1123_label(&value) {
+        Ok(()) => Ok(value),
+        Err(why) => Err(invalid(
+            "--namespace",
+            value,
+            format!("is not a namespace name: {why}"),
+        )),
+    }
+}
+
+/// `flag value` that the flag does not accept.
+pub(crate) fn invalid(flag: &str, value: String, why: String) -> UsageError {
+    UsageError::InvalidValue {
+        flag: flag.into(),
+        value,
+        why,
+    }
 }
 
 /// `--subresource VALUE`: one name, without `/`.
-pub(crate) fn subresource(value: String) -> Result<String, String> {
+pub(crate) fn subresource(value: String) -> Result<String, UsageError> {
     if value.contains('/') {
-        return Err(format!(
-            "`--subresource {value}` must be one subresource name, without `/`"
+        return Err(invalid(
+            "--subresource",
+            value,
+            "must be one subresource name, without `/`".into(),
         ));
     }
     Ok(value)
@@ -150,7 +171,7 @@ mod tests {
         repeatable: &["--as-group"],
     };
 
-    fn read(args: &[&str]) -> Result<Vec<Word>, String> {
+    fn read(args: &[&str]) -> Result<Vec<Word>, UsageError> {
         Words::new(args.iter().map(|a| a.to_string()), FLAGS).collect()
     }
 
@@ -196,7 +217,14 @@ mod tests {
 
     #[test]
     fn each_misuse_is_named() {
-        let err = |args: &[&str]| read(args).unwrap_err();
+        let err = |args: &[&str]| read(args).unwrap_err().to_string();
+        assert_eq!(
+            read(&["--namespac", "a"]).unwrap_err(),
+            UsageError::UnknownOption {
+                arg: "--namespac".into(),
+                suggestion: Some("namespace".into())
+            }
+        );
         assert_eq!(err(&["-x"]), "unknown option `-x`");
         assert_eq!(
             err(&["--namespac", "a"]),
@@ -216,6 +244,7 @@ mod tests {
         assert!(
             namespace("Web".into())
                 .unwrap_err()
+                .to_string()
                 .starts_with("`--namespace Web` is not")
         );
         assert!(subresource("a/b".into()).is_err());

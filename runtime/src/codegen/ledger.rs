@@ -59,8 +59,8 @@ pub(crate) struct Ledger {
 
 impl Ledger {
     /// Parses a ledger. Lines that are not `<sha256>  <file name>` (or `#` comments) are
-    /// returned as problems, `line N: why`, and their files count as not ours.
-    pub(crate) fn parse(text: &str) -> (Ledger, Vec<String>) {
+    /// returned as problems, (1-based line, why), and their files count as not ours.
+    pub(crate) fn parse(text: &str) -> (Ledger, Vec<(usize, &'static str)>) {
         let mut ledger = Ledger::default();
         let mut problems = Vec::new();
         for (i, line) in text.lines().enumerate() {
@@ -75,7 +75,7 @@ impl Ledger {
                         .or_default()
                         .insert(hash.to_string());
                 }
-                Err(why) => problems.push(format!("line {}: {why}", i + 1)),
+                Err(why) => problems.push((i + 1, why)),
             }
         }
         (ledger, problems)

@@ -48,6 +48,8 @@ impl std::fmt::Display for LintWarning {
     }
 }
 
+impl std::error::Error for LintWarning {}
+
 /// One request shape a lint is about: any of `verbs` on any of `resources` (`res/sub` for a
 /// subresource) in `group`.
 struct Probe {

@@ -30,11 +30,13 @@ mod kubectl_args;
 mod ledger;
 pub mod lints;
 mod scan;
+mod warning;
 pub mod webhook;
 mod write;
 
-pub use cli::{Command, HELP, Options, UsageError};
-pub use write::{FileStatus, Orphan, OutputProblem};
+pub use cli::{Command, HELP, Options, TargetProblem, UsageError};
+pub use warning::Warning;
+pub use write::{FileStatus, FileWarning, Orphan, OutputProblem};
 
 use crosscheck::cross_check_all;
 pub use crosscheck::{Activity, Finding, Place, Problem};
@@ -93,22 +95,22 @@ pub enum Error {
     CrossCheck(Vec<Finding>),
     /// A CRD could not be generated, or the API server would reject it.
     #[error("{}", list(.0, "with the CRDs"))]
-    Crd(Vec<String>),
+    Crd(Vec<crate::crd::CrdProblem>),
     /// The webhooks cannot be merged into their configurations.
     #[error("{}", list(.0, "with the webhooks"))]
-    Webhook(Vec<String>),
+    Webhook(Vec<webhook::WebhookProblem>),
     /// Outputs cannot go where they are asked to; nothing was written.
     #[error("{}", list(.0, "with where the files go (nothing was written)"))]
     Outputs(Vec<OutputProblem>),
     /// The deploy bundle's identity or names are wrong; nothing was written.
     #[error("{}", list(.0, "with the deploy bundle"))]
-    Bundle(Vec<String>),
+    Bundle(Vec<bundle::BundleProblem>),
     /// `--deny-warnings`, and the run had warnings; nothing was written.
     #[error(
         "{}",
         list(.0, "denied by --deny-warnings (nothing was written; fix them, or accept a lint on its attribute with allow(LINT, reason = \"...\"))")
     )]
-    DeniedWarnings(Vec<String>),
+    DeniedWarnings(Vec<Denied>),
     /// Nothing was linked.
     #[error(
         "no #[rbac], #[crd] or #[webhook] entries are linked into this generator: name the crates \
@@ -123,8 +125,8 @@ pub enum Error {
 pub enum ScanError {
     /// `cargo` could not be started.
     #[error(
-        "could not run `{cargo} metadata` to find the workspace to scan: {source} (run the \
-         generator with `cargo run`, or pass --no-scan)"
+        "could not run `{cargo} metadata` to find the workspace to scan (run the generator with \
+         `cargo run`, or pass --no-scan)"
     )]
     CargoNotRun {
         /// The cargo that was run (`$CARGO` or `cargo`).
@@ -142,7 +144,7 @@ pub enum ScanError {
         stderr: String,
     },
     /// `cargo metadata` printed something that is not its JSON.
-    #[error("`cargo metadata` printed invalid JSON: {0}")]
+    #[error("`cargo metadata` printed invalid JSON")]
     InvalidJson(#[source] serde_json::Error),
     /// `cargo metadata`'s JSON lacks a field every version prints.
     #[error("`cargo metadata` output has no {0}")]
@@ -175,14 +177,35 @@ pub enum ScanError {
     },
 }
 
-/// A heading with the count, then one `  - ` line per problem.
-fn list<T: std::fmt::Display>(problems: &[T], topic: &str) -> String {
+/// A heading with the count, then one `  - ` line per problem (with its sources).
+fn list<T: std::error::Error>(problems: &[T], topic: &str) -> String {
     let mut text = format!("{} problem(s) {topic}:", problems.len());
     for p in problems {
-        text.push_str(&format!("\n  - {p}"));
+        text.push_str(&format!("\n  - {}", crate::with_sources(p)));
     }
     text
 }
+
+/// What `--deny-warnings` refused: a lint of an `#[rbac]` attribute, or a warning of the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Denied {
+    /// A lint no `allow(...)` accepts.
+    Lint(lints::LintWarning),
+    /// A warning of the run.
+    Warning(Warning),
+}
+
+impl std::fmt::Display for Denied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Denied::Lint(lint) => lint.fmt(f),
+            Denied::Warning(warning) => write!(f, "warning: {warning}"),
+        }
+    }
+}
+
+impl std::error::Error for Denied {}
 
 /// What the generator was doing to a file when it failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,7 +249,7 @@ pub struct Report {
     /// files this generator no longer generates, then its ledgers.
     pub files: Vec<(PathBuf, FileStatus)>,
     /// Things worth a look that did not stop the run.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// What the lints found in the `#[rbac]` attributes (those no `allow(...)` accepts).
     pub lints: Vec<lints::LintWarning>,
     /// Summary of what the role file contains.
@@ -357,7 +380,11 @@ pub fn run_with_webhooks(
         if !findings.errors.is_empty() {
             return Err(Error::CrossCheck(findings.errors));
         }
-        warnings = findings.warnings.iter().map(Finding::to_string).collect();
+        warnings = findings
+            .warnings
+            .into_iter()
+            .map(Warning::CrossCheck)
+            .collect();
         metadata = Some(workspace.metadata);
     }
     if entries.is_empty() && crds.is_empty() && webhooks.is_empty() {
@@ -376,11 +403,7 @@ pub fn run_with_webhooks(
         let collisions;
         (roles, collisions) = generate_roles_counting(&markers, &opts.role_name);
         if collisions > 0 {
-            warnings.push(format!(
-                "{collisions} rule merge(s) collided: controller-gen would keep only one of the \
-                 colliding rules (at random) for these attributes, so its output would differ from \
-                 this one, which keeps the verbs of both"
-            ));
+            warnings.push(Warning::Collisions { count: collisions });
         }
         summary.push(summarize(&roles, entries.len()));
         outputs.push(Output {
@@ -429,7 +452,7 @@ pub fn run_with_webhooks(
         webhooks.configurations,
     )
     .map_err(Error::Webhook)?;
-    warnings.extend(merged.warnings.iter().cloned());
+    warnings.extend(merged.warnings.iter().cloned().map(Warning::Webhook));
     let webhook_dir = opts.webhook_dir();
     if !merged.documents.is_empty() {
         summary.push(format!(
@@ -491,7 +514,7 @@ pub fn run_with_webhooks(
             option: "--out",
         });
     }
-    warnings.extend(bundle.warnings);
+    warnings.extend(bundle.warnings.into_iter().map(Warning::Bundle));
 
     // Both directories are ours to keep tidy even when nothing goes there any more.
     let destinations = [
@@ -531,19 +554,23 @@ pub fn run_with_webhooks(
         &opts.generator_name,
         opts.header_file.as_deref(),
     )?;
-    warnings.append(&mut plan.warnings);
+    warnings.extend(plan.warnings.drain(..).map(Warning::Files));
     if opts.deny_warnings && !(lint_warnings.is_empty() && warnings.is_empty()) {
         let denied = lint_warnings
             .iter()
-            .map(ToString::to_string)
-            .chain(warnings.iter().map(|w| format!("warning: {w}")))
+            .cloned()
+            .map(Denied::Lint)
+            .chain(warnings.iter().cloned().map(Denied::Warning))
             .collect();
         return Err(Error::DeniedWarnings(denied));
     }
     let files = if opts.check {
         write::check(&plan)?
     } else {
-        write::apply(plan, &mut warnings)?
+        let mut kept = Vec::new();
+        let files = write::apply(plan, &mut kept)?;
+        warnings.extend(kept.into_iter().map(Warning::Files));
+        files
     };
     Ok(Report {
         files,
@@ -658,21 +685,10 @@ pub fn main() -> ExitCode {
             }
         }
         Err(e) => {
-            eprintln!("error: {}", with_sources(&e));
+            eprintln!("error: {}", crate::with_sources(&e));
             ExitCode::FAILURE
         }
     }
-}
-
-/// The error, then each of its sources after `: `.
-fn with_sources(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    text
 }
 
 #[cfg(test)]

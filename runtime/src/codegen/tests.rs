@@ -134,7 +134,7 @@ fn header_year_is_replaced_and_missing_header_is_named() {
     // The OS's reason is the source, and `main` prints it after the message.
     let source = std::error::Error::source(&err).unwrap();
     assert!(source.downcast_ref::<std::io::Error>().is_some());
-    assert!(with_sources(&err).ends_with(&format!(": {source}")));
+    assert!(crate::with_sources(&err).ends_with(&format!(": {source}")));
 }
 
 #[test]
@@ -163,8 +163,22 @@ fn problem_lists_are_headed_by_what_they_are_about() {
          to its [dependencies])"
     );
     assert!(!e.to_string().lines().next().unwrap().contains("#[rbac]"));
-    let e = Error::Crd(vec!["x".into()]);
-    assert_eq!(e.to_string(), "1 problem(s) with the CRDs:\n  - x");
+    let ty = |line| crate::crd::CrdType {
+        type_name: "Db",
+        source: crate::registry::Source::__new("src/lib.rs", line, 1, "op", "DbSpec"),
+    };
+    let e = Error::Crd(vec![crate::crd::CrdProblem::VersionTwice {
+        group: "db.example.com".into(),
+        kind: "Db".into(),
+        version: "v1".into(),
+        first: ty(1),
+        second: ty(2),
+    }]);
+    assert_eq!(
+        e.to_string(),
+        "1 problem(s) with the CRDs:\n  - db.example.com/Db: version v1 is defined twice, by \
+         src/lib.rs:1 (Db) and src/lib.rs:2 (Db)"
+    );
 }
 
 fn entry(groups: &'static [&'static str], verbs: &'static [&'static str], line: u32) -> RbacEntry {
@@ -213,9 +227,11 @@ fn writes_the_role_and_warns_where_controller_gen_would_differ() {
             )
         ]
     );
-    assert_eq!(report.warnings.len(), 1);
+    assert_eq!(report.warnings, [Warning::Collisions { count: 1 }]);
     assert!(
-        report.warnings[0].contains("1 rule merge(s) collided"),
+        report.warnings[0]
+            .to_string()
+            .starts_with("1 rule merge(s) collided"),
         "{:?}",
         report.warnings
     );
@@ -422,7 +438,9 @@ fn a_hand_written_file_with_the_annotation_survives_and_check_ignores_it() {
     assert_eq!(std::fs::read_to_string(&theirs).unwrap(), text);
     // The first run with a ledger says why it leaves such a file alone.
     assert!(
-        first.warnings.iter().any(|w| w.starts_with(&format!(
+        first.warnings.iter().any(|w| matches!(w,
+            Warning::Files(FileWarning::Unledgered { path, generator }) if *path == theirs && generator == "ops")
+            && w.to_string().starts_with(&format!(
             "left {} alone: it carries the kube-markers/version annotation but is in no \
              generator's ledger",
             theirs.display()
@@ -573,9 +591,15 @@ fn our_orphan_edited_by_hand_is_kept_with_a_warning() {
         bananas.display()
     );
     // --check: not an orphan to remove, but the ledger would change.
+    let kept = Warning::Files(FileWarning::KeptChanged {
+        path: bananas.clone(),
+        generator: "ops".into(),
+        not_a_file: false,
+    });
+    assert_eq!(kept.to_string(), expected);
     let check = generator.check();
     assert_eq!(status_of(&check, &bananas), None);
-    assert_eq!(check.warnings, std::slice::from_ref(&expected));
+    assert_eq!(check.warnings, std::slice::from_ref(&kept));
     let ledger = generator.ledger(&generator.crd_dir());
     assert!(matches!(
         status_of(&check, &ledger),
@@ -583,7 +607,7 @@ fn our_orphan_edited_by_hand_is_kept_with_a_warning() {
     ));
 
     let run = generator.run();
-    assert_eq!(run.warnings, [expected]);
+    assert_eq!(run.warnings, [kept]);
     assert_eq!(status_of(&run, &bananas), None);
     assert_eq!(std::fs::read_to_string(&bananas).unwrap(), edited);
     // From now on the file is not ours: no warning, never removed.
@@ -661,7 +685,8 @@ fn the_first_run_adopts_outputs_of_an_earlier_version_and_keeps_the_rest() {
         Some(&FileStatus::Unchanged)
     );
     assert!(old.exists());
-    assert!(run.warnings.iter().any(|w| w.contains("cherries")));
+    assert!(run.warnings.iter().any(|w| matches!(w,
+        Warning::Files(FileWarning::Unledgered { path, .. }) if *path == old)));
     assert!(!generator.check().is_stale());
 }
 
@@ -681,14 +706,35 @@ fn a_malformed_ledger_line_is_a_warning_and_its_file_is_not_ours() {
 
     let run = generator.run();
     assert!(crd_dir.join(BANANAS).exists());
-    let problems: Vec<&String> = run
+    let problems: Vec<(usize, &str)> = run
         .warnings
         .iter()
-        .filter(|w| w.starts_with(&ledger.display().to_string()))
+        .filter_map(|w| match w {
+            Warning::Files(FileWarning::BadLedgerLine {
+                ledger: at,
+                line,
+                why,
+            }) if *at == ledger => Some((*line, *why)),
+            _ => None,
+        })
         .collect();
-    assert_eq!(problems.len(), 2, "{:?}", run.warnings);
-    assert!(problems[0].contains(": line 5: not a lowercase hex SHA-256"));
-    assert!(problems[1].contains(": line 6: not a plain file name of this directory"));
+    assert_eq!(
+        problems,
+        [
+            (5, "not a lowercase hex SHA-256"),
+            (6, "not a plain file name of this directory")
+        ],
+        "{:?}",
+        run.warnings
+    );
+    let texts: Vec<String> = run.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        texts
+            .iter()
+            .any(|w| w.starts_with(&ledger.display().to_string())
+                && w.contains(": line 5: not a lowercase hex SHA-256; ignored")),
+        "{texts:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -949,9 +995,24 @@ fn lints_are_reported_and_deny_warnings_fails_before_writing() {
     let Err(Error::DeniedWarnings(warnings)) = denied.try_run(false) else {
         panic!("--deny-warnings must fail");
     };
-    assert_eq!(warnings.len(), 3, "{warnings:#?}");
-    assert!(warnings[0].starts_with("warning[wildcard-verbs]: src/lib.rs:1:1 (reconcile): "));
-    assert!(warnings[2].contains("already granted by the attribute at src/lib.rs:1:1"));
+    let denied_lints: Vec<(u32, &str)> = warnings
+        .iter()
+        .map(|d| match d {
+            Denied::Lint(w) => (w.source.line, w.lint.name()),
+            other => panic!("only lints are denied here: {other}"),
+        })
+        .collect();
+    assert_eq!(denied_lints, fired);
+    assert!(
+        warnings[0]
+            .to_string()
+            .starts_with("warning[wildcard-verbs]: src/lib.rs:1:1 (reconcile): ")
+    );
+    assert!(
+        warnings[2]
+            .to_string()
+            .contains("already granted by the attribute at src/lib.rs:1:1")
+    );
     // Nothing written: no role, no CRD, no ledger.
     assert!(!fresh.path().join("out").exists() && !fresh.path().join("crds").exists());
 

@@ -36,6 +36,59 @@ pub enum Orphan {
     Ledger,
 }
 
+/// Files of earlier runs left alone, and ledger lines that were ignored: never a reason to
+/// stop, always said.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FileWarning {
+    /// A line of this generator's ledger that is not `<sha256>  <file name>`.
+    #[error(
+        "{}: line {line}: {why}; ignored, so the file it names is not treated as written by \
+         this generator",
+        ledger.display()
+    )]
+    BadLedgerLine {
+        /// The ledger.
+        ledger: PathBuf,
+        /// The line (1-based).
+        line: usize,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// A file this generator wrote and no longer generates, kept because it changed.
+    #[error(
+        "kept {}: generator `{generator}` wrote it and no longer generates it, but {}; it is \
+         dropped from the ledger and never touched again (delete it yourself if nothing needs \
+         it)",
+        path.display(),
+        if *not_a_file { "it is no longer a regular file" }
+        else { "it was changed since (its SHA-256 is not the one in the ledger)" }
+    )]
+    KeptChanged {
+        /// The file.
+        path: PathBuf,
+        /// The generator (`--generator-name`).
+        generator: String,
+        /// It is no longer a regular file (else: its content changed).
+        not_a_file: bool,
+    },
+    /// A file with the version annotation that no ledger lists, met on the first run with a
+    /// ledger in its directory.
+    #[error(
+        "left {} alone: it carries the {} annotation but is in no generator's ledger (this is \
+         generator `{generator}`'s first run with a ledger here); delete it if it is an output \
+         of an earlier version for a type that is gone",
+        path.display(),
+        crate::crd::VERSION_ANNOTATION
+    )]
+    Unledgered {
+        /// The file.
+        path: PathBuf,
+        /// The generator (`--generator-name`).
+        generator: String,
+    },
+}
+
 /// Why an output cannot go where it is asked to. Found before anything is written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -132,7 +185,7 @@ enum OrphanState {
     /// Exactly what the ledger says was written: to remove.
     Unchanged,
     /// Changed since, or no longer a regular file: kept, with this warning.
-    Kept(String),
+    Kept(FileWarning),
     /// Already gone.
     Gone,
 }
@@ -146,7 +199,7 @@ pub(crate) struct Plan {
     /// the removals next time.
     ledgers: Vec<Output>,
     /// Files kept although this generator no longer generates them, and other news.
-    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings: Vec<FileWarning>,
     generator: String,
 }
 
@@ -276,13 +329,13 @@ pub(crate) fn plan(
         let ours = match std::fs::read_to_string(&ledger_path) {
             Ok(text) => {
                 let (parsed, bad_lines) = Ledger::parse(&text);
-                for line in bad_lines {
-                    warnings.push(format!(
-                        "{}: {line}; ignored, so the file it names is not treated as written by \
-                         this generator",
-                        ledger_path.display()
-                    ));
-                }
+                warnings.extend(bad_lines.into_iter().map(|(line, why)| {
+                    FileWarning::BadLedgerLine {
+                        ledger: ledger_path.clone(),
+                        line,
+                        why,
+                    }
+                }));
                 Some(parsed)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -420,22 +473,21 @@ fn orphan_state(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(OrphanState::Gone),
         Err(e) => return Err(io(IoAction::Read, path)(e)),
     };
-    let kept = |why: &str| {
-        OrphanState::Kept(format!(
-            "kept {}: generator `{generator}` wrote it and no longer generates it, but {why}; it \
-             is dropped from the ledger and never touched again (delete it yourself if nothing \
-             needs it)",
-            path.display()
-        ))
+    let kept = |not_a_file| {
+        OrphanState::Kept(FileWarning::KeptChanged {
+            path: path.to_path_buf(),
+            generator: generator.to_string(),
+            not_a_file,
+        })
     };
     if !metadata.is_file() {
-        return Ok(kept("it is no longer a regular file"));
+        return Ok(kept(true));
     }
     let content = std::fs::read(path).map_err(io(IoAction::Read, path))?;
     Ok(if hashes.contains(&ledger::sha256_hex(&content)) {
         OrphanState::Unchanged
     } else {
-        kept("it was changed since (its SHA-256 is not the one in the ledger)")
+        kept(false)
     })
 }
 
@@ -447,7 +499,7 @@ fn unledgered_outputs_of_earlier_versions(
     outputs: &BTreeSet<&str>,
     foreign: &[Foreign],
     generator: &str,
-) -> Vec<String> {
+) -> Vec<FileWarning> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -464,14 +516,9 @@ fn unledgered_outputs_of_earlier_versions(
     found.sort();
     found
         .into_iter()
-        .map(|name| {
-            format!(
-                "left {} alone: it carries the {} annotation but is in no generator's ledger \
-                 (this is generator `{generator}`'s first run with a ledger here); delete it \
-                 if it is an output of an earlier version for a type that is gone",
-                dir.join(name).display(),
-                crate::crd::VERSION_ANNOTATION
-            )
+        .map(|name| FileWarning::Unledgered {
+            path: dir.join(name),
+            generator: generator.to_string(),
         })
         .collect()
 }
@@ -581,7 +628,7 @@ impl Drop for Staging {
 /// found changed only at removal time are kept and added to `warnings`.
 pub(crate) fn apply(
     plan: Plan,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<FileWarning>,
 ) -> Result<Vec<(PathBuf, FileStatus)>, Error> {
     let unchanged =
         |o: &Output| std::fs::read(&o.path).is_ok_and(|old| old == o.content.as_bytes());

@@ -9,6 +9,7 @@
 //! time, to install from code.
 
 mod patch;
+mod problem;
 mod registered;
 // Checking CRDs is the generator's job, with the `codegen` feature: the API server's rules it
 // checks need a CEL parser and evaluator and a JSON Schema validator, which operators should
@@ -17,6 +18,7 @@ mod registered;
 pub mod structural;
 
 pub use patch::{SchemaPatch, apply as apply_patch};
+pub use problem::{CrdProblem, CrdType, SchemaProblem};
 pub use registered::{DefinitionError, definition, definition_of, definitions};
 
 use crate::registry::CrdEntry;
@@ -24,6 +26,7 @@ use crate::registry::Source;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The annotation that says which generator wrote a CRD (as controller-gen's
 /// `controller-gen.kubebuilder.io/version`).
@@ -31,6 +34,7 @@ pub const VERSION_ANNOTATION: &str = "kube-markers/version";
 
 /// One CRD ready to write.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GeneratedCrd {
     /// The object.
     pub crd: CustomResourceDefinition,
@@ -65,34 +69,24 @@ struct Built<'a> {
     crd: CustomResourceDefinition,
 }
 
-fn label(entry: &CrdEntry) -> String {
-    format!(
-        "{}:{} ({})",
-        entry.source.file, entry.source.line, entry.type_name
-    )
-}
-
 /// Builds one entry's CRD: kube-derive's, with the root rules applied.
-fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, String> {
+// Called once per registered type, and its errors are collected: their size costs nothing.
+#[allow(clippy::result_large_err)]
+fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, CrdProblem> {
+    let ty = CrdType::of(entry);
     // kube-derive panics on schemas it cannot express (internally or adjacently tagged enums,
     // enums mixing unit and data variants); turn that into an error naming the type. (The
     // panic hook, which is global, is left alone: the raw message also reaches stderr.)
-    let mut crd = std::panic::catch_unwind(entry.crd).map_err(|payload| {
-        format!(
-            "{}: kube-derive could not build the CRD: {}. Internally or adjacently tagged enums \
-             (#[serde(tag = ...)]) and enums mixing unit and data variants have no CRD schema; \
-             use an externally tagged enum, or a struct with optional fields and \
-             #[k8s(exactly_one_of = [...])]",
-            label(entry),
-            panic_message(&*payload)
-        )
-    })?;
-    let patch: Value = serde_json::from_str(entry.root_patch).map_err(|e| {
-        format!(
-            "{}: invalid root patch ({e}); this is a kube-markers bug",
-            label(entry)
-        )
-    })?;
+    let mut crd =
+        std::panic::catch_unwind(entry.crd).map_err(|payload| CrdProblem::KubeDerive {
+            ty,
+            message: panic_message(&*payload),
+        })?;
+    let root_patch = |error| CrdProblem::RootPatch {
+        ty,
+        error: Arc::new(error),
+    };
+    let patch: Value = serde_json::from_str(entry.root_patch).map_err(root_patch)?;
     if patch.as_object().is_some_and(|p| !p.is_empty()) {
         for version in &mut crd.spec.versions {
             let Some(schema) = version
@@ -102,11 +96,11 @@ fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, String> {
             else {
                 continue;
             };
-            let mut json = serde_json::to_value(&*schema).map_err(|e| e.to_string())?;
+            let mut json = serde_json::to_value(&*schema).map_err(root_patch)?;
             if let Some(node) = json.as_object_mut() {
                 apply_patch(&patch, node);
             }
-            *schema = serde_json::from_value(json).map_err(|e| format!("{}: {e}", label(entry)))?;
+            *schema = serde_json::from_value(json).map_err(root_patch)?;
         }
     }
     Ok(crd)
@@ -116,7 +110,7 @@ fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, String> {
 ///
 /// Errors name the Rust type and its source location; all of them are reported together.
 #[cfg(feature = "codegen")]
-pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<String>> {
+pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<CrdProblem>> {
     let (kinds, mut errors) = merge_entries(entries);
     let mut out = Vec::new();
     for kind in kinds {
@@ -126,12 +120,13 @@ pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<Str
         for version in &kind.crd.spec.versions {
             let json = serde_json::to_value(version).unwrap_or(Value::Null);
             for problem in structural::check_version(&json) {
-                problems.push(format!(
-                    "{}/{} ({}): {problem}",
-                    kind.crd.spec.group,
-                    kind.crd.spec.names.kind,
-                    sources_of(&kind.built, &version.name)
-                ));
+                problems.push(CrdProblem::Schema {
+                    group: kind.crd.spec.group.clone(),
+                    kind: kind.crd.spec.names.kind.clone(),
+                    version: version.name.clone(),
+                    ty: type_of(&kind.built, &version.name),
+                    problem,
+                });
             }
         }
         if problems.is_empty() {
@@ -163,13 +158,13 @@ struct MergedKind<'a> {
     built: Vec<Built<'a>>,
     /// Why these types do not make one CRD (names or scope that disagree, storage versions,
     /// a version twice): the CRD above is then only a best effort.
-    problems: Vec<String>,
+    problems: Vec<CrdProblem>,
 }
 
 /// The merge that the generator and the running operator share: each entry's CRD built
 /// (kube-derive's, with the root rules), grouped by group and kind, and merged as
 /// controller-gen merges versions. Returns the kinds and the entries that could not be built.
-fn merge_entries<'a>(entries: &[&'a CrdEntry]) -> (Vec<MergedKind<'a>>, Vec<String>) {
+fn merge_entries<'a>(entries: &[&'a CrdEntry]) -> (Vec<MergedKind<'a>>, Vec<CrdProblem>) {
     let mut errors = Vec::new();
     let mut sorted: Vec<&CrdEntry> = entries.to_vec();
     sorted.sort_by_key(|e| (e.source, e.type_name));
@@ -197,20 +192,23 @@ fn merge_entries<'a>(entries: &[&'a CrdEntry]) -> (Vec<MergedKind<'a>>, Vec<Stri
     (kinds, errors)
 }
 
-fn merge(group: &str, kind: &str, built: &[Built]) -> (CustomResourceDefinition, Vec<String>) {
+fn merge(group: &str, kind: &str, built: &[Built]) -> (CustomResourceDefinition, Vec<CrdProblem>) {
     let mut errors = Vec::new();
     let first = &built[0];
     let names = &first.crd.spec.names;
     for other in &built[1..] {
         let b = &other.crd.spec.names;
-        let mut differ = |what: &str, x: String, y: String| {
+        let mut differ = |what: &'static str, x: String, y: String| {
             if x != y {
-                errors.push(format!(
-                    "{group}/{kind}: {} and {} disagree on {what}: {x} vs {y}; every version of a \
-                     kind must have the same names and scope",
-                    label(first.entry),
-                    label(other.entry)
-                ));
+                errors.push(CrdProblem::NamesDisagree {
+                    group: group.to_string(),
+                    kind: kind.to_string(),
+                    what,
+                    first: CrdType::of(first.entry),
+                    first_value: x,
+                    other: CrdType::of(other.entry),
+                    other_value: y,
+                });
             }
         };
         differ("plural", names.plural.clone(), b.plural.clone());
@@ -237,41 +235,42 @@ fn merge(group: &str, kind: &str, built: &[Built]) -> (CustomResourceDefinition,
     }
 
     let mut versions = Vec::new();
-    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut seen: BTreeMap<String, CrdType> = BTreeMap::new();
     for b in built {
         for v in &b.crd.spec.versions {
-            if let Some(prev) = seen.insert(v.name.clone(), label(b.entry)) {
-                errors.push(format!(
-                    "{group}/{kind}: version {} is defined twice, by {prev} and {}",
-                    v.name,
-                    label(b.entry)
-                ));
+            if let Some(prev) = seen.insert(v.name.clone(), CrdType::of(b.entry)) {
+                errors.push(CrdProblem::VersionTwice {
+                    group: group.to_string(),
+                    kind: kind.to_string(),
+                    version: v.name.clone(),
+                    first: prev,
+                    second: CrdType::of(b.entry),
+                });
             }
             let mut v = v.clone();
             v.storage = built.len() == 1 || b.entry.storage;
             versions.push(v);
         }
     }
-    let storage: Vec<String> = built
+    let storage: Vec<CrdType> = built
         .iter()
         .filter(|b| b.entry.storage)
-        .map(|b| label(b.entry))
+        .map(|b| CrdType::of(b.entry))
         .collect();
     if built.len() > 1 && storage.len() != 1 {
-        let types: Vec<String> = built.iter().map(|b| label(b.entry)).collect();
+        let (group, kind) = (group.to_string(), kind.to_string());
         errors.push(if storage.is_empty() {
-            format!(
-                "{group}/{kind} has {} versions ({}) and none is the storage version: mark exactly \
-                 one with #[kube_markers::crd(storage)]",
-                built.len(),
-                types.join(", ")
-            )
+            CrdProblem::NoStorageVersion {
+                group,
+                kind,
+                types: built.iter().map(|b| CrdType::of(b.entry)).collect(),
+            }
         } else {
-            format!(
-                "{group}/{kind} has {} storage versions ({}): exactly one may be",
-                storage.len(),
-                storage.join(", ")
-            )
+            CrdProblem::SeveralStorageVersions {
+                group,
+                kind,
+                storage,
+            }
         });
     }
     // controller-gen orders versions by name.
@@ -293,11 +292,12 @@ fn merge(group: &str, kind: &str, built: &[Built]) -> (CustomResourceDefinition,
     (crd, errors)
 }
 
+/// The type that defines `version` (every merged version comes from one of `built`).
 #[cfg(feature = "codegen")]
-fn sources_of(built: &[Built], version: &str) -> String {
-    built
+fn type_of(built: &[Built], version: &str) -> CrdType {
+    let defining = built
         .iter()
         .find(|b| b.crd.spec.versions.iter().any(|v| v.name == version))
-        .map(|b| label(b.entry))
-        .unwrap_or_default()
+        .unwrap_or(&built[0]);
+    CrdType::of(defining.entry)
 }

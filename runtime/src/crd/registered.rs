@@ -7,12 +7,12 @@
 //! generator's own merge; the checks against the API server's rules stay in the generator
 //! (they need a CEL parser), so run it in CI: what it accepts, these return unchanged.
 
-use super::{MergedKind, merge_entries};
+use super::{CrdProblem, MergedKind, merge_entries};
 use crate::registry;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 /// Why a CRD cannot be given.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum DefinitionError {
     /// No `#[kube_markers::crd]` type of this binary has this group and kind.
@@ -29,11 +29,22 @@ pub enum DefinitionError {
     },
     /// The registered types do not make valid CRDs (kube-derive failed, versions that
     /// disagree, no storage version, ...): `cargo run -p codegen` refuses them too.
-    #[error("the #[kube_markers::crd] types do not merge into CRDs:\n  {}", problems.join("\n  "))]
+    #[error(
+        "the #[kube_markers::crd] types do not merge into CRDs:{}",
+        lines(problems)
+    )]
     Invalid {
         /// Each problem, naming the Rust type and its source.
-        problems: Vec<String>,
+        problems: Vec<CrdProblem>,
     },
+}
+
+/// `\n  ` before each problem, with its sources.
+fn lines(problems: &[CrdProblem]) -> String {
+    problems
+        .iter()
+        .map(|p| format!("\n  {}", crate::with_sources(p)))
+        .collect()
 }
 
 /// Every CRD of the `#[kube_markers::crd]` types linked into this binary, exactly as the

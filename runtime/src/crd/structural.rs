@@ -7,16 +7,17 @@
 mod defaults;
 mod formats;
 
+use super::SchemaProblem;
 use kube_markers_core::cel;
 use kube_markers_core::schema::satisfiable;
 use serde_json::{Map, Value};
 
 /// Checks one version's `openAPIV3Schema`; returns a message per problem.
-pub fn check_schema(root: &Value) -> Vec<String> {
+pub fn check_schema(root: &Value) -> Vec<SchemaProblem> {
     let mut problems = Vec::new();
     match root.as_object() {
         Some(node) => check_node(node, "", &mut problems, Junctor::Outside),
-        None => problems.push("the schema is not an object".into()),
+        None => problems.push(SchemaProblem::version("the schema is not an object".into())),
     }
     if let Some(meta) = root["properties"].get("metadata") {
         check_metadata(meta, &mut problems);
@@ -51,13 +52,20 @@ enum Junctor {
     InsideIntOrString,
 }
 
-fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Vec<String>, junctor: Junctor) {
+fn check_node(
+    node: &Map<String, Value>,
+    path: &str,
+    problems: &mut Vec<SchemaProblem>,
+    junctor: Junctor,
+) {
     let at = shown(path);
     let in_junctor = junctor != Junctor::Outside;
     if node.contains_key("$ref") {
-        problems.push(format!(
-            "{at}: `$ref` is not allowed in a CRD schema (a recursive type? CRDs cannot express \
+        problems.push(SchemaProblem::at(
+            at,
+            "`$ref` is not allowed in a CRD schema (a recursive type? CRDs cannot express \
              recursion; cut it with #[k8s(schemaless, preserve_unknown_fields)] or a custom schema)"
+                .into(),
         ));
     }
     let int_or_string = truthy(node, "x-kubernetes-int-or-string");
@@ -71,61 +79,77 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Vec<String>,
             "nullable",
         ] {
             if node.contains_key(key) && !(key == "type" && junctor == Junctor::InsideIntOrString) {
-                problems.push(format!(
-                    "{at}: `{key}` inside anyOf/allOf/oneOf/not is not structural (an untagged or \
+                problems.push(SchemaProblem::at(
+                    at,
+                    format!(
+                        "`{key}` inside anyOf/allOf/oneOf/not is not structural (an untagged or \
                      internally tagged enum? give the field one type, or use #[k8s(int_or_string)] \
                      for an integer-or-string)"
+                    ),
                 ));
             }
         }
     } else if !node.contains_key("type") && !int_or_string && !preserve {
-        problems.push(format!(
-            "{at}: no `type` (a serde_json::Value or an untagged enum? mark it \
+        problems.push(SchemaProblem::at(
+            at,
+            "no `type` (a serde_json::Value or an untagged enum? mark it \
              #[k8s(preserve_unknown_fields)] (with `type: object` if it is always an object), \
              #[k8s(int_or_string)], or give it a type)"
+                .into(),
         ));
     }
     if node.contains_key("properties") && node.contains_key("additionalProperties") {
-        problems.push(format!(
-            "{at}: `properties` and `additionalProperties` cannot both be set"
+        problems.push(SchemaProblem::at(
+            at,
+            "`properties` and `additionalProperties` cannot both be set".into(),
         ));
     }
     if truthy(node, "uniqueItems") {
-        problems.push(format!(
-            "{at}: `uniqueItems: true` is rejected by the API server (quadratic cost); use \
+        problems.push(SchemaProblem::at(
+            at,
+            "`uniqueItems: true` is rejected by the API server (quadratic cost); use \
              #[k8s(list_type = \"set\")]"
+                .into(),
         ));
     }
     let ty = node.get("type").and_then(Value::as_str);
     if ty == Some("array") && !node.contains_key("items") {
-        problems.push(format!("{at}: an array needs `items`"));
+        problems.push(SchemaProblem::at(at, "an array needs `items`".into()));
     }
     if node.contains_key("x-kubernetes-map-type") && ty != Some("object") {
-        problems.push(format!(
-            "{at}: `x-kubernetes-map-type` only applies to objects"
+        problems.push(SchemaProblem::at(
+            at,
+            "`x-kubernetes-map-type` only applies to objects".into(),
         ));
     }
     if truthy(node, "x-kubernetes-embedded-resource") && ty != Some("object") {
-        problems.push(format!("{at}: an embedded resource must be `type: object`"));
+        problems.push(SchemaProblem::at(
+            at,
+            "an embedded resource must be `type: object`".into(),
+        ));
     }
     if let Some(list_type) = node.get("x-kubernetes-list-type").and_then(Value::as_str) {
         check_list_type(node, list_type, path, problems);
     } else if node.contains_key("x-kubernetes-list-map-keys") {
-        problems.push(format!(
-            "{at}: `x-kubernetes-list-map-keys` needs `x-kubernetes-list-type: map`"
+        problems.push(SchemaProblem::at(
+            at,
+            "`x-kubernetes-list-map-keys` needs `x-kubernetes-list-type: map`".into(),
         ));
     }
     for problem in satisfiable::problems(node) {
-        problems.push(format!("{at}: {}", problem.message));
+        problems.push(SchemaProblem::at(at, problem.message));
     }
     if let Some(default) = node.get("default") {
         let why = defaults::problems(default, node);
         if !why.is_empty() {
-            problems.push(format!(
-                "{at}: the default {default} does not validate against the field's own schema \
+            problems.push(SchemaProblem::at(
+                at,
+                format!(
+                    "the default {default} does not validate against the field's own schema \
                  ({}); the API server rejects such a CRD (a #[serde(default)] whose Default value \
                  breaks a marker? use Option<T>, or a default that fits)",
-                why.join("; ")
+                    why.join("; ")
+                ),
             ));
         }
     }
@@ -177,7 +201,7 @@ fn check_list_type(
     node: &Map<String, Value>,
     list_type: &str,
     path: &str,
-    problems: &mut Vec<String>,
+    problems: &mut Vec<SchemaProblem>,
 ) {
     let at = shown(path);
     let items = node.get("items").cloned().unwrap_or(Value::Null);
@@ -187,15 +211,17 @@ fn check_list_type(
             let atomic = items["x-kubernetes-map-type"] == "atomic"
                 || items["x-kubernetes-list-type"] == "atomic";
             if !is_scalar(&items) && !atomic {
-                problems.push(format!(
-                    "{at}: `x-kubernetes-list-type: set` needs scalar (or atomic) items"
+                problems.push(SchemaProblem::at(
+                    at,
+                    "`x-kubernetes-list-type: set` needs scalar (or atomic) items".into(),
                 ));
             }
         }
         "map" => {
             if items["type"] != "object" {
-                problems.push(format!(
-                    "{at}: `x-kubernetes-list-type: map` needs object items"
+                problems.push(SchemaProblem::at(
+                    at,
+                    "`x-kubernetes-list-type: map` needs object items".into(),
                 ));
                 return;
             }
@@ -207,8 +233,9 @@ fn check_list_type(
                 .filter_map(Value::as_str)
                 .collect();
             if keys.is_empty() {
-                problems.push(format!(
-                    "{at}: `x-kubernetes-list-type: map` needs `x-kubernetes-list-map-keys`"
+                problems.push(SchemaProblem::at(
+                    at,
+                    "`x-kubernetes-list-type: map` needs `x-kubernetes-list-map-keys`".into(),
                 ));
             }
             let required: Vec<&str> = items["required"]
@@ -219,26 +246,34 @@ fn check_list_type(
                 .collect();
             for key in keys {
                 let Some(prop) = items["properties"].get(key) else {
-                    problems.push(format!(
-                        "{at}: list-map key `{key}` is not a property of the items"
+                    problems.push(SchemaProblem::at(
+                        at,
+                        format!("list-map key `{key}` is not a property of the items"),
                     ));
                     continue;
                 };
                 if !is_scalar(prop) {
-                    problems.push(format!("{at}: list-map key `{key}` must be a scalar"));
+                    problems.push(SchemaProblem::at(
+                        at,
+                        format!("list-map key `{key}` must be a scalar"),
+                    ));
                 }
                 if !required.contains(&key) && prop.get("default").is_none() {
-                    problems.push(format!(
-                        "{at}: list-map key `{key}` must be required or have a default"
+                    problems.push(SchemaProblem::at(
+                        at,
+                        format!("list-map key `{key}` must be required or have a default"),
                     ));
                 }
             }
         }
-        other => problems.push(format!("{at}: unknown x-kubernetes-list-type `{other}`")),
+        other => problems.push(SchemaProblem::at(
+            at,
+            format!("unknown x-kubernetes-list-type `{other}`"),
+        )),
     }
 }
 
-fn check_rules(node: &Map<String, Value>, at: &str, problems: &mut Vec<String>) {
+fn check_rules(node: &Map<String, Value>, at: &str, problems: &mut Vec<SchemaProblem>) {
     for rule in node
         .get("x-kubernetes-validations")
         .and_then(Value::as_array)
@@ -249,25 +284,37 @@ fn check_rules(node: &Map<String, Value>, at: &str, problems: &mut Vec<String>) 
             if let Some(expr) = rule[key].as_str()
                 && let Some(error) = cel::parse_error(expr)
             {
-                problems.push(format!(
-                    "{at}: {key} `{expr}` does not parse as CEL: {error}"
+                problems.push(SchemaProblem::at(
+                    at,
+                    format!(
+                        "{key} `{expr}` does not parse as CEL: {}",
+                        error.to_string().trim_end()
+                    ),
                 ));
             }
         }
         if let Some(reason) = rule["reason"].as_str()
             && !cel::REASONS.contains(&reason)
         {
-            problems.push(format!("{at}: unknown validation reason `{reason}`"));
+            problems.push(SchemaProblem::at(
+                at,
+                format!("unknown validation reason `{reason}`"),
+            ));
         }
     }
 }
 
 /// The root's `metadata` may only restrict `name` and `generateName`.
-fn check_metadata(meta: &Value, problems: &mut Vec<String>) {
+fn check_metadata(meta: &Value, problems: &mut Vec<SchemaProblem>) {
     let Some(meta) = meta.as_object() else { return };
     for key in meta.keys() {
         if !matches!(key.as_str(), "type" | "properties") {
-            problems.push(format!("metadata: only `type` and restrictions of name/generateName are allowed, not `{key}`"));
+            problems.push(SchemaProblem::at(
+                "metadata",
+                format!(
+                    "only `type` and restrictions of name/generateName are allowed, not `{key}`"
+                ),
+            ));
         }
     }
     if meta
@@ -275,7 +322,10 @@ fn check_metadata(meta: &Value, problems: &mut Vec<String>) {
         .and_then(Value::as_str)
         .is_some_and(|t| t != "object")
     {
-        problems.push("metadata: must be `type: object`".into());
+        problems.push(SchemaProblem::at(
+            "metadata",
+            "must be `type: object`".into(),
+        ));
     }
     for name in meta
         .get("properties")
@@ -284,18 +334,47 @@ fn check_metadata(meta: &Value, problems: &mut Vec<String>) {
         .flat_map(|p| p.keys())
     {
         if name != "name" && name != "generateName" {
-            problems.push(format!(
-                "metadata: only `name` and `generateName` may be restricted, not `{name}`"
+            problems.push(SchemaProblem::at(
+                "metadata",
+                format!("only `name` and `generateName` may be restricted, not `{name}`"),
             ));
         }
     }
 }
 
+/// Why a JSON path does not lead anywhere in a schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PathError {
+    /// The path does not start with `.`.
+    #[error("`{path}` must start with `.`")]
+    NotFromRoot {
+        /// The path.
+        path: String,
+    },
+    /// A step names no property (and there are no `additionalProperties` to take it).
+    #[error("no property `{name}` under `{under}`")]
+    NoProperty {
+        /// The step.
+        name: String,
+        /// The path walked so far (`.` for the root).
+        under: String,
+    },
+    /// `[...]` after something that is not a list.
+    #[error("`{path}` is not a list")]
+    NotAList {
+        /// The path walked so far.
+        path: String,
+    },
+}
+
 /// Resolves a simple JSON path (`.spec.replicas`, `.status.conditions[?(@.type=="Ready")].status`)
 /// against the schema. Returns the node it ends at, or why it does not resolve.
-pub fn resolve<'a>(root: &'a Value, json_path: &str) -> Result<&'a Value, String> {
+pub fn resolve<'a>(root: &'a Value, json_path: &str) -> Result<&'a Value, PathError> {
     let Some(rest) = json_path.strip_prefix('.') else {
-        return Err(format!("`{json_path}` must start with `.`"));
+        return Err(PathError::NotFromRoot {
+            path: json_path.to_string(),
+        });
     };
     let mut node = root;
     let mut walked = String::new();
@@ -319,10 +398,10 @@ pub fn resolve<'a>(root: &'a Value, json_path: &str) -> Result<&'a Value, String
                 None => match node.get("additionalProperties") {
                     Some(extra) if extra.is_object() => extra,
                     _ => {
-                        return Err(format!(
-                            "no property `{name}` under `{}`",
-                            if walked.is_empty() { "." } else { &walked }
-                        ));
+                        return Err(PathError::NoProperty {
+                            name: name.to_string(),
+                            under: if walked.is_empty() { "." } else { &walked }.to_string(),
+                        });
                     }
                 },
             };
@@ -332,7 +411,7 @@ pub fn resolve<'a>(root: &'a Value, json_path: &str) -> Result<&'a Value, String
         for _ in 0..brackets {
             node = match node.get("items") {
                 Some(items) => items,
-                None => return Err(format!("`{walked}` is not a list")),
+                None => return Err(PathError::NotAList { path: walked }),
             };
         }
     }
@@ -360,13 +439,9 @@ fn split_path(path: &str) -> Vec<&str> {
 
 /// Checks printer columns, selectable fields and the scale subresource of one version (as
 /// JSON) against its schema.
-pub fn check_version(version: &Value) -> Vec<String> {
-    let name = version["name"].as_str().unwrap_or("?");
+pub fn check_version(version: &Value) -> Vec<SchemaProblem> {
     let root = &version["schema"]["openAPIV3Schema"];
-    let mut problems: Vec<String> = check_schema(root)
-        .into_iter()
-        .map(|p| format!("version {name}: {p}"))
-        .collect();
+    let mut problems = check_schema(root);
     for column in version["additionalPrinterColumns"]
         .as_array()
         .into_iter()
@@ -374,18 +449,18 @@ pub fn check_version(version: &Value) -> Vec<String> {
     {
         let path = column["jsonPath"].as_str().unwrap_or_default();
         if let Err(why) = resolve(root, path) {
-            problems.push(format!(
-                "version {name}: printer column `{}` path `{path}` does not resolve: {why}",
+            problems.push(SchemaProblem::version(format!(
+                "printer column `{}` path `{path}` does not resolve: {why}",
                 column["name"].as_str().unwrap_or("?")
-            ));
+            )));
         }
     }
     for field in version["selectableFields"].as_array().into_iter().flatten() {
         let path = field["jsonPath"].as_str().unwrap_or_default();
         match resolve(root, path) {
-            Err(why) => problems.push(format!(
-                "version {name}: selectable field `{path}` does not resolve: {why}"
-            )),
+            Err(why) => problems.push(SchemaProblem::version(format!(
+                "selectable field `{path}` does not resolve: {why}"
+            ))),
             Ok(node)
                 if !node.is_null()
                     && !matches!(
@@ -393,9 +468,9 @@ pub fn check_version(version: &Value) -> Vec<String> {
                         Some("string" | "integer" | "boolean")
                     ) =>
             {
-                problems.push(format!(
-                    "version {name}: selectable field `{path}` must be a string, integer or boolean"
-                ))
+                problems.push(SchemaProblem::version(format!(
+                    "selectable field `{path}` must be a string, integer or boolean"
+                )))
             }
             Ok(_) => {}
         }
@@ -415,19 +490,19 @@ pub fn check_version(version: &Value) -> Vec<String> {
                 ".status."
             };
             if key != "labelSelectorPath" && !path.starts_with(expected_root) {
-                problems.push(format!(
-                    "version {name}: scale {key} `{path}` must be under `{}`",
+                problems.push(SchemaProblem::version(format!(
+                    "scale {key} `{path}` must be under `{}`",
                     expected_root.trim_end_matches('.')
-                ));
+                )));
             }
             match resolve(root, path) {
-                Err(why) => problems.push(format!(
-                    "version {name}: scale {key} `{path}` does not resolve: {why}"
-                )),
+                Err(why) => problems.push(SchemaProblem::version(format!(
+                    "scale {key} `{path}` does not resolve: {why}"
+                ))),
                 Ok(node) if key != "labelSelectorPath" && node["type"] != "integer" => problems
-                    .push(format!(
-                        "version {name}: scale {key} `{path}` must be an integer"
-                    )),
+                    .push(SchemaProblem::version(format!(
+                        "scale {key} `{path}` must be an integer"
+                    ))),
                 Ok(_) => {}
             }
         }
@@ -437,9 +512,24 @@ pub fn check_version(version: &Value) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{Value, resolve};
     use serde_json::json;
     use std::collections::BTreeMap;
+
+    /// The problems as the generator prints them.
+    fn check_schema(root: &Value) -> Vec<String> {
+        super::check_schema(root)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn check_version(version: &Value) -> Vec<String> {
+        super::check_version(version)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
 
     fn schema(spec: Value) -> Value {
         json!({"type": "object", "properties": {"spec": spec}})
@@ -469,18 +559,20 @@ mod tests {
         );
     }
 
-    /// Each problem of `properties` as a spec, by property name.
+    /// Each problem of `properties` as a spec, by the property its path names.
     fn problems_by_property(properties: Value) -> BTreeMap<String, String> {
-        let problems = check_schema(&schema(json!({"type": "object", "properties": properties})));
+        let problems =
+            super::check_schema(&schema(json!({"type": "object", "properties": properties})));
         let mut by_name = BTreeMap::new();
         for problem in problems {
             let name = problem
-                .strip_prefix("spec.")
-                .and_then(|p| p.split(':').next())
+                .path
+                .as_deref()
+                .and_then(|p| p.strip_prefix("spec."))
                 .unwrap_or_else(|| panic!("not on a spec property: {problem}"))
                 .to_string();
             assert!(
-                by_name.insert(name, problem.clone()).is_none(),
+                by_name.insert(name, problem.to_string()).is_none(),
                 "two problems: {problem}"
             );
         }
@@ -649,6 +741,13 @@ mod tests {
         assert!(resolve(&root, ".metadata.creationTimestamp").is_ok());
         assert_eq!(
             resolve(&root, ".spec.size").unwrap_err(),
+            super::PathError::NoProperty {
+                name: "size".into(),
+                under: ".spec".into()
+            }
+        );
+        assert_eq!(
+            resolve(&root, ".spec.size").unwrap_err().to_string(),
             "no property `size` under `.spec`"
         );
         assert!(resolve(&root, "spec").is_err());

@@ -171,6 +171,7 @@ pub fn generate_roles_counting<'a>(
 
 /// A generated role with, for each rule, the attributes behind each of its values.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExplainedRole {
     /// The role, exactly as [`generate_roles`] makes it.
     pub role: GeneratedRole,

@@ -158,9 +158,7 @@ pub fn patch_response<K: serde::Serialize>(
     if patch.0.is_empty() {
         return Ok(response);
     }
-    response
-        .with_patch(patch)
-        .map_err(|e| PatchError::Encode(e.to_string()))
+    response.with_patch(patch).map_err(PatchError::Encode)
 }
 
 /// Why a patch could not be built.
@@ -172,7 +170,7 @@ pub enum PatchError {
     Serialize(#[source] serde_json::Error),
     /// The patch could not be encoded into the response.
     #[error("the JSON patch could not be encoded: {0}")]
-    Encode(String),
+    Encode(#[source] kube::core::admission::SerializePatchError),
 }
 
 /// The JSON patch types of [`diff`] (the `json-patch` crate, as kube-core uses it).

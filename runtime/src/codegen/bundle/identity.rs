@@ -6,6 +6,7 @@
 //! key set in both tables must say the same thing there (the identity is declared once), and
 //! every value is checked, each error naming the key and the file it came from.
 
+use super::BundleProblem;
 use kube_markers_core::names::{dns1123_label, dns1123_subdomain};
 use kube_markers_core::suggest::did_you_mean;
 use serde_json::{Map, Value};
@@ -42,6 +43,7 @@ const KEYS: &[&str] = &[
 /// The generator flags that set the identity (`--no-bundle`, `--operator-name`,
 /// `--operator-namespace`, `--image`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BundleFlags {
     /// `--no-bundle`: write only the roles and CRDs.
     pub off: bool,
@@ -76,6 +78,7 @@ impl BundleFlags {
 
 /// Where a setting came from, as error messages name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Origin {
     /// A generator flag.
     Flag(&'static str),
@@ -184,17 +187,17 @@ struct Table<'a> {
 fn tables<'a>(
     metadata: &'a Value,
     generator_bin: Option<&str>,
-    errors: &mut Vec<String>,
+    errors: &mut Vec<BundleProblem>,
 ) -> Vec<Table<'a>> {
     let root = PathBuf::from(metadata["workspace_root"].as_str().unwrap_or_default());
     let mut out = Vec::new();
     let mut push = |origin: Origin, value: &'a Value| match value {
         Value::Null => {}
         Value::Object(entries) => out.push(Table { origin, entries }),
-        other => errors.push(format!(
-            "{origin}: `bundle` must be a table, not {}",
-            describe(other)
-        )),
+        other => errors.push(BundleProblem::NotATable {
+            origin,
+            found: describe(other),
+        }),
     };
     push(
         Origin::Workspace(root.join("Cargo.toml")),
@@ -238,7 +241,7 @@ fn pick<'a>(
     key: &'static str,
     flag: Option<(&'static str, &'a Value)>,
     tables: &'a [Table<'a>],
-    errors: &mut Vec<String>,
+    errors: &mut Vec<BundleProblem>,
 ) -> Option<(&'a Value, Origin)> {
     let declared: Vec<(&Value, &Origin)> = tables
         .iter()
@@ -247,10 +250,13 @@ fn pick<'a>(
     if let [(first, first_origin), rest @ ..] = declared.as_slice() {
         for (other, other_origin) in rest {
             if other != first {
-                errors.push(format!(
-                    "conflicting identities: `{key}` is {first} in {first_origin} but {other} in \
-                     {other_origin}; declare it in one place"
-                ));
+                errors.push(BundleProblem::Conflict {
+                    key,
+                    first: first.to_string(),
+                    first_origin: (*first_origin).clone(),
+                    other: other.to_string(),
+                    other_origin: (*other_origin).clone(),
+                });
             }
         }
     }
@@ -270,7 +276,7 @@ pub fn resolve(
     metadata: Option<&Value>,
     generator_bin: Option<&str>,
     linked_crates: &[&str],
-) -> Result<Option<Identity>, Vec<String>> {
+) -> Result<Option<Identity>, Vec<BundleProblem>> {
     let mut errors = Vec::new();
     let tables = metadata
         .map(|m| tables(m, generator_bin, &mut errors))
@@ -278,14 +284,12 @@ pub fn resolve(
     for table in &tables {
         for key in table.entries.keys() {
             if !KEYS.contains(&key.as_str()) {
-                let hint = did_you_mean(key, KEYS)
-                    .map(|k| format!(" (did you mean `{k}`?)"))
-                    .unwrap_or_default();
-                errors.push(format!(
-                    "{}: unknown key `{key}`{hint}; known keys: {}",
-                    table.origin,
-                    KEYS.join(", ")
-                ));
+                errors.push(BundleProblem::UnknownKey {
+                    origin: table.origin.clone(),
+                    key: key.clone(),
+                    suggestion: did_you_mean(key, KEYS),
+                    known: KEYS,
+                });
             }
         }
     }
@@ -310,22 +314,22 @@ pub fn resolve(
     let switched_off = match enabled {
         Some((Value::Bool(b), _)) => !b,
         Some((other, ref origin)) => {
-            errors.push(format!(
-                "{origin}: `enabled` must be true or false, not {}",
-                describe(other)
-            ));
+            errors.push(BundleProblem::WrongType {
+                origin: origin.clone(),
+                key: "enabled",
+                expected: "true or false",
+                found: describe(other),
+            });
             false
         }
         None => false,
     };
     if switched_off && flags.any_identity() {
         let (_, origin) = enabled.expect("switched off by a table");
-        let given: Vec<&str> = flag_values.iter().map(|(_, f, _)| *f).collect();
-        errors.push(format!(
-            "conflicting identities: {} set(s) the operator's identity, but the bundle is switched \
-             off by `enabled = false` in {origin}",
-            given.join(", ")
-        ));
+        errors.push(BundleProblem::SwitchedOff {
+            flags: flag_values.iter().map(|(_, f, _)| *f).collect(),
+            origin,
+        });
     }
     if flags.off || switched_off || (tables.is_empty() && !flags.any_identity()) {
         return if errors.is_empty() {
@@ -339,29 +343,20 @@ pub fn resolve(
     let name = match pick("name", flag_for("name"), &tables, &mut errors) {
         Some((Value::String(s), origin)) => (s.clone(), origin),
         Some((other, origin)) => {
-            errors.push(format!(
-                "{origin}: `name` must be a string, not {}",
-                describe(other)
-            ));
+            errors.push(BundleProblem::WrongType {
+                origin: origin.clone(),
+                key: "name",
+                expected: "a string",
+                found: describe(other),
+            });
             (String::from("operator"), origin)
         }
         None => match linked_crates {
             [one] => (one.replace('_', "-"), Origin::LinkedCrate(one.to_string())),
             _ => {
-                let linked = if linked_crates.is_empty() {
-                    "no crate is linked".to_string()
-                } else {
-                    format!(
-                        "{} crates are linked: {}",
-                        linked_crates.len(),
-                        linked_crates.join(", ")
-                    )
-                };
-                errors.push(format!(
-                    "the bundle needs the operator's name ({linked}): set `name = \"...\"` in \
-                     [package.metadata.kube-markers.bundle] of the generator's Cargo.toml, or pass \
-                     --operator-name; or switch the bundle off with `enabled = false` / --no-bundle"
-                ));
+                errors.push(BundleProblem::NoName {
+                    linked: linked_crates.iter().map(|c| c.to_string()).collect(),
+                });
                 return Err(errors);
             }
         },
@@ -369,7 +364,7 @@ pub fn resolve(
     let mut id = Identity::with_defaults(&name.0);
     id.origins.push(("name", name.1));
 
-    let string = |key: &'static str, errors: &mut Vec<String>, id: &mut Identity| match pick(
+    let string = |key: &'static str, errors: &mut Vec<BundleProblem>, id: &mut Identity| match pick(
         key,
         flag_for(key),
         &tables,
@@ -380,10 +375,12 @@ pub fn resolve(
             Some(s.clone())
         }
         Some((other, origin)) => {
-            errors.push(format!(
-                "{origin}: `{key}` must be a string, not {}",
-                describe(other)
-            ));
+            errors.push(BundleProblem::WrongType {
+                origin,
+                key,
+                expected: "a string",
+                found: describe(other),
+            });
             None
         }
         None => None,
@@ -415,10 +412,12 @@ pub fn resolve(
                 *slot = *b;
                 id.origins.push((key, origin));
             }
-            Some((other, origin)) => errors.push(format!(
-                "{origin}: `{key}` must be true or false, not {}",
-                describe(other)
-            )),
+            Some((other, origin)) => errors.push(BundleProblem::WrongType {
+                origin,
+                key,
+                expected: "true or false",
+                found: describe(other),
+            }),
             None => {}
         }
     }
@@ -430,10 +429,12 @@ pub fn resolve(
                 .collect();
             id.origins.push(("args", origin));
         }
-        Some((other, origin)) => errors.push(format!(
-            "{origin}: `args` must be an array of strings, not {}",
-            describe(other)
-        )),
+        Some((other, origin)) => errors.push(BundleProblem::WrongType {
+            origin,
+            key: "args",
+            expected: "an array of strings",
+            found: describe(other),
+        }),
         None => {}
     }
     match pick("health-probe-port", None, &tables, &mut errors) {
@@ -444,16 +445,19 @@ pub fn resolve(
                 .filter(|p| *p > 0)
             {
                 Some(port) => id.health_probe_port = port,
-                None => errors.push(format!(
-                    "{origin}: `health-probe-port = {n}` is not a port (1 to 65535)"
-                )),
+                None => errors.push(BundleProblem::NotAPort {
+                    origin: origin.clone(),
+                    value: n.to_string(),
+                }),
             }
             id.origins.push(("health-probe-port", origin));
         }
-        Some((other, origin)) => errors.push(format!(
-            "{origin}: `health-probe-port` must be a number, not {}",
-            describe(other)
-        )),
+        Some((other, origin)) => errors.push(BundleProblem::WrongType {
+            origin,
+            key: "health-probe-port",
+            expected: "a number",
+            found: describe(other),
+        }),
         None => {}
     }
 
@@ -466,18 +470,24 @@ pub fn resolve(
 }
 
 /// Every name of the identity must be one the API server accepts.
-fn validate(id: &Identity, errors: &mut Vec<String>) {
+fn validate(id: &Identity, errors: &mut Vec<BundleProblem>) {
     // Defaults made from a bad name are bad for the same reason: one error is enough.
     let name_ok = dns1123_label(&id.name).is_ok();
-    let mut check = |key: &str, value: &str, what: &str, rule: fn(&str) -> Result<(), String>| {
+    let mut check = |key: &'static str,
+                     value: &str,
+                     what: &'static str,
+                     rule: fn(&str) -> Result<(), String>| {
         if !name_ok && key != "name" && id.origin(key) == Origin::Default {
             return;
         }
-        if let Err(why) = rule(value) {
-            errors.push(format!(
-                "{}: `{key} = {value:?}` is not a valid {what}: {why}",
-                id.origin(key)
-            ));
+        if let Err(reason) = rule(value) {
+            errors.push(BundleProblem::InvalidName {
+                origin: id.origin(key),
+                key,
+                value: value.to_string(),
+                what,
+                reason,
+            });
         }
     };
     // The name is also a label value and part of other names: a DNS label.
@@ -500,38 +510,32 @@ fn validate(id: &Identity, errors: &mut Vec<String>) {
         dns1123_subdomain,
     );
     if SYSTEM_NAMESPACES.contains(&id.namespace.as_str()) {
-        errors.push(format!(
-            "{}: `namespace = {:?}` is a namespace Kubernetes owns; the bundle creates its \
-             namespace and `kubectl delete -k` would delete it: choose the operator's own \
-             (default `<name>-system`)",
-            id.origin("namespace"),
-            id.namespace
-        ));
+        errors.push(BundleProblem::SystemNamespace {
+            origin: id.origin("namespace"),
+            namespace: id.namespace.clone(),
+        });
     }
     if id.image.is_empty() || id.image.chars().any(char::is_whitespace) {
-        errors.push(format!(
-            "{}: `image = {:?}` is not an image reference (empty or with white space)",
-            id.origin("image"),
-            id.image
-        ));
+        errors.push(BundleProblem::InvalidImage {
+            origin: id.origin("image"),
+            image: id.image.clone(),
+        });
     }
     if id.cert_manager && !id.webhooks {
-        errors.push(format!(
-            "{}: `cert-manager = true` issues the webhooks' certificate, but the webhooks are not \
-             installed: set `webhooks = true` too",
-            id.origin("cert-manager")
-        ));
+        errors.push(BundleProblem::CertManagerWithoutWebhooks {
+            origin: id.origin("cert-manager"),
+        });
     }
     // The prefix itself is checked on the names it makes (see `super::names`); here only what
     // no name could survive.
     if !id.name_prefix.is_empty() && (name_ok || id.origin("name-prefix") != Origin::Default) {
         let probe = format!("{}x", id.name_prefix);
-        if let Err(why) = dns1123_subdomain(&probe) {
-            errors.push(format!(
-                "{}: `name-prefix = {:?}` cannot start a valid name: {why}",
-                id.origin("name-prefix"),
-                id.name_prefix
-            ));
+        if let Err(reason) = dns1123_subdomain(&probe) {
+            errors.push(BundleProblem::InvalidNamePrefix {
+                origin: id.origin("name-prefix"),
+                prefix: id.name_prefix.clone(),
+                reason,
+            });
         }
     }
 }

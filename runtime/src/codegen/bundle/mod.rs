@@ -12,6 +12,7 @@ mod bindings;
 mod deployment;
 mod identity;
 mod kustomize;
+mod problem;
 mod roles;
 mod webhooks;
 
@@ -19,6 +20,7 @@ pub use bindings::{Binding, binding_name, bindings_for};
 pub use deployment::{CONTAINER, DEPLOYMENT, NAMESPACE_ENV};
 pub use identity::{BundleFlags, Identity, Origin, resolve};
 pub use kustomize::{KUSTOMIZATION, PINNED_DIR};
+pub use problem::{BundleProblem, BundleWarning};
 pub use roles::{BundleRole, LEADER_ELECTION_ROLE, METRICS_AUTH_ROLE, METRICS_READER_ROLE};
 
 use super::{Error, Options};
@@ -107,7 +109,7 @@ fn kind_of(role: &GeneratedRole) -> (&'static str, &'static str) {
 }
 
 /// The bundle's files for this identity, or every problem with its names.
-pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<String>> {
+pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<BundleProblem>> {
     let labels = common_labels(id);
     let render = |docs: &[Value]| crate::yaml::render_documents(input.header, docs);
     let sa = (id.namespace.as_str(), id.service_account.as_str());
@@ -213,16 +215,14 @@ pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<String>> 
         webhooks::serve_from(&mut manager);
         let services = webhooks::services(input.webhook_configurations);
         match input.webhook_file {
-            _ if input.webhook_configurations.is_empty() => errors.push(format!(
-                "{}: `webhooks = true`, but no #[webhook] is linked into this generator: there \
-                 are no webhook configurations to install",
-                id.origin("webhooks")
-            )),
-            None => errors.push(format!(
-                "{}: `webhooks = true`, but the webhook manifests are written outside the output \
-                 directory (--webhook-out), where kustomize cannot load them",
-                id.origin("webhooks")
-            )),
+            _ if input.webhook_configurations.is_empty() => {
+                errors.push(BundleProblem::NoWebhooks {
+                    origin: id.origin("webhooks"),
+                })
+            }
+            None => errors.push(BundleProblem::WebhooksOutsideOutput {
+                origin: id.origin("webhooks"),
+            }),
             // Listed before the bundle's own files, below.
             Some(_) => {}
         }
@@ -331,39 +331,34 @@ pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<String>> 
 
 /// Two objects of one kind, namespace and name would be one object: an error naming both
 /// producers. Every name, with kustomize's prefix, must be one the API server accepts.
-fn check_names(id: &Identity, names: &[Named]) -> Vec<String> {
+fn check_names(id: &Identity, names: &[Named]) -> Vec<BundleProblem> {
     let mut errors = Vec::new();
     let mut seen: BTreeMap<(&str, &str, &str), &Named> = BTreeMap::new();
     for named in names {
         let key = (named.kind, named.namespace.as_str(), named.name.as_str());
         match seen.get(&key) {
-            Some(first) => {
-                let place = if named.namespace.is_empty() {
-                    String::new()
-                } else {
-                    format!(" in namespace `{}`", named.namespace)
-                };
-                errors.push(format!(
-                    "the {} `{}`{place} would be generated twice, by {} and by {}; rename one \
-                     of them",
-                    named.kind, named.name, first.producer, named.producer
-                ));
-            }
+            Some(first) => errors.push(BundleProblem::Duplicate {
+                kind: named.kind,
+                namespace: named.namespace.clone(),
+                name: named.name.clone(),
+                first: first.producer.clone(),
+                second: named.producer.clone(),
+            }),
             None => {
                 seen.insert(key, named);
             }
         }
         if named.prefixed {
             let full = format!("{}{}", id.name_prefix, named.name);
-            if let Err(why) = dns1123_subdomain(&full) {
-                errors.push(format!(
-                    "the {} `{full}` (name prefix `{}` from {}) made for {} is not a valid name: \
-                     {why}",
-                    named.kind,
-                    id.name_prefix,
-                    id.origin("name-prefix"),
-                    named.producer
-                ));
+            if let Err(reason) = dns1123_subdomain(&full) {
+                errors.push(BundleProblem::InvalidPrefixedName {
+                    kind: named.kind,
+                    name: full,
+                    prefix: id.name_prefix.clone(),
+                    prefix_origin: id.origin("name-prefix"),
+                    producer: named.producer.clone(),
+                    reason,
+                });
             }
         }
     }
@@ -373,6 +368,7 @@ fn check_names(id: &Identity, names: &[Named]) -> Vec<String> {
 /// What the bundle step decided: files to write, files of the previous bundle to remove, and
 /// warnings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Plan {
     /// Files to write (or check), with their full path.
     pub files: Vec<File>,
@@ -383,7 +379,7 @@ pub struct Plan {
     /// their full path.
     pub kept: Vec<PathBuf>,
     /// Things worth a look.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<BundleWarning>,
 }
 
 /// Resolves the identity (flags, and unless `--no-scan` the workspace's `Cargo.toml`s),
@@ -411,12 +407,10 @@ pub fn plan(
     if let Some(id) = &identity {
         if !input.crds.is_empty() && !opts.crd_dir().starts_with(&opts.out_dir) {
             // kustomize only loads files under the kustomization's directory.
-            plan.warnings.push(format!(
-                "the CRDs are written to {}, outside {}: kustomization.yaml does not list them, \
-                 so `kubectl apply -k` does not install them",
-                opts.crd_dir().display(),
-                opts.out_dir.display()
-            ));
+            plan.warnings.push(BundleWarning::CrdsOutsideBundle {
+                crd_dir: opts.crd_dir(),
+                out_dir: opts.out_dir.clone(),
+            });
         }
         plan.files = generate(id, input)
             .map_err(Error::Bundle)?
@@ -424,12 +418,9 @@ pub fn plan(
             .map(|(path, text)| (opts.out_dir.join(path), text))
             .collect();
     } else if !decided && !previous.is_empty() {
-        plan.warnings.push(format!(
-            "{} holds a deploy bundle, but with --no-scan the operator's identity in Cargo.toml \
-             is not read: the bundle's files are left as they are (pass --operator-name, or \
-             --no-bundle to remove them)",
-            opts.out_dir.join(KUSTOMIZATION).display()
-        ));
+        plan.warnings.push(BundleWarning::KeptWithoutScan {
+            kustomization: opts.out_dir.join(KUSTOMIZATION),
+        });
         plan.kept = previous
             .iter()
             .map(|p| opts.out_dir.join(p))

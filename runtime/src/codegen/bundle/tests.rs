@@ -98,11 +98,16 @@ fn shop() -> (Vec<RbacEntry>, Vec<GeneratedCrd>) {
     (entries, crds)
 }
 
+/// The problems as the generator prints them.
+fn texts(problems: Vec<BundleProblem>) -> Vec<String> {
+    problems.iter().map(ToString::to_string).collect()
+}
+
 fn generate_for(
     id: &Identity,
     entries: &[RbacEntry],
     crds: &[GeneratedCrd],
-) -> Result<Vec<File>, Vec<String>> {
+) -> Result<Vec<File>, Vec<BundleProblem>> {
     let roles = roles_of(entries);
     let refs: Vec<&RbacEntry> = entries.iter().collect();
     let mut listed = vec![PathBuf::from("role.yaml")];
@@ -321,7 +326,7 @@ fn roles_in_the_operators_namespace_are_not_pinned() {
 // ---- names that would clash, or are not names ----
 
 fn errors_for(id: &Identity, entries: &[RbacEntry], crds: &[GeneratedCrd]) -> Vec<String> {
-    generate_for(id, entries, crds).unwrap_err()
+    texts(generate_for(id, entries, crds).unwrap_err())
 }
 
 #[test]
@@ -404,6 +409,7 @@ fn a_clash_with_the_default_role_name_names_the_flag() {
         },
     )
     .unwrap_err();
+    let errors = texts(errors);
     assert_eq!(errors.len(), 1, "{errors:#?}");
     assert!(
         errors[0].contains(
@@ -482,7 +488,7 @@ fn resolve_with(
     meta: &Value,
     linked: &[&str],
 ) -> Result<Option<Identity>, Vec<String>> {
-    resolve(flags, Some(meta), Some("codegen"), linked)
+    resolve(flags, Some(meta), Some("codegen"), linked).map_err(texts)
 }
 
 #[test]
@@ -574,9 +580,19 @@ fn conflicting_identities_name_both_places() {
         json!({"name": "shop", "namespace": "a"}),
         json!({"namespace": "b"}),
     );
-    let errors = resolve_with(&BundleFlags::default(), &meta, &[]).unwrap_err();
+    let problems = resolve(&BundleFlags::default(), Some(&meta), Some("codegen"), &[]).unwrap_err();
     assert_eq!(
-        errors,
+        problems,
+        [BundleProblem::Conflict {
+            key: "namespace",
+            first: "\"a\"".into(),
+            first_origin: Origin::Workspace("/ws/Cargo.toml".into()),
+            other: "\"b\"".into(),
+            other_origin: Origin::Package("/ws/codegen/Cargo.toml".into()),
+        }]
+    );
+    assert_eq!(
+        texts(problems),
         [
             "conflicting identities: `namespace` is \"a\" in [workspace.metadata.kube-markers.bundle] \
           in /ws/Cargo.toml but \"b\" in [package.metadata.kube-markers.bundle] in \
@@ -646,7 +662,7 @@ fn bad_identities_are_named_with_their_source() {
         namespace: Some("Prod".into()),
         ..BundleFlags::default()
     };
-    let errors = resolve(&flags, None, None, &[]).unwrap_err();
+    let errors = texts(resolve(&flags, None, None, &[]).unwrap_err());
     assert!(
         errors[0]
             .starts_with("`--operator-namespace`: `namespace = \"Prod\"` is not a valid namespace"),
@@ -660,7 +676,7 @@ fn a_bad_name_is_one_error_not_one_per_default_made_from_it() {
         name: Some("My_Op".into()),
         ..BundleFlags::default()
     };
-    let errors = resolve(&flags, None, None, &[]).unwrap_err();
+    let errors = texts(resolve(&flags, None, None, &[]).unwrap_err());
     assert_eq!(errors.len(), 1, "{errors:#?}");
     assert!(
         errors[0].starts_with("`--operator-name`: `name = \"My_Op\"`"),
@@ -671,7 +687,7 @@ fn a_bad_name_is_one_error_not_one_per_default_made_from_it() {
         name: Some("o".repeat(60)),
         ..BundleFlags::default()
     };
-    let errors = resolve(&flags, None, None, &[]).unwrap_err();
+    let errors = texts(resolve(&flags, None, None, &[]).unwrap_err());
     assert!(
         errors[0].starts_with("the default: `namespace = \"oooo")
             && errors[0].contains("more than 63"),
@@ -801,7 +817,14 @@ fn bad_input_writes_nothing() {
         entry(None, Some("audit-role"), &["pods"], 2),
     ];
     let err = run_in(dir.path(), &clashing, named("shop"), false).unwrap_err();
-    assert!(matches!(&err, Error::Bundle(e) if e.len() == 1), "{err}");
+    assert!(
+        matches!(&err, Error::Bundle(e) if matches!(
+            e.as_slice(),
+            [BundleProblem::Duplicate { kind: "ClusterRoleBinding", name, .. }]
+                if name == "audit-rolebinding"
+        )),
+        "{err}"
+    );
     assert!(
         err.to_string().starts_with(
             "1 problem(s) with the deploy bundle:\n  - the ClusterRoleBinding `audit-rolebinding`"
@@ -865,7 +888,11 @@ fn with_no_scan_and_no_flags_an_existing_bundle_is_left_alone() {
     let report = run_in(dir.path(), &run_entries(), BundleFlags::default(), false).unwrap();
     assert_eq!(listing(dir.path()), before);
     assert!(
-        report.warnings.iter().any(|w| w.contains("with --no-scan the operator's identity in Cargo.toml is not read")),
+        report.warnings.iter().any(|w| matches!(w,
+            crate::codegen::Warning::Bundle(BundleWarning::KeptWithoutScan { kustomization })
+                if *kustomization == dir.path().join(KUSTOMIZATION))
+            && w.to_string()
+                .contains("with --no-scan the operator's identity in Cargo.toml is not read")),
         "{:?}",
         report.warnings
     );
@@ -976,7 +1003,7 @@ fn generate_with_webhooks(
     id: &Identity,
     configurations: &[Value],
     webhook_file: Option<&Path>,
-) -> Result<Vec<File>, Vec<String>> {
+) -> Result<Vec<File>, Vec<BundleProblem>> {
     let (entries, crds) = shop();
     let roles = roles_of(&entries);
     let refs: Vec<&RbacEntry> = entries.iter().collect();
@@ -1082,17 +1109,25 @@ fn webhooks_on_without_webhooks_or_outside_the_bundle_are_errors() {
         .unwrap()
         .unwrap();
     let place = "[package.metadata.kube-markers.bundle] in /ws/codegen/Cargo.toml";
+    let origin = Origin::Package("/ws/codegen/Cargo.toml".into());
     let errors = generate_with_webhooks(&id, &[], None).unwrap_err();
     assert_eq!(
         errors,
+        [BundleProblem::NoWebhooks {
+            origin: origin.clone()
+        }]
+    );
+    assert_eq!(
+        texts(errors),
         [format!(
             "{place}: `webhooks = true`, but no #[webhook] is linked into this generator: there \
              are no webhook configurations to install"
         )]
     );
     let errors = generate_with_webhooks(&id, &webhook_configurations(), None).unwrap_err();
+    assert_eq!(errors, [BundleProblem::WebhooksOutsideOutput { origin }]);
     assert_eq!(
-        errors,
+        texts(errors),
         [format!(
             "{place}: `webhooks = true`, but the webhook manifests are written outside the \
              output directory (--webhook-out), where kustomize cannot load them"

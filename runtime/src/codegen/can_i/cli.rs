@@ -1,10 +1,12 @@
 //! `can-i`'s command line: `kubectl auth can-i`'s arguments, read without a cluster.
 
 use crate::codegen::kubectl_args::{self, Flags, Word, Words};
+use crate::codegen::{TargetProblem, UsageError};
 use std::path::PathBuf;
 
 /// What `can-i` is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CanIOptions {
     /// The verb, as given (`get`, `list`, `create`, `escalate`, …; an HTTP method for URLs).
     pub verb: String,
@@ -45,6 +47,7 @@ pub enum Target {
 
 /// A parsed `can-i` command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CanICommand {
     /// `--help`.
     Help,
@@ -110,16 +113,16 @@ fn looks_like_version(s: &str) -> bool {
 }
 
 /// `TYPE[.GROUP][/NAME]` (`TYPE.VERSION.GROUP` also works: the version is dropped) or `/URL`.
-pub(crate) fn parse_target(arg: &str) -> Result<Target, String> {
+pub(crate) fn parse_target(arg: &str) -> Result<Target, UsageError> {
+    let invalid = |problem| UsageError::InvalidTarget {
+        arg: arg.to_string(),
+        problem,
+    };
     if arg.starts_with('/') {
         return Ok(Target::NonResource(arg.to_string()));
     }
     let (type_group, name) = match arg.split_once('/') {
-        Some((_, "")) => {
-            return Err(format!(
-                "`{arg}` has an empty name after `/`; write `TYPE/NAME`, or `TYPE` for any name"
-            ));
-        }
+        Some((_, "")) => return Err(invalid(TargetProblem::EmptyName)),
         Some((tg, name)) => (tg, Some(name.to_string())),
         None => (arg, None),
     };
@@ -136,14 +139,10 @@ pub(crate) fn parse_target(arg: &str) -> Result<Target, String> {
         None => (type_group.clone(), String::new()),
     };
     if resource.is_empty() || (type_group.contains('.') && group.is_empty()) {
-        return Err(format!(
-            "`{arg}` is not TYPE, TYPE.GROUP, TYPE/NAME or TYPE.GROUP/NAME"
-        ));
+        return Err(invalid(TargetProblem::Shape));
     }
     if let Err(why) = kube_markers_core::names::api_group(&group) {
-        return Err(format!(
-            "`{group}` in `{arg}` is not an API group (a DNS subdomain such as `apps` or `cache.example.com`): {why}"
-        ));
+        return Err(invalid(TargetProblem::InvalidGroup { group, why }));
     }
     Ok(Target::Resource {
         resource,
@@ -155,7 +154,7 @@ pub(crate) fn parse_target(arg: &str) -> Result<Target, String> {
 impl CanICommand {
     /// Parses the arguments after `can-i`. Flags may come before, between or after the two
     /// positional arguments; `--flag value`, `--flag=value`, `-n value` and `-nvalue` all work.
-    pub fn parse<I, S>(args: I) -> Result<CanICommand, String>
+    pub fn parse<I, S>(args: I) -> Result<CanICommand, UsageError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -195,36 +194,42 @@ impl CanICommand {
 
         let (verb, target) = match positional.as_slice() {
             [verb, target] => (verb.clone(), target.clone()),
-            [] => {
-                return Err(
-                    "missing VERB and TYPE (e.g. `can-i list deployments.apps -n ns`)".into(),
-                );
-            }
+            [] => return Err(UsageError::MissingQuestion),
             [verb] => {
-                return Err(format!(
-                    "missing TYPE after `{verb}`: TYPE, TYPE.GROUP, TYPE/NAME, TYPE.GROUP/NAME or /URL"
-                ));
+                return Err(UsageError::MissingType {
+                    verb: verb.clone(),
+                    explain: false,
+                });
             }
-            [_, _, extra, ..] => return Err(format!("unexpected argument `{extra}`")),
+            [_, _, extra, ..] => {
+                return Err(UsageError::UnexpectedArgument {
+                    arg: extra.clone(),
+                    suggestion: None,
+                });
+            }
         };
         let target = parse_target(&target)?;
         if namespace.is_some() && all_namespaces {
-            return Err("`--namespace` and `--all-namespaces` conflict".into());
+            return Err(UsageError::Conflict {
+                first: "--namespace",
+                second: "--all-namespaces",
+            });
         }
         if let Target::NonResource(url) = &target {
-            if subresource.is_some() {
-                return Err(format!(
-                    "`--subresource` cannot be used with the URL `{url}`"
-                ));
-            }
-            if namespace.is_some() {
-                return Err(format!(
-                    "`--namespace` cannot be used with the URL `{url}`: non-resource URLs have no namespace"
-                ));
+            for (given, flag) in [
+                (subresource.is_some(), "--subresource"),
+                (namespace.is_some(), "--namespace"),
+            ] {
+                if given {
+                    return Err(UsageError::NotForUrl {
+                        flag,
+                        url: url.clone(),
+                    });
+                }
             }
         }
         if !as_groups.is_empty() && as_user.is_none() {
-            return Err("`--as-group` needs `--as`: groups are impersonated with a user".into());
+            return Err(UsageError::GroupWithoutUser);
         }
         Ok(CanICommand::Ask(Box::new(CanIOptions {
             verb,
@@ -252,7 +257,9 @@ mod tests {
     }
 
     fn err(args: &[&str]) -> String {
-        CanICommand::parse(args.iter().copied()).unwrap_err()
+        CanICommand::parse(args.iter().copied())
+            .unwrap_err()
+            .to_string()
     }
 
     fn resource(resource: &str, group: &str, name: Option<&str>) -> Target {
@@ -381,5 +388,35 @@ mod tests {
         assert!(err(&["get", ".apps"]).contains("is not TYPE"));
         assert!(err(&["get", "pods."]).contains("is not TYPE"));
         assert!(err(&["get", "pods.Bad_Group"]).contains("is not an API group"));
+    }
+
+    #[test]
+    fn errors_say_which_argument() {
+        let parse = |args: &[&str]| CanICommand::parse(args.iter().copied()).unwrap_err();
+        assert_eq!(
+            parse(&["get"]),
+            UsageError::MissingType {
+                verb: "get".into(),
+                explain: false
+            }
+        );
+        assert_eq!(
+            parse(&["get", "/metrics", "-n", "a"]),
+            UsageError::NotForUrl {
+                flag: "--namespace",
+                url: "/metrics".into()
+            }
+        );
+        assert!(matches!(
+            parse(&["get", "pods.Bad_Group"]),
+            UsageError::InvalidTarget { arg, problem: TargetProblem::InvalidGroup { group, .. } }
+                if arg == "pods.Bad_Group" && group == "bad_group"
+        ));
+        assert!(matches!(
+            parse(&["get", "pods", "-n", "Bad_NS"]),
+            UsageError::InvalidValue { flag, value, why }
+                if flag == "--namespace" && value == "Bad_NS"
+                    && why.starts_with("is not a namespace name: ")
+        ));
     }
 }

@@ -9,7 +9,7 @@
 
 mod cli;
 
-pub use crate::authz::manifests::{Manifests, Origin, load};
+pub use crate::authz::manifests::{ManifestProblem, Manifests, Origin, load};
 pub(crate) use cli::parse_target;
 pub use cli::{CAN_I_HELP, CanICommand, CanIOptions, Target};
 
@@ -17,37 +17,59 @@ use crate::authz::{Decision, RequestAttributes, RoleKind, UserInfo, rule_allows}
 use crate::registry::RbacEntry;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Why `can-i` could not answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CanIError {
-    /// Bad command line.
-    Usage(String),
-    /// The manifests could not be read, or do not say who to evaluate as.
-    Manifests(Vec<String>),
+    /// The manifests could not be read.
+    #[error("{}", problems(.0))]
+    Manifests(Vec<ManifestProblem>),
+    /// Without `--as`, the manifests must define a ServiceAccount to evaluate as.
+    #[error(
+        "no ServiceAccount in {} to evaluate as: pass `--as USER` \
+         (`--as system:serviceaccount:NAMESPACE:NAME` for a ServiceAccount)",
+        from.display()
+    )]
+    NoServiceAccount {
+        /// `--from`.
+        from: PathBuf,
+    },
+    /// Without `--as`, the manifests must define only one ServiceAccount.
+    #[error(
+        "{} ServiceAccounts in {} ({}): pass `--as system:serviceaccount:NAMESPACE:NAME` to say \
+         which",
+        accounts.len(),
+        from.display(),
+        accounts.iter().map(|(ns, name)| format!("{ns}/{name}")).collect::<Vec<_>>().join(", ")
+    )]
+    SeveralServiceAccounts {
+        /// `--from`.
+        from: PathBuf,
+        /// Their namespaces and names.
+        accounts: Vec<(String, String)>,
+    },
 }
 
-impl std::fmt::Display for CanIError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CanIError::Usage(msg) => f.write_str(msg),
-            CanIError::Manifests(errors) if errors.len() == 1 => f.write_str(&errors[0]),
-            CanIError::Manifests(errors) => {
-                writeln!(f, "{} problems with the manifests:", errors.len())?;
-                for e in errors {
-                    writeln!(f, "  - {e}")?;
-                }
-                Ok(())
+/// One problem alone; several under a heading, one per line.
+fn problems(problems: &[ManifestProblem]) -> String {
+    match problems {
+        [one] => crate::with_sources(one),
+        several => {
+            let mut text = format!("{} problems with the manifests:\n", several.len());
+            for p in several {
+                text.push_str(&format!("  - {}\n", crate::with_sources(p)));
             }
+            text
         }
     }
 }
 
-impl std::error::Error for CanIError {}
-
 /// An answer: the decision, and the text `can-i` prints.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CanIAnswer {
     /// The authorizer's decision.
     pub decision: Decision,
@@ -104,25 +126,21 @@ fn identity(opts: &CanIOptions, manifests: &Manifests) -> Result<(UserInfo, Stri
     if let Some(user) = &opts.as_user {
         return Ok((UserInfo::impersonated(user, &opts.as_groups), "--as".into()));
     }
-    let from = opts.from.display();
     match manifests.service_accounts.as_slice() {
         [(namespace, name, origin)] => Ok((
             UserInfo::service_account(namespace, name),
             format!("the ServiceAccount of {origin}"),
         )),
-        [] => Err(CanIError::Manifests(vec![format!(
-            "no ServiceAccount in {from} to evaluate as: pass `--as USER` \
-             (`--as system:serviceaccount:NAMESPACE:NAME` for a ServiceAccount)"
-        )])),
-        several => Err(CanIError::Manifests(vec![format!(
-            "{} ServiceAccounts in {from} ({}): pass `--as system:serviceaccount:NAMESPACE:NAME` to say which",
-            several.len(),
-            several
+        [] => Err(CanIError::NoServiceAccount {
+            from: opts.from.clone(),
+        }),
+        several => Err(CanIError::SeveralServiceAccounts {
+            from: opts.from.clone(),
+            accounts: several
                 .iter()
-                .map(|(ns, name, _)| format!("{ns}/{name}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )])),
+                .map(|(ns, name, _)| (ns.clone(), name.clone()))
+                .collect(),
+        }),
     }
 }
 

@@ -141,7 +141,7 @@ fn ask(dir: &Path, args: &[&str]) -> Result<CanIAnswer, CanIError> {
 
 fn manifest_errors(dir: &Path, args: &[&str]) -> String {
     match ask(dir, args) {
-        Err(e @ CanIError::Manifests(_)) => e.to_string(),
+        Err(e) => e.to_string(),
         other => panic!("{other:?}"),
     }
 }
@@ -308,6 +308,10 @@ fn explain_says_what_applies_when_nothing_allows() {
 #[test]
 fn the_identity_must_be_clear() {
     let dir = dir_with(&[("role.yaml", ROLES)]);
+    assert!(matches!(
+        ask(dir.path(), &["list", "pods"]),
+        Err(CanIError::NoServiceAccount { from }) if from == dir.path()
+    ));
     let e = manifest_errors(dir.path(), &["list", "pods"]);
     assert!(
         e.contains("no ServiceAccount in") && e.contains("pass `--as USER`"),
@@ -327,6 +331,15 @@ fn the_identity_must_be_clear() {
         ("b.yaml", BINDINGS),
         ("c.yaml", second),
     ]);
+    let Err(CanIError::SeveralServiceAccounts { accounts, .. }) =
+        ask(dir.path(), &["list", "pods"])
+    else {
+        panic!("two ServiceAccounts")
+    };
+    assert_eq!(
+        accounts,
+        [("ops".into(), "op".into()), ("ops".into(), "other".into())]
+    );
     let e = manifest_errors(dir.path(), &["list", "pods"]);
     assert!(
         e.contains("2 ServiceAccounts in") && e.contains("(ops/op, ops/other)"),
@@ -381,6 +394,22 @@ fn bad_manifests_are_named_all_together() {
         ),
         ("notes.txt", "not read"),
     ]);
+    let Err(CanIError::Manifests(problems)) = ask(dir.path(), &["list", "pods", "--as", "alice"])
+    else {
+        panic!("bad manifests")
+    };
+    assert!(
+        matches!(
+            problems.as_slice(),
+            [
+                ManifestProblem::NotYaml { path, .. },
+                ManifestProblem::Invalid { kind, name, .. },
+                ManifestProblem::Duplicate { .. },
+                ManifestProblem::NoName { .. },
+            ] if path.ends_with("a.yaml") && kind == "ClusterRole" && name == "manager-role"
+        ),
+        "{problems:#?}"
+    );
     let e = manifest_errors(dir.path(), &["list", "pods", "--as", "alice"]);
     assert!(e.starts_with("4 problems with the manifests:\n"), "{e}");
     assert!(e.contains("a.yaml: not YAML"), "{e}");

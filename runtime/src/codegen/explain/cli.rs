@@ -1,10 +1,12 @@
 //! `explain`'s command line: no arguments for every rule, or `can-i`'s question grammar.
 
+use crate::codegen::UsageError;
 use crate::codegen::can_i::Target;
 use crate::codegen::kubectl_args::{self, Flags, Word, Words};
 
 /// How to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Format {
     /// For people.
     #[default]
@@ -15,6 +17,7 @@ pub enum Format {
 
 /// A question: which attributes give this permission?
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Question {
     /// The verb.
     pub verb: String,
@@ -28,6 +31,7 @@ pub struct Question {
 
 /// What `explain` is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExplainOptions {
     /// `None`: every rule of every role.
     pub question: Option<Question>,
@@ -37,8 +41,21 @@ pub struct ExplainOptions {
     pub role_name: String,
 }
 
+impl Default for ExplainOptions {
+    /// Every rule, as text, with the generator's default role name: `explain` without
+    /// arguments.
+    fn default() -> Self {
+        ExplainOptions {
+            question: None,
+            format: Format::Text,
+            role_name: crate::rbac::DEFAULT_ROLE_NAME.to_string(),
+        }
+    }
+}
+
 /// A parsed `explain` command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ExplainCommand {
     /// `--help`.
     Help,
@@ -83,7 +100,7 @@ const FLAGS: &[&str] = &[
 impl ExplainCommand {
     /// Parses the arguments after `explain`, with `can-i`'s conventions: flags anywhere,
     /// `--flag value`, `--flag=value`, `-n value`, `-nvalue`.
-    pub fn parse<I, S>(args: I) -> Result<ExplainCommand, String>
+    pub fn parse<I, S>(args: I) -> Result<ExplainCommand, UsageError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -115,16 +132,22 @@ impl ExplainCommand {
                         "text" => Format::Text,
                         "json" => Format::Json,
                         _ => {
-                            return Err(format!(
-                                "`--format {value}` is not a format: use `text` or `json`"
+                            return Err(kubectl_args::invalid(
+                                "--format",
+                                value,
+                                "is not a format: use `text` or `json`".into(),
                             ));
                         }
                     });
                 }
                 Word::Value(_, value) => {
-                    kube_markers_core::names::dns1123_subdomain(&value).map_err(|why| {
-                        format!("`--role-name {value}` is not a valid role name: {why}")
-                    })?;
+                    if let Err(why) = kube_markers_core::names::dns1123_subdomain(&value) {
+                        return Err(kubectl_args::invalid(
+                            "--role-name",
+                            value,
+                            format!("is not a valid role name: {why}"),
+                        ));
+                    }
                     role_name = Some(value);
                 }
             }
@@ -132,10 +155,10 @@ impl ExplainCommand {
         let question = match positional.as_slice() {
             [] => None,
             [verb] => {
-                return Err(format!(
-                    "missing TYPE after `{verb}`: TYPE, TYPE.GROUP, TYPE/NAME, TYPE.GROUP/NAME or /URL \
-                     (or no arguments, for every rule)"
-                ));
+                return Err(UsageError::MissingType {
+                    verb: verb.clone(),
+                    explain: true,
+                });
             }
             [verb, target] => Some(Question {
                 verb: verb.clone(),
@@ -143,23 +166,32 @@ impl ExplainCommand {
                 namespace: None,
                 subresource: None,
             }),
-            [_, _, extra, ..] => return Err(format!("unexpected argument `{extra}`")),
+            [_, _, extra, ..] => {
+                return Err(UsageError::UnexpectedArgument {
+                    arg: extra.clone(),
+                    suggestion: None,
+                });
+            }
         };
         if namespace.is_some() && all_namespaces {
-            return Err("`--namespace` and `--all-namespaces` conflict".into());
+            return Err(UsageError::Conflict {
+                first: "--namespace",
+                second: "--all-namespaces",
+            });
         }
         let question = match question {
             Some(mut q) => {
                 if let Target::NonResource(url) = &q.target {
-                    if subresource.is_some() {
-                        return Err(format!(
-                            "`--subresource` cannot be used with the URL `{url}`"
-                        ));
-                    }
-                    if namespace.is_some() {
-                        return Err(format!(
-                            "`--namespace` cannot be used with the URL `{url}`: non-resource URLs have no namespace"
-                        ));
+                    for (given, flag) in [
+                        (subresource.is_some(), "--subresource"),
+                        (namespace.is_some(), "--namespace"),
+                    ] {
+                        if given {
+                            return Err(UsageError::NotForUrl {
+                                flag,
+                                url: url.clone(),
+                            });
+                        }
                     }
                 }
                 q.namespace = namespace;
@@ -175,9 +207,7 @@ impl ExplainCommand {
                 .into_iter()
                 .find_map(|(given, flag)| given.then_some(flag));
                 if let Some(flag) = question_flag {
-                    return Err(format!(
-                        "`{flag}` needs a question: `explain VERB TYPE {flag} ...`"
-                    ));
+                    return Err(UsageError::NeedsQuestion { flag });
                 }
                 None
             }
@@ -202,7 +232,9 @@ mod tests {
     }
 
     fn err(args: &[&str]) -> String {
-        ExplainCommand::parse(args.iter().copied()).unwrap_err()
+        ExplainCommand::parse(args.iter().copied())
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]

@@ -25,6 +25,7 @@ use std::process::ExitCode;
 /// [`Explanation::attributes`], which rules refer to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Attribute {
     /// Index in the attribute list (attributes sorted by file, line and column).
     pub id: usize,
@@ -52,6 +53,7 @@ pub struct Attribute {
 
 /// A lint an attribute accepts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct AllowedLint {
     /// Kebab-case lint name.
     pub lint: String,
@@ -62,6 +64,7 @@ pub struct AllowedLint {
 /// A rule's lists, with PolicyRule's field names; empty lists are left out.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RuleLists {
     /// `apiGroups`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -83,6 +86,7 @@ pub struct RuleLists {
 /// `*` subsumed is still listed under `verbs`, though the rule's verbs are only `["*"]`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RuleOrigins {
     /// `apiGroups` value → attribute ids.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -103,6 +107,7 @@ pub struct RuleOrigins {
 /// One generated rule and where its values come from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ExplainedRule {
     /// Its index in the role's `rules` (as in `role.yaml`).
     pub index: usize,
@@ -117,6 +122,7 @@ pub struct ExplainedRule {
 /// One generated ClusterRole or Role.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RoleExplained {
     /// `ClusterRole` or `Role`.
     pub kind: &'static str,
@@ -131,6 +137,7 @@ pub struct RoleExplained {
 
 /// `explain` without a question: every role, rule and attribute.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Explanation {
     /// The generated roles, in `role.yaml`'s order.
     pub roles: Vec<RoleExplained>,
@@ -141,6 +148,7 @@ pub struct Explanation {
 /// A rule that allows the question's request, and the attributes that grant it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Grant {
     /// `ClusterRole` or `Role`.
     pub kind: &'static str,
@@ -160,6 +168,7 @@ pub struct Grant {
 /// `explain VERB TYPE`: which attributes give this permission.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Answer {
     /// The request, in kube-apiserver's words (`"create" resource "deployments.apps" in
     /// namespace "web"`).

@@ -5,6 +5,7 @@
 
 use crate::registry::{Source, WebhookConfigurationEntry, WebhookEntry};
 pub use kube_markers_core::model::{WebhookClient, WebhookConfigurationMarker, WebhookMarker};
+pub use kube_markers_core::webhook::ObjectProblem;
 use serde_json::{Value, json};
 
 /// The file controller-gen writes for admissionregistration/v1 configurations.
@@ -49,15 +50,86 @@ pub fn markers(entries: &[&WebhookEntry]) -> Vec<(WebhookMarker, Source)> {
         .collect()
 }
 
+/// The configuration kind of mutating or validating webhooks.
+fn configuration_kind(mutating: bool) -> &'static str {
+    if mutating {
+        "MutatingWebhookConfiguration"
+    } else {
+        "ValidatingWebhookConfiguration"
+    }
+}
+
+/// Why the webhooks cannot be merged into their configurations.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WebhookProblem {
+    /// Two `#[webhook_configuration]`s name the configuration of one kind.
+    #[error(
+        "two #[webhook_configuration(mutating = {mutating})] name the one {}: {first} and \
+         {second}; keep one", configuration_kind(*mutating)
+    )]
+    ConfigurationNamedTwice {
+        /// Which configuration: mutating or validating.
+        mutating: bool,
+        /// The first attribute.
+        first: Source,
+        /// The second.
+        second: Source,
+    },
+    /// A `#[webhook]` does not make a webhook the API server accepts.
+    #[error("{at}: #[webhook] {name:?}: {problem}")]
+    Webhook {
+        /// Where the attribute stands.
+        at: Source,
+        /// The webhook's name.
+        name: String,
+        /// What is wrong with it.
+        problem: ObjectProblem,
+    },
+}
+
 /// What merging found.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Merged {
     /// The configuration objects: the mutating one, then the validating one, each only when
     /// it has webhooks.
     pub documents: Vec<Value>,
     /// Things the API server would refuse or that do nothing, which controller-gen writes
     /// anyway.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<WebhookWarning>,
+}
+
+/// Webhook configurations that controller-gen writes, but that do nothing or that the API
+/// server refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WebhookWarning {
+    /// A `#[webhook_configuration]` names a configuration that has no webhooks.
+    #[error(
+        "{at}: #[webhook_configuration(mutating = {mutating})] names a {}, but no #[webhook] is \
+         {}: nothing is generated for it",
+        configuration_kind(*mutating),
+        if *mutating { "mutating" } else { "validating" }
+    )]
+    UnusedName {
+        /// Where the attribute stands.
+        at: Source,
+        /// Which configuration it names.
+        mutating: bool,
+    },
+    /// Two webhooks of one configuration share a name.
+    #[error(
+        "two webhooks of the {} are named {name:?}: the API server refuses duplicate webhook \
+         names in one configuration",
+        configuration_kind(*mutating)
+    )]
+    DuplicateName {
+        /// Which configuration.
+        mutating: bool,
+        /// The name.
+        name: String,
+    },
 }
 
 /// Merge: webhooks into their configuration, sorted by name (stable, so equal names keep
@@ -65,23 +137,19 @@ pub struct Merged {
 pub fn configurations(
     webhooks: &[(WebhookMarker, Source)],
     names: &[&WebhookConfigurationEntry],
-) -> Result<Merged, Vec<String>> {
+) -> Result<Merged, Vec<WebhookProblem>> {
     let mut errors = Vec::new();
     let mut merged = Merged::default();
     for mutating in [true, false] {
-        let kind = if mutating {
-            "MutatingWebhookConfiguration"
-        } else {
-            "ValidatingWebhookConfiguration"
-        };
+        let kind = configuration_kind(mutating);
         let named: Vec<&&WebhookConfigurationEntry> =
             names.iter().filter(|n| n.mutating == mutating).collect();
         if let [first, second, ..] = named.as_slice() {
-            errors.push(format!(
-                "two #[webhook_configuration(mutating = {mutating})] name the one {kind}: {} \
-                 and {}; keep one",
-                first.source, second.source
-            ));
+            errors.push(WebhookProblem::ConfigurationNamedTwice {
+                mutating,
+                first: first.source,
+                second: second.source,
+            });
             continue;
         }
         let mut objects = Vec::new();
@@ -89,20 +157,20 @@ pub fn configurations(
             match kube_markers_core::webhook::webhook_object(marker) {
                 Ok(object) => objects.push(object),
                 Err(problems) => {
-                    for p in problems {
-                        errors.push(format!("{source}: #[webhook] {:?}: {p}", marker.name));
-                    }
+                    errors.extend(problems.into_iter().map(|problem| WebhookProblem::Webhook {
+                        at: *source,
+                        name: marker.name.clone(),
+                        problem,
+                    }));
                 }
             }
         }
         if objects.is_empty() {
             if let Some(n) = named.first() {
-                merged.warnings.push(format!(
-                    "{}: #[webhook_configuration(mutating = {mutating})] names a {kind}, but no \
-                     #[webhook] is {}: nothing is generated for it",
-                    n.source,
-                    if mutating { "mutating" } else { "validating" }
-                ));
+                merged.warnings.push(WebhookWarning::UnusedName {
+                    at: n.source,
+                    mutating,
+                });
             }
             continue;
         }
@@ -110,11 +178,10 @@ pub fn configurations(
         objects.sort_by_key(name_of);
         for pair in objects.windows(2) {
             if name_of(&pair[0]) == name_of(&pair[1]) {
-                merged.warnings.push(format!(
-                    "two webhooks of the {kind} are named {:?}: the API server refuses \
-                     duplicate webhook names in one configuration",
-                    name_of(&pair[0])
-                ));
+                merged.warnings.push(WebhookWarning::DuplicateName {
+                    mutating,
+                    name: name_of(&pair[0]),
+                });
             }
         }
         let default_name = if mutating {

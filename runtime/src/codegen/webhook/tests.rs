@@ -42,18 +42,35 @@ fn configuration_names_and_duplicates() {
 
     let other = WebhookConfigurationEntry::__new(false, Some("baz"), source(9));
     let errors = configurations(&webhooks, &[&named, &other]).unwrap_err();
-    assert_eq!(errors.len(), 1);
+    assert_eq!(
+        errors,
+        [WebhookProblem::ConfigurationNamedTwice {
+            mutating: false,
+            first: source(2),
+            second: source(9),
+        }]
+    );
+    let message = errors[0].to_string();
     assert!(
-        errors[0].contains("src/lib.rs:2") && errors[0].contains("src/lib.rs:9"),
-        "{errors:?}"
+        message.contains("src/lib.rs:2") && message.contains("src/lib.rs:9"),
+        "{message}"
     );
 
     // A name for a kind without webhooks: nothing generated, said so.
     let mutating = WebhookConfigurationEntry::__new(true, Some("foo"), source(3));
     let merged = configurations(&webhooks, &[&mutating]).unwrap();
     assert_eq!(merged.documents.len(), 1);
+    assert_eq!(
+        merged.warnings,
+        [WebhookWarning::UnusedName {
+            at: source(3),
+            mutating: true
+        }]
+    );
     assert!(
-        merged.warnings[0].contains("no #[webhook] is mutating"),
+        merged.warnings[0]
+            .to_string()
+            .contains("no #[webhook] is mutating"),
         "{:?}",
         merged.warnings
     );
@@ -75,7 +92,13 @@ fn duplicate_webhook_names_keep_source_order_and_warn() {
     let hooks = merged.documents[0]["webhooks"].as_array().unwrap();
     assert_eq!(hooks[0]["timeoutSeconds"], 1);
     assert_eq!(hooks[1]["timeoutSeconds"], 2);
-    assert_eq!(merged.warnings.len(), 1);
+    assert_eq!(
+        merged.warnings,
+        [WebhookWarning::DuplicateName {
+            mutating: false,
+            name: "v.example.com".into()
+        }]
+    );
 }
 
 #[test]

@@ -105,13 +105,17 @@ pub enum ServerError {
         origin: String,
     },
     /// A certificate or key file that cannot be read or used.
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {problem}", path.display())]
     Certificate {
         /// The file.
         path: PathBuf,
         /// What is wrong with it.
-        message: String,
+        #[source]
+        problem: CertificateProblem,
     },
+    /// The TLS library offers no protocol version with the crypto provider.
+    #[error("no TLS protocol version: {0}")]
+    Tls(#[source] BoxError),
     /// The address cannot be listened on.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -120,6 +124,36 @@ pub enum ServerError {
         /// The operating system's reason.
         #[source]
         source: std::io::Error,
+    },
+}
+
+/// An error of the TLS library, whose types are not part of this API.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What is wrong with a certificate or key file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CertificateProblem {
+    /// The file cannot be read.
+    #[error("cannot be read: {0}")]
+    Unreadable(#[source] std::io::Error),
+    /// The certificate file is not PEM.
+    #[error("is not a PEM certificate chain: {0}")]
+    NotPem(#[source] BoxError),
+    /// The certificate file holds no certificate.
+    #[error("holds no PEM certificate")]
+    NoCertificate,
+    /// The key file holds no private key.
+    #[error("holds no PEM private key: {0}")]
+    NoPrivateKey(#[source] BoxError),
+    /// The key does not fit the certificate, or is of a kind the TLS library cannot use.
+    #[error("is not a usable key for the certificate {}: {error}", certificate.display())]
+    UnusableKey {
+        /// The certificate file.
+        certificate: PathBuf,
+        /// The TLS library's reason.
+        #[source]
+        error: BoxError,
     },
 }
 
@@ -259,12 +293,7 @@ impl WebhookServerBuilder {
         let cert = Arc::new(cert);
         let mut tls = ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .map_err(|e| {
-                BuildError(vec![ServerError::Certificate {
-                    path: PathBuf::new(),
-                    message: format!("no TLS protocol version: {e}"),
-                }])
-            })?
+            .map_err(|e| BuildError(vec![ServerError::Tls(e.into())]))?
             .with_no_client_auth()
             .with_cert_resolver(cert.clone());
         tls.alpn_protocols = vec![b"http/1.1".to_vec()];

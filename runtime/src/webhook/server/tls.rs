@@ -11,7 +11,7 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
 use tokio_rustls::rustls::sign::CertifiedKey;
 
-use super::ServerError;
+use super::{CertificateProblem, ServerError};
 
 /// The certificate chain and private key files.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +92,7 @@ fn read(path: &Path) -> Result<Vec<u8>, ServerError> {
 fn unreadable(path: &Path, e: std::io::Error) -> ServerError {
     ServerError::Certificate {
         path: path.to_path_buf(),
-        message: format!("cannot be read: {e}"),
+        problem: CertificateProblem::Unreadable(e),
     }
 }
 
@@ -101,25 +101,25 @@ fn certified_key(
     (cert, key): &Contents,
     provider: &CryptoProvider,
 ) -> Result<CertifiedKey, ServerError> {
-    let bad = |path: &Path, message: String| ServerError::Certificate {
+    let bad = |path: &Path, problem: CertificateProblem| ServerError::Certificate {
         path: path.to_path_buf(),
-        message,
+        problem,
     };
     let chain = CertificateDer::pem_slice_iter(cert)
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| bad(&files.cert, format!("is not a PEM certificate chain: {e}")))?;
+        .map_err(|e| bad(&files.cert, CertificateProblem::NotPem(e.into())))?;
     if chain.is_empty() {
-        return Err(bad(&files.cert, "holds no PEM certificate".into()));
+        return Err(bad(&files.cert, CertificateProblem::NoCertificate));
     }
     let private_key = PrivateKeyDer::from_pem_slice(key)
-        .map_err(|e| bad(&files.key, format!("holds no PEM private key: {e}")))?;
+        .map_err(|e| bad(&files.key, CertificateProblem::NoPrivateKey(e.into())))?;
     CertifiedKey::from_der(chain, private_key, provider).map_err(|e| {
         bad(
             &files.key,
-            format!(
-                "is not a usable key for the certificate {}: {e}",
-                files.cert.display()
-            ),
+            CertificateProblem::UnusableKey {
+                certificate: files.cert.clone(),
+                error: e.into(),
+            },
         )
     })
 }
