@@ -481,3 +481,49 @@ fn a_marker_bound_beyond_the_rust_type_is_an_empty_range() {
     );
     assert!(e.contains("(EmptyRange)"), "{e}");
 }
+
+// --- names that would make a file name outside the CRD directory ------------------------
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(
+    group = "errors.example.com",
+    version = "v1",
+    kind = "Escaping",
+    plural = "x/../../../escaped"
+)]
+pub struct EscapingSpec {
+    pub x: Option<String>,
+}
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "../../escaped2", version = "v1", kind = "EscapingGroup")]
+pub struct EscapingGroupSpec {
+    pub x: Option<String>,
+}
+
+#[test]
+fn a_group_or_plural_the_api_server_refuses_is_an_error_not_a_path() {
+    let problems = problems_for(&["Escaping", "EscapingGroup"]);
+    let names: Vec<(&str, &str)> = problems
+        .iter()
+        .map(|p| match p {
+            CrdProblem::InvalidName { field, value, .. } => (*field, value.as_str()),
+            other => panic!("unexpected {other}"),
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("group", "../../escaped2"),
+            ("plural", "x/../../../escaped")
+        ]
+    );
+    let text = problems[1].to_string();
+    assert!(
+        text.contains("(Escaping): plural \"x/../../../escaped\" is not valid")
+            && text.contains("DNS-1123 label"),
+        "{text}"
+    );
+}

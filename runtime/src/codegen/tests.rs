@@ -458,6 +458,49 @@ fn a_hand_written_file_with_the_annotation_survives_and_check_ignores_it() {
 }
 
 #[test]
+fn a_file_the_ledger_does_not_list_is_never_overwritten() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut generator = Gen::new(tmp.path(), "ops");
+    generator.opts.file_name = "first.yaml".into();
+    generator.run();
+    // A hand-written file where a later output goes, in a directory whose ledger does not
+    // list it.
+    let out = generator.opts.out_dir.clone();
+    let theirs = out.join("role.yaml");
+    let text = "# hand-written\nkind: Role\n";
+    std::fs::write(&theirs, text).unwrap();
+    generator.opts.file_name = "role.yaml".into();
+    for check in [false, true] {
+        let err = generator.try_run(check).unwrap_err();
+        let Error::Outputs(problems) = &err else {
+            panic!("expected an output problem, got {err}")
+        };
+        assert!(
+            matches!(&problems[..], [OutputProblem::NotWrittenByThisGenerator { output, .. }] if *output == theirs),
+            "{problems:?}"
+        );
+        assert!(
+            err.to_string().contains(&format!(
+                "the RBAC manifest would overwrite {}, which this generator did not write (its \
+                 ledger {} does not list it)",
+                theirs.display(),
+                generator.ledger(&out).display()
+            )),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), text);
+    // The same content as the output is adopted.
+    std::fs::remove_file(&theirs).unwrap();
+    generator.opts.file_name = "first.yaml".into();
+    let first = std::fs::read_to_string(out.join("first.yaml")).unwrap();
+    std::fs::write(&theirs, &first).unwrap();
+    generator.opts.file_name = "role.yaml".into();
+    generator.run();
+    assert_eq!(names_in(&out), [".kube-markers-ops.sha256", "role.yaml"]);
+}
+
+#[test]
 fn two_generators_sharing_directories_keep_each_others_files() {
     let tmp = tempfile::tempdir().unwrap();
     let mut one = Gen::new(tmp.path(), "one");

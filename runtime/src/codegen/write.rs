@@ -146,6 +146,22 @@ pub enum OutputProblem {
         /// Its ledger.
         ledger: PathBuf,
     },
+    /// A file this generator's ledger does not list stands where an output goes, with other
+    /// content: hand-written, or another tool's.
+    #[error(
+        "{what} would overwrite {}, which this generator did not write (its ledger {} does not \
+         list it): move that file away, or delete it if it is an old copy of this output",
+        output.display(),
+        ledger.display()
+    )]
+    NotWrittenByThisGenerator {
+        /// The output.
+        output: PathBuf,
+        /// What it is.
+        what: String,
+        /// This generator's ledger in that directory.
+        ledger: PathBuf,
+    },
 }
 
 /// One file a run produces.
@@ -357,6 +373,19 @@ pub(crate) fn plan(
                     what: o.what.clone(),
                     generator: other.generator.clone(),
                     ledger: other.ledger.clone(),
+                });
+            } else if let Some(ours) = &ours
+                && !ours.files.contains_key(name)
+                && o.path.is_file()
+                && std::fs::read(&o.path).map_or(true, |old| old != o.content.as_bytes())
+            {
+                // With a ledger here, everything this generator wrote is listed: a file it
+                // does not list is someone else's. (Without one, the first run adopts the
+                // files of earlier versions; identical content is adopted too.)
+                problems.push(OutputProblem::NotWrittenByThisGenerator {
+                    output: o.path.clone(),
+                    what: o.what.clone(),
+                    ledger: ledger_path.clone(),
                 });
             }
         }

@@ -115,6 +115,30 @@ pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<Crd
     let mut out = Vec::new();
     for kind in kinds {
         let mut problems = kind.problems;
+        // The names make the file name, `<group>_<plural>.yaml`: a `/` or `..` in them would
+        // write outside the CRD directory. The API server refuses such names anyway.
+        let names = [
+            (
+                "group",
+                &kind.crd.spec.group,
+                crd_group(&kind.crd.spec.group),
+            ),
+            (
+                "plural",
+                &kind.crd.spec.names.plural,
+                kube_markers_core::names::dns1123_label(&kind.crd.spec.names.plural),
+            ),
+        ];
+        for (field, value, check) in names {
+            if let (Err(why), Some(built)) = (check, kind.built.first()) {
+                problems.push(CrdProblem::InvalidName {
+                    ty: CrdType::of(built.entry),
+                    field,
+                    value: value.clone(),
+                    why,
+                });
+            }
+        }
         // Only the generator checks what the API server would reject: it needs the structural
         // rules and a CEL parser, which a running operator does without.
         for version in &kind.crd.spec.versions {
@@ -147,6 +171,17 @@ pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<Crd
         Ok(out)
     } else {
         Err(errors)
+    }
+}
+
+/// A CRD's group: a DNS-1123 subdomain with at least one dot.
+#[cfg(feature = "codegen")]
+fn crd_group(group: &str) -> Result<(), String> {
+    kube_markers_core::names::dns1123_subdomain(group)?;
+    if group.contains('.') {
+        Ok(())
+    } else {
+        Err("it has no dot".to_string())
     }
 }
 

@@ -97,6 +97,23 @@ pub enum CrdProblem {
         /// Its value.
         other_value: String,
     },
+    /// The group or plural is not a name the API server accepts (and would not make a plain
+    /// file name: `<group>_<plural>.yaml` must stay in its directory).
+    #[error(
+        "{ty}: {field} {value:?} is not valid: {why} (the API server requires a DNS-1123 \
+         {shape})",
+        shape = if *field == "group" { "subdomain with at least one dot" } else { "label" }
+    )]
+    InvalidName {
+        /// The type.
+        ty: CrdType,
+        /// `group` or `plural`.
+        field: &'static str,
+        /// The value.
+        value: String,
+        /// Why it is not valid.
+        why: String,
+    },
     /// Two types define the same version of a kind.
     #[error("{group}/{kind}: version {version} is defined twice, by {first} and {second}")]
     VersionTwice {
@@ -160,7 +177,8 @@ impl CrdProblem {
         match self {
             CrdProblem::KubeDerive { ty, .. }
             | CrdProblem::RootPatch { ty, .. }
-            | CrdProblem::Schema { ty, .. } => Some(ty),
+            | CrdProblem::Schema { ty, .. }
+            | CrdProblem::InvalidName { ty, .. } => Some(ty),
             CrdProblem::NamesDisagree { first, .. } | CrdProblem::VersionTwice { first, .. } => {
                 Some(first)
             }
