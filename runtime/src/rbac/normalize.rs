@@ -24,7 +24,13 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// A policy rule being normalized: every list sorted and deduplicated.
+/// A policy rule of the output: a Kubernetes `PolicyRule`'s lists, each sorted and
+/// deduplicated, `core` spelled `""`.
+///
+/// Not a mirror of [`RbacMarker`](super::RbacMarker), the input: an attribute also says which
+/// Role it goes to and which lints it accepts, keeps the spelling written (for provenance), and
+/// becomes one rule per resource before the merge (controller-gen's split), so a `Rule` is a
+/// later stage of the data, with no way back.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Rule {
     /// API groups (`""` is the core group).
