@@ -78,8 +78,8 @@ fn write_sort_key<'a>(out: &mut String, lists: [impl Iterator<Item = &'a str>; 4
     }
 }
 
-/// Which rules of equal [`Rule::sort_key`] come first (possible only with `&` or ` + ` in a
-/// value): the order of the target lists encoded length-prefixed, as the merge's map keys were
+/// Which rules of equal [`Rule::sort_key`] come first (possible when a value holds `&` or
+/// ` + `, or one rule has no groups where the other has the core group `""`): the order of the target lists encoded length-prefixed, as the merge's map keys were
 /// ordered before they were interned, so that such output did not change.
 fn tie_key(lists: [&[&str]; 4]) -> String {
     use std::fmt::Write;
