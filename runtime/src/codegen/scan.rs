@@ -14,6 +14,7 @@
 
 use super::cfg::CfgEnv;
 use super::{Error, ScanError};
+use super::metadata_cache::MetadataCache;
 use kube_markers_core::scan::{Cfg, IncludePath, scan_file};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -97,9 +98,21 @@ pub struct ScanReport {
 }
 
 impl Workspace {
-    /// Runs `cargo metadata --no-deps` (with `$CARGO` when cargo runs us).
+    /// Runs `cargo metadata --no-deps` (with `$CARGO` when cargo runs us), or reads its
+    /// answer kept beside the generator binary while nothing it depends on has changed.
     pub fn discover(manifest_path: Option<&Path>) -> Result<Workspace, Error> {
-        let json = cargo_metadata(manifest_path, &["--no-deps"])?;
+        let cache = MetadataCache::for_this_binary(manifest_path);
+        let json = match cache.as_ref().and_then(MetadataCache::load) {
+            Some(json) => json,
+            None => {
+                let asked_at = std::time::SystemTime::now();
+                let json = cargo_metadata(manifest_path, &["--no-deps"])?;
+                if let Some(cache) = &cache {
+                    cache.store(&json, asked_at);
+                }
+                json
+            }
+        };
         let mut ws = Self::from_metadata(&json)?;
         ws.manifest_path = manifest_path.map(Path::to_path_buf);
         Ok(ws)
