@@ -366,6 +366,11 @@ impl Walker<'_> {
                 return None;
             }
         };
+        // Most files of a real workspace hold neither an attribute nor a module to follow:
+        // they need no parse.
+        if !may_hold_attribute_or_module(&text) {
+            return None;
+        }
         self.parse(file, &text)
     }
 
@@ -529,7 +534,7 @@ impl Walker<'_> {
                 continue;
             };
             // Only a file that names an attribute can hold one.
-            if !(text.contains("rbac") || text.contains("crd")) {
+            if !names_an_attribute(&text) {
                 continue;
             }
             self.visited.insert(canonical);
@@ -546,4 +551,17 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// Whether a file's text names one of the attributes: every spelling the macros accept
+/// contains its name (`rbac`, `crd`, `webhook`, `webhook_configuration`), and identifiers
+/// have no escapes.
+fn names_an_attribute(text: &str) -> bool {
+    ["rbac", "crd", "webhook"].iter().any(|name| text.contains(name))
+}
+
+/// Whether a module file may hold an attribute, a `mod` declaration or an `include!`: a file
+/// whose text has none of these words has nothing for the scan.
+fn may_hold_attribute_or_module(text: &str) -> bool {
+    names_an_attribute(text) || text.contains("mod") || text.contains("include")
 }
