@@ -166,7 +166,7 @@ impl MetadataCache {
 /// The directories where the root manifest's globs (`members = ["crates/*"]`) look for
 /// members: a member added there shows in that directory's modification time. Read from the
 /// manifest's text, any quoted string with a glob character counts (more directories than
-/// needed at worst); `None` for a glob that is not in the last path segment, whose
+/// needed at worst); `None` for a glob outside the last path segment, or a `**`, whose
 /// expansion one directory's time does not show: then the copy is never used.
 fn member_glob_dirs(root: &Path, manifest: &str) -> Option<Vec<PathBuf>> {
     let mut dirs = Vec::new();
@@ -175,7 +175,8 @@ fn member_glob_dirs(root: &Path, manifest: &str) -> Option<Vec<PathBuf>> {
             continue;
         }
         let (parent, last) = quoted.rsplit_once('/').unwrap_or(("", quoted));
-        if parent.contains(['*', '?', '[']) || last.is_empty() {
+        // `**` expands below its directory too.
+        if parent.contains(['*', '?', '[']) || last.is_empty() || last.contains("**") {
             return None;
         }
         dirs.push(root.join(parent));
@@ -252,6 +253,59 @@ mod tests {
         assert!(cache.load().is_some());
     }
 
+    /// Against cargo itself: after each change a user may make, the kept copy is either
+    /// refused or still exactly what `cargo metadata --no-deps` answers.
+    #[test]
+    fn a_kept_copy_is_never_a_stale_answer_of_cargo() {
+        let ws = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = ws.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        let package = |name: &str| {
+            format!("[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n")
+        };
+        write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"3\"\n");
+        write("crates/a/Cargo.toml", &package("a"));
+        write("crates/a/src/lib.rs", "");
+        let manifest = ws.path().join("Cargo.toml");
+        let ask = || {
+            crate::codegen::scan::cargo_metadata(Some(&manifest), &["--no-deps", "--offline"])
+                .expect("cargo metadata")
+        };
+        let kept = tempfile::tempdir().unwrap();
+        let cache = MetadataCache::at(kept.path().join("cache.json"), Some(&manifest));
+        let changes: [(&str, &dyn Fn()); 5] = [
+            ("a member added by the glob", &|| {
+                write("crates/b/Cargo.toml", &package("b"));
+                write("crates/b/src/lib.rs", "");
+            }),
+            ("a binary added", &|| write("crates/a/src/bin/tool.rs", "fn main() {}")),
+            ("a binary added in a directory", &|| {
+                write("crates/a/src/bin/other/main.rs", "fn main() {}")
+            }),
+            ("a feature added", &|| {
+                write(
+                    "crates/a/Cargo.toml",
+                    &format!("{}\n[features]\nextra = []\n", package("a")),
+                )
+            }),
+            ("an example added", &|| write("crates/b/examples/demo.rs", "fn main() {}")),
+        ];
+        for (what, change) in changes {
+            cache.store(&ask(), later());
+            assert!(cache.load().is_some(), "before {what}");
+            std::thread::sleep(Duration::from_millis(20));
+            change();
+            let fresh = ask();
+            assert!(
+                cache.load().is_none_or(|copy| copy == fresh),
+                "after {what}, the kept copy is stale"
+            );
+        }
+    }
+
     #[test]
     fn an_answer_a_change_may_have_overtaken_is_not_kept() {
         let ws = tempfile::tempdir().unwrap();
@@ -278,5 +332,6 @@ mod tests {
             ])
         );
         assert_eq!(member_glob_dirs(root, "members = [\"*/crates/x\"]"), None);
+        assert_eq!(member_glob_dirs(root, "members = [\"crates/**\"]"), None);
     }
 }
