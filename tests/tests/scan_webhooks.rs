@@ -122,7 +122,13 @@ fn the_sweep_finds_webhook_attributes_in_files_no_module_reaches() {
     let found: Vec<_> = report
         .attrs
         .iter()
-        .map(|a| (a.kind, a.file.file_name().unwrap().to_owned(), a.target.clone()))
+        .map(|a| {
+            (
+                a.kind,
+                a.file.file_name().unwrap().to_owned(),
+                a.target.clone(),
+            )
+        })
         .collect();
     assert_eq!(
         found,

@@ -257,7 +257,10 @@ fn resource_probes(lint: Lint) -> &'static [ResourceProbe] {
             })
             .collect()
     });
-    let index = Lint::ALL.iter().position(|&l| l == lint).unwrap_or_default();
+    let index = Lint::ALL
+        .iter()
+        .position(|&l| l == lint)
+        .unwrap_or_default();
     &by_lint[index]
 }
 

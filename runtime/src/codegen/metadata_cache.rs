@@ -111,7 +111,10 @@ impl MetadataCache {
         // A manifest created between where cargo was asked and `/` changes which workspace
         // it finds.
         paths.extend(self.asked_from.ancestors().map(|d| d.join("Cargo.toml")));
-        paths.extend(member_glob_dirs(root, &std::fs::read_to_string(&root_manifest).ok()?)?);
+        paths.extend(member_glob_dirs(
+            root,
+            &std::fs::read_to_string(&root_manifest).ok()?,
+        )?);
         for package in metadata["packages"].as_array()? {
             let manifest = Path::new(package["manifest_path"].as_str()?);
             let dir = manifest.parent()?;
@@ -231,9 +234,7 @@ mod tests {
         // in a directory that held none, a manifest created where cargo starts looking:
         // each asks cargo again.
         let changes: [&dyn Fn(); 5] = [
-            &|| {
-                std::fs::write(pkg.join("Cargo.toml"), "[package]\n[features]\nx = []\n").unwrap()
-            },
+            &|| std::fs::write(pkg.join("Cargo.toml"), "[package]\n[features]\nx = []\n").unwrap(),
             &|| std::fs::write(pkg.join("src/bin/tool.rs"), "fn main() {}").unwrap(),
             &|| std::fs::create_dir_all(pkg.join("examples/demo")).unwrap(),
             &|| std::fs::create_dir_all(ws.path().join("crates/new-member")).unwrap(),
@@ -266,7 +267,10 @@ mod tests {
         let package = |name: &str| {
             format!("[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n")
         };
-        write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"3\"\n");
+        write(
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"3\"\n",
+        );
         write("crates/a/Cargo.toml", &package("a"));
         write("crates/a/src/lib.rs", "");
         let manifest = ws.path().join("Cargo.toml");
@@ -281,7 +285,9 @@ mod tests {
                 write("crates/b/Cargo.toml", &package("b"));
                 write("crates/b/src/lib.rs", "");
             }),
-            ("a binary added", &|| write("crates/a/src/bin/tool.rs", "fn main() {}")),
+            ("a binary added", &|| {
+                write("crates/a/src/bin/tool.rs", "fn main() {}")
+            }),
             ("a binary added in a directory", &|| {
                 write("crates/a/src/bin/other/main.rs", "fn main() {}")
             }),
@@ -291,7 +297,9 @@ mod tests {
                     &format!("{}\n[features]\nextra = []\n", package("a")),
                 )
             }),
-            ("an example added", &|| write("crates/b/examples/demo.rs", "fn main() {}")),
+            ("an example added", &|| {
+                write("crates/b/examples/demo.rs", "fn main() {}")
+            }),
         ];
         for (what, change) in changes {
             cache.store(&ask(), later());

@@ -13,8 +13,8 @@
 //! skipped.
 
 use super::cfg::CfgEnv;
-use super::{Error, ScanError};
 use super::metadata_cache::MetadataCache;
+use super::{Error, ScanError};
 use kube_markers_core::scan::{Cfg, IncludePath, scan_file};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -557,7 +557,9 @@ impl Walker<'_> {
 /// contains its name (`rbac`, `crd`, `webhook`, `webhook_configuration`), and identifiers
 /// have no escapes.
 fn names_an_attribute(text: &str) -> bool {
-    ["rbac", "crd", "webhook"].iter().any(|name| text.contains(name))
+    ["rbac", "crd", "webhook"]
+        .iter()
+        .any(|name| text.contains(name))
 }
 
 /// Whether a module file may hold an attribute, a `mod` declaration or an `include!`: a file
