@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Measures what #[rbac] costs at compile time: a crate with N functions each carrying one
-# attribute, against the same crate without the attributes. Dependencies are built first, so
-# only the crate itself is timed (best of 3 clean rebuilds of that crate, debug profile).
+# Measures what the attributes cost at compile time, each against the same crate without them:
+# - #[rbac]: a crate with N functions each carrying one attribute;
+# - #[k8s]: a crate of 20 CRDs of 50 fields, #[kube_markers::crd] on each spec and one #[k8s]
+#   marker on every field, against the same CRDs (kube's derive, schemars) without them.
+# Dependencies are built first, so only the crate itself is timed (best of 3 clean rebuilds of
+# that crate, debug profile, in a workspace of its own: no profile settings of this one).
 # Usage: scripts/bench-compile-time.sh [N]   (default 1000)
 set -euo pipefail
 
@@ -23,7 +26,11 @@ publish = false
 
 [dependencies]
 kube-markers = { path = "$root/runtime", default-features = false }
-k8s-openapi = { version = "0.29", default-features = false, features = ["std", "latest"] }
+k8s-openapi = { version = "0.29", default-features = false, features = ["std", "latest", "schemars"] }
+kube = { version = "5.0.0", default-features = false, features = ["derive"] }
+schemars = "1"
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
 
 [workspace]
 TOML
@@ -54,10 +61,49 @@ time_crate() { # name -> prints best seconds
   echo "$best"
 }
 
+# 20 CRDs of 50 fields; with markers: #[kube_markers::crd] and a #[k8s] on every field.
+crds=20
+fields=50
+make_crd_crate() { # name with_markers
+  make_crate "$1" no
+  {
+    echo "#![allow(dead_code)]"
+    echo "use kube::CustomResource;"
+    echo "use schemars::JsonSchema;"
+    echo "use serde::{Deserialize, Serialize};"
+    for c in $(seq 1 "$crds"); do
+      if [ "$2" = yes ]; then echo "#[kube_markers::crd]"; fi
+      echo "#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]"
+      echo "#[kube(group = \"bench.example.com\", version = \"v1\", kind = \"Kind$c\", namespaced)]"
+      echo "pub struct Kind${c}Spec {"
+      for f in $(seq 1 "$fields"); do
+        case $((f % 5)) in
+          0) marker='#[k8s(minimum = 0, maximum = 100)]'; ty=i32 ;;
+          1) marker='#[k8s(max_length = 63, pattern = "^[a-z0-9-]+$")]'; ty=String ;;
+          2) marker='#[k8s(max_items = 10)]'; ty='Vec<String>' ;;
+          3) marker='#[k8s(minimum = 0)]'; ty='Option<i64>' ;;
+          *) marker='#[k8s(min_length = 1)]'; ty=String ;;
+        esac
+        if [ "$2" = yes ]; then echo "    $marker"; fi
+        echo "    pub field_$f: $ty,"
+      done
+      echo "}"
+    done
+  } > "$work/$1/src/lib.rs"
+}
+
 make_crate with_attrs yes
 make_crate without_attrs no
+make_crd_crate crds_with_markers yes
+make_crd_crate crds_without_markers no
 with=$(time_crate with_attrs)
 without=$(time_crate without_attrs)
+crd_with=$(time_crate crds_with_markers)
+crd_without=$(time_crate crds_without_markers)
+markers=$((crds * fields))
 echo "crate with $n #[rbac] functions:    ${with}s"
 echo "same crate without the attributes: ${without}s"
-echo "cost per attribute:                $(echo "scale=3; ($with - $without) * 1000 / $n" | bc) ms"
+echo "cost per #[rbac]:                  $(echo "scale=3; ($with - $without) * 1000 / $n" | bc) ms"
+echo "$crds CRDs x $fields fields with #[crd] and a #[k8s] per field: ${crd_with}s"
+echo "same CRDs without them:                               ${crd_without}s"
+echo "cost per #[k8s] (the 20 #[crd]s included):            $(echo "scale=3; ($crd_with - $crd_without) * 1000 / $markers" | bc) ms"

@@ -103,6 +103,43 @@ fn webhooks_missing_from_the_registry_are_reported_like_rbac() {
     );
 }
 
+/// A file no module declaration reaches is swept for every attribute, the webhook ones
+/// included; a module file that names no attribute, no `mod` and no `include!` is not parsed
+/// (its syntax error goes unreported: it cannot hold anything the scan looks for).
+#[test]
+fn the_sweep_finds_webhook_attributes_in_files_no_module_reaches() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lib.rs");
+    std::fs::write(&file, "#[path = \"plain.rs\"] pub mod plain;\n").unwrap();
+    std::fs::write(dir.path().join("plain.rs"), "pub fn f( {}\n").unwrap();
+    std::fs::write(
+        dir.path().join("stray.rs"),
+        "#[kube_markers::webhook(name = \"a.example.com\")]\nconst _: () = ();\n",
+    )
+    .unwrap();
+    let ws = one_file_workspace(&file, "webhook_op");
+    let report = ws.scan();
+    let found: Vec<_> = report
+        .attrs
+        .iter()
+        .map(|a| {
+            (
+                a.kind,
+                a.file.file_name().unwrap().to_owned(),
+                a.target.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(scan::AttrKind::Webhook, "stray.rs".into(), None)],
+        "{report:#?}"
+    );
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let findings = scan::cross_check_all(&[], &[], &[], &report, &[], &ws.root, &ws.cfg_env());
+    assert_eq!(located(&findings.errors), ["stray.rs:1"], "{findings:?}");
+}
+
 /// The webhook entries of this binary are found at their place in this file: no findings.
 #[test]
 fn registered_webhooks_match_their_attributes() {

@@ -219,37 +219,80 @@ fn resource_name(group: &str, resource: &str) -> String {
     name
 }
 
+/// One resource a lint probes, with its request for each verb (on no object in particular),
+/// built once for every attribute of a run: thousands of attributes ask the same questions.
+struct ResourceProbe {
+    group: &'static str,
+    resource: &'static str,
+    requests: Vec<(&'static str, RequestAttributes)>,
+}
+
+/// The lint's probes, as requests.
+fn resource_probes(lint: Lint) -> &'static [ResourceProbe] {
+    static BY_LINT: std::sync::OnceLock<Vec<Vec<ResourceProbe>>> = std::sync::OnceLock::new();
+    let by_lint = BY_LINT.get_or_init(|| {
+        Lint::ALL
+            .iter()
+            .map(|&lint| {
+                probes(lint)
+                    .iter()
+                    .flat_map(|probe| {
+                        probe.resources.iter().map(|&resource| {
+                            let (base, sub) = resource.split_once('/').unwrap_or((resource, ""));
+                            ResourceProbe {
+                                group: probe.group,
+                                resource,
+                                requests: probe
+                                    .verbs
+                                    .iter()
+                                    .map(|&verb| {
+                                        let request =
+                                            RequestAttributes::resource(verb, probe.group, base)
+                                                .with_subresource(sub);
+                                        (verb, request)
+                                    })
+                                    .collect(),
+                            }
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
+    });
+    let index = Lint::ALL
+        .iter()
+        .position(|&l| l == lint)
+        .unwrap_or_default();
+    &by_lint[index]
+}
+
 /// What of the lint's requests the rule allows, as `verb, verb on resource; ...`, or `None`.
 fn probe_findings(lint: Lint, rule: &PolicyRule) -> Option<String> {
     // With resourceNames the rule allows the requests on those objects: ask with each name.
-    let names: Vec<&str> = match rule.resource_names.as_deref() {
-        Some(names) if !names.is_empty() => names.iter().map(String::as_str).collect(),
-        _ => vec![""],
+    let names: &[String] = rule.resource_names.as_deref().unwrap_or_default();
+    let allows = |request: &RequestAttributes| {
+        if names.is_empty() {
+            rule_allows(request, rule)
+        } else {
+            names
+                .iter()
+                .any(|name| rule_allows(&request.clone().named(name), rule))
+        }
     };
     let mut found = Vec::new();
-    for probe in probes(lint) {
-        for resource in probe.resources {
-            let (base, sub) = resource.split_once('/').unwrap_or((resource, ""));
-            let verbs: Vec<&str> = probe
-                .verbs
-                .iter()
-                .copied()
-                .filter(|verb| {
-                    names.iter().any(|name| {
-                        let request = RequestAttributes::resource(verb, probe.group, base)
-                            .with_subresource(sub)
-                            .named(name);
-                        rule_allows(&request, rule)
-                    })
-                })
-                .collect();
-            if !verbs.is_empty() {
-                found.push(format!(
-                    "{} on {}",
-                    verbs.join(", "),
-                    resource_name(probe.group, resource)
-                ));
-            }
+    for probe in resource_probes(lint) {
+        let verbs: Vec<&str> = probe
+            .requests
+            .iter()
+            .filter(|(_, request)| allows(request))
+            .map(|(verb, _)| *verb)
+            .collect();
+        if !verbs.is_empty() {
+            found.push(format!(
+                "{} on {}",
+                verbs.join(", "),
+                resource_name(probe.group, probe.resource)
+            ));
         }
     }
     (!found.is_empty()).then(|| found.join("; "))
@@ -273,7 +316,7 @@ fn check(lint: Lint, marker: &RbacMarker, rule: &PolicyRule, role: &str) -> Opti
             .filter(|v| is_wild(v))
             .map(|v| format!("{v:?}"))
             .collect();
-        (!wild.is_empty()).then(|| format!("{what} {} {role}", wild.join(", ")))
+        (!wild.is_empty()).then(|| format!("{what} {} {}", wild.join(", "), role))
     };
     match lint {
         Lint::WildcardVerbs => wildcard(&marker.verbs, "verbs", |v| v == "*"),
@@ -293,12 +336,13 @@ fn check(lint: Lint, marker: &RbacMarker, rule: &PolicyRule, role: &str) -> Opti
             match (probe_findings(lint, rule), constrained.is_empty()) {
                 (Some(found), _) => Some(format!("grants {found} {role}")),
                 (None, false) => Some(format!(
-                    "grants the impersonation verb(s) {} {role}",
+                    "grants the impersonation verb(s) {} {}",
                     constrained
                         .iter()
                         .map(|v| format!("{v:?}"))
                         .collect::<Vec<_>>()
-                        .join(", ")
+                        .join(", "),
+                    role
                 )),
                 (None, true) => None,
             }
@@ -315,7 +359,7 @@ pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Lin
     let rules: Vec<PolicyRule> = markers.iter().map(marker_rule).collect();
     let coverers = Coverers::new(entries, &markers, &rules, default_role_name);
     let mut warnings = Vec::new();
-    for (i, (entry, marker)) in entries.iter().zip(&markers).enumerate() {
+    for (i, ((entry, marker), rule)) in entries.iter().zip(&markers).zip(&rules).enumerate() {
         let allowed = |lint: Lint| entry.allow.iter().any(|(name, _)| *name == lint.name());
         // Built once per attribute, not once per lint.
         let role = role_of(marker, default_role_name);
@@ -339,7 +383,7 @@ pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Lin
                 }
                 continue;
             }
-            if let Some(finding) = check(lint, marker, &rules[i], &role) {
+            if let Some(finding) = check(lint, marker, rule, &role) {
                 warnings.push(LintWarning {
                     lint,
                     source: entry.source,

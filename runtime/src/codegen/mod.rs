@@ -29,6 +29,7 @@ pub mod explain;
 mod kubectl_args;
 mod ledger;
 pub mod lints;
+mod metadata_cache;
 mod scan;
 mod warning;
 pub mod webhook;
@@ -352,11 +353,14 @@ pub fn run_with_webhooks(
     linked_crates: &[&str],
     opts: &Options,
 ) -> Result<Report, Error> {
+    let mut timings = Timings::from_env();
     let mut warnings = Vec::new();
     let mut metadata = None;
     if !opts.no_scan {
         let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
+        timings.lap("cargo metadata");
         let scan = workspace.scan();
+        timings.lap("scan");
         let others: Vec<(scan::AttrKind, registry::Source)> = webhooks
             .webhooks
             .iter()
@@ -380,6 +384,7 @@ pub fn run_with_webhooks(
         if !findings.errors.is_empty() {
             return Err(Error::CrossCheck(findings.errors));
         }
+        timings.lap("cross-check");
         warnings = findings
             .warnings
             .into_iter()
@@ -398,6 +403,7 @@ pub fn run_with_webhooks(
     let mut summary = Vec::new();
     let mut roles = Vec::new();
     let lint_warnings = lints::check_entries(entries, &opts.role_name);
+    timings.lap("lints");
     if !entries.is_empty() {
         let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
         let collisions;
@@ -406,12 +412,14 @@ pub fn run_with_webhooks(
             warnings.push(Warning::Collisions { count: collisions });
         }
         summary.push(summarize(&roles, entries.len()));
+        timings.lap("aggregate");
         outputs.push(Output {
             path: opts.out_dir.join(&opts.file_name),
             content: render_roles(&roles, &header),
             what: "the RBAC manifest".into(),
             option: "--out",
         });
+        timings.lap("render roles");
     }
     let generated_crds = if crds.is_empty() {
         Vec::new()
@@ -428,6 +436,7 @@ pub fn run_with_webhooks(
             generated_crds.len()
         ));
     }
+    timings.lap("CRDs");
     let crd_dir = opts.crd_dir();
     for crd in &generated_crds {
         outputs.push(Output {
@@ -555,6 +564,7 @@ pub fn run_with_webhooks(
         opts.header_file.as_deref(),
     )?;
     warnings.extend(plan.warnings.drain(..).map(Warning::Files));
+    timings.lap("bundle + plan");
     if opts.deny_warnings && !(lint_warnings.is_empty() && warnings.is_empty()) {
         let denied = lint_warnings
             .iter()
@@ -572,12 +582,34 @@ pub fn run_with_webhooks(
         warnings.extend(kept.into_iter().map(Warning::Files));
         files
     };
+    timings.lap("write or check");
     Ok(Report {
         files,
         warnings,
         lints: lint_warnings,
         summary: summary.join("; "),
     })
+}
+
+/// With `KUBE_MARKERS_TIMINGS=1`, the time each step of a run took, printed to stderr: for
+/// profiling the generator where users run it (`cargo run -p codegen`).
+struct Timings(Option<std::time::Instant>);
+
+impl Timings {
+    fn from_env() -> Self {
+        let on = std::env::var_os("KUBE_MARKERS_TIMINGS").is_some_and(|v| v == "1");
+        Timings(on.then(std::time::Instant::now))
+    }
+
+    fn lap(&mut self, step: &str) {
+        if let Some(start) = &mut self.0 {
+            eprintln!(
+                "timing: {step}: {:.1} ms",
+                start.elapsed().as_secs_f64() * 1000.0
+            );
+            *start = std::time::Instant::now();
+        }
+    }
 }
 
 /// A CRD file: the header, then the object after `---`.

@@ -13,6 +13,7 @@
 //! skipped.
 
 use super::cfg::CfgEnv;
+use super::metadata_cache::MetadataCache;
 use super::{Error, ScanError};
 use kube_markers_core::scan::{Cfg, IncludePath, scan_file};
 use serde_json::Value;
@@ -97,9 +98,21 @@ pub struct ScanReport {
 }
 
 impl Workspace {
-    /// Runs `cargo metadata --no-deps` (with `$CARGO` when cargo runs us).
+    /// Runs `cargo metadata --no-deps` (with `$CARGO` when cargo runs us), or reads its
+    /// answer kept beside the generator binary while nothing it depends on has changed.
     pub fn discover(manifest_path: Option<&Path>) -> Result<Workspace, Error> {
-        let json = cargo_metadata(manifest_path, &["--no-deps"])?;
+        let cache = MetadataCache::for_this_binary(manifest_path);
+        let json = match cache.as_ref().and_then(MetadataCache::load) {
+            Some(json) => json,
+            None => {
+                let asked_at = std::time::SystemTime::now();
+                let json = cargo_metadata(manifest_path, &["--no-deps"])?;
+                if let Some(cache) = &cache {
+                    cache.store(&json, asked_at);
+                }
+                json
+            }
+        };
         let mut ws = Self::from_metadata(&json)?;
         ws.manifest_path = manifest_path.map(Path::to_path_buf);
         Ok(ws)
@@ -384,6 +397,11 @@ impl Walker<'_> {
                 return None;
             }
         };
+        // Most files of a real workspace hold neither an attribute nor a module to follow:
+        // they need no parse.
+        if !may_hold_attribute_or_module(&text) {
+            return None;
+        }
         self.parse(file, &text)
     }
 
@@ -598,7 +616,7 @@ impl Walker<'_> {
                 continue;
             };
             // Only a file that names an attribute can hold one.
-            if !(text.contains("rbac") || text.contains("crd") || text.contains("webhook")) {
+            if !names_an_attribute(&text) {
                 continue;
             }
             self.visited.insert(canonical);
@@ -615,4 +633,19 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// Whether a file's text names one of the attributes: every spelling the macros accept
+/// contains its name (`rbac`, `crd`, `webhook`, `webhook_configuration`), and identifiers
+/// have no escapes.
+fn names_an_attribute(text: &str) -> bool {
+    ["rbac", "crd", "webhook"]
+        .iter()
+        .any(|name| text.contains(name))
+}
+
+/// Whether a module file may hold an attribute, a `mod` declaration or an `include!`: a file
+/// whose text has none of these words has nothing for the scan.
+fn may_hold_attribute_or_module(text: &str) -> bool {
+    names_an_attribute(text) || text.contains("mod") || text.contains("include")
 }
