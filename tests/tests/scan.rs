@@ -671,3 +671,34 @@ pub type Buf = ty! {
     );
     drop(dir);
 }
+
+/// A facade renamed in code, `extern crate facade as kube_markers;` at the crate root, compiles
+/// the attributes as well as a rename in Cargo.toml does: its package is scanned.
+#[test]
+fn a_facade_renamed_by_extern_crate_is_scanned() {
+    let dir = tempfile::tempdir().unwrap();
+    let package = |name: &str, root: &str| {
+        let src = dir.path().join(name).join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("lib.rs"), root).unwrap();
+        serde_json::json!({
+            "name": name,
+            "manifest_path": dir.path().join(name).join("Cargo.toml"),
+            "dependencies": [{ "name": "facade", "rename": null, "kind": null }],
+            "targets": [{ "kind": ["lib"], "name": name, "src_path": src.join("lib.rs") }],
+            "metadata": null,
+        })
+    };
+    let metadata = serde_json::json!({
+        "workspace_root": dir.path(),
+        "packages": [
+            package("via-facade", "extern crate facade as kube_markers;\nuse kube_markers::rbac;\n\n#[rbac(groups = \"apps\", resources = \"deployments\", verbs = \"delete\")]\npub fn scale_down() {}\n"),
+            package("other-name", "extern crate facade as platform;\npub fn f() {}\n"),
+        ],
+    });
+    let ws = Workspace::from_metadata(&metadata).unwrap();
+    let names: Vec<&str> = ws.packages.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["via-facade"]);
+    let findings = cross_check(&[], &[], &ws.scan(), &[], &ws.root, &ws.cfg_env());
+    assert_eq!(located(&findings.errors), ["via-facade/src/lib.rs:4"]);
+}

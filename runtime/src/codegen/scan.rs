@@ -160,6 +160,19 @@ impl Workspace {
                         || matches!(d["rename"].as_str(), Some("kube_markers" | "kube-markers"));
                     named && d["kind"].is_null()
                 });
+            // `extern crate facade as kube_markers;` at a crate root compiles the attributes'
+            // `::kube_markers::…` paths too (a facade re-exporting kube-markers, renamed in
+            // code instead of in Cargo.toml).
+            let uses_markers = uses_markers
+                || pkg["targets"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| t["src_path"].as_str())
+                    .any(|root| {
+                        std::fs::read_to_string(root)
+                            .is_ok_and(|text| renames_a_crate_to_kube_markers(&text))
+                    });
             let opted_out = pkg["metadata"]["kube-markers"]["scan"] == Value::Bool(false);
             if !uses_markers || opted_out {
                 continue;
@@ -638,6 +651,19 @@ impl Walker<'_> {
 /// Whether a file's text names one of the attributes: every spelling the macros accept
 /// contains its name (`rbac`, `crd`, `webhook`, `webhook_configuration`), and identifiers
 /// have no escapes.
+/// `extern crate <any> as kube_markers;` in a crate root's text.
+fn renames_a_crate_to_kube_markers(text: &str) -> bool {
+    text.match_indices("extern crate").any(|(at, _)| {
+        let rest = &text[at..];
+        let statement = &rest[..rest.find(';').unwrap_or(rest.len())];
+        let words: Vec<&str> = statement.split_whitespace().collect();
+        matches!(
+            words.as_slice(),
+            ["extern", "crate", _, "as", "kube_markers"]
+        )
+    })
+}
+
 fn names_an_attribute(text: &str) -> bool {
     ["rbac", "crd", "webhook"]
         .iter()
