@@ -45,6 +45,27 @@ pub enum Target {
     NonResource(String),
 }
 
+impl Target {
+    /// `--subresource` and `--namespace` mean nothing for a non-resource URL, as in kubectl.
+    pub(crate) fn refuse_resource_flags(
+        &self,
+        subresource: bool,
+        namespace: bool,
+    ) -> Result<(), UsageError> {
+        if let Target::NonResource(url) = self {
+            for (given, flag) in [(subresource, "--subresource"), (namespace, "--namespace")] {
+                if given {
+                    return Err(UsageError::NotForUrl {
+                        flag,
+                        url: url.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A parsed `can-i` command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -215,19 +236,7 @@ impl CanICommand {
                 second: "--all-namespaces",
             });
         }
-        if let Target::NonResource(url) = &target {
-            for (given, flag) in [
-                (subresource.is_some(), "--subresource"),
-                (namespace.is_some(), "--namespace"),
-            ] {
-                if given {
-                    return Err(UsageError::NotForUrl {
-                        flag,
-                        url: url.clone(),
-                    });
-                }
-            }
-        }
+        target.refuse_resource_flags(subresource.is_some(), namespace.is_some())?;
         if !as_groups.is_empty() && as_user.is_none() {
             return Err(UsageError::GroupWithoutUser);
         }

@@ -181,19 +181,8 @@ impl ExplainCommand {
         }
         let question = match question {
             Some(mut q) => {
-                if let Target::NonResource(url) = &q.target {
-                    for (given, flag) in [
-                        (subresource.is_some(), "--subresource"),
-                        (namespace.is_some(), "--namespace"),
-                    ] {
-                        if given {
-                            return Err(UsageError::NotForUrl {
-                                flag,
-                                url: url.clone(),
-                            });
-                        }
-                    }
-                }
+                q.target
+                    .refuse_resource_flags(subresource.is_some(), namespace.is_some())?;
                 q.namespace = namespace;
                 q.subresource = subresource;
                 Some(q)
