@@ -694,6 +694,8 @@ fn a_facade_renamed_by_extern_crate_is_scanned() {
         "packages": [
             package("via-facade", "extern crate facade as kube_markers;\nuse kube_markers::rbac;\n\n#[rbac(groups = \"apps\", resources = \"deployments\", verbs = \"delete\")]\npub fn scale_down() {}\n"),
             package("other-name", "extern crate facade as platform;\npub fn f() {}\n"),
+            // kube-markers' own root names itself so.
+            package("itself", "extern crate self as kube_markers;\npub fn f() {}\n"),
         ],
     });
     let ws = Workspace::from_metadata(&metadata).unwrap();

@@ -648,22 +648,23 @@ impl Walker<'_> {
     }
 }
 
-/// Whether a file's text names one of the attributes: every spelling the macros accept
-/// contains its name (`rbac`, `crd`, `webhook`, `webhook_configuration`), and identifiers
-/// have no escapes.
-/// `extern crate <any> as kube_markers;` in a crate root's text.
+/// `extern crate <facade> as kube_markers;` in a crate root's text (not kube-markers' own
+/// `extern crate self as kube_markers;`).
 fn renames_a_crate_to_kube_markers(text: &str) -> bool {
     text.match_indices("extern crate").any(|(at, _)| {
         let rest = &text[at..];
         let statement = &rest[..rest.find(';').unwrap_or(rest.len())];
         let words: Vec<&str> = statement.split_whitespace().collect();
-        matches!(
-            words.as_slice(),
-            ["extern", "crate", _, "as", "kube_markers"]
-        )
+        match words.as_slice() {
+            ["extern", "crate", facade, "as", "kube_markers"] => *facade != "self",
+            _ => false,
+        }
     })
 }
 
+/// Whether a file's text names one of the attributes: every spelling the macros accept
+/// contains its name (`rbac`, `crd`, `webhook`, `webhook_configuration`), and identifiers
+/// have no escapes.
 fn names_an_attribute(text: &str) -> bool {
     ["rbac", "crd", "webhook"]
         .iter()
