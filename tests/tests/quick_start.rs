@@ -209,8 +209,31 @@ include!("part.rs");
 use kube_markers::rbac;
 #[rbac(groups = "", resources = "services", verbs = "get")]
 pub fn imported_name() {}
+pass! { mod declared_by_a_macro; }
+pass! { include!("included_by_a_macro.inc"); }
+#[cfg_attr(feature = "x", path = "switched_on.rs")]
+mod switched;
+#[cfg(test)]
+#[path = "twice.rs"]
+mod twice_in_tests;
+mod twice;
 "#,
     );
+    for (file, resource) in [
+        ("declared_by_a_macro.rs", "configmaps"),
+        ("included_by_a_macro.inc", "limitranges"),
+        ("switched_on.rs", "resourcequotas"),
+        ("twice.rs", "persistentvolumes"),
+    ] {
+        write(
+            &ws.join("other-operator/src").join(file),
+            &format!(
+                "#[kube_markers::rbac(groups = \"\", resources = \"{resource}\", verbs = \"get\")]\n\
+                 pub fn {}() {{}}\n",
+                file.split('.').next().unwrap()
+            ),
+        );
+    }
     write(
         &ws.join("other-operator/src/part.rs"),
         "#[kube_markers::rbac(groups = \"\", resources = \"endpoints\", verbs = \"get\")]\n\
@@ -243,7 +266,21 @@ pub fn imported_name() {}
         stderr.contains("other-operator/src/part.rs:1:1: #[rbac] in crate `other_operator`"),
         "{stderr}"
     );
-    assert!(stderr.contains("6 problem(s)"), "{stderr}");
+    // Files reached only through a macro's input, a `cfg_attr(path)` or a second `mod`.
+    for file in [
+        "declared_by_a_macro.rs",
+        "included_by_a_macro.inc",
+        "switched_on.rs",
+        "twice.rs",
+    ] {
+        assert!(
+            stderr.contains(&format!(
+                "other-operator/src/{file}:1:1: #[rbac] in crate `other_operator`"
+            )),
+            "{file}: {stderr}"
+        );
+    }
+    assert!(stderr.contains("10 problem(s)"), "{stderr}");
     assert_eq!(
         std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap(),
         EXPECTED_ROLE
@@ -271,6 +308,10 @@ pub fn imported_name() {}
         "events",
         "endpoints",
         "services",
+        "configmaps",
+        "limitranges",
+        "resourcequotas",
+        "persistentvolumes",
     ] {
         assert!(
             role.contains(&format!("  - {resource}\n")),
