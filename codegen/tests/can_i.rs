@@ -1,26 +1,12 @@
 //! `codegen can-i`, the real binary, on the committed role.yaml and bindings written here.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+mod common;
+use common::{codegen, text, workspace_root};
 
 fn can_i(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_codegen"))
-        .arg("can-i")
-        .args(args)
-        .current_dir(workspace_root())
-        .output()
-        .expect("run codegen can-i")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    codegen(&[&["can-i"], args].concat())
 }
 
 const BINDINGS: &str = "\

@@ -1,26 +1,7 @@
 //! `codegen explain` and `--deny-warnings`, the real binary, on the example operators.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn codegen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_codegen"))
-        .args(args)
-        .current_dir(workspace_root())
-        .output()
-        .expect("run codegen")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod common;
+use common::{codegen, text, workspace_root};
 
 /// `file:line:column` of the `#[rbac(` attribute whose text contains `needle`.
 fn attribute(file: &str, needle: &str) -> String {

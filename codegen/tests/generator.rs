@@ -1,26 +1,9 @@
 //! The real generator binary, as CI and users run it.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn codegen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_codegen"))
-        .args(args)
-        .current_dir(workspace_root())
-        .output()
-        .expect("run codegen")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod common;
+use common::{codegen, text, workspace_root};
 
 /// CI's freshness check: `rbac-out/` is what the README command generates from the examples.
 #[test]

@@ -469,15 +469,20 @@ impl Walker<'_> {
             let mut dir = mod_dir.to_path_buf();
             dir.extend(&m.inline_path);
             let here = file.parent().unwrap_or(Path::new("."));
+            // `#[path]` is relative to the declaring file's directory at the top of a file,
+            // and to the inline modules' directory inside them.
+            let path_file = |p: &str| {
+                if m.inline_path.is_empty() {
+                    here.join(p)
+                } else {
+                    dir.join(p)
+                }
+            };
             // `#[cfg_attr(pred, path = "...")]`: each file under its own predicate, and
             // the unconditional file only where none holds (the first that holds wins).
             let mut not_before: Vec<Cfg> = Vec::new();
             for (pred, p) in &m.cfg_paths {
-                let child = if m.inline_path.is_empty() {
-                    here.join(p)
-                } else {
-                    dir.join(p)
-                };
+                let child = path_file(p);
                 let mut all_cfgs = cfgs.to_vec();
                 all_cfgs.extend(m.cfgs.iter().cloned());
                 all_cfgs.extend(not_before.iter().cloned());
@@ -498,10 +503,7 @@ impl Walker<'_> {
                 }
             }
             let candidates: Vec<PathBuf> = match &m.path_attr {
-                // `#[path]` is relative to the declaring file's directory at the top of a
-                // file, and to the inline modules' directory inside them.
-                Some(p) if m.inline_path.is_empty() => vec![here.join(p)],
-                Some(p) => vec![dir.join(p)],
+                Some(p) => vec![path_file(p)],
                 None => vec![
                     dir.join(format!("{}.rs", m.name)),
                     dir.join(&m.name).join("mod.rs"),
