@@ -335,12 +335,25 @@ fn the_generator_refuses_to_write_when_an_attribute_would_be_lost() {
     opts.manifest_path = Some(fixture().join("Cargo.toml"));
     opts.out_dir = out.path().to_path_buf();
     let err = codegen::run_with(&linked_entries(), &[], &["linked_op"], &opts).unwrap_err();
-    let Error::CrossCheck(errors) = &err else {
+    let Error::CrossCheck { errors, .. } = &err else {
         panic!("expected a cross-check error, got {err}")
     };
     assert_eq!(errors.len(), 14, "{errors:#?}");
     assert!(
         err.to_string().contains("unlinked-op/src/lib.rs:5"),
+        "{err}"
+    );
+    // The fixture's attributes behind cfgs that are off are reported with the errors, since
+    // the run stops before it prints warnings.
+    let Error::CrossCheck { warnings, .. } = &err else {
+        unreachable!()
+    };
+    assert!(!warnings.is_empty());
+    assert!(
+        err.to_string().contains(&format!(
+            "{} warning(s) of the same cross-check",
+            warnings.len()
+        )),
         "{err}"
     );
     // Nothing was written.

@@ -92,8 +92,18 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The registry disagrees with the sources: attributes that would be lost.
-    #[error("{}", list(.0, "between the sources and the registry"))]
-    CrossCheck(Vec<Finding>),
+    #[error(
+        "{}{}",
+        list(errors, "between the sources and the registry"),
+        also(warnings, "warning(s) of the same cross-check")
+    )]
+    CrossCheck {
+        /// What would be lost.
+        errors: Vec<Finding>,
+        /// The same cross-check's warnings (attributes the build leaves out on purpose),
+        /// reported with the errors since the run stops before printing warnings.
+        warnings: Vec<Finding>,
+    },
     /// A CRD could not be generated, or the API server would reject it.
     #[error("{}", list(.0, "with the CRDs"))]
     Crd(Vec<crate::crd::CrdProblem>),
@@ -179,6 +189,18 @@ pub enum ScanError {
 }
 
 /// A heading with the count, then one `  - ` line per problem (with its sources).
+/// `list` of what comes after an error's own list, on the lines below it; nothing if empty.
+fn also<T: std::error::Error>(items: &[T], topic: &str) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let mut text = format!("\n{} {topic}:", items.len());
+    for item in items {
+        text.push_str(&format!("\n  - {}", crate::with_sources(item)));
+    }
+    text
+}
+
 fn list<T: std::error::Error>(problems: &[T], topic: &str) -> String {
     let mut text = format!("{} problem(s) {topic}:", problems.len());
     for p in problems {
@@ -382,7 +404,10 @@ pub fn run_with_webhooks(
             &workspace.cfg_env(),
         );
         if !findings.errors.is_empty() {
-            return Err(Error::CrossCheck(findings.errors));
+            return Err(Error::CrossCheck {
+                errors: findings.errors,
+                warnings: findings.warnings,
+            });
         }
         timings.lap("cross-check");
         warnings = findings

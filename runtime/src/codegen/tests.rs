@@ -151,7 +151,10 @@ fn problem_lists_are_headed_by_what_they_are_about() {
             active: Activity::Unconditional,
         },
     };
-    let e = Error::CrossCheck(vec![lost("a.rs", 1, 1), lost("b.rs", 2, 5)]);
+    let e = Error::CrossCheck {
+        errors: vec![lost("a.rs", 1, 1), lost("b.rs", 2, 5)],
+        warnings: Vec::new(),
+    };
     assert_eq!(
         e.to_string(),
         "2 problem(s) between the sources and the registry:\n  \
@@ -163,6 +166,31 @@ fn problem_lists_are_headed_by_what_they_are_about() {
          to its [dependencies])"
     );
     assert!(!e.to_string().lines().next().unwrap().contains("#[rbac]"));
+    // The run stops at the errors, before it prints warnings: the cross-check's own warnings
+    // come with them.
+    let off = Finding {
+        place: Some(Place {
+            file: "c.rs".into(),
+            line: 3,
+            column: Some(1),
+        }),
+        attribute: Some("rbac"),
+        problem: Problem::CfgOff {
+            cfgs: "feature = \"x\"".into(),
+            why: "feature `x` is not enabled".into(),
+        },
+    };
+    let e = Error::CrossCheck {
+        errors: vec![lost("a.rs", 1, 1)],
+        warnings: vec![off.clone()],
+    };
+    let text = e.to_string();
+    let (errors, warnings) = text
+        .split_once("\n1 warning(s) of the same cross-check:\n  - ")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(errors.starts_with("1 problem(s) between the sources and the registry:"));
+    assert!(errors.contains("a.rs:1:1"), "{errors}");
+    assert_eq!(warnings, off.to_string());
     let ty = |line| crate::crd::CrdType {
         type_name: "Db",
         source: crate::registry::Source::__new("src/lib.rs", line, 1, "op", "DbSpec"),
