@@ -498,8 +498,11 @@ type Target = (u32, u32, u32);
 /// other's first (group, resource) or a wildcard for it. An index, so that `redundant` stays
 /// near-linear on thousands of attributes instead of comparing every pair.
 struct Coverers {
-    /// Target → attributes, in source order.
-    by_target: IdMap<Target, Vec<usize>>,
+    /// Target → the last of its attributes in `chain`: the attributes of one target are a
+    /// linked list through `chain` (no vector per target: thousands of them, each allocated).
+    by_target: IdMap<Target, u32>,
+    /// (attribute, the previous node of the same target, or `NONE`).
+    chain: Vec<(u32, u32)>,
     /// Each attribute's own first target, and the number of `*/sub` for its subresource
     /// (`None` when no attribute names it, or the resource has none).
     keys: Vec<(Target, Option<u32>)>,
@@ -507,14 +510,27 @@ struct Coverers {
     star: Option<u32>,
 }
 
-/// Numbers strings in the order they are first seen.
+/// The end of a chain in [`Coverers::chain`].
+const NONE: u32 = u32::MAX;
+
+/// Numbers strings in the order they are first seen; the subresource `sub` of each `*/sub`
+/// numbered too, so that an attribute's `res/sub` finds `*/sub` without building its text.
 #[derive(Default)]
-struct Numbers<'a>(IdMap<&'a str, u32>);
+struct Numbers<'a> {
+    ids: IdMap<&'a str, u32>,
+    wild_subs: IdMap<&'a str, u32>,
+}
 
 impl<'a> Numbers<'a> {
     fn of(&mut self, s: &'a str) -> u32 {
-        let next = self.0.len() as u32;
-        *self.0.entry(s).or_insert(next)
+        let next = self.ids.len() as u32;
+        let id = *self.ids.entry(s).or_insert(next);
+        if id == next
+            && let Some(sub) = s.strip_prefix("*/")
+        {
+            self.wild_subs.insert(sub, id);
+        }
+        id
     }
 }
 
@@ -522,35 +538,47 @@ impl Coverers {
     fn new(entries: &[&RbacEntry], default_role_name: &str) -> Coverers {
         let mut scopes: IdMap<(&str, &str, &str), u32> = Default::default();
         let mut strings = Numbers::default();
-        let mut by_target: IdMap<Target, Vec<usize>> = Default::default();
+        let mut by_target: IdMap<Target, u32> = Default::default();
+        let mut chain = Vec::with_capacity(entries.len());
         let mut firsts = Vec::with_capacity(entries.len());
+        let mut last_scope = None;
+        let none = strings.of("");
         for (j, entry) in entries.iter().enumerate() {
             let scope_key = (
                 entry.source.crate_name(),
                 entry.namespace.unwrap_or_default(),
                 entry.role_name.unwrap_or(default_role_name),
             );
-            let next = scopes.len() as u32;
-            let scope = *scopes.entry(scope_key).or_insert(next);
-            if entry.resources.is_empty() {
-                let none = strings.of("");
-                by_target.entry((scope, none, none)).or_default().push(j);
+            // Attributes come sorted by source: neighbours mostly share their scope.
+            let scope = match last_scope {
+                Some((key, scope)) if key == scope_key => scope,
+                _ => {
+                    let next = scopes.len() as u32;
+                    *scopes.entry(scope_key).or_insert(next)
+                }
+            };
+            last_scope = Some((scope_key, scope));
+            let mut link = |target: Target| {
+                let previous = by_target.insert(target, chain.len() as u32);
+                chain.push((j as u32, previous.unwrap_or(NONE)));
+            };
+            let Some(&first_resource) = entry.resources.first() else {
+                link((scope, none, none));
                 firsts.push(((scope, none, none), ""));
                 continue;
-            }
-            let groups: Vec<u32> = entry
-                .groups
-                .iter()
-                .map(|g| strings.of(core_as_empty(g)))
-                .collect();
-            let resources: Vec<u32> = entry.resources.iter().map(|r| strings.of(r)).collect();
-            for &g in &groups {
-                for &r in &resources {
-                    by_target.entry((scope, g, r)).or_default().push(j);
+            };
+            let mut first_group = none;
+            for (n, g) in entry.groups.iter().enumerate() {
+                let g = strings.of(core_as_empty(g));
+                if n == 0 {
+                    first_group = g;
+                }
+                for r in entry.resources {
+                    link((scope, g, strings.of(r)));
                 }
             }
-            let group = groups.first().copied().unwrap_or_else(|| strings.of(""));
-            firsts.push(((scope, group, resources[0]), entry.resources[0]));
+            let resource = strings.of(first_resource);
+            firsts.push(((scope, first_group, resource), first_resource));
         }
         // `*/sub` only matters where an attribute names it: every rule naming it is indexed.
         let keys = firsts
@@ -558,13 +586,14 @@ impl Coverers {
             .map(|(target, resource)| {
                 let wild_sub = resource
                     .split_once('/')
-                    .and_then(|(_, sub)| strings.0.get(format!("*/{sub}").as_str()).copied());
+                    .and_then(|(_, sub)| strings.wild_subs.get(sub).copied());
                 (target, wild_sub)
             })
             .collect();
-        let star = strings.0.get("*").copied();
+        let star = strings.ids.get("*").copied();
         Coverers {
             by_target,
+            chain,
             keys,
             star,
         }
@@ -581,8 +610,11 @@ impl Coverers {
         let ((scope, group, resource), wild_sub) = self.keys[i];
         candidates.clear();
         let mut add = |g: u32, r: u32| {
-            if let Some(found) = self.by_target.get(&(scope, g, r)) {
-                candidates.extend_from_slice(found);
+            let mut node = self.by_target.get(&(scope, g, r)).copied().unwrap_or(NONE);
+            while node != NONE {
+                let (j, previous) = self.chain[node as usize];
+                candidates.push(j as usize);
+                node = previous;
             }
         };
         add(group, resource);

@@ -597,7 +597,7 @@ pub fn run_with_webhooks(
 /// With `KUBE_MARKERS_TIMINGS=1`, the time each step of a run took, printed to stderr: for
 /// profiling the generator where users run it (`cargo run -p codegen`). Wall time, and where
 /// Linux tells (`/proc/thread-self/schedstat`) the time the thread ran on a CPU, which other
-/// processes of a loaded machine do not inflate.
+/// processes of a loaded machine do not inflate (to the scheduler's tick, a few ms).
 struct Timings(Option<(std::time::Instant, Option<u64>)>);
 
 impl Timings {
