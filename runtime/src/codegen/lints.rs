@@ -10,7 +10,7 @@
 use crate::authz::{
     RequestAttributes, api_group_matches, resource_matches, rule_allows, rule_covers,
 };
-use crate::rbac::{IdMap, RbacMarker};
+use crate::rbac::{IdMap, RbacMarker, core_as_empty};
 use crate::registry::{RbacEntry, Source};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 pub use kube_markers_core::lints::Lint;
@@ -199,11 +199,6 @@ fn entry_rule(entry: &RbacEntry) -> PolicyRule {
         non_resource_urls: list(entry.urls),
         verbs: owned(entry.verbs),
     }
-}
-
-/// controller-gen reads the group `core` as the core group, `""`.
-fn core_as_empty(group: &str) -> &str {
-    if group == "core" { "" } else { group }
 }
 
 /// The attribute as one policy rule (`core` is the core group).

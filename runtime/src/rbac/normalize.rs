@@ -94,7 +94,7 @@ fn tie_key(lists: [&[&str]; 4]) -> String {
 }
 
 /// controller-gen reads the group `core` as the core group, `""`.
-fn core_as_empty(group: &str) -> &str {
+pub(crate) fn core_as_empty(group: &str) -> &str {
     if group == "core" { "" } else { group }
 }
 
