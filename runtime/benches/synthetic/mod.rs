@@ -1,6 +1,7 @@
 //! The synthetic markers of the aggregate bench, shared with `examples/aggregate_memory.rs`.
 
 use kube_markers::rbac::RbacMarker;
+use kube_markers::registry::{RbacEntry, Source};
 
 /// `n` markers over pools wide enough that most survive as distinct rules, with enough overlap
 /// that every merge pass has work: 40 groups, 400 resources, 12 namespaces, 8 verb sets.
@@ -48,6 +49,38 @@ pub fn markers(n: usize) -> Vec<RbacMarker> {
                 namespace,
                 ..RbacMarker::default()
             }
+        })
+        .collect()
+}
+
+/// The same markers as registry entries (one attribute each, a file of 100 per module), as a
+/// generator run, `explain` and the lints read them from the registry.
+#[allow(dead_code)] // the memory example uses only the markers
+pub fn entries(n: usize) -> Vec<&'static RbacEntry> {
+    fn leak(list: &[String]) -> &'static [&'static str] {
+        let strs: Vec<&'static str> = list
+            .iter()
+            .map(|s| &*Box::leak(s.clone().into_boxed_str()))
+            .collect();
+        Box::leak(strs.into_boxed_slice())
+    }
+    markers(n)
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let file: &'static str = Box::leak(format!("src/m{}.rs", i / 100).into_boxed_str());
+            let entry = RbacEntry::__new(
+                leak(&m.groups),
+                leak(&m.resources),
+                leak(&m.resource_names),
+                leak(&m.verbs),
+                leak(&m.urls),
+                m.namespace.map(|s| &*Box::leak(s.into_boxed_str())),
+                m.role_name.map(|s| &*Box::leak(s.into_boxed_str())),
+                &[],
+                Source::__new(file, (i % 100) as u32 * 10 + 1, 1, "op::m", "reconcile"),
+            );
+            &*Box::leak(Box::new(entry))
         })
         .collect()
 }

@@ -7,8 +7,10 @@
 //! caught by every lint whose requests it allows, and `redundant` compares whole rules with
 //! the API server's escalation check's "covers".
 
-use crate::authz::{RequestAttributes, rule_allows, rule_covers};
-use crate::rbac::RbacMarker;
+use crate::authz::{
+    RequestAttributes, api_group_matches, resource_matches, rule_allows, rule_covers,
+};
+use crate::rbac::{IdMap, RbacMarker, core_as_empty};
 use crate::registry::{RbacEntry, Source};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 pub use kube_markers_core::lints::Lint;
@@ -179,6 +181,26 @@ fn probes(lint: Lint) -> &'static [Probe] {
     }
 }
 
+/// The attribute as one policy rule (`core` is the core group): [`marker_rule`] from the
+/// registry's strings, with no marker in between.
+fn entry_rule(entry: &RbacEntry) -> PolicyRule {
+    let owned = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let list = |l: &[&str]| (!l.is_empty()).then(|| owned(l));
+    PolicyRule {
+        api_groups: (!entry.groups.is_empty()).then(|| {
+            entry
+                .groups
+                .iter()
+                .map(|g| core_as_empty(g).to_string())
+                .collect()
+        }),
+        resources: list(entry.resources),
+        resource_names: list(entry.resource_names),
+        non_resource_urls: list(entry.urls),
+        verbs: owned(entry.verbs),
+    }
+}
+
 /// The attribute as one policy rule (`core` is the core group).
 pub fn marker_rule(marker: &RbacMarker) -> PolicyRule {
     let list = |l: &[String]| (!l.is_empty()).then(|| l.to_vec());
@@ -224,6 +246,9 @@ fn resource_name(group: &str, resource: &str) -> String {
 struct ResourceProbe {
     group: &'static str,
     resource: &'static str,
+    /// `resource` split at `/`: what the rule's resources are matched against.
+    base: &'static str,
+    subresource: &'static str,
     requests: Vec<(&'static str, RequestAttributes)>,
 }
 
@@ -242,6 +267,8 @@ fn resource_probes(lint: Lint) -> &'static [ResourceProbe] {
                             ResourceProbe {
                                 group: probe.group,
                                 resource,
+                                base,
+                                subresource: sub,
                                 requests: probe
                                     .verbs
                                     .iter()
@@ -266,6 +293,23 @@ fn resource_probes(lint: Lint) -> &'static [ResourceProbe] {
     &by_lint[index]
 }
 
+/// Whether any lint's probe could match a rule with these groups: the probes ask of a few
+/// well-known groups, and most attributes name only their own (`*.example.com`), for which
+/// no request of any probe can be allowed, whatever the resources and verbs.
+fn may_match_probes(rule: &PolicyRule) -> bool {
+    static GROUPS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let groups = GROUPS.get_or_init(|| {
+        let mut groups: Vec<&'static str> = Lint::ALL
+            .iter()
+            .flat_map(|&lint| probes(lint).iter().map(|probe| probe.group))
+            .collect();
+        groups.sort_unstable();
+        groups.dedup();
+        groups
+    });
+    groups.iter().any(|group| api_group_matches(rule, group))
+}
+
 /// What of the lint's requests the rule allows, as `verb, verb on resource; ...`, or `None`.
 fn probe_findings(lint: Lint, rule: &PolicyRule) -> Option<String> {
     // With resourceNames the rule allows the requests on those objects: ask with each name.
@@ -279,96 +323,135 @@ fn probe_findings(lint: Lint, rule: &PolicyRule) -> Option<String> {
                 .any(|name| rule_allows(&request.clone().named(name), rule))
         }
     };
-    let mut found = Vec::new();
+    let mut found: Option<String> = None;
     for probe in resource_probes(lint) {
-        let verbs: Vec<&str> = probe
+        // The group and resource decide for every verb of the probe at once: a rule that
+        // does not name them allows none of its requests (most rules, most probes).
+        if !(api_group_matches(rule, probe.group)
+            && resource_matches(rule, probe.base, probe.subresource))
+        {
+            continue;
+        }
+        let mut verbs = probe
             .requests
             .iter()
             .filter(|(_, request)| allows(request))
             .map(|(verb, _)| *verb)
-            .collect();
-        if !verbs.is_empty() {
-            found.push(format!(
-                "{} on {}",
-                verbs.join(", "),
-                resource_name(probe.group, probe.resource)
-            ));
+            .peekable();
+        if verbs.peek().is_none() {
+            continue;
         }
+        let text = found.get_or_insert_with(String::new);
+        if !text.is_empty() {
+            text.push_str("; ");
+        }
+        for (i, verb) in verbs.enumerate() {
+            if i > 0 {
+                text.push_str(", ");
+            }
+            text.push_str(verb);
+        }
+        text.push_str(" on ");
+        text.push_str(&resource_name(probe.group, probe.resource));
     }
-    (!found.is_empty()).then(|| found.join("; "))
+    found
 }
 
 /// `in ClusterRole "manager-role"` / `in Role "x" of namespace "ns"`.
-fn role_of(marker: &RbacMarker, default_role_name: &str) -> String {
-    let name = marker.role_name.as_deref().unwrap_or(default_role_name);
-    match &marker.namespace {
+fn role_of(entry: &RbacEntry, default_role_name: &str) -> String {
+    let name = entry.role_name.unwrap_or(default_role_name);
+    match entry.namespace {
         None => format!("in ClusterRole {name:?}"),
         Some(ns) => format!("in Role {name:?} of namespace {ns:?}"),
     }
 }
 
-/// The findings of one lint on one attribute (its `rule`, in `role`), before `allow(...)` is
-/// applied.
-fn check(lint: Lint, marker: &RbacMarker, rule: &PolicyRule, role: &str) -> Option<String> {
-    let wildcard = |list: &[String], what: &str, is_wild: fn(&str) -> bool| {
+/// The findings of one lint on one attribute (its `rule`, in the role `role` names), before
+/// `allow(...)` is applied. `probed`: whether [`may_match_probes`] for this rule.
+fn check(
+    lint: Lint,
+    entry: &RbacEntry,
+    rule: &PolicyRule,
+    probed: bool,
+    role: &mut impl FnMut() -> String,
+) -> Option<String> {
+    // The wild values of a list, quoted, if it has any.
+    let wildcard = |list: &[&str], what: &str, is_wild: fn(&str) -> bool| {
+        if !list.iter().any(|v| is_wild(v)) {
+            return None;
+        }
         let wild: Vec<String> = list
             .iter()
             .filter(|v| is_wild(v))
             .map(|v| format!("{v:?}"))
             .collect();
-        (!wild.is_empty()).then(|| format!("{what} {} {}", wild.join(", "), role))
+        Some(format!("{what} {}", wild.join(", ")))
+    };
+    let findings = |lint| {
+        if probed {
+            probe_findings(lint, rule)
+        } else {
+            None
+        }
     };
     match lint {
-        Lint::WildcardVerbs => wildcard(&marker.verbs, "verbs", |v| v == "*"),
-        Lint::WildcardResources => wildcard(&marker.resources, "resources", |r| {
+        Lint::WildcardVerbs => wildcard(entry.verbs, "verbs", |v| v == "*"),
+        Lint::WildcardResources => wildcard(entry.resources, "resources", |r| {
             r == "*" || r.starts_with("*/")
         }),
-        Lint::WildcardGroups => wildcard(&marker.groups, "groups", |g| g == "*"),
-        Lint::ClusterSecretsRead if marker.namespace.is_some() => None,
+        Lint::WildcardGroups => wildcard(entry.groups, "groups", |g| g == "*"),
+        Lint::ClusterSecretsRead if entry.namespace.is_some() => None,
         Lint::Impersonate => {
             // Constrained impersonation's verbs (`impersonate:user-info`, ...) name their
             // own targets: any of them is impersonation.
-            let constrained: Vec<&String> = marker
+            let constrained: Vec<&str> = entry
                 .verbs
                 .iter()
+                .copied()
                 .filter(|v| v.starts_with("impersonate:") || v.starts_with("impersonate-on:"))
                 .collect();
-            match (probe_findings(lint, rule), constrained.is_empty()) {
-                (Some(found), _) => Some(format!("grants {found} {role}")),
+            match (findings(lint), constrained.is_empty()) {
+                (Some(found), _) => Some(format!("grants {found}")),
                 (None, false) => Some(format!(
-                    "grants the impersonation verb(s) {} {}",
+                    "grants the impersonation verb(s) {}",
                     constrained
                         .iter()
                         .map(|v| format!("{v:?}"))
                         .collect::<Vec<_>>()
-                        .join(", "),
-                    role
+                        .join(", ")
                 )),
                 (None, true) => None,
             }
         }
         Lint::Redundant => None,
-        _ => probe_findings(lint, rule).map(|found| format!("grants {found} {role}")),
+        _ => findings(lint).map(|found| format!("grants {found}")),
     }
+    .map(|finding| format!("{finding} {}", role()))
 }
 
 /// Runs every lint over the attributes (the registry's order: sorted by source) and returns
 /// the warnings that no `allow(...)` of their attribute accepts, attribute by attribute.
 pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<LintWarning> {
-    let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
-    let rules: Vec<PolicyRule> = markers.iter().map(marker_rule).collect();
-    let coverers = Coverers::new(entries, &markers, &rules, default_role_name);
+    let rules: Vec<PolicyRule> = entries.iter().map(|e| entry_rule(e)).collect();
+    let coverers = Coverers::new(entries, default_role_name);
+    let mut covering = Vec::new();
     let mut warnings = Vec::new();
-    for (i, ((entry, marker), rule)) in entries.iter().zip(&markers).zip(&rules).enumerate() {
+    for (i, (entry, rule)) in entries.iter().zip(&rules).enumerate() {
         let allowed = |lint: Lint| entry.allow.iter().any(|(name, _)| *name == lint.name());
-        // Built once per attribute, not once per lint.
-        let role = role_of(marker, default_role_name);
+        // Built once per attribute that has a finding, not once per lint.
+        let mut role_text: Option<String> = None;
+        let mut role = || {
+            role_text
+                .get_or_insert_with(|| role_of(entry, default_role_name))
+                .clone()
+        };
+        let probed = may_match_probes(rule);
         for lint in Lint::ALL {
             if allowed(lint) {
                 continue;
             }
             if lint == Lint::Redundant {
-                if let Some(j) = coverers.covering(i, &rules) {
+                if let Some(j) = coverers.covering(i, &rules, &mut covering) {
                     let other = entries[j].source;
                     warnings.push(LintWarning {
                         lint,
@@ -376,14 +459,18 @@ pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Lin
                         finding: format!(
                             "everything it grants {} is already granted by the attribute at \
                              {}:{}:{} ({})",
-                            role, other.file, other.line, other.column, other.item
+                            role(),
+                            other.file,
+                            other.line,
+                            other.column,
+                            other.item
                         ),
                         covered_by: Some(other),
                     });
                 }
                 continue;
             }
-            if let Some(finding) = check(lint, marker, rule, &role) {
+            if let Some(finding) = check(lint, entry, rule, probed, &mut role) {
                 warnings.push(LintWarning {
                     lint,
                     source: entry.source,
@@ -396,92 +483,151 @@ pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Lin
     warnings
 }
 
+/// A (group, resource) of one crate's role, numbered: what `redundant` indexes attributes by.
+/// The scope (crate, namespace, role), the group and the resource are each numbered once
+/// (each string hashed once per attribute: unoptimized, as the generator runs, hashing text
+/// is what an index costs); URL rules are under group and resource `""`.
+type Target = (u32, u32, u32);
+
 /// Which attributes could cover which: those of the same crate and role whose rule names the
 /// other's first (group, resource) or a wildcard for it. An index, so that `redundant` stays
 /// near-linear on thousands of attributes instead of comparing every pair.
 struct Coverers {
-    /// (crate, namespace, role, group, resource) → attributes, in source order; URL rules under
-    /// group and resource `""`.
-    by_target: std::collections::HashMap<(String, String, String, String, String), Vec<usize>>,
-    /// The same key for each attribute's own first target.
-    keys: Vec<(String, String, String, String, String)>,
+    /// Target → the last of its attributes in `chain`: the attributes of one target are a
+    /// linked list through `chain` (no vector per target: thousands of them, each allocated).
+    by_target: IdMap<Target, u32>,
+    /// (attribute, the previous node of the same target, or `NONE`).
+    chain: Vec<(u32, u32)>,
+    /// Each attribute's own first target, and the number of `*/sub` for its subresource
+    /// (`None` when no attribute names it, or the resource has none).
+    keys: Vec<(Target, Option<u32>)>,
+    /// The number of `*`.
+    star: Option<u32>,
+}
+
+/// The end of a chain in [`Coverers::chain`].
+const NONE: u32 = u32::MAX;
+
+/// Numbers strings in the order they are first seen; the subresource `sub` of each `*/sub`
+/// numbered too, so that an attribute's `res/sub` finds `*/sub` without building its text.
+#[derive(Default)]
+struct Numbers<'a> {
+    ids: IdMap<&'a str, u32>,
+    wild_subs: IdMap<&'a str, u32>,
+}
+
+impl<'a> Numbers<'a> {
+    fn of(&mut self, s: &'a str) -> u32 {
+        let next = self.ids.len() as u32;
+        let id = *self.ids.entry(s).or_insert(next);
+        if id == next
+            && let Some(sub) = s.strip_prefix("*/")
+        {
+            self.wild_subs.insert(sub, id);
+        }
+        id
+    }
 }
 
 impl Coverers {
-    fn new(
-        entries: &[&RbacEntry],
-        markers: &[RbacMarker],
-        rules: &[PolicyRule],
-        default_role_name: &str,
-    ) -> Coverers {
-        let mut by_target: std::collections::HashMap<_, Vec<usize>> = Default::default();
-        let mut keys = Vec::new();
-        for (j, ((entry, marker), rule)) in entries.iter().zip(markers).zip(rules).enumerate() {
-            let scope = |group: &str, resource: &str| {
-                (
-                    entry.source.crate_name().to_string(),
-                    marker.namespace.clone().unwrap_or_default(),
-                    marker
-                        .role_name
-                        .clone()
-                        .unwrap_or_else(|| default_role_name.to_string()),
-                    group.to_string(),
-                    resource.to_string(),
-                )
+    fn new(entries: &[&RbacEntry], default_role_name: &str) -> Coverers {
+        let mut scopes: IdMap<(&str, &str, &str), u32> = Default::default();
+        let mut strings = Numbers::default();
+        let mut by_target: IdMap<Target, u32> = Default::default();
+        let mut chain = Vec::with_capacity(entries.len());
+        let mut firsts = Vec::with_capacity(entries.len());
+        let mut last_scope = None;
+        let none = strings.of("");
+        for (j, entry) in entries.iter().enumerate() {
+            let scope_key = (
+                entry.source.crate_name(),
+                entry.namespace.unwrap_or_default(),
+                entry.role_name.unwrap_or(default_role_name),
+            );
+            // Attributes come sorted by source: neighbours mostly share their scope.
+            let scope = match last_scope {
+                Some((key, scope)) if key == scope_key => scope,
+                _ => {
+                    let next = scopes.len() as u32;
+                    *scopes.entry(scope_key).or_insert(next)
+                }
             };
-            let groups = rule.api_groups.as_deref().unwrap_or_default();
-            let resources = rule.resources.as_deref().unwrap_or_default();
-            if resources.is_empty() {
-                by_target.entry(scope("", "")).or_default().push(j);
-                keys.push(scope("", ""));
+            last_scope = Some((scope_key, scope));
+            let mut link = |target: Target| {
+                let previous = by_target.insert(target, chain.len() as u32);
+                chain.push((j as u32, previous.unwrap_or(NONE)));
+            };
+            let Some(&first_resource) = entry.resources.first() else {
+                link((scope, none, none));
+                firsts.push(((scope, none, none), ""));
                 continue;
-            }
-            for g in groups {
-                for r in resources {
-                    by_target.entry(scope(g, r)).or_default().push(j);
+            };
+            let mut first_group = none;
+            for (n, g) in entry.groups.iter().enumerate() {
+                let g = strings.of(core_as_empty(g));
+                if n == 0 {
+                    first_group = g;
+                }
+                for r in entry.resources {
+                    link((scope, g, strings.of(r)));
                 }
             }
-            keys.push(scope(
-                groups.first().map_or("", String::as_str),
-                &resources[0],
-            ));
+            let resource = strings.of(first_resource);
+            firsts.push(((scope, first_group, resource), first_resource));
         }
-        Coverers { by_target, keys }
+        // `*/sub` only matters where an attribute names it: every rule naming it is indexed.
+        let keys = firsts
+            .into_iter()
+            .map(|(target, resource)| {
+                let wild_sub = resource
+                    .split_once('/')
+                    .and_then(|(_, sub)| strings.wild_subs.get(sub).copied());
+                (target, wild_sub)
+            })
+            .collect();
+        let star = strings.ids.get("*").copied();
+        Coverers {
+            by_target,
+            chain,
+            keys,
+            star,
+        }
     }
 
     /// Another attribute whose rule covers attribute `i`'s; of two that cover each other, the
-    /// later one is the redundant one.
-    fn covering(&self, i: usize, rules: &[PolicyRule]) -> Option<usize> {
-        let (krate, namespace, role, group, resource) = &self.keys[i];
-        let wild_sub = resource.split_once('/').map(|(_, sub)| format!("*/{sub}"));
-        let mut targets = vec![(group.as_str(), resource.as_str())];
-        if !resource.is_empty() {
-            for g in [group.as_str(), "*"] {
-                for r in [Some(resource.as_str()), Some("*"), wild_sub.as_deref()]
-                    .into_iter()
-                    .flatten()
-                {
-                    targets.push((g, r));
+    /// later one is the redundant one. `candidates` is scratch space, reused across calls.
+    fn covering(
+        &self,
+        i: usize,
+        rules: &[PolicyRule],
+        candidates: &mut Vec<usize>,
+    ) -> Option<usize> {
+        let ((scope, group, resource), wild_sub) = self.keys[i];
+        candidates.clear();
+        let mut add = |g: u32, r: u32| {
+            let mut node = self.by_target.get(&(scope, g, r)).copied().unwrap_or(NONE);
+            while node != NONE {
+                let (j, previous) = self.chain[node as usize];
+                candidates.push(j as usize);
+                node = previous;
+            }
+        };
+        add(group, resource);
+        // A URL rule (no resources) is indexed under `""`, which no wildcard stands for.
+        if !rules[i].resources.as_deref().unwrap_or_default().is_empty() {
+            for g in [Some(group), self.star].into_iter().flatten() {
+                for r in [Some(resource), self.star, wild_sub].into_iter().flatten() {
+                    if (g, r) != (group, resource) {
+                        add(g, r);
+                    }
                 }
             }
         }
-        let mut candidates: Vec<usize> = targets
-            .into_iter()
-            .filter_map(|(g, r)| {
-                self.by_target.get(&(
-                    krate.clone(),
-                    namespace.clone(),
-                    role.clone(),
-                    g.to_string(),
-                    r.to_string(),
-                ))
-            })
-            .flatten()
-            .copied()
-            .collect();
-        candidates.sort_unstable();
-        candidates.dedup();
-        candidates.into_iter().find(|&j| {
+        if candidates.len() > 1 {
+            candidates.sort_unstable();
+            candidates.dedup();
+        }
+        candidates.iter().copied().find(|&j| {
             j != i
                 && rule_covers(&rules[j], &rules[i])
                 && (j < i || !rule_covers(&rules[i], &rules[j]))

@@ -51,6 +51,11 @@ pub mod __internals {
     pub use super::crosscheck::{Findings, cross_check, cross_check_all};
     pub use super::scan::{AttrKind, FoundAttr, Package, ScanReport, Workspace};
 
+    /// What the generator's `main` prints of a run (for the in-process benchmark of a run).
+    pub fn print_report(report: &super::Report, opts: &super::Options) -> bool {
+        super::print_report(report, opts)
+    }
+
     /// `#[webhook(...)]`'s arguments, as the macro parses and validates them.
     pub fn parse_webhook(args: &str) -> Result<crate::codegen::webhook::WebhookMarker, String> {
         let tokens: proc_macro2::TokenStream = args.parse().map_err(|e| format!("{e}"))?;
@@ -64,7 +69,7 @@ pub mod __internals {
 }
 
 use crate::crd::{GeneratedCrd, generate_crds};
-use crate::rbac::{GeneratedRole, RbacMarker, generate_roles, generate_roles_counting};
+use crate::rbac::{GeneratedRole, generate_roles_for_entries};
 use crate::registry::{self, CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -293,8 +298,7 @@ impl Report {
 
 /// The roles for these entries, as controller-gen would generate them.
 pub fn roles_for(entries: &[&RbacEntry], default_role_name: &str) -> Vec<GeneratedRole> {
-    let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
-    generate_roles(&markers, default_role_name)
+    generate_roles_for_entries(entries, default_role_name).0
 }
 
 /// The text of the RBAC manifest: the header, then one `---` document per role.
@@ -430,9 +434,8 @@ pub fn run_with_webhooks(
     let lint_warnings = lints::check_entries(entries, &opts.role_name);
     timings.lap("lints");
     if !entries.is_empty() {
-        let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
         let collisions;
-        (roles, collisions) = generate_roles_counting(&markers, &opts.role_name);
+        (roles, collisions) = generate_roles_for_entries(entries, &opts.role_name);
         if collisions > 0 {
             warnings.push(Warning::Collisions { count: collisions });
         }
@@ -617,22 +620,37 @@ pub fn run_with_webhooks(
 }
 
 /// With `KUBE_MARKERS_TIMINGS=1`, the time each step of a run took, printed to stderr: for
-/// profiling the generator where users run it (`cargo run -p codegen`).
-struct Timings(Option<std::time::Instant>);
+/// profiling the generator where users run it (`cargo run -p codegen`). Wall time, and where
+/// Linux tells (`/proc/thread-self/schedstat`) the time the thread ran on a CPU, which other
+/// processes of a loaded machine do not inflate (to the scheduler's tick, a few ms).
+struct Timings(Option<(std::time::Instant, Option<u64>)>);
 
 impl Timings {
     fn from_env() -> Self {
         let on = std::env::var_os("KUBE_MARKERS_TIMINGS").is_some_and(|v| v == "1");
-        Timings(on.then(std::time::Instant::now))
+        Timings(on.then(|| (std::time::Instant::now(), Self::cpu_nanos())))
+    }
+
+    fn cpu_nanos() -> Option<u64> {
+        let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+        stat.split_whitespace().next()?.parse().ok()
     }
 
     fn lap(&mut self, step: &str) {
-        if let Some(start) = &mut self.0 {
+        if let Some((start, cpu_start)) = &mut self.0 {
+            let cpu = Self::cpu_nanos();
+            let on_cpu = match (*cpu_start, cpu) {
+                (Some(from), Some(to)) => {
+                    format!(" ({:.1} ms on CPU)", to.saturating_sub(from) as f64 / 1e6)
+                }
+                _ => String::new(),
+            };
             eprintln!(
-                "timing: {step}: {:.1} ms",
+                "timing: {step}: {:.1} ms{on_cpu}",
                 start.elapsed().as_secs_f64() * 1000.0
             );
             *start = std::time::Instant::now();
+            *cpu_start = cpu;
         }
     }
 }
@@ -655,6 +673,83 @@ fn summarize(roles: &[GeneratedRole], attributes: usize) -> String {
         plural(rules, "rule", "rules"),
         plural(attributes, "#[rbac] attribute", "#[rbac] attributes"),
     )
+}
+
+/// Prints what a run did: its lints and warnings, each file's status and the summary, to
+/// stderr in one write (thousands of lint warnings are one buffer, not a write each); a stale
+/// file's diff to stdout. Returns whether `--check` found a file stale, missing or orphaned.
+fn print_report(report: &Report, opts: &Options) -> bool {
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+    let mut text = String::new();
+    let flush = |text: &mut String| {
+        // A closed stderr is no reason to fail the run: the files are written.
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        text.clear();
+    };
+    for lint in &report.lints {
+        let _ = writeln!(text, "{lint}");
+    }
+    for w in &report.warnings {
+        let _ = writeln!(text, "warning: {w}");
+    }
+    let generator = &opts.generator_name;
+    let mut stale = false;
+    for (path, status) in &report.files {
+        let shown = path.display();
+        let _ = match status {
+            FileStatus::Unchanged if opts.check => writeln!(text, "{shown} is up to date"),
+            FileStatus::Unchanged => writeln!(text, "{shown} unchanged"),
+            FileStatus::Written => writeln!(text, "wrote {shown}"),
+            FileStatus::Removed(Orphan::Output) => writeln!(
+                text,
+                "removed {shown}: generator `{generator}` wrote it, no longer generates \
+                 it, and it is unchanged since (its ledger says so)"
+            ),
+            FileStatus::Removed(Orphan::Ledger) => writeln!(
+                text,
+                "removed {shown}: generator `{generator}` writes nothing to this \
+                 directory any more"
+            ),
+            FileStatus::Stale(diff) => {
+                // The diff goes to stdout: what is on stderr so far comes first.
+                flush(&mut text);
+                print!("{diff}");
+                stale = true;
+                writeln!(
+                    text,
+                    "error: {shown} is stale; run the generator without --check to update it"
+                )
+            }
+            FileStatus::Missing => {
+                stale = true;
+                writeln!(
+                    text,
+                    "error: {shown} is missing; run the generator without --check to create it"
+                )
+            }
+            FileStatus::Orphaned(Orphan::Output) => {
+                stale = true;
+                writeln!(
+                    text,
+                    "error: {shown} was written by generator `{generator}`, which no \
+                     longer generates it; run the generator without --check to remove it"
+                )
+            }
+            FileStatus::Orphaned(Orphan::Ledger) => {
+                stale = true;
+                writeln!(
+                    text,
+                    "error: {shown} is the ledger of generator `{generator}`, which writes \
+                     nothing to this directory any more; run the generator without \
+                     --check to remove it"
+                )
+            }
+        };
+    }
+    let _ = writeln!(text, "{}", report.summary);
+    flush(&mut text);
+    stale
 }
 
 /// The generator's entry point: parses `std::env::args`, runs, prints, and returns the exit
@@ -682,60 +777,7 @@ pub fn main() -> ExitCode {
     };
     match run(&opts) {
         Ok(report) => {
-            for lint in &report.lints {
-                eprintln!("{lint}");
-            }
-            for w in &report.warnings {
-                eprintln!("warning: {w}");
-            }
-            let generator = &opts.generator_name;
-            let mut stale = false;
-            for (path, status) in &report.files {
-                let shown = path.display();
-                match status {
-                    FileStatus::Unchanged if opts.check => eprintln!("{shown} is up to date"),
-                    FileStatus::Unchanged => eprintln!("{shown} unchanged"),
-                    FileStatus::Written => eprintln!("wrote {shown}"),
-                    FileStatus::Removed(Orphan::Output) => eprintln!(
-                        "removed {shown}: generator `{generator}` wrote it, no longer generates \
-                         it, and it is unchanged since (its ledger says so)"
-                    ),
-                    FileStatus::Removed(Orphan::Ledger) => eprintln!(
-                        "removed {shown}: generator `{generator}` writes nothing to this \
-                         directory any more"
-                    ),
-                    FileStatus::Stale(diff) => {
-                        print!("{diff}");
-                        eprintln!(
-                            "error: {shown} is stale; run the generator without --check to update it"
-                        );
-                        stale = true;
-                    }
-                    FileStatus::Missing => {
-                        eprintln!(
-                            "error: {shown} is missing; run the generator without --check to create it"
-                        );
-                        stale = true;
-                    }
-                    FileStatus::Orphaned(Orphan::Output) => {
-                        eprintln!(
-                            "error: {shown} was written by generator `{generator}`, which no \
-                             longer generates it; run the generator without --check to remove it"
-                        );
-                        stale = true;
-                    }
-                    FileStatus::Orphaned(Orphan::Ledger) => {
-                        eprintln!(
-                            "error: {shown} is the ledger of generator `{generator}`, which writes \
-                             nothing to this directory any more; run the generator without \
-                             --check to remove it"
-                        );
-                        stale = true;
-                    }
-                }
-            }
-            eprintln!("{}", report.summary);
-            if stale {
+            if print_report(&report, &opts) {
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS

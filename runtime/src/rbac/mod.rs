@@ -11,7 +11,8 @@ mod render;
 pub use normalize::{Origins, Rule, normalize, normalize_counting};
 pub use render::render_roles;
 
-use normalize::{IdMap, Interner, Provenance, RuleIds, Sources, normalize_ids};
+pub(crate) use normalize::{IdMap, core_as_empty};
+use normalize::{Interner, Provenance, RuleIds, Sources, Spelled, normalize_ids};
 
 use crate::registry::RbacEntry;
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
@@ -157,8 +158,70 @@ pub fn generate_roles_counting<'a>(
     markers: impl IntoIterator<Item = &'a RbacMarker>,
     default_role_name: &str,
 ) -> (Vec<GeneratedRole>, usize) {
+    roles_of(
+        markers.into_iter().map(AttributeLists::from),
+        default_role_name,
+    )
+}
+
+/// [`generate_roles_counting`] of registry entries, read in place (no [`RbacMarker`] made).
+pub fn generate_roles_for_entries(
+    entries: &[&RbacEntry],
+    default_role_name: &str,
+) -> (Vec<GeneratedRole>, usize) {
+    roles_of(
+        entries.iter().map(|e| AttributeLists::from(*e)),
+        default_role_name,
+    )
+}
+
+/// One attribute's lists, role and namespace, as the aggregation reads them, from a marker or
+/// straight from the registry.
+#[derive(Clone, Copy)]
+struct AttributeLists<'a> {
+    groups: Spelled<'a>,
+    resources: Spelled<'a>,
+    resource_names: Spelled<'a>,
+    verbs: Spelled<'a>,
+    urls: Spelled<'a>,
+    namespace: Option<&'a str>,
+    role_name: Option<&'a str>,
+}
+
+impl<'a> From<&'a RbacMarker> for AttributeLists<'a> {
+    fn from(m: &'a RbacMarker) -> Self {
+        AttributeLists {
+            groups: Spelled::Owned(&m.groups),
+            resources: Spelled::Owned(&m.resources),
+            resource_names: Spelled::Owned(&m.resource_names),
+            verbs: Spelled::Owned(&m.verbs),
+            urls: Spelled::Owned(&m.urls),
+            namespace: m.namespace.as_deref(),
+            role_name: m.role_name.as_deref(),
+        }
+    }
+}
+
+impl<'a> From<&'a RbacEntry> for AttributeLists<'a> {
+    fn from(e: &'a RbacEntry) -> Self {
+        AttributeLists {
+            groups: Spelled::Static(e.groups),
+            resources: Spelled::Static(e.resources),
+            resource_names: Spelled::Static(e.resource_names),
+            verbs: Spelled::Static(e.verbs),
+            urls: Spelled::Static(e.urls),
+            namespace: e.namespace,
+            role_name: e.role_name,
+        }
+    }
+}
+
+fn roles_of<'a>(
+    attributes: impl IntoIterator<Item = AttributeLists<'a>>,
+    default_role_name: &str,
+) -> (Vec<GeneratedRole>, usize) {
     let (roles, collisions) =
-        aggregate::<()>(markers.into_iter().map(|m| (m, ())), default_role_name);
+        aggregate::<()>(attributes.into_iter().map(|m| (m, ())), default_role_name);
     let roles = roles
         .into_iter()
         .map(|(key, rules)| GeneratedRole {
@@ -186,17 +249,20 @@ pub fn generate_roles_explained(
     markers: &[RbacMarker],
     default_role_name: &str,
 ) -> Vec<ExplainedRole> {
-    aggregate::<Sources>(markers.iter().zip(0..), default_role_name)
-        .0
-        .into_iter()
-        .map(|(key, rules)| {
-            let (rules, origins) = rules.into_iter().unzip();
-            ExplainedRole {
-                role: GeneratedRole { key, rules },
-                origins,
-            }
-        })
-        .collect()
+    aggregate::<Sources>(
+        markers.iter().map(AttributeLists::from).zip(0..),
+        default_role_name,
+    )
+    .0
+    .into_iter()
+    .map(|(key, rules)| {
+        let (rules, origins) = rules.into_iter().unzip();
+        ExplainedRole {
+            role: GeneratedRole { key, rules },
+            origins,
+        }
+    })
+    .collect()
 }
 
 /// Groups markers by role, splits them per resource and normalizes each role's rules:
@@ -204,7 +270,7 @@ pub fn generate_roles_explained(
 /// left out.
 #[allow(clippy::type_complexity)]
 fn aggregate<'a, P: Provenance>(
-    markers: impl IntoIterator<Item = (&'a RbacMarker, P::Tag)>,
+    markers: impl IntoIterator<Item = (AttributeLists<'a>, P::Tag)>,
     default_role_name: &str,
 ) -> (Vec<(RoleKey, Vec<(Rule, P::Output)>)>, usize) {
     let mut strings = Interner::default();
@@ -231,7 +297,7 @@ fn aggregate<'a, P: Provenance>(
 /// in, in the order each role first appears; each rule carries its marker's provenance.
 #[allow(clippy::type_complexity)]
 fn group_by_role<'a, 'n, P: Provenance>(
-    markers: impl IntoIterator<Item = (&'a RbacMarker, P::Tag)>,
+    markers: impl IntoIterator<Item = (AttributeLists<'a>, P::Tag)>,
     default_role_name: &'n str,
     strings: &mut Interner<'a>,
 ) -> Vec<((&'n str, &'n str), Vec<(RuleIds, P)>)>
@@ -242,17 +308,17 @@ where
     let mut role_of: IdMap<(&'n str, &'n str), usize> = IdMap::default();
     for (m, tag) in markers {
         let key = (
-            m.namespace.as_deref().unwrap_or(""),
-            m.role_name.as_deref().unwrap_or(default_role_name),
+            m.namespace.unwrap_or(""),
+            m.role_name.unwrap_or(default_role_name),
         );
         let role = *role_of.entry(key).or_insert_with(|| {
             roles.push((key, Vec::new()));
             roles.len() - 1
         });
-        let groups = strings.spelled_groups(&m.groups);
-        let names = strings.spelled(&m.resource_names);
-        let urls = strings.spelled(&m.urls);
-        let verbs = strings.spelled(&m.verbs);
+        let groups = strings.spelled_groups(m.groups);
+        let names = strings.spelled(m.resource_names);
+        let urls = strings.spelled(m.urls);
+        let verbs = strings.spelled(m.verbs);
         // One rule per resource; a rule without resources (URLs) once.
         for i in 0..m.resources.len().max(1) {
             let resources = match m.resources.get(i) {

@@ -94,7 +94,7 @@ fn tie_key(lists: [&[&str]; 4]) -> String {
 }
 
 /// controller-gen reads the group `core` as the core group, `""`.
-fn core_as_empty(group: &str) -> &str {
+pub(crate) fn core_as_empty(group: &str) -> &str {
     if group == "core" { "" } else { group }
 }
 
@@ -102,7 +102,7 @@ fn core_as_empty(group: &str) -> &str {
 /// strings of the user's own attributes, nothing an adversary chooses, so the standard
 /// hasher's resistance to chosen keys buys nothing here and costs most of a lookup.
 #[derive(Default, Clone, Copy)]
-pub(super) struct WordHasher(u64);
+pub(crate) struct WordHasher(u64);
 
 impl WordHasher {
     fn add(&mut self, word: u64) {
@@ -111,16 +111,35 @@ impl WordHasher {
 }
 
 impl Hasher for WordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
+    /// Eight bytes a word, little-endian, the last word padded with zeros. Written with plain
+    /// indexing rather than `chunks_exact` and `try_into`: the generator runs unoptimized
+    /// (`cargo run`), where each of those is a function call per word, and hashing the
+    /// attributes' strings was most of the aggregation's and the lints' time.
+    fn write(&mut self, b: &[u8]) {
+        let mut i = 0;
+        while i + 8 <= b.len() {
+            let word = [
+                b[i],
+                b[i + 1],
+                b[i + 2],
+                b[i + 3],
+                b[i + 4],
+                b[i + 5],
+                b[i + 6],
+                b[i + 7],
+            ];
             self.add(u64::from_le_bytes(word));
+            i += 8;
+        }
+        if i < b.len() {
+            let mut word = 0u64;
+            let mut shift = 0;
+            while i < b.len() {
+                word |= (b[i] as u64) << shift;
+                shift += 8;
+                i += 1;
+            }
+            self.add(word);
         }
     }
 
@@ -154,7 +173,7 @@ impl Hasher for WordHasher {
 }
 
 /// A hash map with [`WordHasher`]: fixed, so runs are reproducible; never iterated.
-pub(super) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
+pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 
 /// An interned string.
 pub(super) type StrId = u32;
@@ -172,9 +191,40 @@ pub(super) struct Interner<'s> {
     scratch: Vec<StrId>,
     /// Lists as an attribute spells them (unsorted, maybe repeated) and single strings, so
     /// that a spelling seen before costs one lookup: attributes repeat their verbs and groups.
-    spelled: IdMap<&'s [String], ListId>,
-    spelled_groups: IdMap<&'s [String], ListId>,
+    spelled: IdMap<Spelled<'s>, ListId>,
+    spelled_groups: IdMap<Spelled<'s>, ListId>,
     singles: IdMap<&'s str, ListId>,
+}
+
+/// A list as an attribute spells it: a marker's owned strings, or the registry's own
+/// (`&'static str`s, read in place: a generator run copies no attribute's text to aggregate).
+/// One aggregation sees one kind, so the two never need to compare equal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Spelled<'s> {
+    /// An [`RbacMarker`](super::RbacMarker)'s.
+    Owned(&'s [String]),
+    /// A registry entry's.
+    Static(&'s [&'s str]),
+}
+
+impl<'s> Spelled<'s> {
+    pub(crate) fn len(self) -> usize {
+        match self {
+            Spelled::Owned(list) => list.len(),
+            Spelled::Static(list) => list.len(),
+        }
+    }
+
+    pub(crate) fn get(self, i: usize) -> Option<&'s str> {
+        match self {
+            Spelled::Owned(list) => list.get(i).map(String::as_str),
+            Spelled::Static(list) => list.get(i).copied(),
+        }
+    }
+
+    fn iter(self) -> impl Iterator<Item = &'s str> {
+        (0..self.len()).filter_map(move |i| self.get(i))
+    }
 }
 
 impl<'s> Interner<'s> {
@@ -204,21 +254,21 @@ impl<'s> Interner<'s> {
     }
 
     /// The list an attribute spells so.
-    pub(super) fn spelled(&mut self, list: &'s [String]) -> ListId {
-        if let Some(&id) = self.spelled.get(list) {
+    pub(super) fn spelled(&mut self, list: Spelled<'s>) -> ListId {
+        if let Some(&id) = self.spelled.get(&list) {
             return id;
         }
-        let id = self.list(list.iter().map(String::as_str));
+        let id = self.list(list.iter());
         self.spelled.insert(list, id);
         id
     }
 
     /// The groups an attribute spells so, `core` read as `""`.
-    pub(super) fn spelled_groups(&mut self, list: &'s [String]) -> ListId {
-        if let Some(&id) = self.spelled_groups.get(list) {
+    pub(super) fn spelled_groups(&mut self, list: Spelled<'s>) -> ListId {
+        if let Some(&id) = self.spelled_groups.get(&list) {
             return id;
         }
-        let id = self.list(list.iter().map(|g| core_as_empty(g)));
+        let id = self.list(list.iter().map(core_as_empty));
         self.spelled_groups.insert(list, id);
         id
     }

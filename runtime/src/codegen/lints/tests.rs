@@ -197,3 +197,208 @@ fn redundant_names_both_attributes_within_one_crate_and_role() {
         [(6, "wildcard-resources"), (7, "redundant")]
     );
 }
+
+/// A small xorshift: the same random attributes on every run.
+struct Draw(u64);
+
+impl Draw {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+
+    /// One to `most` values of the pool, maybe repeated.
+    fn some(&mut self, pool: List, most: usize) -> List {
+        let n = 1 + self.below(most);
+        let picked: Vec<&'static str> = (0..n).map(|_| pool[self.below(pool.len())]).collect();
+        Box::leak(picked.into_boxed_slice())
+    }
+}
+
+/// Random attributes over the probes' own groups, resources and verbs, wildcards, names and
+/// scopes: every lint gets cases where it fires and cases where it barely does not. Each is
+/// one the attribute's validation accepts: verbs, and groups with resources or URLs alone.
+fn random_entries(n: usize, seed: u64) -> Vec<RbacEntry> {
+    const GROUPS: List = &[
+        "",
+        "core",
+        "*",
+        "apps",
+        "batch",
+        RBAC,
+        "authentication.k8s.io",
+        "certificates.k8s.io",
+        "admissionregistration.k8s.io",
+        "example.com",
+    ];
+    const RESOURCES: List = &[
+        "*",
+        "*/status",
+        "*/exec",
+        "pods",
+        "pods/exec",
+        "pods/log",
+        "secrets",
+        "roles",
+        "clusterroles",
+        "rolebindings",
+        "deployments",
+        "deployments/status",
+        "nodes/proxy",
+        "serviceaccounts/token",
+        "users",
+        "signers",
+        "namespaces",
+        "widgets",
+        "certificatesigningrequests/approval",
+        "pods/ephemeralcontainers",
+    ];
+    const VERBS: List = &[
+        "*",
+        "get",
+        "list",
+        "watch",
+        "create",
+        "update",
+        "patch",
+        "delete",
+        "escalate",
+        "bind",
+        "impersonate",
+        "approve",
+        "impersonate:user-info",
+    ];
+    let mut draw = Draw(seed);
+    (0..n)
+        .map(|i| {
+            let mut e = entry(
+                i as u32 + 1,
+                draw.some(GROUPS, 2),
+                draw.some(RESOURCES, 2),
+                draw.some(VERBS, 3),
+            );
+            if draw.below(4) == 0 {
+                e.resource_names = draw.some(&["a", "b"], 2);
+            }
+            if draw.below(8) == 0 {
+                e.resources = &[];
+                e.groups = &[];
+                e.resource_names = &[];
+                e.urls = draw.some(&["/metrics", "/healthz", "/*"], 2);
+            } else if draw.below(3) == 0 {
+                e.namespace = Some(["ns1", "ns2"][draw.below(2)]);
+            }
+            if draw.below(5) == 0 {
+                e.role_name = Some("other");
+            }
+            if draw.below(6) == 0 {
+                e.source.module_path = "other_op::m";
+            }
+            e
+        })
+        .collect()
+}
+
+/// The lints' answers on random attributes equal the plain definitions: every probe request
+/// asked of the rule with `rule_allows` (no index, no shortcut by group or resource), and
+/// `redundant` as the first other attribute of the same crate and role whose rule covers this
+/// one's (the later of two that cover each other), found by comparing every pair.
+#[test]
+fn lints_agree_with_their_definitions_on_random_attributes() {
+    let mut fired_somewhere = std::collections::BTreeSet::new();
+    for seed in 1..=20u64 {
+        let entries = random_entries(150, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let refs: Vec<&RbacEntry> = entries.iter().collect();
+        let rules: Vec<PolicyRule> = entries.iter().map(|e| marker_rule(&e.into())).collect();
+        let mut expected = Vec::new();
+        for (i, (e, rule)) in entries.iter().zip(&rules).enumerate() {
+            let role = role_of(e, "manager-role");
+            for lint in Lint::ALL {
+                let finding = match lint {
+                    Lint::Redundant => {
+                        let scope =
+                            |e: &RbacEntry| (e.source.crate_name(), e.namespace, e.role_name);
+                        (0..entries.len())
+                            .find(|&j| {
+                                j != i
+                                    && scope(&entries[j]) == scope(e)
+                                    && rule_covers(&rules[j], rule)
+                                    && (j < i || !rule_covers(rule, &rules[j]))
+                            })
+                            .map(|j| format!("covered by {}", entries[j].source.line))
+                    }
+                    Lint::WildcardVerbs | Lint::WildcardResources | Lint::WildcardGroups => {
+                        check(lint, e, rule, true, &mut || role.clone())
+                    }
+                    Lint::ClusterSecretsRead if e.namespace.is_some() => None,
+                    _ => {
+                        let mut found = Vec::new();
+                        for probe in resource_probes(lint) {
+                            let names = rule.resource_names.clone().unwrap_or_default();
+                            let verbs: Vec<&str> = probe
+                                .requests
+                                .iter()
+                                .filter(|(_, request)| {
+                                    if names.is_empty() {
+                                        rule_allows(request, rule)
+                                    } else {
+                                        names
+                                            .iter()
+                                            .any(|n| rule_allows(&request.clone().named(n), rule))
+                                    }
+                                })
+                                .map(|(verb, _)| *verb)
+                                .collect();
+                            if !verbs.is_empty() {
+                                found.push(format!(
+                                    "{} on {}",
+                                    verbs.join(", "),
+                                    resource_name(probe.group, probe.resource)
+                                ));
+                            }
+                        }
+                        let constrained: Vec<String> = e
+                            .verbs
+                            .iter()
+                            .filter(|v| v.starts_with("impersonate:"))
+                            .map(|v| format!("{v:?}"))
+                            .collect();
+                        if !found.is_empty() {
+                            Some(format!("grants {} {role}", found.join("; ")))
+                        } else if lint == Lint::Impersonate && !constrained.is_empty() {
+                            Some(format!(
+                                "grants the impersonation verb(s) {} {role}",
+                                constrained.join(", ")
+                            ))
+                        } else {
+                            None
+                        }
+                    }
+                };
+                if let Some(finding) = finding {
+                    expected.push((e.source.line, lint, finding));
+                }
+            }
+        }
+        let actual: Vec<(u32, Lint, String)> = check_entries(&refs, "manager-role")
+            .into_iter()
+            .map(|w| {
+                let finding = match w.covered_by {
+                    Some(other) => format!("covered by {}", other.line),
+                    None => w.finding,
+                };
+                (w.source.line, w.lint, finding)
+            })
+            .collect();
+        assert_eq!(actual, expected, "seed {seed}");
+        fired_somewhere.extend(actual.iter().map(|(_, lint, _)| *lint));
+    }
+    // The random attributes exercise every lint.
+    assert_eq!(
+        fired_somewhere.len(),
+        Lint::ALL.len(),
+        "{fired_somewhere:?}"
+    );
+}
