@@ -6,6 +6,9 @@
 #   macro         #[rbac(...)], as users write it
 #   <name>        hand-written expansions (see `variant` below)
 # Best of 3 clean rebuilds of each crate (debug, a workspace of its own, dependencies untimed).
+# The hand-written variants name what the expansion used before the registry records (commit
+# 79a6d0f: `RBAC_ENTRIES`, `__private::same_str`): run them against that tree, exported with
+# `git archive 79a6d0f | tar -x -C /tmp/km-before` and `KUBE_MARKERS=/tmp/km-before`.
 # Usage: scripts/bench-compile-variants.sh [N] [variant...]   (default 1000, every variant)
 set -euo pipefail
 
