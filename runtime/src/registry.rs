@@ -1,6 +1,6 @@
-//! The link-time registry: every `#[rbac]` in every linked crate is one [`RbacRecord`] in
-//! [`RBAC_RECORDS`], a linkme distributed slice, read as an [`RbacEntry`] by
-//! [`rbac_entries`]. Records are plain statics in a link section, so nothing runs before
+//! The link-time registry: every `#[rbac]` in every linked crate is one plain-data record
+//! (the validated attribute as one string, and where it stands) in a linkme distributed
+//! slice, read as an [`RbacEntry`] by [`rbac_entries`]. Records are plain statics in a link section, so nothing runs before
 //! `main`, and an unsupported target is a compile error rather than an empty registry.
 //!
 //! A crate that nothing in the final binary names is never linked, and its entries vanish
