@@ -17,6 +17,7 @@
 
 pub mod lints;
 pub mod model;
+pub mod record;
 
 #[cfg(feature = "parse")]
 pub mod args;

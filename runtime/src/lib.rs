@@ -259,27 +259,11 @@ macro_rules! __webhook_handler {
 
 #[doc(hidden)]
 pub mod __private {
-    /// `a == b` in a constant: the macros check with it that `file!()` is the file the compiler
-    /// placed the attribute in.
-    pub const fn same_str(a: &str, b: &str) -> bool {
-        let (a, b) = (a.as_bytes(), b.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        let mut i = 0;
-        while i < a.len() {
-            if a[i] != b[i] {
-                return false;
-            }
-            i += 1;
-        }
-        true
-    }
-
     pub use crate::__webhook_handler as webhook_handler;
     pub use crate::crd::SchemaPatch;
     pub use crate::registry::{
-        CRD_ENTRIES, LINKED_CRATES, RBAC_ENTRIES, WEBHOOK_CONFIGURATION_ENTRIES, WEBHOOK_ENTRIES,
+        CRD_ENTRIES, LINKED_CRATES, RBAC_RECORDS, RbacRecord, WEBHOOK_CONFIGURATION_ENTRIES,
+        WEBHOOK_ENTRIES,
     };
     pub use linkme;
 }

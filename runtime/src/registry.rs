@@ -1,13 +1,15 @@
-//! The link-time registry: every `#[rbac]` in every linked crate is one [`RbacEntry`] in
-//! [`RBAC_ENTRIES`], a linkme distributed slice. Entries are plain statics in a link section,
-//! so nothing runs before `main`, and an unsupported target is a compile error rather than an
-//! empty registry.
+//! The link-time registry: every `#[rbac]` in every linked crate is one plain-data record
+//! (the validated attribute as one string, and where it stands) in a linkme distributed
+//! slice, read as an [`RbacEntry`] by [`rbac_entries`]. Records are plain statics in a link section, so nothing runs before
+//! `main`, and an unsupported target is a compile error rather than an empty registry.
 //!
 //! A crate that nothing in the final binary names is never linked, and its entries vanish
 //! without a trace. [`link!`](crate::link) names crates; the generator's workspace scan
 //! (`kube_markers::codegen`) catches the ones still missing.
 
+use kube_markers_core::record::RbacRecordData;
 use linkme::distributed_slice;
+use std::sync::OnceLock;
 
 /// Where an attribute stands in the source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -161,10 +163,76 @@ pub fn crd_entries() -> Vec<&'static CrdEntry> {
     entries
 }
 
-/// Every `#[rbac]` entry of the linked crates, in link order (which means nothing: the
-/// aggregation sorts).
+/// What an `#[rbac]` expands to: the validated attribute as one string (see
+/// `kube_markers_core::record`) and where it stands. Plain data, built by a struct literal:
+/// the cheapest `static` for the compiler to build, one per attribute.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct RbacRecord {
+    /// `RbacRecordData::encode` of the attribute and its item's name.
+    pub data: &'static str,
+    /// `file!()` at the attribute.
+    pub file: &'static str,
+    /// `line!()` at the attribute.
+    pub line: u32,
+    /// `column!()` at the attribute.
+    pub column: u32,
+    /// `module_path!()` at the attribute.
+    pub module_path: &'static str,
+}
+
+impl RbacRecord {
+    /// The entry this record stands for. Its lists are allocated once per process (they live
+    /// as long as the registry); the strings are the record's own.
+    fn entry(&'static self) -> RbacEntry {
+        let data = RbacRecordData::decode(self.data).unwrap_or_else(|| {
+            panic!(
+                "the #[rbac] registry record of {}:{} was written by another version of \
+                 kube-markers' macros: {:?}",
+                self.file, self.line, self.data
+            )
+        });
+        fn leak<T>(items: Vec<T>) -> &'static [T] {
+            if items.is_empty() {
+                &[]
+            } else {
+                Box::leak(items.into_boxed_slice())
+            }
+        }
+        RbacEntry {
+            groups: leak(data.groups),
+            resources: leak(data.resources),
+            resource_names: leak(data.resource_names),
+            verbs: leak(data.verbs),
+            urls: leak(data.urls),
+            namespace: data.namespace,
+            role_name: data.role_name,
+            allow: leak(data.allow),
+            source: Source {
+                file: self.file,
+                line: self.line,
+                column: self.column,
+                module_path: self.module_path,
+                item: data.item,
+            },
+        }
+    }
+}
+
+/// Every `#[rbac]` of the linked crates, in link order (which means nothing: the aggregation
+/// sorts). [`rbac_entries`] reads them.
+#[doc(hidden)]
 #[distributed_slice]
-pub static RBAC_ENTRIES: [RbacEntry];
+pub static RBAC_RECORDS: [RbacRecord];
+
+// The macros emit their statics into these slices' link sections themselves, without linkme's
+// type check per element (see `kube_markers_core::rbac::registry_static`): these tie each
+// slice to the element type the expansions write.
+const _: fn() -> [&'static linkme::DistributedSlice<[RbacRecord]>; 1] = || [&RBAC_RECORDS];
+const _: fn() -> [&'static linkme::DistributedSlice<[CrdEntry]>; 1] = || [&CRD_ENTRIES];
+const _: fn() -> [&'static linkme::DistributedSlice<[WebhookEntry]>; 1] = || [&WEBHOOK_ENTRIES];
+const _: fn() -> [&'static linkme::DistributedSlice<[WebhookConfigurationEntry]>; 1] =
+    || [&WEBHOOK_CONFIGURATION_ENTRIES];
 
 /// The crates named by [`link!`](crate::link), so errors can say which ones are.
 #[distributed_slice]
@@ -173,7 +241,9 @@ pub static LINKED_CRATES: [&'static str];
 /// The registered RBAC entries, sorted by source location so that everything downstream sees
 /// the same order whatever the linker did.
 pub fn rbac_entries() -> Vec<&'static RbacEntry> {
-    let mut entries: Vec<&'static RbacEntry> = RBAC_ENTRIES.iter().collect();
+    static ENTRIES: OnceLock<Vec<RbacEntry>> = OnceLock::new();
+    let all = ENTRIES.get_or_init(|| RBAC_RECORDS.iter().map(RbacRecord::entry).collect());
+    let mut entries: Vec<&'static RbacEntry> = all.iter().collect();
     entries.sort_by_key(|e| e.source);
     entries
 }

@@ -2,6 +2,7 @@
 
 use super::{RbacMarker, parse_marker};
 use crate::item_header::{ItemHeader, ItemKind};
+use crate::record::RbacRecordData;
 use crate::scan::{AttrKind, CallSite, check_call_site};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
@@ -34,42 +35,47 @@ pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStr
     }
 }
 
-/// The registry entry for one attribute: a `const _` block holding a linkme element.
-/// `within` goes inside the entry's `const _` block (the call-site check).
+/// The registry entry for one attribute: a `const _` block holding one plain-data `static`
+/// in the registry's link section (see [`registry_static`]): the validated attribute as one
+/// string ([`RbacRecordData`]) and the call site. `within` goes inside the block (the
+/// call-site check).
 pub fn registration(marker: &RbacMarker, item_name: &str, within: TokenStream) -> TokenStream {
-    let list = |v: &[String]| quote!(&[#(#v),*]);
-    let opt = |v: &Option<String>| match v {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
+    let data = RbacRecordData::new(marker, item_name).encode();
+    let value = quote! {
+        ::kube_markers::__private::RbacRecord {
+            data: #data,
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+            module_path: ::core::module_path!(),
+        }
     };
-    let groups = list(&marker.groups);
-    let resources = list(&marker.resources);
-    let resource_names = list(&marker.resource_names);
-    let verbs = list(&marker.verbs);
-    let urls = list(&marker.urls);
-    let namespace = opt(&marker.namespace);
-    let role_name = opt(&marker.role_name);
-    let allow_lints = marker.allow.iter().map(|a| &a.lint);
-    let allow_reasons = marker.allow.iter().map(|a| &a.reason);
-    let allow = quote!(&[#((#allow_lints, #allow_reasons)),*]);
-    let source = source_expr(item_name);
+    let entry = registry_static(
+        "RBAC_RECORDS",
+        quote!(::kube_markers::__private::RbacRecord),
+        value,
+    );
     quote! {
         const _: () = {
             #within
-            #[::kube_markers::__private::linkme::distributed_slice(::kube_markers::__private::RBAC_ENTRIES)]
-            #[linkme(crate = ::kube_markers::__private::linkme)]
-            static ENTRY: ::kube_markers::registry::RbacEntry = ::kube_markers::registry::RbacEntry::__new(
-                #groups,
-                #resources,
-                #resource_names,
-                #verbs,
-                #urls,
-                #namespace,
-                #role_name,
-                #allow,
-                #source,
-            );
+            #entry
         };
+    }
+}
+
+/// `static ENTRY: #ty = #value;` as an element of the linkme distributed slice `slice` (a name
+/// in `kube_markers::__private`), through the slice's own `macro_rules!`: that is what linkme's
+/// `#[distributed_slice(...)]` on an element expands to, less a second proc-macro that parses
+/// the static again and a type-check function per element (`ty` is the slice's element type by
+/// construction). The macro puts the static in the slice's link section on every target linkme
+/// supports; on any other the slice's declaration is a compile error.
+pub fn registry_static(slice: &str, ty: TokenStream, value: TokenStream) -> TokenStream {
+    let slice = proc_macro2::Ident::new(slice, Span::call_site());
+    quote! {
+        ::kube_markers::__private::#slice! {
+            #![linkme_macro = ::kube_markers::__private::#slice]
+            static ENTRY: #ty = #value;
+        }
     }
 }
 

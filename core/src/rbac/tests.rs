@@ -312,8 +312,25 @@ fn expansion_keeps_the_item_and_registers_an_entry() {
     )
     .to_string();
     assert!(out.starts_with("async fn reconcile"), "{out}");
-    assert!(out.contains("distributed_slice"), "{out}");
-    assert!(out.contains("\"reconcile\""), "{out}");
+    assert!(
+        out.contains(
+            ":: kube_markers :: __private :: RBAC_RECORDS ! { # ! [linkme_macro = :: kube_markers :: __private :: RBAC_RECORDS] static ENTRY : :: kube_markers :: __private :: RbacRecord"
+        ),
+        "{out}"
+    );
+    let data = record_data(&out);
+    let expected = crate::record::RbacRecordData {
+        groups: vec!["apps"],
+        resources: vec!["deployments"],
+        verbs: vec!["get"],
+        item: "reconcile",
+        ..Default::default()
+    };
+    assert_eq!(
+        crate::record::RbacRecordData::decode(&data),
+        Some(expected),
+        "{out}"
+    );
     assert!(out.contains("x + 1"), "{out}");
 
     let out = expand(
@@ -326,7 +343,23 @@ fn expansion_keeps_the_item_and_registers_an_entry() {
         &Default::default(),
     )
     .to_string();
-    assert!(out.contains("\"impl Reconciler for Foo<T>\""), "{out}");
+    let data = record_data(&out);
+    let decoded = crate::record::RbacRecordData::decode(&data).expect("a record");
+    assert_eq!(decoded.item, "impl Reconciler for Foo<T>", "{out}");
+}
+
+/// The `data` string of the one registry record in an expansion.
+fn record_data(expansion: &str) -> String {
+    let (_, rest) = expansion
+        .split_once("data : ")
+        .expect("the expansion holds a record");
+    let literal = rest
+        .split_once(", file")
+        .expect("data is followed by file")
+        .0;
+    syn::parse_str::<syn::LitStr>(literal)
+        .expect("data is a string literal")
+        .value()
 }
 
 #[test]

@@ -82,17 +82,22 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
     let root_patch = crd_args.root.to_json();
     let type_name = root.to_string();
     let source = crate::rbac::source_expr(&parsed.ident.to_string());
-    let registration = quote! {
-        const _: () = {
-            #[::kube_markers::__private::linkme::distributed_slice(::kube_markers::__private::CRD_ENTRIES)]
-            #[linkme(crate = ::kube_markers::__private::linkme)]
-            static ENTRY: ::kube_markers::registry::CrdEntry = ::kube_markers::registry::CrdEntry::__new(
+    let entry = crate::rbac::registry_static(
+        "CRD_ENTRIES",
+        quote!(::kube_markers::registry::CrdEntry),
+        quote! {
+            ::kube_markers::registry::CrdEntry::__new(
                 <#root as ::kube::CustomResourceExt>::crd,
                 #storage,
                 #root_patch,
                 #type_name,
                 #source,
-            );
+            )
+        },
+    );
+    let registration = quote! {
+        const _: () = {
+            #entry
         };
     };
     finish(quote!(#parsed #registration), cx)

@@ -4,7 +4,7 @@
 use super::{
     WebhookClient, WebhookConfigurationMarker, WebhookMarker, parse_configuration, parse_marker,
 };
-use crate::rbac::source_expr;
+use crate::rbac::{registry_static, source_expr};
 use crate::scan::{AttrKind, CallSite, check_call_site};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
@@ -27,12 +27,15 @@ pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStr
                 None => entry,
             };
             let within = check.within;
+            let entry = registry_static(
+                "WEBHOOK_ENTRIES",
+                quote!(::kube_markers::registry::WebhookEntry),
+                entry,
+            );
             let registration = quote! {
                 const _: () = {
                     #within
-                    #[::kube_markers::__private::linkme::distributed_slice(::kube_markers::__private::WEBHOOK_ENTRIES)]
-                    #[linkme(crate = ::kube_markers::__private::linkme)]
-                    static ENTRY: ::kube_markers::registry::WebhookEntry = #entry;
+                    #entry
                 };
             };
             let item = target.item;
@@ -59,14 +62,16 @@ pub fn expand_configuration(args: TokenStream, item: TokenStream, site: &CallSit
             let source = source_expr(&target.name);
             let within = check.within;
             let item = target.item;
+            let entry = registry_static(
+                "WEBHOOK_CONFIGURATION_ENTRIES",
+                quote!(::kube_markers::registry::WebhookConfigurationEntry),
+                quote!(::kube_markers::registry::WebhookConfigurationEntry::__new(#mutating, #name, #source)),
+            );
             quote! {
                 #item
                 const _: () = {
                     #within
-                    #[::kube_markers::__private::linkme::distributed_slice(::kube_markers::__private::WEBHOOK_CONFIGURATION_ENTRIES)]
-                    #[linkme(crate = ::kube_markers::__private::linkme)]
-                    static ENTRY: ::kube_markers::registry::WebhookConfigurationEntry =
-                        ::kube_markers::registry::WebhookConfigurationEntry::__new(#mutating, #name, #source);
+                    #entry
                 };
                 #beside
             }
