@@ -83,6 +83,10 @@ pub struct RbacEntry {
     pub allow: &'static [(&'static str, &'static str)],
     /// Where the attribute stands.
     pub source: Source,
+    /// The attribute's arguments as the macro received them, tokens joined by one space
+    /// (`kube_markers_core::scan::normalized_tokens`): the cross-check compares it with the
+    /// source's text before parsing anything. Empty when unknown.
+    pub args: &'static str,
 }
 
 impl RbacEntry {
@@ -99,6 +103,7 @@ impl RbacEntry {
         role_name: Option<&'static str>,
         allow: &'static [(&'static str, &'static str)],
         source: Source,
+        args: &'static str,
     ) -> Self {
         RbacEntry {
             groups,
@@ -110,6 +115,7 @@ impl RbacEntry {
             role_name,
             allow,
             source,
+            args,
         }
     }
 }

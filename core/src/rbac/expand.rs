@@ -15,12 +15,13 @@ use quote::{ToTokens, quote};
 /// workspace scan could not find there is a compile error (see [`check_call_site`]).
 pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStream {
     let check = check_call_site(AttrKind::Rbac, site);
+    let args_text = crate::scan::normalized_tokens(&args);
     let marker = parse_marker(args);
     let target = Target::parse(item.clone());
     let beside = check.beside;
     match (marker, target) {
         (Ok(marker), Ok(target)) => {
-            let registration = registration(&marker, target.name(), check.within);
+            let registration = registration(&marker, &args_text, target.name(), check.within);
             let emitted = target.emit(registration);
             quote!(#emitted #beside)
         }
@@ -35,8 +36,15 @@ pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStr
 }
 
 /// The registry entry for one attribute: a `const _` block holding a linkme element.
-/// `within` goes inside the entry's `const _` block (the call-site check).
-pub fn registration(marker: &RbacMarker, item_name: &str, within: TokenStream) -> TokenStream {
+/// `args_text` is the arguments' [`normalized_tokens`](crate::scan::normalized_tokens) text
+/// (the cross-check's cheap "same attribute" test); `within` goes inside the entry's `const _`
+/// block (the call-site check).
+pub fn registration(
+    marker: &RbacMarker,
+    args_text: &str,
+    item_name: &str,
+    within: TokenStream,
+) -> TokenStream {
     let list = |v: &[String]| quote!(&[#(#v),*]);
     let opt = |v: &Option<String>| match v {
         Some(s) => quote!(::core::option::Option::Some(#s)),
@@ -68,6 +76,7 @@ pub fn registration(marker: &RbacMarker, item_name: &str, within: TokenStream) -
                 #role_name,
                 #allow,
                 #source,
+                #args_text,
             );
         };
     }
