@@ -15,10 +15,15 @@ fn main() {
     divan::main();
 }
 
-/// 25 files of 100 attributed functions each.
-fn files() -> Vec<String> {
-    let verbs = ["get;list;watch", "create;patch", "get", "delete;deletecollection"];
-    (0..25)
+/// `n` files of 100 attributed functions each.
+fn files(n: usize) -> Vec<String> {
+    let verbs = [
+        "get;list;watch",
+        "create;patch",
+        "get",
+        "delete;deletecollection",
+    ];
+    (0..n)
         .map(|f| {
             let mut text = String::from("use kube_markers::rbac;\n\n");
             for i in 0..100 {
@@ -38,34 +43,52 @@ fn files() -> Vec<String> {
         .collect()
 }
 
+/// What the generator runs now on `files`: the token scan, and the cross-check's text test
+/// of each `#[rbac]`'s arguments.
+fn token_scan(files: &[String]) -> usize {
+    let mut found = 0;
+    for text in files {
+        let scan = scan_source(text).unwrap();
+        for a in &scan.attrs {
+            found += normalized_text(&a.args).map_or(0, |t| t.len());
+        }
+    }
+    found
+}
+
+/// What it ran before: syn's parse, the syn visitor, every `#[rbac]`'s arguments parsed.
+fn syn_scan(files: &[String]) -> usize {
+    let mut found = 0;
+    for text in files {
+        let scan = scan_file(&syn::parse_file(text).unwrap());
+        for a in &scan.attrs {
+            let tokens = a.args.parse().unwrap();
+            found += kube_markers_core::rbac::parse_marker(tokens).is_ok() as usize;
+        }
+    }
+    found
+}
+
 #[divan::bench(sample_count = 10)]
 fn token_scan_2500(bencher: divan::Bencher) {
-    let files = files();
-    bencher.bench(|| {
-        let mut found = 0;
-        for text in &files {
-            let scan = scan_source(text).unwrap();
-            // The cross-check's cheap test of each attribute's arguments.
-            for a in &scan.attrs {
-                found += normalized_text(&a.args).map_or(0, |t| t.len());
-            }
-        }
-        found
-    });
+    let files = files(25);
+    bencher.bench(|| token_scan(&files));
 }
 
 #[divan::bench(sample_count = 10)]
 fn syn_scan_2500(bencher: divan::Bencher) {
-    let files = files();
-    bencher.bench(|| {
-        let mut found = 0;
-        for text in &files {
-            let scan = scan_file(&syn::parse_file(text).unwrap());
-            for a in &scan.attrs {
-                let tokens = a.args.parse().unwrap();
-                found += kube_markers_core::rbac::parse_marker(tokens).is_ok() as usize;
-            }
-        }
-        found
-    });
+    let files = files(25);
+    bencher.bench(|| syn_scan(&files));
+}
+
+#[divan::bench(sample_count = 5)]
+fn token_scan_25000(bencher: divan::Bencher) {
+    let files = files(250);
+    bencher.bench(|| token_scan(&files));
+}
+
+#[divan::bench(sample_count = 5)]
+fn syn_scan_25000(bencher: divan::Bencher) {
+    let files = files(250);
+    bencher.bench(|| syn_scan(&files));
 }

@@ -279,27 +279,61 @@ pub fn normalized_tokens(tokens: &TokenStream) -> String {
     out
 }
 
-/// [`normalized_tokens`] of source text, from the scan's own lexer; `None` if it does not lex.
+/// [`normalized_tokens`] of source text, from the scan's own lexer; `None` if it does not lex
+/// or holds a doc comment (which proc_macro2 turns into `#[doc = ...]`).
 pub fn normalized_text(text: &str) -> Option<String> {
-    let tokens = lex::lex(text, 0).ok()?;
     let mut out = String::with_capacity(text.len() + 8);
-    for t in &tokens {
+    normalized_pieces(text, |piece| {
         if !out.is_empty() {
             out.push(' ');
         }
-        let piece = &text[t.start as usize..t.end as usize];
-        match t.kind {
-            // proc_macro2 splits `'a` into `'` and `a`.
-            lex::Kind::Lifetime => {
-                out.push_str("' ");
-                out.push_str(&piece[1..]);
+        out.push_str(piece);
+        true
+    })?;
+    Some(out)
+}
+
+/// Whether [`normalized_text`] of `text` is `expected`, without building it (the
+/// cross-check's test of every scanned `#[rbac]`).
+pub fn normalized_text_is(text: &str, expected: &str) -> bool {
+    let mut rest = expected;
+    let mut first = true;
+    let same = normalized_pieces(text, |piece| {
+        if !first {
+            match rest.strip_prefix(' ') {
+                Some(r) => rest = r,
+                None => return false,
             }
-            // A doc comment is `#[doc = ...]` to proc_macro2: no shortcut for it.
+        }
+        first = false;
+        match rest.strip_prefix(piece) {
+            Some(r) => {
+                rest = r;
+                true
+            }
+            None => false,
+        }
+    });
+    same == Some(true) && rest.is_empty()
+}
+
+/// Feeds the normalized pieces of `text` to `each` while it returns `true`: `Some(false)` if
+/// it stopped, `None` if the text has no normalized form.
+fn normalized_pieces(text: &str, mut each: impl FnMut(&str) -> bool) -> Option<bool> {
+    let tokens = lex::lex(text, 0).ok()?;
+    for t in &tokens {
+        let piece = &text[t.start as usize..t.end as usize];
+        let go_on = match t.kind {
+            // proc_macro2 splits `'a` into `'` and `a`.
+            lex::Kind::Lifetime => each("'") && each(&piece[1..]),
             lex::Kind::Doc { .. } => return None,
-            _ => out.push_str(piece),
+            _ => each(piece),
+        };
+        if !go_on {
+            return Some(false);
         }
     }
-    Some(out)
+    Some(true)
 }
 
 /// Where a first line `#!...` that is not an inner attribute ends (0 without one).
@@ -311,13 +345,16 @@ fn shebang_end(text: &str) -> usize {
     let mut rest = rest;
     loop {
         let trimmed = rest.trim_start();
-        if let Some(after) = trimmed.strip_prefix("//").filter(|a| {
-            !(a.starts_with('/') && !a.starts_with("//")) && !a.starts_with('!')
-        }) {
+        if let Some(after) = trimmed
+            .strip_prefix("//")
+            .filter(|a| (!a.starts_with('/') || a.starts_with("//")) && !a.starts_with('!'))
+        {
             rest = after.find('\n').map_or("", |n| &after[n..]);
         } else if trimmed.starts_with("/*")
             && !trimmed.starts_with("/*!")
-            && (!trimmed.starts_with("/**") || trimmed.starts_with("/***") || trimmed.starts_with("/**/"))
+            && (!trimmed.starts_with("/**")
+                || trimmed.starts_with("/***")
+                || trimmed.starts_with("/**/"))
         {
             let Some(end) = trimmed.find("*/") else {
                 return text.find('\n').unwrap_or(text.len());
@@ -702,7 +739,13 @@ fn cfg_attr_tokens(tokens: TokenStream) -> syn::Result<(Cfg, Vec<syn::Meta>)> {
 
 /// An attribute found: kind, place, the `cfg_attr` it is in, the `cfg_attr` predicates around
 /// it, its arguments' text.
-type Recorded = (AttrKind, (usize, usize), Option<(usize, usize)>, Vec<Cfg>, String);
+type Recorded = (
+    AttrKind,
+    (usize, usize),
+    Option<(usize, usize)>,
+    Vec<Cfg>,
+    String,
+);
 
 /// Records `meta` if it is one of ours, placed at `at`, or the ones inside it if it is a
 /// `cfg_attr` (each placed at its path, `place` turning a span's start into a place).
@@ -1135,8 +1178,32 @@ mod tests {
                 "{args}"
             );
         }
-        assert_eq!(normalized_text("verbs = \"get\"").unwrap(), "verbs = \"get\"");
-        assert_eq!(normalized_text("a  =\n[ \"x\" ,]").unwrap(), "a = [ \"x\" , ]");
+        assert_eq!(
+            normalized_text("verbs = \"get\"").unwrap(),
+            "verbs = \"get\""
+        );
+        assert_eq!(normalized_text("f<'a>").unwrap(), "f < ' a >");
+        assert!(normalized_text("a /** doc */ b").is_none());
+        for (text, expected, same) in [
+            ("verbs  =\"get\"", "verbs = \"get\"", true),
+            ("verbs = \"get\"", "verbs = \"get\" ", false),
+            ("verbs = \"get\"", "verbs = \"ge", false),
+            ("verbs = \"get\", x", "verbs = \"get\"", false),
+            ("f<'a>", "f < ' a >", true),
+            ("", "", true),
+            ("a", "", false),
+        ] {
+            assert_eq!(
+                normalized_text_is(text, expected),
+                same,
+                "{text:?} {expected:?}"
+            );
+            assert_eq!(normalized_text(text).as_deref() == Some(expected), same);
+        }
+        assert_eq!(
+            normalized_text("a  =\n[ \"x\" ,]").unwrap(),
+            "a = [ \"x\" , ]"
+        );
     }
 
     #[test]

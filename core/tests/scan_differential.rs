@@ -72,14 +72,8 @@ fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in entries.flatten() {
         let path = entry.path();
         match entry.file_type() {
-            Ok(t) if t.is_dir() => {
-                if !path.ends_with("target") {
-                    rs_files(&path, out)
-                }
-            }
-            Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "rs") => {
-                out.push(path)
-            }
+            Ok(t) if t.is_dir() && !path.ends_with("target") => rs_files(&path, out),
+            Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "rs") => out.push(path),
             _ => {}
         }
     }
@@ -232,7 +226,14 @@ fn report(what: &str, tally: &Tally) {
 fn agrees_with_syn_on_this_repository() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let mut files = Vec::new();
-    for dir in ["tests", "examples", "core/src", "runtime/src", "macros/src", "codegen"] {
+    for dir in [
+        "tests",
+        "examples",
+        "core/src",
+        "runtime/src",
+        "macros/src",
+        "codegen",
+    ] {
         rs_files(&root.join(dir), &mut files);
     }
     if let Some(extra) = std::env::var_os("KUBE_MARKERS_SCAN_CORPUS") {
@@ -258,7 +259,10 @@ fn agrees_with_syn_on_registry_crates() {
     let mut files = Vec::new();
     rs_files(&registry, &mut files);
     if files.is_empty() {
-        eprintln!("no registry sources under {}: nothing compared", registry.display());
+        eprintln!(
+            "no registry sources under {}: nothing compared",
+            registry.display()
+        );
         return;
     }
     files.sort();

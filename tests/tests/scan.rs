@@ -370,8 +370,14 @@ fn an_entry_that_disagrees_with_its_source_is_an_error() {
             args,
         )));
         entries[0] = tampered;
-        let findings =
-            cross_check(&entries, &[], &scan, &["linked_op"], &ws.root, &ws.cfg_env());
+        let findings = cross_check(
+            &entries,
+            &[],
+            &scan,
+            &["linked_op"],
+            &ws.root,
+            &ws.cfg_env(),
+        );
         let stale: Vec<&Finding> = findings
             .errors
             .iter()
@@ -424,7 +430,14 @@ fn argument_text_written_otherwise_is_compared_parsed_not_reported() {
         "some other text",
     )));
     entries[0] = respelled;
-    let findings = cross_check(&entries, &[], &scan, &["linked_op"], &ws.root, &ws.cfg_env());
+    let findings = cross_check(
+        &entries,
+        &[],
+        &scan,
+        &["linked_op"],
+        &ws.root,
+        &ws.cfg_env(),
+    );
     assert!(
         findings
             .errors
@@ -510,10 +523,7 @@ fn multi_line_cfg_attr_entries_match_the_scan() {
     let found = report
         .attrs
         .iter()
-        .find(|a| {
-            a.file == this_file
-                && a.marker().is_some_and(|m| m.resources == ["limitranges"])
-        })
+        .find(|a| a.file == this_file && a.marker().is_some_and(|m| m.resources == ["limitranges"]))
         .unwrap();
     assert_eq!(found.cfgs.len(), 1);
     assert_eq!(found.cfgs[0].to_string(), "all()");

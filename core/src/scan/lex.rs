@@ -164,8 +164,7 @@ impl Lexer<'_> {
                     self.push(Kind::Ident, start);
                 }
                 b'~' | b'!' | b'@' | b'#' | b'$' | b'%' | b'^' | b'&' | b'*' | b'-' | b'+'
-                | b'=' | b'|' | b'\\' | b':' | b';' | b',' | b'.' | b'<' | b'>' | b'/'
-                | b'?' => {
+                | b'=' | b'|' | b'\\' | b':' | b';' | b',' | b'.' | b'<' | b'>' | b'/' | b'?' => {
                     self.i += 1;
                     self.push(Kind::Punct(c), start);
                 }
@@ -288,8 +287,7 @@ impl Lexer<'_> {
             let c = self.peek(0);
             if is_ident_continue(c) && c < 0x80 {
                 // An exponent's sign: `1e-5`, `2.5E+3` (not in `0x1e-5`).
-                if !hex_like && matches!(c, b'e' | b'E') && matches!(self.peek(1), b'+' | b'-')
-                {
+                if !hex_like && matches!(c, b'e' | b'E') && matches!(self.peek(1), b'+' | b'-') {
                     self.i += 2;
                     continue;
                 }
@@ -386,24 +384,59 @@ mod tests {
     #[test]
     fn literals_comments_and_lifetimes() {
         assert_eq!(
-            texts(r####"a r#"x"# "q\"" 'c' '\'' b'x' br##"y"## c"z" 'a: r#fn 1.0e-5 1..2 x.0.1 /* /* */ */ //! d"####),
+            texts(
+                r####"a r#"x"# "q\"" 'c' '\'' b'x' br##"y"## c"z" 'a: r#fn 1.0e-5 1..2 x.0.1 /* /* */ */ //! d"####
+            ),
             [
-                "a", "r#\"x\"#", "\"q\\\"\"", "'c'", "'\\''", "b'x'", "br##\"y\"##", "c\"z\"",
-                "'a", ":", "r#fn", "1.0e-5", "1", ".", ".", "2", "x", ".", "0.1", "//! d"
+                "a",
+                "r#\"x\"#",
+                "\"q\\\"\"",
+                "'c'",
+                "'\\''",
+                "b'x'",
+                "br##\"y\"##",
+                "c\"z\"",
+                "'a",
+                ":",
+                "r#fn",
+                "1.0e-5",
+                "1",
+                ".",
+                ".",
+                "2",
+                "x",
+                ".",
+                "0.1",
+                "//! d"
             ]
         );
         assert_eq!(kinds("'a")[0].1, Kind::Lifetime);
         assert_eq!(kinds("'é'")[0].1, Kind::Literal);
         assert_eq!(kinds("1.max(2)")[0].0, "1");
-        assert_eq!(kinds("/// d\n/**/ //// x\n/** e */")[1].1, Kind::Doc { inner: false });
+        assert_eq!(
+            kinds("/// d\n/**/ //// x\n/** e */")[1].1,
+            Kind::Doc { inner: false }
+        );
         assert_eq!(kinds("/// d\n/**/ //// x\n/** e */").len(), 2);
     }
 
     #[test]
     fn delimiters_are_matched() {
         let toks = lex("f(a[b]{c})", 0).unwrap();
-        assert!(matches!(toks[1].kind, Kind::Open { delim: Delim::Paren, close: 9 }));
-        assert!(matches!(toks[3].kind, Kind::Open { delim: Delim::Bracket, close: 5 }));
+        assert!(matches!(
+            toks[1].kind,
+            Kind::Open {
+                delim: Delim::Paren,
+                close: 9
+            }
+        ));
+        assert!(matches!(
+            toks[3].kind,
+            Kind::Open {
+                delim: Delim::Bracket,
+                close: 5
+            }
+        ));
         for bad in ["f(", "f)", "(]", "\"x", "/* x", "'", "r#\"x\"", "a ¤ b"] {
             assert!(lex(bad, 0).is_err(), "{bad}");
         }

@@ -394,9 +394,7 @@ impl<'a> Walker<'a> {
             };
             let cfgs = self.cfgs.clone();
             let mut found = Vec::new();
-            super::record_cfg_attr(&pred, &metas, at, None, &[], &place, &mut |f| {
-                found.push(f)
-            });
+            super::record_cfg_attr(&pred, &metas, at, None, &[], &place, &mut |f| found.push(f));
             for (kind, (line, column), outer, extra, args) in found {
                 let mut all = cfgs.clone();
                 all.extend(extra);
@@ -450,7 +448,9 @@ impl<'a> Walker<'a> {
                 Kind::Punct(b';') if angles == 0 => return (i + 1, None),
                 Kind::Punct(b'<') => angles += 1,
                 // Not the `>` of `->` or `=>`.
-                Kind::Punct(b'>') if !(self.is_punct(i - 1, b'-') || self.is_punct(i - 1, b'=')) => {
+                Kind::Punct(b'>')
+                    if !(self.is_punct(i - 1, b'-') || self.is_punct(i - 1, b'=')) =>
+                {
                     angles = angles.saturating_sub(1)
                 }
                 Kind::Open {
@@ -496,7 +496,8 @@ impl<'a> Walker<'a> {
                     ) => {}
                 Some("unsafe") if !(j + 1 < hi && self.is_group(j + 1, Delim::Brace)) => {}
                 Some("async") if matches!(word(j + 1), Some("fn" | "unsafe" | "extern")) => {}
-                Some("const") if matches!(word(j + 1), Some("fn" | "unsafe" | "async" | "extern")) => {}
+                Some("const")
+                    if matches!(word(j + 1), Some("fn" | "unsafe" | "async" | "extern")) => {}
                 Some("safe") if matches!(word(j + 1), Some("fn" | "static")) => {}
                 Some("auto") if word(j + 1) == Some("trait") => {}
                 Some("extern") => {
@@ -650,10 +651,7 @@ impl<'a> Walker<'a> {
             return None;
         }
         // `a != b` is no macro.
-        if after + 1 < hi && self.is_group(after + 1, Delim::Paren)
-            || after + 1 < hi && self.is_group(after + 1, Delim::Bracket)
-            || after + 1 < hi && self.is_group(after + 1, Delim::Brace)
-        {
+        if after + 1 < hi && self.group(after + 1).is_some() {
             return Some((after, false));
         }
         if after + 2 < hi && self.ident(after + 1).is_some() && self.group(after + 2).is_some() {
@@ -806,7 +804,7 @@ impl<'a> Walker<'a> {
         if is_include {
             let line = self.position_of(*segs.last().expect("a segment")).0;
             self.include(group, line);
-        } else if !(names == ["macro_rules"] && !leading) {
+        } else if names != ["macro_rules"] || leading {
             let close = self.next(group) - 1;
             self.tokens(group + 1, close);
         }
@@ -853,20 +851,23 @@ impl<'a> Walker<'a> {
                         continue;
                     }
                 }
-                Kind::Ident if self.src(i) == "mod" => {
-                    if i + 2 < hi && self.ident(i + 1).is_some() && self.is_punct(i + 2, b';') {
-                        let line = self.position_of(i).0;
-                        self.out.mods.push(ModDecl {
-                            name: unraw(self.src(i + 1)),
-                            path_attr: path_attr.take(),
-                            cfg_paths: Vec::new(),
-                            inline_path: self.inline_path.clone(),
-                            cfgs: self.cfgs.clone(),
-                            line,
-                        });
-                        i += 3;
-                        continue;
-                    }
+                Kind::Ident
+                    if self.src(i) == "mod"
+                        && i + 2 < hi
+                        && self.ident(i + 1).is_some()
+                        && self.is_punct(i + 2, b';') =>
+                {
+                    let line = self.position_of(i).0;
+                    self.out.mods.push(ModDecl {
+                        name: unraw(self.src(i + 1)),
+                        path_attr: path_attr.take(),
+                        cfg_paths: Vec::new(),
+                        inline_path: self.inline_path.clone(),
+                        cfgs: self.cfgs.clone(),
+                        line,
+                    });
+                    i += 3;
+                    continue;
                 }
                 // `include!`, `std::include!`, `core::include!` (not `other::include!`).
                 Kind::Ident
@@ -876,14 +877,14 @@ impl<'a> Walker<'a> {
                         && (i < lo + 2
                             || !self.is_punct(i - 1, b':')
                             || (i >= lo + 3
-                                && matches!(self.ident(i - 3), Some("std" | "core")))) =>
+                                && matches!(self.ident(i - 3), Some("std" | "core"))))
+                        && i + 2 < hi
+                        && self.group(i + 2).is_some() =>
                 {
-                    if i + 2 < hi && self.group(i + 2).is_some() {
-                        let line = self.position_of(i).0;
-                        self.include(i + 2, line);
-                        i = self.next(i + 2);
-                        continue;
-                    }
+                    let line = self.position_of(i).0;
+                    self.include(i + 2, line);
+                    i = self.next(i + 2);
+                    continue;
                 }
                 Kind::Open { close, .. } => {
                     self.tokens(i + 1, close as usize);

@@ -308,17 +308,23 @@ impl<'a> Places<'a> {
             exact: HashMap::new(),
             by_suffix: Vec::new(),
         };
+        // Entries come file by file: the previous entry's file answers most of them.
+        let mut last: Option<(&str, Option<usize>)> = None;
         for (i, (kind, source, _)) in registered.iter().enumerate() {
             let (line, column) = (source.line as usize, source.column as usize);
-            let id = *resolved
-                .entry(source.file)
-                .or_insert_with(|| match EntryFile::of(source, root) {
-                    EntryFile::Canonical(file) => {
-                        let next = places.ids.len();
-                        Some(*places.ids.entry(file).or_insert(next))
+            let id = match last {
+                Some((file, id)) if file == source.file => id,
+                _ => *resolved.entry(source.file).or_insert_with(|| {
+                    match EntryFile::of(source, root) {
+                        EntryFile::Canonical(file) => {
+                            let next = places.ids.len();
+                            Some(*places.ids.entry(file).or_insert(next))
+                        }
+                        EntryFile::Suffix => None,
                     }
-                    EntryFile::Suffix => None,
-                });
+                }),
+            };
+            last = Some((source.file, id));
             match id {
                 Some(id) => places
                     .exact
@@ -399,7 +405,8 @@ impl CanonicalFiles {
 /// Whether the scanned `#[rbac]` has the registry entry's arguments: the same normalized
 /// text, or else (text written otherwise, or an entry without text) the same parsed marker.
 fn same_args(attr: &FoundAttr, entry: &RbacEntry) -> bool {
-    if !entry.args.is_empty() && attr.args_text().as_deref() == Some(entry.args) {
+    if !entry.args.is_empty() && kube_markers_core::scan::normalized_text_is(&attr.args, entry.args)
+    {
         return true;
     }
     attr.marker()
