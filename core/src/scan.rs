@@ -223,7 +223,7 @@ pub struct FileScan {
 
 /// Finds the attributes, module declarations and includes of one file's text.
 ///
-/// The text is lexed and walked at token level ([`walk`]), which finds what [`scan_file`]
+/// The text is lexed and walked at token level, which finds what [`scan_file`]
 /// finds in syn's syntax tree without building it. A text the lexer cannot take (an
 /// unterminated literal, unbalanced delimiters, a character it does not know) goes to syn,
 /// whose error says what is wrong with it.
