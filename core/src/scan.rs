@@ -225,8 +225,8 @@ pub struct FileScan {
 ///
 /// The text is lexed and walked at token level, which finds what [`scan_file`]
 /// finds in syn's syntax tree without building it. A text the lexer cannot take (an
-/// unterminated literal, unbalanced delimiters, a character it does not know) goes to syn,
-/// whose error says what is wrong with it.
+/// unterminated literal, unbalanced delimiters, a character it does not know), or one whose
+/// attribute slices proc-macro2 rejects, goes to syn, whose error says what is wrong with it.
 pub fn scan_source(text: &str) -> syn::Result<FileScan> {
     // As `syn::parse_file`: no BOM; a shebang line is no attribute (`#![` is).
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -235,6 +235,9 @@ pub fn scan_source(text: &str) -> syn::Result<FileScan> {
         Ok(tokens) => {
             let mut walker = walk::Walker::new(body, &tokens);
             walker.file();
+            if walker.doubted() {
+                return syn::parse_file(text).map(|file| scan_file(&file));
+            }
             Ok(walker.out)
         }
         Err(lex::LexError) => syn::parse_file(text).map(|file| scan_file(&file)),

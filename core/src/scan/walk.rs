@@ -77,6 +77,9 @@ pub(super) struct Walker<'a> {
     cfgs: Vec<Cfg>,
     inline_path: Vec<String>,
     pub(super) out: FileScan,
+    /// A slice this lexer took and proc-macro2 did not: the caller then trusts syn's scan of
+    /// the whole file, not this one.
+    doubt: std::cell::Cell<bool>,
 }
 
 /// Rust's strict keywords that cannot start a path.
@@ -142,7 +145,23 @@ impl<'a> Walker<'a> {
             cfgs: Vec::new(),
             inline_path: Vec::new(),
             out: FileScan::default(),
+            doubt: std::cell::Cell::new(false),
         }
+    }
+
+    /// Whether a slice could not be handed to proc-macro2 (see [`Self::reparse`]).
+    pub(super) fn doubted(&self) -> bool {
+        self.doubt.get()
+    }
+
+    /// A slice of the text as proc-macro2 tokens; `None`, and the whole walk in doubt, if
+    /// proc-macro2 rejects what this lexer took.
+    fn reparse(&self, text: &str) -> Option<TokenStream> {
+        let tokens = TokenStream::from_str(text).ok();
+        if tokens.is_none() {
+            self.doubt.set(true);
+        }
+        tokens
     }
 
     // --- Token helpers -------------------------------------------------------------------
@@ -323,11 +342,11 @@ impl<'a> Walker<'a> {
             return None;
         }
         let text = self.inner_text(open + 2);
-        Some(match TokenStream::from_str(text) {
-            Ok(tokens) => {
+        Some(match self.reparse(text) {
+            Some(tokens) => {
                 Cfg::parse(tokens.clone()).unwrap_or_else(|_| Cfg::Name(tokens.to_string()))
             }
-            Err(_) => Cfg::Name(text.to_string()),
+            None => Cfg::Name(text.to_string()),
         })
     }
 
@@ -377,7 +396,7 @@ impl<'a> Walker<'a> {
             let base = self.toks[after].end;
             let base = self.position(base);
             let text = self.inner_text(after);
-            let Ok(tokens) = TokenStream::from_str(text) else {
+            let Some(tokens) = self.reparse(text) else {
                 return;
             };
             let Ok((pred, metas)) = cfg_attr_tokens(tokens) else {
@@ -431,7 +450,7 @@ impl<'a> Walker<'a> {
         if !(self.is_ident(open + 1, "cfg_attr") && self.group(open + 2)?.1 + 1 == close) {
             return None;
         }
-        let tokens = TokenStream::from_str(self.inner_text(open + 2)).ok()?;
+        let tokens = self.reparse(self.inner_text(open + 2))?;
         let (pred, metas) = cfg_attr_tokens(tokens).ok()?;
         let path = metas.iter().rev().find_map(super::path_attr_of)?;
         Some((pred, path))
@@ -812,9 +831,9 @@ impl<'a> Walker<'a> {
 
     fn include(&mut self, group: usize, line: usize) {
         let text = self.inner_text(group);
-        let path = match TokenStream::from_str(text) {
-            Ok(tokens) => include_path(&tokens),
-            Err(_) => IncludePath::Unknown(text.to_string()),
+        let path = match self.reparse(text) {
+            Some(tokens) => include_path(&tokens),
+            None => IncludePath::Unknown(text.to_string()),
         };
         self.out.includes.push(Include {
             path,
@@ -933,8 +952,7 @@ impl<'a> Walker<'a> {
         if let Some(answer) = plain {
             return answer;
         }
-        TokenStream::from_str(self.inner_text(open))
-            .ok()
+        self.reparse(self.inner_text(open))
             .is_some_and(|tokens| syn::parse2::<syn::Meta>(tokens).is_ok())
     }
 }
