@@ -118,11 +118,14 @@ pub struct RbacRecordData<'a> {
     pub allow: Vec<(&'a str, &'a str)>,
     /// The annotated item's name.
     pub item: &'a str,
+    /// The arguments as the macro received them, tokens joined by one space
+    /// (`scan::normalized_tokens`): the cross-check's "same attribute" test.
+    pub args: &'a str,
 }
 
 impl<'a> RbacRecordData<'a> {
     /// The fields of a validated attribute on the item `item`.
-    pub fn new(marker: &'a RbacMarker, item: &'a str) -> Self {
+    pub fn new(marker: &'a RbacMarker, item: &'a str, args: &'a str) -> Self {
         let strs = |v: &'a [String]| v.iter().map(String::as_str).collect();
         RbacRecordData {
             groups: strs(&marker.groups),
@@ -138,6 +141,7 @@ impl<'a> RbacRecordData<'a> {
                 .map(|Allow { lint, reason }| (lint.as_str(), reason.as_str()))
                 .collect(),
             item,
+            args,
         }
     }
 
@@ -153,7 +157,8 @@ impl<'a> RbacRecordData<'a> {
             .list(self.role_name.iter())
             .list(self.allow.iter().map(|(lint, _)| lint))
             .list(self.allow.iter().map(|(_, reason)| reason))
-            .list(std::iter::once(self.item));
+            .list(std::iter::once(self.item))
+            .list(std::iter::once(self.args));
         w.finish()
     }
 
@@ -170,6 +175,7 @@ impl<'a> RbacRecordData<'a> {
         let lints = r.list()?;
         let reasons = r.list()?;
         let item = r.one()?;
+        let args = r.one()?;
         if lints.len() != reasons.len() || !r.is_empty() {
             return None;
         }
@@ -183,6 +189,7 @@ impl<'a> RbacRecordData<'a> {
             role_name,
             allow: lints.into_iter().zip(reasons).collect(),
             item,
+            args,
         })
     }
 }
@@ -206,7 +213,7 @@ mod tests {
                 reason: "12:3:a;b\0 \"quoted\" 0:".into(),
             }],
         };
-        let data = RbacRecordData::new(&marker, "impl Reconcile<T> for Foo");
+        let data = RbacRecordData::new(&marker, "impl Reconcile<T> for Foo", "verbs = \"get;list\"");
         let encoded = data.encode();
         assert_eq!(RbacRecordData::decode(&encoded), Some(data));
     }
@@ -219,8 +226,8 @@ mod tests {
             ..RbacMarker::default()
         };
         assert_eq!(
-            RbacRecordData::new(&marker, "f").encode(),
-            "2:4:apps0:0:0:1:3:get0:0:0:0:0:1:1:f"
+            RbacRecordData::new(&marker, "f", "verbs = \"get\"").encode(),
+            "2:4:apps0:0:0:1:3:get0:0:0:0:0:1:1:f1:13:verbs = \"get\""
         );
     }
 
@@ -230,7 +237,7 @@ mod tests {
             verbs: vec!["get".into()],
             ..RbacMarker::default()
         };
-        let good = RbacRecordData::new(&marker, "f").encode();
+        let good = RbacRecordData::new(&marker, "f", "").encode();
         for bad in [
             "",
             "x",
@@ -240,6 +247,8 @@ mod tests {
             "0:0:0:0:0:0:0:1:1:a0:1:1:f",
             "9999:",
             "0:0:0:0:0:0:0:0:0:0:",
+            // A record of the format before the arguments' text was kept.
+            "0:0:0:1:3:get0:0:0:0:0:1:1:f",
         ] {
             assert_eq!(RbacRecordData::decode(bad), None, "{bad:?}");
         }

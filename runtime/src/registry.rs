@@ -85,6 +85,10 @@ pub struct RbacEntry {
     pub allow: &'static [(&'static str, &'static str)],
     /// Where the attribute stands.
     pub source: Source,
+    /// The attribute's arguments as the macro received them, tokens joined by one space
+    /// (`kube_markers_core::scan::normalized_tokens`): the cross-check compares it with the
+    /// source's text before parsing anything. Empty when unknown.
+    pub args: &'static str,
 }
 
 impl RbacEntry {
@@ -101,6 +105,7 @@ impl RbacEntry {
         role_name: Option<&'static str>,
         allow: &'static [(&'static str, &'static str)],
         source: Source,
+        args: &'static str,
     ) -> Self {
         RbacEntry {
             groups,
@@ -112,6 +117,7 @@ impl RbacEntry {
             role_name,
             allow,
             source,
+            args,
         }
     }
 }
@@ -215,6 +221,7 @@ impl RbacRecord {
                 module_path: self.module_path,
                 item: data.item,
             },
+            args: data.args,
         }
     }
 }

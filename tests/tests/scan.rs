@@ -147,7 +147,7 @@ fn scan_follows_modules_and_includes_and_records_cfgs() {
         .iter()
         .find(|a| a.file.ends_with("deeper.rs"))
         .unwrap();
-    let marker = deeper.marker.as_ref().unwrap();
+    let marker = deeper.marker().unwrap();
     assert_eq!(marker.resources, ["pods/eviction"]);
     assert!(report.errors.is_empty(), "{:#?}", report.errors);
     assert!(report.warnings.is_empty(), "{:#?}", report.warnings);
@@ -364,39 +364,100 @@ fn the_generator_refuses_to_write_when_an_attribute_would_be_lost() {
 fn an_entry_that_disagrees_with_its_source_is_an_error() {
     let mut ws = workspace();
     ws.packages.retain(|p| p.name == "linked-op");
+    let scan = ws.scan();
+    // A stale entry: other verbs, with the argument text the older build kept, or none (the
+    // cross-check then compares parsed markers only).
+    for args in ["verbs = \"*\"", ""] {
+        let mut entries = linked_entries();
+        let e = entries[0];
+        let tampered: &'static RbacEntry = Box::leak(Box::new(RbacEntry::__new(
+            e.groups,
+            e.resources,
+            e.resource_names,
+            &["*"],
+            e.urls,
+            e.namespace,
+            e.role_name,
+            e.allow,
+            e.source,
+            args,
+        )));
+        entries[0] = tampered;
+        let findings = cross_check(
+            &entries,
+            &[],
+            &scan,
+            &["linked_op"],
+            &ws.root,
+            &ws.cfg_env(),
+        );
+        let stale: Vec<&Finding> = findings
+            .errors
+            .iter()
+            .filter(|f| !matches!(f.problem, Problem::NotCompiled { .. }))
+            .collect();
+        assert_eq!(stale.len(), 1, "{args}: {:#?}", findings.errors);
+        assert_eq!(stale[0].problem, Problem::Stale);
+        assert!(
+            stale[0]
+                .to_string()
+                .contains("differs from the #[rbac] in the source")
+        );
+    }
+}
+
+#[test]
+fn argument_text_written_otherwise_is_compared_parsed_not_reported() {
+    let mut ws = workspace();
+    ws.packages.retain(|p| p.name == "linked-op");
+    let scan = ws.scan();
     let mut entries = linked_entries();
+    // The macro's text of each entry is the scan's text of its attribute: the cheap
+    // comparison decides.
+    let mut same_text = 0;
+    for e in &entries {
+        let at_place = scan.attrs.iter().find(|a| {
+            a.line == e.source.line as usize
+                && a.column == e.source.column as usize
+                && a.file.ends_with(e.source.file)
+        });
+        if let Some(attr) = at_place {
+            assert_eq!(attr.args_text().as_deref(), Some(e.args), "{attr:?}");
+            same_text += 1;
+        }
+    }
+    assert!(same_text >= 3, "{same_text} entries compared by text");
     let e = entries[0];
-    let tampered: &'static RbacEntry = Box::leak(Box::new(RbacEntry::__new(
+    // The same arguments under a text the scan's normalization would not produce (say, an
+    // older macro's): parsed and found equal, no error.
+    let respelled: &'static RbacEntry = Box::leak(Box::new(RbacEntry::__new(
         e.groups,
         e.resources,
         e.resource_names,
-        &["*"],
+        e.verbs,
         e.urls,
         e.namespace,
         e.role_name,
         e.allow,
         e.source,
+        "some other text",
     )));
-    entries[0] = tampered;
+    entries[0] = respelled;
     let findings = cross_check(
         &entries,
         &[],
-        &ws.scan(),
+        &scan,
         &["linked_op"],
         &ws.root,
         &ws.cfg_env(),
     );
-    let stale: Vec<&Finding> = findings
-        .errors
-        .iter()
-        .filter(|f| !matches!(f.problem, Problem::NotCompiled { .. }))
-        .collect();
-    assert_eq!(stale.len(), 1, "{:#?}", findings.errors);
-    assert_eq!(stale[0].problem, Problem::Stale);
     assert!(
-        stale[0]
-            .to_string()
-            .contains("differs from the #[rbac] in the source")
+        findings
+            .errors
+            .iter()
+            .all(|f| matches!(f.problem, Problem::NotCompiled { .. })),
+        "{:#?}",
+        findings.errors
     );
 }
 
@@ -475,12 +536,7 @@ fn multi_line_cfg_attr_entries_match_the_scan() {
     let found = report
         .attrs
         .iter()
-        .find(|a| {
-            a.file == this_file
-                && a.marker
-                    .as_ref()
-                    .is_some_and(|m| m.resources == ["limitranges"])
-        })
+        .find(|a| a.file == this_file && a.marker().is_some_and(|m| m.resources == ["limitranges"]))
         .unwrap();
     assert_eq!(found.cfgs.len(), 1);
     assert_eq!(found.cfgs[0].to_string(), "all()");

@@ -16,12 +16,13 @@ use quote::{ToTokens, quote};
 /// workspace scan could not find there is a compile error (see [`check_call_site`]).
 pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStream {
     let check = check_call_site(AttrKind::Rbac, site);
+    let args_text = crate::scan::normalized_tokens(&args);
     let marker = parse_marker(args);
     let target = Target::parse(item.clone());
     let beside = check.beside;
     match (marker, target) {
         (Ok(marker), Ok(target)) => {
-            let registration = registration(&marker, target.name(), check.within);
+            let registration = registration(&marker, &args_text, target.name(), check.within);
             let emitted = target.emit(registration);
             quote!(#emitted #beside)
         }
@@ -37,10 +38,16 @@ pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStr
 
 /// The registry entry for one attribute: a `const _` block holding one plain-data `static`
 /// in the registry's link section (see [`registry_static`]): the validated attribute as one
-/// string ([`RbacRecordData`]) and the call site. `within` goes inside the block (the
-/// call-site check).
-pub fn registration(marker: &RbacMarker, item_name: &str, within: TokenStream) -> TokenStream {
-    let data = RbacRecordData::new(marker, item_name).encode();
+/// string ([`RbacRecordData`]) and the call site. `args_text` is the arguments'
+/// [`normalized_tokens`](crate::scan::normalized_tokens) text (the cross-check's cheap "same
+/// attribute" test); `within` goes inside the block (the call-site check).
+pub fn registration(
+    marker: &RbacMarker,
+    args_text: &str,
+    item_name: &str,
+    within: TokenStream,
+) -> TokenStream {
+    let data = RbacRecordData::new(marker, item_name, args_text).encode();
     let value = quote! {
         ::kube_markers::__private::RbacRecord {
             data: #data,

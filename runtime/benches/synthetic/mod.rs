@@ -79,6 +79,7 @@ pub fn entries(n: usize) -> Vec<&'static RbacEntry> {
                 m.role_name.map(|s| &*Box::leak(s.into_boxed_str())),
                 &[],
                 Source::__new(file, (i % 100) as u32 * 10 + 1, 1, "op::m", "reconcile"),
+                "",
             );
             &*Box::leak(Box::new(entry))
         })

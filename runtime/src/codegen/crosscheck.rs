@@ -266,15 +266,15 @@ fn canonical(path: &Path) -> PathBuf {
 /// build's workspace and relative to the build's workspace root otherwise; that root is
 /// normally the scanned one, but a relative path that is not there is matched as a suffix, so
 /// a generator built in an enclosing workspace still finds its entries.
-enum EntryFile<'a> {
+enum EntryFile {
     /// The file, canonical.
     Canonical(PathBuf),
     /// A path relative to some other root: any file ending with it.
-    Suffix(&'a Path),
+    Suffix,
 }
 
-impl<'a> EntryFile<'a> {
-    fn of(source: &'a Source, workspace_root: &Path) -> Self {
+impl EntryFile {
+    fn of(source: &Source, workspace_root: &Path) -> Self {
         let written = Path::new(source.file);
         if written.is_absolute() {
             return EntryFile::Canonical(canonical(written));
@@ -283,53 +283,77 @@ impl<'a> EntryFile<'a> {
         if under_root.exists() {
             return EntryFile::Canonical(canonical(&under_root));
         }
-        EntryFile::Suffix(written)
+        EntryFile::Suffix
     }
 }
 
 /// The registry's entries by the place their attribute stands, for finding the entry of a
-/// scanned attribute without comparing it with every entry: one lookup per attribute, and
-/// each distinct `file!()` resolved on disk once.
+/// scanned attribute without comparing it with every entry: one lookup per attribute, each
+/// distinct `file!()` resolved on disk once, and files numbered so that a lookup hashes three
+/// integers and the kind, not a path.
 struct Places<'a> {
-    /// (kind, line, column, canonical file) → entries, in registry order.
-    exact: HashMap<(AttrKind, usize, usize, PathBuf), Vec<usize>>,
+    /// Canonical file → its number.
+    ids: HashMap<PathBuf, usize>,
+    /// (kind, line, column, file number) → entries, in registry order.
+    exact: HashMap<(AttrKind, usize, usize, usize), Vec<usize>>,
     /// Entries whose file is known only by a suffix (rare), with their place.
     by_suffix: Vec<(AttrKind, usize, usize, &'a Path, usize)>,
 }
 
 impl<'a> Places<'a> {
     fn new(registered: &[(AttrKind, &'a Source, Option<&RbacEntry>)], root: &Path) -> Self {
-        let mut resolved: HashMap<&str, EntryFile<'a>> = HashMap::new();
+        let mut resolved: HashMap<&str, Option<usize>> = HashMap::new();
         let mut places = Places {
+            ids: HashMap::new(),
             exact: HashMap::new(),
             by_suffix: Vec::new(),
         };
+        // Entries come file by file: the previous entry's file answers most of them.
+        let mut last: Option<(&str, Option<usize>)> = None;
         for (i, (kind, source, _)) in registered.iter().enumerate() {
             let (line, column) = (source.line as usize, source.column as usize);
-            match resolved
-                .entry(source.file)
-                .or_insert_with(|| EntryFile::of(source, root))
-            {
-                EntryFile::Canonical(file) => places
+            let id = match last {
+                Some((file, id)) if file == source.file => id,
+                _ => *resolved.entry(source.file).or_insert_with(|| {
+                    match EntryFile::of(source, root) {
+                        EntryFile::Canonical(file) => {
+                            let next = places.ids.len();
+                            Some(*places.ids.entry(file).or_insert(next))
+                        }
+                        EntryFile::Suffix => None,
+                    }
+                }),
+            };
+            last = Some((source.file, id));
+            match id {
+                Some(id) => places
                     .exact
-                    .entry((*kind, line, column, file.clone()))
+                    .entry((*kind, line, column, id))
                     .or_default()
                     .push(i),
-                EntryFile::Suffix(written) => {
-                    places.by_suffix.push((*kind, line, column, written, i))
-                }
+                None => places
+                    .by_suffix
+                    .push((*kind, line, column, Path::new(source.file), i)),
             }
         }
         places
     }
 
-    /// The entries (ascending) of attributes of `kind` at `place` in `file` (canonical).
-    fn at(&self, kind: AttrKind, (line, column): (usize, usize), file: &Path) -> Vec<usize> {
-        let mut hits = self
-            .exact
-            .get(&(kind, line, column, file.to_path_buf()))
+    /// The entries (ascending) of attributes of `kind` at `place` in `file` (canonical, with
+    /// its number if the registry names it).
+    fn at(
+        &self,
+        kind: AttrKind,
+        (line, column): (usize, usize),
+        (file, id): (&Path, Option<usize>),
+    ) -> Vec<usize> {
+        let mut hits = id
+            .and_then(|id| self.exact.get(&(kind, line, column, id)))
             .cloned()
             .unwrap_or_default();
+        if self.by_suffix.is_empty() {
+            return hits;
+        }
         let before = hits.len();
         hits.extend(
             self.by_suffix
@@ -346,23 +370,47 @@ impl<'a> Places<'a> {
     }
 }
 
-/// Canonical paths of scanned files, each resolved once (a file holds many attributes).
+/// Canonical paths of scanned files, each resolved once (a file holds many attributes, and
+/// the scan's attributes come file by file: the last one answers most lookups).
 #[derive(Default)]
-struct CanonicalFiles(HashMap<PathBuf, PathBuf>);
+struct CanonicalFiles {
+    known: HashMap<PathBuf, (PathBuf, Option<usize>)>,
+    last: Option<(PathBuf, PathBuf, Option<usize>)>,
+}
 
 impl CanonicalFiles {
-    fn get(&mut self, file: &Path) -> &Path {
-        if !self.0.contains_key(file) {
-            self.0.insert(file.to_path_buf(), canonical(file));
+    /// The canonical file and its number in `places`.
+    fn get(&mut self, file: &Path, places: &Places) -> (&Path, Option<usize>) {
+        let hit = self
+            .last
+            .as_ref()
+            .is_some_and(|(written, ..)| written.as_os_str() == file.as_os_str());
+        if !hit {
+            let (canonical, id) = self
+                .known
+                .entry(file.to_path_buf())
+                .or_insert_with(|| {
+                    let canonical = canonical(file);
+                    let id = places.ids.get(&canonical).copied();
+                    (canonical, id)
+                })
+                .clone();
+            self.last = Some((file.to_path_buf(), canonical, id));
         }
-        &self.0[file]
+        let (_, canonical, id) = self.last.as_ref().expect("just set");
+        (canonical, *id)
     }
 }
 
-fn same_marker(attr: &FoundAttr, entry: &RbacEntry) -> bool {
-    attr.marker
-        .as_ref()
-        .is_some_and(|m| *m == crate::rbac::RbacMarker::from(entry))
+/// Whether the scanned `#[rbac]` has the registry entry's arguments: the same normalized
+/// text, or else (text written otherwise, or an entry without text) the same parsed marker.
+fn same_args(attr: &FoundAttr, entry: &RbacEntry) -> bool {
+    if !entry.args.is_empty() && kube_markers_core::scan::normalized_text_is(&attr.args, entry.args)
+    {
+        return true;
+    }
+    attr.marker()
+        .is_some_and(|m| m == crate::rbac::RbacMarker::from(entry))
 }
 
 /// Compares what the linker kept with what the source says.
@@ -410,13 +458,6 @@ pub fn cross_check_all(
         warnings: scan.warnings.iter().map(scan_problem).collect(),
     };
     let root = canonical(workspace_root);
-    let rel = |p: &Path, files: &mut CanonicalFiles| -> String {
-        files
-            .get(p)
-            .strip_prefix(&root)
-            .map(|r| r.display().to_string())
-            .unwrap_or_else(|_| p.display().to_string())
-    };
 
     // Every registered attribute, with what the scan must find for it.
     let registered: Vec<(AttrKind, &Source, Option<&RbacEntry>)> = entries
@@ -428,6 +469,14 @@ pub fn cross_check_all(
     let mut matched = vec![false; registered.len()];
     let places = Places::new(&registered, &root);
     let mut files = CanonicalFiles::default();
+    let rel = |p: &Path, files: &mut CanonicalFiles| -> String {
+        files
+            .get(p, &places)
+            .0
+            .strip_prefix(&root)
+            .map(|r| r.display().to_string())
+            .unwrap_or_else(|_| p.display().to_string())
+    };
     // Each attribute's own place first; then, for attributes inside `cfg_attr`, the
     // `cfg_attr`'s `#`, where the compiler puts those whose item went through another
     // attribute macro first (several can share that place: same arguments decide).
@@ -435,7 +484,7 @@ pub fn cross_check_all(
         .attrs
         .iter()
         .map(|attr| {
-            let file = files.get(&attr.file);
+            let file = files.get(&attr.file, &places);
             let hit = places
                 .at(attr.kind, (attr.line, attr.column), file)
                 .into_iter()
@@ -450,8 +499,8 @@ pub fn cross_check_all(
         let Some(outer) = attr.outer.filter(|_| found[a].is_none()) else {
             continue;
         };
-        let same_args = |i: usize| registered[i].2.is_none_or(|e| same_marker(attr, e));
-        let file = files.get(&attr.file);
+        let same_args = |i: usize| registered[i].2.is_none_or(|e| same_args(attr, e));
+        let file = files.get(&attr.file, &places);
         let hit = places
             .at(attr.kind, outer, file)
             .into_iter()
@@ -462,10 +511,10 @@ pub fn cross_check_all(
         }
     }
     for (attr, hit) in scan.attrs.iter().zip(&found) {
-        let file = rel(&attr.file, &mut files);
-        let finding = |problem: Problem| Finding {
+        // The file's text for a finding, computed only for the attributes that have one.
+        let mut finding = |problem: Problem| Finding {
             place: Some(Place {
-                file: file.clone(),
+                file: rel(&attr.file, &mut files),
                 line: attr.line,
                 column: Some(attr.column),
             }),
@@ -474,7 +523,7 @@ pub fn cross_check_all(
         };
         if let Some(i) = *hit {
             if let Some(entry) = registered[i].2
-                && !same_marker(attr, entry)
+                && !same_args(attr, entry)
             {
                 findings.errors.push(finding(Problem::Stale));
             }

@@ -1,9 +1,11 @@
 //! The workspace scan: every `#[rbac]` and `#[crd]` written in the workspace's sources, found by
-//! parsing them with syn, so the registry can be checked for entries the linker never saw.
+//! a token-level walk of each file (syn only for the attributes that matter, and for the
+//! errors of a file that does not lex), so the registry can be checked for entries the linker
+//! never saw.
 //!
 //! It follows each library and binary target's module tree from its root file (`mod x;`,
 //! `#[path]`, inline modules, `include!` of a literal path), records the `cfg`s an attribute
-//! depends on, and parses its arguments with the macro's own parser. Which attributes a file
+//! depends on, and keeps its arguments for the macro's own parser. Which attributes a file
 //! holds is decided by `kube_markers_core::scan`, the code the macros use to refuse every
 //! spelling the scan could not find.
 //!
@@ -15,7 +17,7 @@
 use super::cfg::CfgEnv;
 use super::metadata_cache::MetadataCache;
 use super::{Error, ScanError};
-use kube_markers_core::scan::{Cfg, IncludePath, scan_file};
+use kube_markers_core::scan::{Cfg, FileScan, IncludePath, scan_source};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -80,10 +82,30 @@ pub struct FoundAttr {
     pub outer: Option<(usize, usize)>,
     /// The `cfg` predicates the attribute depends on, outermost first; empty if none.
     pub cfgs: Vec<Cfg>,
+    /// The attribute's arguments: the source text inside its delimiters.
+    pub args: String,
+}
+
+impl FoundAttr {
+    /// The arguments' normalized text, as the macro keeps it in [`RbacEntry::args`]
+    /// (`None` if it has no such form, e.g. with a doc comment inside).
+    ///
+    /// [`RbacEntry::args`]: crate::registry::RbacEntry::args
+    pub fn args_text(&self) -> Option<String> {
+        kube_markers_core::scan::normalized_text(&self.args)
+    }
+
     /// An `#[rbac]`'s arguments as the macro parses them; `None` if they do not parse (the
-    /// crate would not compile then, so only a stale build could have an entry) or for the other
-    /// attributes.
-    pub marker: Option<crate::rbac::RbacMarker>,
+    /// crate would not compile then, so only a stale build could have an entry) or for the
+    /// other attributes. Parsed on each call: the cross-check needs it only when the text of
+    /// the arguments differs from the registry's.
+    pub fn marker(&self) -> Option<crate::rbac::RbacMarker> {
+        if self.kind != AttrKind::Rbac {
+            return None;
+        }
+        let tokens = self.args.parse().ok()?;
+        kube_markers_core::rbac::parse_marker(tokens).ok()
+    }
 }
 
 /// Everything the scan found.
@@ -399,7 +421,7 @@ impl Walker<'_> {
             .to_string()
     }
 
-    fn read(&mut self, file: &Path) -> Option<syn::File> {
+    fn read(&mut self, file: &Path) -> Option<FileScan> {
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
             Err(e) => {
@@ -418,9 +440,9 @@ impl Walker<'_> {
         self.parse(file, &text)
     }
 
-    fn parse(&mut self, file: &Path, text: &str) -> Option<syn::File> {
-        match syn::parse_file(text) {
-            Ok(ast) => Some(ast),
+    fn parse(&mut self, file: &Path, text: &str) -> Option<FileScan> {
+        match scan_source(text) {
+            Ok(found) => Some(found),
             Err(e) => {
                 let at = e.span().start();
                 self.report.errors.push(format!(
@@ -446,24 +468,23 @@ impl Walker<'_> {
             return;
         }
         let first_time = self.visited.insert(canonical.clone());
-        let ast = if first_time {
+        let found = if first_time {
             self.read(file)
         } else {
             // Read again only to judge it under other cfgs; its read errors are reported.
             std::fs::read_to_string(file)
                 .ok()
-                .and_then(|text| syn::parse_file(&text).ok())
+                .and_then(|text| scan_source(&text).ok())
         };
-        let Some(ast) = ast else {
+        let Some(found) = found else {
             return;
         };
         self.open.push(canonical);
-        self.walk_parsed(file, mod_dir, cfgs, &ast);
+        self.walk_scanned(file, mod_dir, cfgs, found);
         self.open.pop();
     }
 
-    fn walk_parsed(&mut self, file: &Path, mod_dir: &Path, cfgs: &[Cfg], ast: &syn::File) {
-        let found = scan_file(ast);
+    fn walk_scanned(&mut self, file: &Path, mod_dir: &Path, cfgs: &[Cfg], found: FileScan) {
         self.record(file, cfgs, found.attrs);
         for m in &found.mods {
             let mut dir = mod_dir.to_path_buf();
@@ -587,10 +608,7 @@ impl Walker<'_> {
                 column: attr.column,
                 outer: attr.outer,
                 cfgs: all_cfgs,
-                marker: match attr.kind {
-                    AttrKind::Rbac => kube_markers_core::rbac::parse_marker(attr.args).ok(),
-                    AttrKind::Crd | AttrKind::Webhook | AttrKind::WebhookConfiguration => None,
-                },
+                args: attr.args,
             });
         }
     }
@@ -637,8 +655,8 @@ impl Walker<'_> {
             self.visited.insert(canonical);
             // Not compiled as far as the module walk knows: a file that does not parse is
             // worth a warning, not a failed run.
-            match syn::parse_file(&text) {
-                Ok(ast) => self.record(&file, &[], scan_file(&ast).attrs),
+            match scan_source(&text) {
+                Ok(found) => self.record(&file, &[], found.attrs),
                 Err(e) => self.report.warnings.push(format!(
                     "{}: not reached by any target's module tree, and it does not parse ({e}); it \
                      was not scanned (package `{}`)",

@@ -11,6 +11,8 @@ fn entry(
     line: u32,
 ) -> RbacEntry {
     RbacEntry {
+        // No argument text: the cross-check compares parsed markers.
+        args: "",
         groups: &["example.com"],
         resources,
         resource_names: &[],

@@ -81,6 +81,7 @@ fn source(line: u32, item: &'static str) -> Source {
 }
 
 static DEPLOYMENTS: RbacEntry = RbacEntry {
+    args: "",
     groups: &["apps"],
     resources: &["deployments"],
     resource_names: &[],

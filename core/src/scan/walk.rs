@@ -1,0 +1,978 @@
+//! The token-level scan: what [`super::scan_file`] finds in syn's syntax tree, found in the
+//! flat token list of [`super::lex`] instead, without parsing items, expressions or types.
+//!
+//! It walks items by their keywords (`fn`, `mod`, `impl`, ...) far enough to know which
+//! tokens an item's attributes apply to (its `#[cfg]` scope, inner attributes of its body
+//! included), follows `mod x;`, inline modules and `include!`, and walks every macro's input
+//! as the syn scan does. Only the attributes that matter (`cfg`, `cfg_attr`, `path`, ours)
+//! are handed to proc-macro2/syn, as small slices.
+//!
+//! Where the item a `#[cfg]` applies to cannot be told from tokens, the walk gives the
+//! attribute FEWER cfgs, never more: an attribute wrongly thought compiled is a loud error
+//! of the cross-check, one wrongly thought cfg'd off would be a warning, silently lost.
+//! The differential test (`tests/tests/scan_lexer.rs`) holds it to the syn scan's answers.
+
+use super::lex::{Delim, Kind, Token};
+use super::{
+    AttrKind, Cfg, FileScan, FoundAttr, Include, IncludePath, ModDecl, cfg_attr_tokens,
+    include_path,
+};
+use proc_macro2::{LineColumn, TokenStream};
+use std::str::FromStr;
+
+/// Which body a token list is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    /// A file, an inline module, an `impl` or `trait` body: items only.
+    Items,
+    /// Anything else (blocks, expressions, fields): statements and expressions.
+    Stmts,
+    /// An `extern { }` block: the syn scan records no attribute of a foreign item.
+    Foreign,
+}
+
+/// What an item is, as far as the scan cares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ItemKind {
+    /// `fn`, `mod {}`, `impl`, `trait`, `extern {}`: items whose body's inner attributes are
+    /// the item's.
+    WithBody,
+    /// `struct`, `enum`, `union`, `use`, `const`, `static`, `type`, `extern crate`.
+    Plain,
+    /// `mod name;` (`name` is the token index).
+    ModDecl(usize),
+    /// `mod name { ... }`.
+    ModInline(usize),
+    /// `macro_rules! name { ... }`: its body is left alone.
+    MacroRules,
+    /// `path! (...)`: path from `.0`, `!` at `.1`, delimiter at `.2`.
+    MacroCall(usize, usize, usize),
+    /// `extern "C" { ... }`: its items' attributes are not recorded.
+    Foreign,
+    /// `macro name ...` (syn keeps such an item as tokens and visits nothing in it).
+    Verbatim,
+}
+
+#[derive(Clone, Copy)]
+struct Item {
+    kind: ItemKind,
+    /// One past the item's last token.
+    end: usize,
+    /// The item's `{ }` body (an `Open` token index), if any.
+    body: Option<usize>,
+}
+
+/// One attribute: the `#` and the `[` of `#[...]` (or a doc comment, `bracket` = `None`).
+#[derive(Clone, Copy)]
+struct Attr {
+    pound: usize,
+    bracket: Option<usize>,
+}
+
+pub(super) struct Walker<'a> {
+    text: &'a str,
+    toks: &'a [Token],
+    /// Byte offsets where lines start, computed on first use.
+    lines: Vec<u32>,
+    cfgs: Vec<Cfg>,
+    inline_path: Vec<String>,
+    pub(super) out: FileScan,
+    /// A slice this lexer took and proc-macro2 did not: the caller then trusts syn's scan of
+    /// the whole file, not this one.
+    doubt: std::cell::Cell<bool>,
+}
+
+/// Rust's strict keywords that cannot start a path.
+fn is_keyword(s: &str) -> bool {
+    matches!(
+        s,
+        "as" | "break"
+            | "const"
+            | "continue"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "fn"
+            | "for"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "pub"
+            | "ref"
+            | "return"
+            | "static"
+            | "struct"
+            | "trait"
+            | "true"
+            | "type"
+            | "unsafe"
+            | "use"
+            | "where"
+            | "while"
+            | "async"
+            | "await"
+            | "dyn"
+            | "abstract"
+            | "become"
+            | "box"
+            | "do"
+            | "final"
+            | "macro"
+            | "override"
+            | "priv"
+            | "typeof"
+            | "unsized"
+            | "virtual"
+            | "yield"
+            | "try"
+            | "gen"
+    )
+}
+
+impl<'a> Walker<'a> {
+    pub(super) fn new(text: &'a str, toks: &'a [Token]) -> Self {
+        Walker {
+            text,
+            toks,
+            lines: Vec::new(),
+            cfgs: Vec::new(),
+            inline_path: Vec::new(),
+            out: FileScan::default(),
+            doubt: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Whether a slice could not be handed to proc-macro2 (see [`Self::reparse`]).
+    pub(super) fn doubted(&self) -> bool {
+        self.doubt.get()
+    }
+
+    /// A slice of the text as proc-macro2 tokens; `None`, and the whole walk in doubt, if
+    /// proc-macro2 rejects what this lexer took.
+    fn reparse(&self, text: &str) -> Option<TokenStream> {
+        let tokens = TokenStream::from_str(text).ok();
+        if tokens.is_none() {
+            self.doubt.set(true);
+        }
+        tokens
+    }
+
+    // --- Token helpers -------------------------------------------------------------------
+
+    fn src(&self, i: usize) -> &'a str {
+        let t = self.toks[i];
+        &self.text[t.start as usize..t.end as usize]
+    }
+
+    fn ident(&self, i: usize) -> Option<&'a str> {
+        match self.toks.get(i) {
+            Some(t) if t.kind == Kind::Ident => Some(self.src(i)),
+            _ => None,
+        }
+    }
+
+    fn is_ident(&self, i: usize, name: &str) -> bool {
+        self.ident(i) == Some(name)
+    }
+
+    fn is_punct(&self, i: usize, c: u8) -> bool {
+        matches!(self.toks.get(i), Some(t) if t.kind == Kind::Punct(c))
+    }
+
+    /// The delimiter and closing index of the group opening at `i`.
+    fn group(&self, i: usize) -> Option<(Delim, usize)> {
+        match self.toks.get(i)?.kind {
+            Kind::Open { delim, close } => Some((delim, close as usize)),
+            _ => None,
+        }
+    }
+
+    fn is_group(&self, i: usize, want: Delim) -> bool {
+        matches!(self.group(i), Some((d, _)) if d == want)
+    }
+
+    /// One past the token tree starting at `i`.
+    fn next(&self, i: usize) -> usize {
+        self.group(i).map_or(i + 1, |(_, close)| close + 1)
+    }
+
+    /// The source text strictly inside the group opening at `open`.
+    fn inner_text(&self, open: usize) -> &'a str {
+        let close = self.group(open).map_or(open, |(_, c)| c);
+        &self.text[self.toks[open].end as usize..self.toks[close].start as usize]
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    fn position(&mut self, offset: u32) -> (usize, usize) {
+        if self.lines.is_empty() {
+            self.lines.push(0);
+            self.lines.extend(
+                self.text
+                    .bytes()
+                    .enumerate()
+                    .filter(|&(_, b)| b == b'\n')
+                    .map(|(i, _)| i as u32 + 1),
+            );
+        }
+        let line = self.lines.partition_point(|&start| start <= offset);
+        let start = self.lines[line - 1] as usize;
+        let column = self.text[start..offset as usize].chars().count() + 1;
+        (line, column)
+    }
+
+    fn position_of(&mut self, i: usize) -> (usize, usize) {
+        self.position(self.toks[i].start)
+    }
+
+    /// A path `::a::b` starting at `i`: (leading `::`, segment indices, index after it).
+    fn path(&self, mut i: usize, hi: usize) -> Option<(bool, Vec<usize>, usize)> {
+        let leading = self.is_punct(i, b':') && self.is_punct(i + 1, b':') && i + 1 < hi;
+        if leading {
+            i += 2;
+        }
+        let mut segs = Vec::new();
+        loop {
+            if i >= hi || self.ident(i).is_none() {
+                return None;
+            }
+            segs.push(i);
+            i += 1;
+            if i + 1 < hi && self.is_punct(i, b':') && self.is_punct(i + 1, b':') {
+                i += 2;
+            } else {
+                return Some((leading, segs, i));
+            }
+        }
+    }
+
+    /// One past the path starting at `i` ([`Self::path`] without its segments).
+    fn path_end(&self, mut i: usize, hi: usize) -> Option<usize> {
+        if i + 1 < hi && self.is_punct(i, b':') && self.is_punct(i + 1, b':') {
+            i += 2;
+        }
+        loop {
+            if i >= hi || self.toks[i].kind != Kind::Ident {
+                return None;
+            }
+            i += 1;
+            if i + 1 < hi && self.is_punct(i, b':') && self.is_punct(i + 1, b':') {
+                i += 2;
+            } else {
+                return Some(i);
+            }
+        }
+    }
+
+    // --- Attributes ----------------------------------------------------------------------
+
+    /// The outer attributes (and doc comments) starting at `i`, and the index after them.
+    /// Inner attributes met here (`#![...]` not at the start of a body) are skipped too.
+    fn attrs_at(&self, mut i: usize, hi: usize) -> (Vec<Attr>, usize) {
+        let mut attrs = Vec::new();
+        while i < hi {
+            match self.toks[i].kind {
+                Kind::Doc { .. } => {
+                    attrs.push(Attr {
+                        pound: i,
+                        bracket: None,
+                    });
+                    i += 1;
+                }
+                Kind::Punct(b'#') if i + 1 < hi && self.is_group(i + 1, Delim::Bracket) => {
+                    attrs.push(Attr {
+                        pound: i,
+                        bracket: Some(i + 1),
+                    });
+                    i = self.next(i + 1);
+                }
+                Kind::Punct(b'#')
+                    if i + 2 < hi
+                        && self.is_punct(i + 1, b'!')
+                        && self.is_group(i + 2, Delim::Bracket) =>
+                {
+                    i = self.next(i + 2);
+                }
+                _ => break,
+            }
+        }
+        (attrs, i)
+    }
+
+    /// The inner attributes at the start of the body group opening at `open`, and the index
+    /// of the body's first other token.
+    fn inner_attrs(&self, open: usize) -> (Vec<Attr>, usize) {
+        let close = self.group(open).map_or(open, |(_, c)| c);
+        let mut i = open + 1;
+        let mut attrs = Vec::new();
+        while i < close {
+            match self.toks[i].kind {
+                Kind::Doc { inner: true } => i += 1,
+                Kind::Punct(b'#')
+                    if self.is_punct(i + 1, b'!') && self.is_group(i + 2, Delim::Bracket) =>
+                {
+                    attrs.push(Attr {
+                        pound: i,
+                        bracket: Some(i + 2),
+                    });
+                    i = self.next(i + 2);
+                }
+                _ => break,
+            }
+        }
+        (attrs, i)
+    }
+
+    /// `#[cfg(...)]`'s predicate. One that does not parse is kept as a name no build sets.
+    fn cfg_of(&self, attr: Attr) -> Option<Cfg> {
+        let open = attr.bracket?;
+        let (_, close) = self.group(open)?;
+        // Exactly `cfg` followed by one group.
+        if !(self.is_ident(open + 1, "cfg") && close > open + 2) {
+            return None;
+        }
+        let (_, group_close) = self.group(open + 2)?;
+        if group_close + 1 != close {
+            return None;
+        }
+        let text = self.inner_text(open + 2);
+        Some(match self.reparse(text) {
+            Some(tokens) => {
+                Cfg::parse(tokens.clone()).unwrap_or_else(|_| Cfg::Name(tokens.to_string()))
+            }
+            None => Cfg::Name(text.to_string()),
+        })
+    }
+
+    /// Records the attribute if it is one of ours, or the ones a `cfg_attr` holds.
+    fn record(&mut self, attr: Attr) {
+        let Some(open) = attr.bracket else {
+            return;
+        };
+        let (_, close) = self.group(open).expect("a bracket");
+        let at = self.position_of(attr.pound);
+        self.record_meta(open + 1, close, at);
+    }
+
+    /// The meta in tokens `lo..hi` (inside `#[...]`), placed at `at` if it is one of ours.
+    fn record_meta(&mut self, lo: usize, hi: usize, at: (usize, usize)) {
+        let Some((leading, segs, after)) = self.path(lo, hi) else {
+            return;
+        };
+        let names: Vec<&str> = segs.iter().map(|&s| self.src(s)).collect();
+        if let Some(kind) = attr_kind_of(leading, &names) {
+            let args = match self.group(after) {
+                Some((_, close)) if close + 1 == hi => self.inner_text(after),
+                _ => "",
+            };
+            self.out.attrs.push(FoundAttr {
+                kind,
+                line: at.0,
+                column: at.1,
+                outer: None,
+                cfgs: self.cfgs.clone(),
+                args: args.to_string(),
+            });
+        } else if !leading && names == ["cfg_attr"] {
+            let Some((_, close)) = self.group(after) else {
+                return;
+            };
+            // Only a `cfg_attr` naming one of our attributes can record one.
+            let ours = (after + 1..close).any(|i| {
+                matches!(
+                    self.ident(i),
+                    Some("rbac" | "crd" | "webhook" | "webhook_configuration")
+                )
+            });
+            if !ours {
+                return;
+            }
+            let base = self.toks[after].end;
+            let base = self.position(base);
+            let text = self.inner_text(after);
+            let Some(tokens) = self.reparse(text) else {
+                return;
+            };
+            let Ok((pred, metas)) = cfg_attr_tokens(tokens) else {
+                return;
+            };
+            // Spans of the re-parsed slice count from its start: line 1 continues the
+            // attribute's line after the `(`.
+            let place = |p: LineColumn| -> (usize, usize) {
+                if p.line == 1 {
+                    (base.0, base.1 + p.column)
+                } else {
+                    (base.0 + p.line - 1, p.column + 1)
+                }
+            };
+            let cfgs = self.cfgs.clone();
+            let mut found = Vec::new();
+            super::record_cfg_attr(&pred, &metas, at, None, &[], &place, &mut |f| found.push(f));
+            for (kind, (line, column), outer, extra, args) in found {
+                let mut all = cfgs.clone();
+                all.extend(extra);
+                self.out.attrs.push(FoundAttr {
+                    kind,
+                    line,
+                    column,
+                    outer,
+                    cfgs: all,
+                    args,
+                });
+            }
+        }
+    }
+
+    /// `#[path = "..."]`'s file.
+    fn path_attr_of(&self, attr: Attr) -> Option<String> {
+        let open = attr.bracket?;
+        let (_, close) = self.group(open)?;
+        if !(self.is_ident(open + 1, "path") && self.is_punct(open + 2, b'=') && open + 4 == close)
+            || self.toks[open + 3].kind != Kind::Literal
+        {
+            return None;
+        }
+        syn::parse_str::<syn::LitStr>(self.src(open + 3))
+            .ok()
+            .map(|l| l.value())
+    }
+
+    /// `#[cfg_attr(pred, ..., path = "...")]`: the predicate and the (last) file.
+    fn cfg_path_of(&self, attr: Attr) -> Option<(Cfg, String)> {
+        let open = attr.bracket?;
+        let (_, close) = self.group(open)?;
+        if !(self.is_ident(open + 1, "cfg_attr") && self.group(open + 2)?.1 + 1 == close) {
+            return None;
+        }
+        let tokens = self.reparse(self.inner_text(open + 2))?;
+        let (pred, metas) = cfg_attr_tokens(tokens).ok()?;
+        let path = metas.iter().rev().find_map(super::path_attr_of)?;
+        Some((pred, path))
+    }
+
+    // --- Items ---------------------------------------------------------------------------
+
+    /// The first top-level `{ }` of an item from `i` outside `<...>` (not a const generic
+    /// argument), or its `;`: (end, body).
+    fn body_or_semi(&self, mut i: usize, hi: usize) -> (usize, Option<usize>) {
+        let mut angles = 0usize;
+        while i < hi {
+            match self.toks[i].kind {
+                Kind::Punct(b';') if angles == 0 => return (i + 1, None),
+                Kind::Punct(b'<') => angles += 1,
+                // Not the `>` of `->` or `=>`.
+                Kind::Punct(b'>')
+                    if !(self.is_punct(i - 1, b'-') || self.is_punct(i - 1, b'=')) =>
+                {
+                    angles = angles.saturating_sub(1)
+                }
+                Kind::Open {
+                    delim: Delim::Brace,
+                    close,
+                } if angles == 0 => return (close as usize + 1, Some(i)),
+                _ => {}
+            }
+            i = self.next(i);
+        }
+        (hi, None)
+    }
+
+    /// One past the first top-level `;` from `i`.
+    fn to_semi(&self, mut i: usize, hi: usize) -> usize {
+        while i < hi {
+            if self.is_punct(i, b';') {
+                return i + 1;
+            }
+            i = self.next(i);
+        }
+        hi
+    }
+
+    /// The item starting at `i` (after its outer attributes), if the tokens start one.
+    fn classify(&self, i: usize, hi: usize, ctx: Ctx, has_attrs: bool) -> Option<Item> {
+        let word = |j: usize| if j < hi { self.ident(j) } else { None };
+        let mut j = i;
+        let mut qualified = false;
+        if word(j) == Some("pub") {
+            j += 1;
+            qualified = true;
+            if j < hi && self.is_group(j, Delim::Paren) {
+                j = self.next(j);
+            }
+        }
+        loop {
+            match word(j) {
+                Some("default")
+                    if matches!(
+                        word(j + 1),
+                        Some("fn" | "impl" | "type" | "const" | "unsafe" | "async" | "extern")
+                    ) => {}
+                Some("unsafe") if !(j + 1 < hi && self.is_group(j + 1, Delim::Brace)) => {}
+                Some("async") if matches!(word(j + 1), Some("fn" | "unsafe" | "extern")) => {}
+                Some("const")
+                    if matches!(word(j + 1), Some("fn" | "unsafe" | "async" | "extern")) => {}
+                Some("safe") if matches!(word(j + 1), Some("fn" | "static")) => {}
+                Some("auto") if word(j + 1) == Some("trait") => {}
+                Some("extern") => {
+                    let mut k = j + 1;
+                    if k < hi && self.toks[k].kind == Kind::Literal {
+                        k += 1;
+                    }
+                    if word(k) == Some("crate") {
+                        return Some(self.plain(i, k, hi));
+                    }
+                    if word(k) == Some("fn") {
+                        j = k;
+                        continue;
+                    }
+                    if k < hi && self.is_group(k, Delim::Brace) {
+                        let close = self.group(k)?.1;
+                        return Some(Item {
+                            kind: ItemKind::Foreign,
+                            end: close + 1,
+                            body: Some(k),
+                        });
+                    }
+                    return None;
+                }
+                _ => break,
+            }
+            j += 1;
+            qualified = true;
+        }
+        let next_is_ident = word(j + 1).is_some();
+        match word(j) {
+            Some("fn") if next_is_ident => {
+                let (end, body) = self.body_or_semi(j + 2, hi);
+                Some(Item {
+                    kind: ItemKind::WithBody,
+                    end,
+                    body,
+                })
+            }
+            Some("impl" | "trait") => {
+                let (end, body) = self.body_or_semi(j + 1, hi);
+                Some(Item {
+                    kind: ItemKind::WithBody,
+                    end,
+                    body,
+                })
+            }
+            Some("struct" | "enum" | "union") if next_is_ident => {
+                let (end, body) = self.body_or_semi(j + 2, hi);
+                Some(Item {
+                    kind: ItemKind::Plain,
+                    end,
+                    body,
+                })
+            }
+            Some("mod") if next_is_ident => {
+                if self.is_punct(j + 2, b';') && j + 2 < hi {
+                    Some(Item {
+                        kind: ItemKind::ModDecl(j + 1),
+                        end: j + 3,
+                        body: None,
+                    })
+                } else if j + 2 < hi && self.is_group(j + 2, Delim::Brace) {
+                    Some(Item {
+                        kind: ItemKind::ModInline(j + 1),
+                        end: self.next(j + 2),
+                        body: Some(j + 2),
+                    })
+                } else {
+                    None
+                }
+            }
+            Some("type" | "use") => Some(self.plain(i, j, hi)),
+            Some("static") if next_is_ident => Some(self.plain(i, j, hi)),
+            Some("const") if next_is_ident || self.is_ident(j + 1, "_") => {
+                Some(self.plain(i, j, hi))
+            }
+            Some("macro") if next_is_ident && !qualified => {
+                let (end, _) = self.body_or_semi(j + 2, hi);
+                Some(Item {
+                    kind: ItemKind::Verbatim,
+                    end,
+                    body: None,
+                })
+            }
+            _ if qualified => None,
+            _ => self.macro_item(i, hi, ctx, has_attrs),
+        }
+    }
+
+    fn plain(&self, _i: usize, j: usize, hi: usize) -> Item {
+        Item {
+            kind: ItemKind::Plain,
+            end: self.to_semi(j, hi),
+            body: None,
+        }
+    }
+
+    /// `path! (...)` / `path! name {...}` at `i`, as an item or statement (in a block, a
+    /// macro followed by anything but `;` is an expression, whose attributes syn does not
+    /// count as the item's).
+    fn macro_item(&self, i: usize, hi: usize, ctx: Ctx, has_attrs: bool) -> Option<Item> {
+        let (bang, named) = self.macro_at(i, hi)?;
+        let group = if named { bang + 2 } else { bang + 1 };
+        let (delim, close) = self.group(group)?;
+        let mut end = close + 1;
+        let semi = end < hi && self.is_punct(end, b';');
+        if self.is_ident(i, "macro_rules") && bang == i + 1 && named {
+            if semi {
+                end += 1;
+            }
+            return Some(Item {
+                kind: ItemKind::MacroRules,
+                end,
+                body: None,
+            });
+        }
+        let statement = named
+            || ctx == Ctx::Items
+            || !has_attrs
+            || semi
+            || (delim == Delim::Brace
+                && !(end < hi && (self.is_punct(end, b'?') || self.is_dot_not_range(end))));
+        if !statement {
+            return None;
+        }
+        if semi {
+            end += 1;
+        }
+        Some(Item {
+            kind: ItemKind::MacroCall(i, bang, group),
+            end,
+            body: None,
+        })
+    }
+
+    fn is_dot_not_range(&self, i: usize) -> bool {
+        self.is_punct(i, b'.') && !self.is_punct(i + 1, b'.')
+    }
+
+    /// A macro invocation's path at `i`: the index of its `!`, and whether a name follows
+    /// (`macro_rules! name`).
+    fn macro_at(&self, i: usize, hi: usize) -> Option<(usize, bool)> {
+        let first = if self.is_punct(i, b':') { i + 2 } else { i };
+        let head = self.ident(first)?;
+        if is_keyword(head) && !matches!(head, "self" | "super" | "crate" | "Self") {
+            return None;
+        }
+        let after = self.path_end(i, hi)?;
+        if !(after < hi && self.is_punct(after, b'!')) {
+            return None;
+        }
+        // `a != b` is no macro.
+        if after + 1 < hi && self.group(after + 1).is_some() {
+            return Some((after, false));
+        }
+        if after + 2 < hi && self.ident(after + 1).is_some() && self.group(after + 2).is_some() {
+            return Some((after, true));
+        }
+        None
+    }
+
+    // --- The walk ------------------------------------------------------------------------
+
+    /// Walks the file: its inner attributes' cfgs apply to everything.
+    pub(super) fn file(&mut self) {
+        let hi = self.toks.len();
+        let mut i = 0;
+        while i < hi {
+            match self.toks[i].kind {
+                Kind::Doc { inner: true } => i += 1,
+                Kind::Punct(b'#')
+                    if self.is_punct(i + 1, b'!') && self.is_group(i + 2, Delim::Bracket) =>
+                {
+                    if let Some(cfg) = self.cfg_of(Attr {
+                        pound: i,
+                        bracket: Some(i + 2),
+                    }) {
+                        self.cfgs.push(cfg);
+                    }
+                    i = self.next(i + 2);
+                }
+                _ => break,
+            }
+        }
+        self.walk(i, hi, Ctx::Items);
+    }
+
+    fn walk(&mut self, lo: usize, hi: usize, ctx: Ctx) {
+        let mut i = lo;
+        while i < hi {
+            let (attrs, j) = self.attrs_at(i, hi);
+            if ctx != Ctx::Foreign
+                && j < hi
+                && let Some(item) = self.classify(j, hi, ctx, !attrs.is_empty())
+            {
+                self.item(&attrs, j, item);
+                i = item.end;
+                continue;
+            }
+            // Attributes of anything else (a field, a statement, an expression, a foreign
+            // item) are not the syn scan's: neither recorded nor a scope.
+            if j >= hi {
+                break;
+            }
+            i = self.thing(j, hi);
+        }
+    }
+
+    /// One token tree (or a whole macro invocation) outside any item's own tokens.
+    fn thing(&mut self, i: usize, hi: usize) -> usize {
+        if let Some((bang, named)) = self.macro_at(i, hi) {
+            let group = if named { bang + 2 } else { bang + 1 };
+            self.invocation(i, bang, group);
+            return self.next(group);
+        }
+        if self.group(i).is_some() {
+            let close = self.next(i) - 1;
+            self.walk(i + 1, close, Ctx::Stmts);
+        }
+        self.next(i)
+    }
+
+    fn item(&mut self, outer: &[Attr], start: usize, item: Item) {
+        let mut attrs = outer.to_vec();
+        let mut body_from = None;
+        if let (ItemKind::WithBody | ItemKind::Foreign | ItemKind::ModInline(_), Some(body)) =
+            (item.kind, item.body)
+        {
+            let (inner, first) = self.inner_attrs(body);
+            attrs.extend(inner);
+            body_from = Some(first);
+        }
+        if item.kind == ItemKind::Verbatim {
+            return;
+        }
+        let before = self.cfgs.len();
+        for attr in &attrs {
+            if let Some(cfg) = self.cfg_of(*attr) {
+                self.cfgs.push(cfg);
+            }
+        }
+        for attr in &attrs {
+            self.record(*attr);
+        }
+        match item.kind {
+            ItemKind::ModDecl(name) => {
+                let path_attr = attrs.iter().find_map(|a| self.path_attr_of(*a));
+                let cfg_paths = attrs.iter().filter_map(|a| self.cfg_path_of(*a)).collect();
+                let line = self.position_of(name).0;
+                self.out.mods.push(ModDecl {
+                    name: unraw(self.src(name)),
+                    path_attr,
+                    cfg_paths,
+                    inline_path: self.inline_path.clone(),
+                    cfgs: self.cfgs.clone(),
+                    line,
+                });
+            }
+            ItemKind::ModInline(name) => {
+                let body = item.body.expect("an inline module's body");
+                let close = self.next(body) - 1;
+                self.inline_path.push(unraw(self.src(name)));
+                self.walk(body_from.unwrap_or(body + 1), close, Ctx::Items);
+                self.inline_path.pop();
+            }
+            ItemKind::MacroRules | ItemKind::Verbatim => {}
+            ItemKind::MacroCall(path, bang, group) => self.invocation(path, bang, group),
+            ItemKind::WithBody | ItemKind::Plain | ItemKind::Foreign => {
+                let mut i = start;
+                while i < item.end {
+                    if Some(i) == item.body {
+                        let close = self.next(i) - 1;
+                        let ctx = if item.kind == ItemKind::Foreign {
+                            Ctx::Foreign
+                        } else {
+                            Ctx::Stmts
+                        };
+                        let from = body_from.unwrap_or(i + 1);
+                        self.walk(from, close, ctx);
+                        i = close + 1;
+                    } else {
+                        i = self.thing(i, item.end);
+                    }
+                }
+            }
+        }
+        self.cfgs.truncate(before);
+    }
+
+    /// A macro invocation: `include!` is followed; any other's input is walked for
+    /// attributes, `mod x;` and `include!` as the syn scan does; `macro_rules!` bodies are
+    /// left alone.
+    fn invocation(&mut self, path: usize, bang: usize, group: usize) {
+        let Some((leading, segs, _)) = self.path(path, bang) else {
+            return;
+        };
+        let names: Vec<&str> = segs.iter().map(|&s| self.src(s)).collect();
+        let is_include = match names.as_slice() {
+            ["include"] => !leading,
+            ["core" | "std", "include"] => true,
+            _ => false,
+        };
+        if is_include {
+            let line = self.position_of(*segs.last().expect("a segment")).0;
+            self.include(group, line);
+        } else if names != ["macro_rules"] || leading {
+            let close = self.next(group) - 1;
+            self.tokens(group + 1, close);
+        }
+    }
+
+    fn include(&mut self, group: usize, line: usize) {
+        let text = self.inner_text(group);
+        let path = match self.reparse(text) {
+            Some(tokens) => include_path(&tokens),
+            None => IncludePath::Unknown(text.to_string()),
+        };
+        self.out.includes.push(Include {
+            path,
+            inline_path: self.inline_path.clone(),
+            cfgs: self.cfgs.clone(),
+            line,
+        });
+    }
+
+    /// Another macro's input (the syn scan's `attrs_in_tokens`, on tokens): attributes keep
+    /// their place; `mod x;` and `include!(...)` lead to more files; the cfgs around them
+    /// inside the input are not evaluated (they count as compiled).
+    fn tokens(&mut self, lo: usize, hi: usize) {
+        let mut path_attr: Option<String> = None;
+        let mut i = lo;
+        while i < hi {
+            match self.toks[i].kind {
+                // `#[doc = "..."]` to the syn scan: a meta, transparent.
+                Kind::Doc { inner: false } => {
+                    i += 1;
+                    continue;
+                }
+                Kind::Punct(b'#') if i + 1 < hi && self.is_group(i + 1, Delim::Bracket) => {
+                    let attr = Attr {
+                        pound: i,
+                        bracket: Some(i + 1),
+                    };
+                    if self.meta_parses(i + 1) {
+                        self.record(attr);
+                        if let Some(path) = self.path_attr_of(attr) {
+                            path_attr = Some(path);
+                        }
+                        i = self.next(i + 1);
+                        continue;
+                    }
+                }
+                Kind::Ident
+                    if self.src(i) == "mod"
+                        && i + 2 < hi
+                        && self.ident(i + 1).is_some()
+                        && self.is_punct(i + 2, b';') =>
+                {
+                    let line = self.position_of(i).0;
+                    self.out.mods.push(ModDecl {
+                        name: unraw(self.src(i + 1)),
+                        path_attr: path_attr.take(),
+                        cfg_paths: Vec::new(),
+                        inline_path: self.inline_path.clone(),
+                        cfgs: self.cfgs.clone(),
+                        line,
+                    });
+                    i += 3;
+                    continue;
+                }
+                // `include!`, `std::include!`, `core::include!` (not `other::include!`).
+                Kind::Ident
+                    if self.src(i) == "include"
+                        && i + 1 < hi
+                        && self.is_punct(i + 1, b'!')
+                        && (i < lo + 2
+                            || !self.is_punct(i - 1, b':')
+                            || (i >= lo + 3
+                                && matches!(self.ident(i - 3), Some("std" | "core"))))
+                        && i + 2 < hi
+                        && self.group(i + 2).is_some() =>
+                {
+                    let line = self.position_of(i).0;
+                    self.include(i + 2, line);
+                    i = self.next(i + 2);
+                    continue;
+                }
+                Kind::Open { close, .. } => {
+                    self.tokens(i + 1, close as usize);
+                }
+                Kind::Ident if self.src(i) == "pub" => {
+                    i += 1;
+                    if i < hi && self.is_group(i, Delim::Paren) {
+                        i = self.next(i);
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            path_attr = None;
+            i = self.next(i);
+        }
+    }
+
+    /// Whether `[...]` at `open` holds what syn parses as a `Meta`: a path, alone, followed
+    /// by one group, or by `= <expression>`. Only the unusual shapes are handed to syn.
+    fn meta_parses(&self, open: usize) -> bool {
+        let Some((_, close)) = self.group(open) else {
+            return false;
+        };
+        let lo = open + 1;
+        let plain = self.path(lo, close).and_then(|(leading, segs, after)| {
+            let head = self.src(segs[0]);
+            if !leading && is_keyword(head) || segs.iter().any(|&s| self.src(s) == "_") {
+                return None;
+            }
+            if after == close {
+                return Some(true);
+            }
+            if let Some((_, group_close)) = self.group(after) {
+                return (group_close + 1 == close).then_some(true);
+            }
+            // `= "literal"`; any longer expression goes to syn.
+            if self.is_punct(after, b'=')
+                && after + 2 == close
+                && self.toks[after + 1].kind == Kind::Literal
+            {
+                return Some(true);
+            }
+            None
+        });
+        if let Some(answer) = plain {
+            return answer;
+        }
+        self.reparse(self.inner_text(open))
+            .is_some_and(|tokens| syn::parse2::<syn::Meta>(tokens).is_ok())
+    }
+}
+
+fn unraw(s: &str) -> String {
+    s.strip_prefix("r#").unwrap_or(s).to_string()
+}
+
+/// [`super::attr_kind`] on a path's text.
+fn attr_kind_of(leading: bool, segs: &[&str]) -> Option<AttrKind> {
+    let last = match segs {
+        [one] if !leading => *one,
+        ["kube_markers", last] => *last,
+        _ => return None,
+    };
+    match last {
+        "rbac" => Some(AttrKind::Rbac),
+        "crd" => Some(AttrKind::Crd),
+        "webhook" => Some(AttrKind::Webhook),
+        "webhook_configuration" => Some(AttrKind::WebhookConfiguration),
+        _ => None,
+    }
+}
