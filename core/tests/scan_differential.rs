@@ -230,6 +230,9 @@ fn agrees_with_syn_on_this_repository() {
         "tests",
         "examples",
         "core/src",
+        // Files written to break the token scan (Unicode whitespace, `union` and `gen` as
+        // names, suffixes ending in `e`, a type macro with braces before a body, ...).
+        "core/tests/scan_cases",
         "runtime/src",
         "macros/src",
         "codegen",

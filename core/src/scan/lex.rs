@@ -86,7 +86,36 @@ fn is_ident_continue(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
 }
 
+/// The characters beyond ASCII that rustc counts as whitespace (`Pattern_White_Space`): they
+/// separate tokens, so `fn\u{85}f` is `fn` and `f`.
+fn is_unicode_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{85}' | '\u{200E}' | '\u{200F}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
 impl Lexer<'_> {
+    /// Advances over the rest of an identifier (or suffix, or lifetime). Beyond ASCII only
+    /// alphanumeric characters continue it: any other (rustc's Unicode whitespace, a combining
+    /// mark) ends it, and the main loop skips the whitespace or hands the file to syn.
+    fn ident_tail(&mut self) {
+        while self.i < self.b.len() {
+            let c = self.b[self.i];
+            if c < 0x80 {
+                if !is_ident_continue(c) {
+                    return;
+                }
+                self.i += 1;
+            } else {
+                match self.text[self.i..].chars().next() {
+                    Some(ch) if ch.is_alphanumeric() => self.i += ch.len_utf8(),
+                    _ => return,
+                }
+            }
+        }
+    }
+
     fn peek(&self, at: usize) -> u8 {
         self.b.get(self.i + at).copied().unwrap_or(0)
     }
@@ -148,19 +177,20 @@ impl Lexer<'_> {
                 b'r' | b'b' | b'c' if self.prefixed_literal()? => {}
                 _ if is_ident_start(c) => {
                     if c >= 0x80 {
-                        // Identifiers beyond ASCII: accept alphabetic characters only; any
-                        // other (an emoji, a non-breaking space) goes to syn for its error.
+                        // Beyond ASCII: rustc's whitespace separates tokens; identifiers
+                        // start with alphabetic characters only; any other (an emoji, a
+                        // non-breaking space) goes to syn for its error.
                         let ch = self.text[self.i..].chars().next().ok_or(LexError)?;
+                        if is_unicode_whitespace(ch) {
+                            self.i += ch.len_utf8();
+                            continue;
+                        }
                         if !ch.is_alphabetic() {
                             return Err(LexError);
                         }
+                        self.i += ch.len_utf8();
                     }
-                    while self.i < self.b.len() && is_ident_continue(self.b[self.i]) {
-                        self.i += 1;
-                    }
-                    if !self.text.is_char_boundary(self.i) {
-                        return Err(LexError);
-                    }
+                    self.ident_tail();
                     self.push(Kind::Ident, start);
                 }
                 b'~' | b'!' | b'@' | b'#' | b'$' | b'%' | b'^' | b'&' | b'*' | b'-' | b'+'
@@ -236,9 +266,7 @@ impl Lexer<'_> {
     /// A literal's suffix (`1u8`, `"x"suffix`).
     fn suffix(&mut self) {
         if self.i < self.b.len() && is_ident_start(self.b[self.i]) {
-            while self.i < self.b.len() && is_ident_continue(self.b[self.i]) {
-                self.i += 1;
-            }
+            self.ident_tail();
         }
     }
 
@@ -270,10 +298,9 @@ impl Lexer<'_> {
         if !is_ident_start(self.peek(0)) {
             return Err(LexError);
         }
-        while self.i < self.b.len() && is_ident_continue(self.b[self.i]) {
-            self.i += 1;
-        }
-        if !self.text.is_char_boundary(self.i) {
+        self.ident_tail();
+        if self.i == start + 1 {
+            // A lifetime starting with a character beyond ASCII that is not alphanumeric.
             return Err(LexError);
         }
         self.push(Kind::Lifetime, start);
@@ -283,13 +310,20 @@ impl Lexer<'_> {
     fn number(&mut self) {
         let hex_like = self.peek(0) == b'0' && matches!(self.peek(1), b'x' | b'o' | b'b');
         let mut point = false;
+        // Past the digits, in a suffix (`usize`, `f64`): there `e+` is no exponent, so
+        // `1usize+include!(..)` is a literal, `+` and the macro.
+        let mut suffix = false;
         loop {
             let c = self.peek(0);
             if is_ident_continue(c) && c < 0x80 {
+                let exponent = !hex_like && !suffix && matches!(c, b'e' | b'E');
                 // An exponent's sign: `1e-5`, `2.5E+3` (not in `0x1e-5`).
-                if !hex_like && matches!(c, b'e' | b'E') && matches!(self.peek(1), b'+' | b'-') {
+                if exponent && matches!(self.peek(1), b'+' | b'-') {
                     self.i += 2;
                     continue;
+                }
+                if !exponent && !hex_like && c.is_ascii_alphabetic() {
+                    suffix = true;
                 }
                 self.i += 1;
             } else if c == b'.'
@@ -339,8 +373,9 @@ impl Lexer<'_> {
             // `r#ident` (a raw identifier), only right after a bare `r`.
             Some(&c) if hashes == 1 && j == start + 1 && is_ident_start(c) => {
                 self.i = j + 1;
-                while self.i < self.b.len() && is_ident_continue(self.b[self.i]) {
-                    self.i += 1;
+                self.ident_tail();
+                if self.i == j + 1 {
+                    return Err(LexError);
                 }
                 self.push(Kind::Ident, start);
                 return Ok(true);

@@ -74,6 +74,10 @@ pub(super) struct Walker<'a> {
     toks: &'a [Token],
     /// Byte offsets where lines start, computed on first use.
     lines: Vec<u32>,
+    /// The last position computed: (byte offset, line, column). Columns of later places on
+    /// the same line count characters from there, not from the line's start (a line of
+    /// many attributes stays linear).
+    last_position: (u32, usize, usize),
     cfgs: Vec<Cfg>,
     inline_path: Vec<String>,
     pub(super) out: FileScan,
@@ -136,12 +140,21 @@ fn is_keyword(s: &str) -> bool {
     )
 }
 
+/// Keywords of some editions only (`async`, `await`, `dyn` since 2018, `try` reserved since
+/// 2018, `gen` since 2024): in an older edition they are plain names, macros included
+/// (`gen! { ... }`). None of them is followed by `!` in an edition where it is a keyword, so
+/// reading them as a macro's name is right in every edition.
+fn is_edition_keyword(s: &str) -> bool {
+    matches!(s, "async" | "await" | "dyn" | "try" | "gen")
+}
+
 impl<'a> Walker<'a> {
     pub(super) fn new(text: &'a str, toks: &'a [Token]) -> Self {
         Walker {
             text,
             toks,
             lines: Vec::new(),
+            last_position: (0, 0, 0),
             cfgs: Vec::new(),
             inline_path: Vec::new(),
             out: FileScan::default(),
@@ -222,8 +235,17 @@ impl<'a> Walker<'a> {
             );
         }
         let line = self.lines.partition_point(|&start| start <= offset);
-        let start = self.lines[line - 1] as usize;
-        let column = self.text[start..offset as usize].chars().count() + 1;
+        let (last_offset, last_line, last_column) = self.last_position;
+        let column = if last_line == line && last_offset <= offset {
+            last_column
+                + self.text[last_offset as usize..offset as usize]
+                    .chars()
+                    .count()
+        } else {
+            let start = self.lines[line - 1] as usize;
+            self.text[start..offset as usize].chars().count() + 1
+        };
+        self.last_position = (offset, line, column);
         (line, column)
     }
 
@@ -472,10 +494,18 @@ impl<'a> Walker<'a> {
                 {
                     angles = angles.saturating_sub(1)
                 }
+                // Not a macro's braces in the signature (`-> t! { .. } { body }`), where a
+                // name stands before the `!` (before the body of `-> ! { .. }`, a `>`).
                 Kind::Open {
                     delim: Delim::Brace,
                     close,
-                } if angles == 0 => return (close as usize + 1, Some(i)),
+                } if angles == 0
+                    && !(i >= 2
+                        && self.is_punct(i - 1, b'!')
+                        && self.toks[i - 2].kind == Kind::Ident) =>
+                {
+                    return (close as usize + 1, Some(i));
+                }
                 _ => {}
             }
             i = self.next(i);
@@ -563,6 +593,17 @@ impl<'a> Walker<'a> {
                     end,
                     body,
                 })
+            }
+            // `union` is a keyword only before a name and its fields (`union U<T> where ..
+            // { .. }`); elsewhere it is a plain name (`union as u8 - 1 < limit`).
+            Some("union")
+                if !(next_is_ident
+                    && word(j + 1).is_some_and(|n| !is_keyword(n))
+                    && (self.is_punct(j + 2, b'<')
+                        || word(j + 2) == Some("where")
+                        || j + 2 < hi && self.is_group(j + 2, Delim::Brace))) =>
+            {
+                self.macro_item(i, hi, ctx, has_attrs)
             }
             Some("struct" | "enum" | "union") if next_is_ident => {
                 let (end, body) = self.body_or_semi(j + 2, hi);
@@ -662,7 +703,10 @@ impl<'a> Walker<'a> {
     fn macro_at(&self, i: usize, hi: usize) -> Option<(usize, bool)> {
         let first = if self.is_punct(i, b':') { i + 2 } else { i };
         let head = self.ident(first)?;
-        if is_keyword(head) && !matches!(head, "self" | "super" | "crate" | "Self") {
+        if is_keyword(head)
+            && !is_edition_keyword(head)
+            && !matches!(head, "self" | "super" | "crate" | "Self")
+        {
             return None;
         }
         let after = self.path_end(i, hi)?;

@@ -1,0 +1,2 @@
+﻿#!/usr/bin/env run-cargo-script
+#[rbac(verbs = "get")] fn f() {}

@@ -1,0 +1,3 @@
+fn f() { let x = 1usize-1; }
+m! { 1usize-mod x; }
+#[rbac(verbs = "get")] fn g() {}

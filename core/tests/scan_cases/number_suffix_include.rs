@@ -1,0 +1,1 @@
+pub const N: usize = 1usize+include!("n.rs");

@@ -1,0 +1,4 @@
+#!  
+  // c
+ [allow(unused)]
+#[rbac(verbs = "get")] fn f() {}

@@ -1,0 +1,2 @@
+#[cfg(any())] struct A;
+‎#[rbac(verbs = "get")] fn g() {}

@@ -1,0 +1,2 @@
+mod‎hidden;
+#[rbac(verbs = "get")] fn g() {}

@@ -1,0 +1,1 @@
+#[rbac(verbs = "get")] fnf() {}
