@@ -213,7 +213,8 @@ mod tests {
                 reason: "12:3:a;b\0 \"quoted\" 0:".into(),
             }],
         };
-        let data = RbacRecordData::new(&marker, "impl Reconcile<T> for Foo", "verbs = \"get;list\"");
+        let data =
+            RbacRecordData::new(&marker, "impl Reconcile<T> for Foo", "verbs = \"get;list\"");
         let encoded = data.encode();
         assert_eq!(RbacRecordData::decode(&encoded), Some(data));
     }

@@ -624,6 +624,7 @@ fn entries_read_in_place_aggregate_as_their_markers() {
                 role_name: m.role_name.clone().map(|s| &*Box::leak(s.into_boxed_str())),
                 allow: &[],
                 source: crate::registry::Source::__new("src/lib.rs", 1, 1, "op", "reconcile"),
+                args: "",
             })
             .collect();
         let refs: Vec<&RbacEntry> = entries.iter().collect();
