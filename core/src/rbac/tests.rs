@@ -324,6 +324,9 @@ fn expansion_keeps_the_item_and_registers_an_entry() {
         resources: vec!["deployments"],
         verbs: vec!["get"],
         item: "reconcile",
+        // The arguments as the macro received them, tokens joined by one space: the text
+        // the cross-check compares with the source's.
+        args: r#"groups = "apps" , resources = "deployments" , verbs = "get""#,
         ..Default::default()
     };
     assert_eq!(
