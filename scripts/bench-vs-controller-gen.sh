@@ -47,6 +47,10 @@ for n in "${sizes[@]}"; do
   } > "$dir/rust/Cargo.toml"
   # The repository's lock file: the same dependency versions as `cargo run -p codegen`.
   cp "$root/Cargo.lock" "$dir/rust/Cargo.lock"
+  # Every size's workspace has the same packages at the same relative paths, so cargo gives
+  # their units the same hashes in the shared target directory: clean them, or a size could
+  # run the generator built for the previous one.
+  (cd "$dir/rust" && CARGO_TARGET_DIR="$target" cargo clean -q -p ops -p gen)
   (cd "$dir/rust" && CARGO_TARGET_DIR="$target" cargo build -q -p gen)
   gen="$target/debug/gen"
 

@@ -45,9 +45,15 @@ impl AttrKind {
 /// `kube_markers::rbac` or `::kube_markers::rbac` (the same for `crd`).
 pub fn attr_kind(path: &syn::Path) -> Option<AttrKind> {
     let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let last = match segs.as_slice() {
-        [one] if path.leading_colon.is_none() => one.as_str(),
-        [krate, last] if krate == "kube_markers" => last.as_str(),
+    let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+    attr_kind_of(path.leading_colon.is_some(), &segs)
+}
+
+/// [`attr_kind`] on a path's segments as text (the token scan's).
+fn attr_kind_of(leading: bool, segs: &[&str]) -> Option<AttrKind> {
+    let last = match segs {
+        [one] if !leading => *one,
+        ["kube_markers", last] => *last,
         _ => return None,
     };
     match last {

@@ -14,8 +14,7 @@
 
 use super::lex::{Delim, Kind, Token};
 use super::{
-    AttrKind, Cfg, FileScan, FoundAttr, Include, IncludePath, ModDecl, cfg_attr_tokens,
-    include_path,
+    Cfg, FileScan, FoundAttr, Include, IncludePath, ModDecl, cfg_attr_tokens, include_path,
 };
 use proc_macro2::{LineColumn, TokenStream};
 use std::str::FromStr;
@@ -388,7 +387,7 @@ impl<'a> Walker<'a> {
             return;
         };
         let names: Vec<&str> = segs.iter().map(|&s| self.src(s)).collect();
-        if let Some(kind) = attr_kind_of(leading, &names) {
+        if let Some(kind) = super::attr_kind_of(leading, &names) {
             let args = match self.group(after) {
                 Some((_, close)) if close + 1 == hi => self.inner_text(after),
                 _ => "",
@@ -1003,20 +1002,4 @@ impl<'a> Walker<'a> {
 
 fn unraw(s: &str) -> String {
     s.strip_prefix("r#").unwrap_or(s).to_string()
-}
-
-/// [`super::attr_kind`] on a path's text.
-fn attr_kind_of(leading: bool, segs: &[&str]) -> Option<AttrKind> {
-    let last = match segs {
-        [one] if !leading => *one,
-        ["kube_markers", last] => *last,
-        _ => return None,
-    };
-    match last {
-        "rbac" => Some(AttrKind::Rbac),
-        "crd" => Some(AttrKind::Crd),
-        "webhook" => Some(AttrKind::Webhook),
-        "webhook_configuration" => Some(AttrKind::WebhookConfiguration),
-        _ => None,
-    }
 }
