@@ -120,6 +120,35 @@ impl RbacEntry {
             args,
         }
     }
+
+    /// An entry for `marker` at `source`, with its strings leaked, as the macros would have
+    /// registered it: for tests and benchmarks that stand in for the registry.
+    #[doc(hidden)]
+    pub fn __leaked(marker: &crate::rbac::RbacMarker, source: Source) -> &'static RbacEntry {
+        fn text(s: &str) -> &'static str {
+            Box::leak(s.into())
+        }
+        fn list(list: &[String]) -> &'static [&'static str] {
+            Box::leak(list.iter().map(|s| text(s)).collect::<Box<[_]>>())
+        }
+        let allow = marker
+            .allow
+            .iter()
+            .map(|a| (text(&a.lint), text(&a.reason)))
+            .collect::<Box<[_]>>();
+        Box::leak(Box::new(RbacEntry {
+            groups: list(&marker.groups),
+            resources: list(&marker.resources),
+            resource_names: list(&marker.resource_names),
+            verbs: list(&marker.verbs),
+            urls: list(&marker.urls),
+            namespace: marker.namespace.as_deref().map(text),
+            role_name: marker.role_name.as_deref().map(text),
+            allow: Box::leak(allow),
+            source,
+            args: "",
+        }))
+    }
 }
 
 /// One `#[kube_markers::crd]` type: a custom resource to generate a CRD version from.

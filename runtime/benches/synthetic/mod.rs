@@ -57,31 +57,13 @@ pub fn markers(n: usize) -> Vec<RbacMarker> {
 /// generator run, `explain` and the lints read them from the registry.
 #[allow(dead_code)] // the memory example uses only the markers
 pub fn entries(n: usize) -> Vec<&'static RbacEntry> {
-    fn leak(list: &[String]) -> &'static [&'static str] {
-        let strs: Vec<&'static str> = list
-            .iter()
-            .map(|s| &*Box::leak(s.clone().into_boxed_str()))
-            .collect();
-        Box::leak(strs.into_boxed_slice())
-    }
     markers(n)
         .into_iter()
         .enumerate()
         .map(|(i, m)| {
             let file: &'static str = Box::leak(format!("src/m{}.rs", i / 100).into_boxed_str());
-            let entry = RbacEntry::__new(
-                leak(&m.groups),
-                leak(&m.resources),
-                leak(&m.resource_names),
-                leak(&m.verbs),
-                leak(&m.urls),
-                m.namespace.map(|s| &*Box::leak(s.into_boxed_str())),
-                m.role_name.map(|s| &*Box::leak(s.into_boxed_str())),
-                &[],
-                Source::__new(file, (i % 100) as u32 * 10 + 1, 1, "op::m", "reconcile"),
-                "",
-            );
-            &*Box::leak(Box::new(entry))
+            let line = (i % 100) as u32 * 10 + 1;
+            RbacEntry::__leaked(&m, Source::__new(file, line, 1, "op::m", "reconcile"))
         })
         .collect()
 }

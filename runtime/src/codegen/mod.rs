@@ -199,17 +199,18 @@ fn also<T: std::error::Error>(items: &[T], topic: &str) -> String {
     if items.is_empty() {
         return String::new();
     }
-    let mut text = format!("\n{} {topic}:", items.len());
-    for item in items {
-        text.push_str(&format!("\n  - {}", crate::with_sources(item)));
-    }
-    text
+    format!("\n{}", counted(items, topic))
 }
 
 fn list<T: std::error::Error>(problems: &[T], topic: &str) -> String {
-    let mut text = format!("{} problem(s) {topic}:", problems.len());
-    for p in problems {
-        text.push_str(&format!("\n  - {}", crate::with_sources(p)));
+    counted(problems, &format!("problem(s) {topic}"))
+}
+
+/// `N heading:` and one indented line per item.
+fn counted<T: std::error::Error>(items: &[T], heading: &str) -> String {
+    let mut text = format!("{} {heading}:", items.len());
+    for item in items {
+        text.push_str(&format!("\n  - {}", crate::with_sources(item)));
     }
     text
 }

@@ -603,31 +603,13 @@ fn direct_scalars_are_quoted_as_the_general_writer_quotes_them() {
 /// repeat, `core` is spelled both ways and merges collide.
 #[test]
 fn entries_read_in_place_aggregate_as_their_markers() {
-    fn leak(list: &[String]) -> &'static [&'static str] {
-        let strs: Vec<&'static str> = list
-            .iter()
-            .map(|s| &*Box::leak(s.clone().into_boxed_str()))
-            .collect();
-        Box::leak(strs.into_boxed_slice())
-    }
     for seed in 1..=30 {
         let markers = tricky_markers(seed, 60);
-        let entries: Vec<RbacEntry> = markers
+        let source = crate::registry::Source::__new("src/lib.rs", 1, 1, "op", "reconcile");
+        let refs: Vec<&RbacEntry> = markers
             .iter()
-            .map(|m| RbacEntry {
-                groups: leak(&m.groups),
-                resources: leak(&m.resources),
-                resource_names: leak(&m.resource_names),
-                verbs: leak(&m.verbs),
-                urls: leak(&m.urls),
-                namespace: m.namespace.clone().map(|s| &*Box::leak(s.into_boxed_str())),
-                role_name: m.role_name.clone().map(|s| &*Box::leak(s.into_boxed_str())),
-                allow: &[],
-                source: crate::registry::Source::__new("src/lib.rs", 1, 1, "op", "reconcile"),
-                args: "",
-            })
+            .map(|m| RbacEntry::__leaked(m, source))
             .collect();
-        let refs: Vec<&RbacEntry> = entries.iter().collect();
         let (roles, collisions) = generate_roles_for_entries(&refs, "manager-role");
         assert!(!roles.is_empty(), "seed {seed}");
         assert_eq!(
