@@ -217,7 +217,22 @@ mod switched;
 #[path = "twice.rs"]
 mod twice_in_tests;
 mod twice;
+mod tokens;
 "#,
+    );
+    // Text that tripped a token-level reading: a local named `union` in a comparison (`<`)
+    // before the attribute, and rustc's Unicode whitespace (U+2029) between `pub` and `fn`.
+    write(
+        &ws.join("other-operator/src/tokens.rs"),
+        "pub fn within(a: u8, limit: u8) -> bool {\n    \
+         let union = a | 1;\n    \
+         let small = union as u8 - 1 < limit;\n    \
+         #[kube_markers::rbac(groups = \"\", resources = \"serviceaccounts\", verbs = \"get\")]\n    \
+         fn after_a_local_named_union() {}\n    \
+         small\n\
+         }\n\
+         #[kube_markers::rbac(groups = \"\", resources = \"podtemplates\", verbs = \"get\")]\n\
+         pub\u{2029}fn after_unicode_whitespace() {}\n",
     );
     for (file, resource) in [
         ("declared_by_a_macro.rs", "configmaps"),
@@ -280,7 +295,13 @@ mod twice;
             "{file}: {stderr}"
         );
     }
-    assert!(stderr.contains("10 problem(s)"), "{stderr}");
+    for line in [4, 8] {
+        assert!(
+            stderr.contains(&format!("other-operator/src/tokens.rs:{line}:")),
+            "tokens.rs:{line}: {stderr}"
+        );
+    }
+    assert!(stderr.contains("12 problem(s)"), "{stderr}");
     assert_eq!(
         std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap(),
         EXPECTED_ROLE
@@ -312,6 +333,8 @@ mod twice;
         "limitranges",
         "resourcequotas",
         "persistentvolumes",
+        "serviceaccounts",
+        "podtemplates",
     ] {
         assert!(
             role.contains(&format!("  - {resource}\n")),
