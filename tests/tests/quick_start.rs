@@ -1,60 +1,12 @@
 //! The README's quick start, done as a new user does it: a workspace of their own, outside
 //! this one, depending on kube-markers by path, with the README's own `Cargo.toml` lines and
 //! generator `main.rs`. Then the promise a new user leans on most: an attribute in a crate the
-//! generator does not link fails the run instead of vanishing.
-//!
-//! The outside workspace compiles into this build's directory (`CARGO_BUILD_BUILD_DIR`), so
-//! the dependencies this test suite already built are reused; its own binaries go elsewhere
-//! and cannot replace this workspace's `codegen`.
+//! generator does not link fails the run instead of vanishing. (`outside/mod.rs` builds the
+//! workspace; `envtest/tests/outside_crds.rs` takes such a workspace's CRD to an API server.)
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// The fenced block of the README that starts with the line `first` (its content, without the
-/// fences and without that line's indentation).
-fn readme_block(first: &str) -> String {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let lines: Vec<&str> = readme.lines().collect();
-    let start = lines
-        .iter()
-        .position(|l| l.trim() == first)
-        .unwrap_or_else(|| panic!("the README has no block starting with `{first}`"));
-    let indent = lines[start].len() - lines[start].trim_start().len();
-    lines[start..]
-        .iter()
-        .take_while(|l| l.trim() != "```")
-        .map(|l| l.get(indent..).unwrap_or("").to_string() + "\n")
-        .collect()
-}
-
-fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-/// `cargo run -p codegen -- args` in the user's workspace.
-fn run_generator(workspace: &Path, args: &[&str]) -> Output {
-    let target_tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let build_dir = target_tmp.parent().unwrap();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    Command::new(cargo)
-        .args(["run", "-q", "-p", "codegen", "--"])
-        .args(args)
-        .current_dir(workspace)
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("CARGO_MANIFEST_DIR")
-        .env("CARGO_BUILD_BUILD_DIR", build_dir)
-        .env("CARGO_TARGET_DIR", target_tmp.join("quick-start-target"))
-        .output()
-        .unwrap()
-}
+#[allow(dead_code)] // shared with envtest/tests/outside_crds.rs
+mod outside;
+use outside::{quick_start_workspace, readme_block, readme_step1, run_generator, write};
 
 const OPERATOR_LIB: &str = r#"use kube_markers::rbac;
 use kube::CustomResource;
@@ -108,55 +60,8 @@ rules:
 
 #[test]
 fn the_readme_quick_start_works_from_outside_and_loses_nothing() {
-    let projects = Path::new(env!("CARGO_TARGET_TMPDIR")).join("quick-start");
-    let _ = std::fs::remove_dir_all(&projects);
-    std::fs::create_dir_all(&projects).unwrap();
-    std::os::unix::fs::symlink(repo_root(), projects.join("kube-markers")).unwrap();
-    let ws = projects.join("my-operator");
-
-    // This build's profiles, so that its compiled dependencies are reused; and its lock file,
-    // so that the same versions are.
-    write(
-        &ws.join("Cargo.toml"),
-        "[workspace]\nresolver = \"3\"\nmembers = [\"my-operator\", \"codegen\"]\n\n\
-         [profile.dev]\ndebug = \"line-tables-only\"\n\n\
-         [profile.dev.package.\"*\"]\ndebug = false\n",
-    );
-    std::fs::copy(repo_root().join("Cargo.lock"), ws.join("Cargo.lock")).unwrap();
-
-    // Step 1 of the README (the dependency lines as printed there), with its CRD dependencies.
-    let step1 = readme_block("# my-operator/Cargo.toml");
-    let crd_deps = readme_block(
-        r#"kube = { version = "5", features = ["derive"] }   # plus "client", "runtime", ... as usual"#,
-    );
-    let crd_deps: String = crd_deps
-        .lines()
-        .filter(|l| !l.starts_with("k8s-openapi")) // step 1 names it already
-        .map(|l| format!("{l}\n"))
-        .collect();
-    write(
-        &ws.join("my-operator/Cargo.toml"),
-        &format!(
-            "[package]\nname = \"my-operator\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n{}{crd_deps}",
-            step1.replace(
-                r#"features = ["latest"] }"#,
-                r#"features = ["latest", "schemars"] }"#
-            )
-        ),
-    );
-    write(&ws.join("my-operator/src/lib.rs"), OPERATOR_LIB);
-    // Step 3: the generator, its Cargo.toml lines and main.rs as printed.
-    write(
-        &ws.join("codegen/Cargo.toml"),
-        &format!(
-            "[package]\nname = \"codegen\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n{}",
-            readme_block("# codegen/Cargo.toml")
-        ),
-    );
-    write(
-        &ws.join("codegen/src/main.rs"),
-        &readme_block("// codegen/src/main.rs"),
-    );
+    let ws = quick_start_workspace("quick-start", OPERATOR_LIB);
+    let step1 = readme_step1();
 
     // Step 4.
     let out = run_generator(&ws, &[]);

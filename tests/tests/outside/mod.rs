@@ -1,0 +1,121 @@
+//! A workspace of a new user's own, outside this one, made as the README's quick start tells:
+//! depending on kube-markers by path, with the README's own `Cargo.toml` lines and generator
+//! `main.rs`. Shared by `quick_start.rs` and `envtest/tests/outside_crds.rs`.
+//!
+//! The outside workspace compiles into this build's directory (`CARGO_BUILD_BUILD_DIR`), so
+//! the dependencies this test suite already built are reused; its own binaries go elsewhere
+//! and cannot replace this workspace's `codegen`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The fenced block of the README that starts with the line `first` (its content, without the
+/// fences and without that line's indentation).
+pub fn readme_block(first: &str) -> String {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let lines: Vec<&str> = readme.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim() == first)
+        .unwrap_or_else(|| panic!("the README has no block starting with `{first}`"));
+    let indent = lines[start].len() - lines[start].trim_start().len();
+    lines[start..]
+        .iter()
+        .take_while(|l| l.trim() != "```")
+        .map(|l| l.get(indent..).unwrap_or("").to_string() + "\n")
+        .collect()
+}
+
+pub fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// `cargo run -p codegen -- args` in the user's workspace.
+pub fn run_generator(workspace: &Path, args: &[&str]) -> Output {
+    let target_tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let build_dir = target_tmp.parent().unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    Command::new(cargo)
+        .args(["run", "-q", "-p", "codegen", "--"])
+        .args(args)
+        .current_dir(workspace)
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env("CARGO_BUILD_BUILD_DIR", build_dir)
+        .env("CARGO_TARGET_DIR", target_tmp.join("quick-start-target"))
+        .output()
+        .unwrap()
+}
+
+/// Steps 1 and 3 of the README's quick start, in `<tmp>/<dir>/`: `projects/kube-markers` (this
+/// repository) beside `projects/my-operator` (the user's workspace: the `my-operator` library,
+/// whose `src/lib.rs` is `operator_lib`, and the `codegen` binary). Returns the user's
+/// workspace.
+pub fn quick_start_workspace(dir: &str, operator_lib: &str) -> PathBuf {
+    let projects = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    let _ = std::fs::remove_dir_all(&projects);
+    std::fs::create_dir_all(&projects).unwrap();
+    std::os::unix::fs::symlink(repo_root(), projects.join("kube-markers")).unwrap();
+    let ws = projects.join("my-operator");
+
+    // This build's profiles, so that its compiled dependencies are reused; and its lock file,
+    // so that the same versions are.
+    write(
+        &ws.join("Cargo.toml"),
+        "[workspace]\nresolver = \"3\"\nmembers = [\"my-operator\", \"codegen\"]\n\n\
+         [profile.dev]\ndebug = \"line-tables-only\"\n\n\
+         [profile.dev.package.\"*\"]\ndebug = false\n",
+    );
+    std::fs::copy(repo_root().join("Cargo.lock"), ws.join("Cargo.lock")).unwrap();
+
+    // Step 1 of the README (the dependency lines as printed there), with its CRD dependencies.
+    write(
+        &ws.join("my-operator/Cargo.toml"),
+        &format!(
+            "[package]\nname = \"my-operator\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n{}{}",
+            readme_step1().replace(
+                r#"features = ["latest"] }"#,
+                r#"features = ["latest", "schemars"] }"#
+            ),
+            readme_crd_dependencies()
+        ),
+    );
+    write(&ws.join("my-operator/src/lib.rs"), operator_lib);
+    // Step 3: the generator, its Cargo.toml lines and main.rs as printed.
+    write(
+        &ws.join("codegen/Cargo.toml"),
+        &format!(
+            "[package]\nname = \"codegen\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n{}",
+            readme_block("# codegen/Cargo.toml")
+        ),
+    );
+    write(
+        &ws.join("codegen/src/main.rs"),
+        &readme_block("// codegen/src/main.rs"),
+    );
+    ws
+}
+
+/// Step 1's dependency lines, as printed in the README.
+pub fn readme_step1() -> String {
+    readme_block("# my-operator/Cargo.toml")
+}
+
+/// The README's lines for CRDs, less `k8s-openapi`, which step 1 names already.
+fn readme_crd_dependencies() -> String {
+    readme_block(
+        r#"kube = { version = "5", features = ["derive"] }   # plus "client", "runtime", ... as usual"#,
+    )
+    .lines()
+    .filter(|l| !l.starts_with("k8s-openapi"))
+    .map(|l| format!("{l}\n"))
+    .collect()
+}
