@@ -11,7 +11,7 @@
 mod common;
 use common::bundle::{kubectl, kustomize, named, namespace_of, of_kind, rendered, service_account};
 use common::operators::{self, NS, create_objects, eventually};
-use common::{assets, root};
+use common::{assets, refusal, root};
 use kube::api::{
     Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams, WatchParams,
 };
@@ -240,14 +240,6 @@ fn an_overlay_with_its_own_namespace_moves_the_operator_and_keeps_the_tenant_rol
 }
 
 // ---- on a real API server ----
-
-/// The API server's answer to `request`: allowed, or the refusal's (code, message).
-fn refusal<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> (u16, String) {
-    match result {
-        Err(kube::Error::Api(status)) => (status.code, status.message.clone()),
-        other => panic!("expected the API server to refuse, got {other:?}"),
-    }
-}
 
 fn api_for<K: Resource<DynamicType = ()>>(client: &Client, ns: Option<&str>) -> Api<DynamicObject> {
     let resource = ApiResource::erase::<K>(&());

@@ -4,7 +4,7 @@
 
 mod common;
 mod fixtures;
-use common::{assets, root};
+use common::{assets, refusal, root};
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::ApiResource;
 use kube::{Client, Resource};
@@ -33,14 +33,6 @@ fn object(kind: &str, api_version: &str, name: &str, spec: Value) -> DynamicObje
         json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name}, "spec": spec}),
     )
     .unwrap()
-}
-
-/// The API server's refusal of a request, as (HTTP code, message).
-fn refusal<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> (u16, String) {
-    match result {
-        Err(kube::Error::Api(status)) => (status.code, status.message.clone()),
-        other => panic!("expected the API server to refuse, got {other:?}"),
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -15,7 +15,7 @@ mod objects;
 #[path = "../../tests/tests/outside/mod.rs"]
 mod outside;
 
-use common::assets;
+use common::{assets, refusal};
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube_markers_envtest::Envtest;
@@ -23,14 +23,6 @@ use objects::{valid, with};
 use serde_json::{Value, json};
 
 const TYPES: &str = include_str!("../../tests/tests/vocabulary/types.rs");
-
-/// The API server's refusal of a request, as (HTTP code, message).
-fn refusal<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> (u16, String) {
-    match result {
-        Err(kube::Error::Api(status)) => (status.code, status.message.clone()),
-        other => panic!("expected the API server to refuse, got {other:?}"),
-    }
-}
 
 fn named(mut object: Value, name: &str) -> DynamicObject {
     object["metadata"]["name"] = json!(name);

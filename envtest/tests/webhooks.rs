@@ -10,7 +10,7 @@
 //! One API server for the whole file: the steps run in order in one test.
 
 mod common;
-use common::{assets, root};
+use common::{assets, refusal, root};
 use kube::api::PostParams;
 use kube::{Api, ResourceExt};
 use kube_markers::webhook::server::{RunningServer, WebhookServer};
@@ -47,14 +47,6 @@ fn database(name: &str, image: &str) -> MyDatabase {
             storage_class: None,
         },
     )
-}
-
-/// The API server's refusal of a request, as (HTTP code, message).
-fn refusal<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> (u16, String) {
-    match result {
-        Err(kube::Error::Api(status)) => (status.code, status.message.clone()),
-        other => panic!("expected the API server to refuse, got {other:?}"),
-    }
 }
 
 /// Retries `attempt` until it returns `Some`: the API server picks up new webhook

@@ -26,6 +26,14 @@ pub fn assets() -> PathBuf {
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
+/// The API server's refusal of a request, as (HTTP code, message).
+pub fn refusal<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> (u16, String) {
+    match result {
+        Err(kube::Error::Api(status)) => (status.code, status.message.clone()),
+        other => panic!("expected the API server to refuse, got {other:?}"),
+    }
+}
+
 #[allow(dead_code)]
 pub mod bundle;
 #[allow(dead_code)]
