@@ -147,12 +147,7 @@ fn crds_and_webhooks_are_left_as_they_are_with_a_warning_when_they_differ() {
     );
     // A missing one is written as the last build generates it (the kustomization lists it).
     assert!(webhooks.is_file());
-    let denied = codegen(&[
-        "--out",
-        out_dir,
-        "--rbac-from-source",
-        "--deny-warnings",
-    ]);
+    let denied = codegen(&["--out", out_dir, "--rbac-from-source", "--deny-warnings"]);
     assert_eq!(denied.status.code(), Some(1));
 }
 
@@ -168,9 +163,8 @@ fn from_source_needs_the_scan() {
     let out = codegen(&["--rbac-from-sources"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains(
-            "unknown option `--rbac-from-sources` (did you mean `--rbac-from-source`?)"
-        ),
+        text(&out.stderr)
+            .contains("unknown option `--rbac-from-sources` (did you mean `--rbac-from-source`?)"),
         "{}",
         text(&out.stderr)
     );

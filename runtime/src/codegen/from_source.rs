@@ -200,7 +200,11 @@ pub struct LeftAsItIs {
 
 /// The content of a file the full run generates and a run from the sources leaves as it is:
 /// the file's current text, or (missing) the last build's, with a warning if they differ.
-pub(super) fn left_as_it_is(path: &Path, generated: String, warnings: &mut Vec<super::Warning>) -> String {
+pub(super) fn left_as_it_is(
+    path: &Path,
+    generated: String,
+    warnings: &mut Vec<super::Warning>,
+) -> String {
     match std::fs::read_to_string(path) {
         Ok(text) => {
             if text != generated {
@@ -311,31 +315,10 @@ fn as_file_macro(file: &Path, root: &Path) -> String {
         .to_string()
 }
 
-/// An entry's content, without its place: what "the same attribute" means when lines shift.
-type Content = (
-    String,
-    Vec<&'static str>,
-    Vec<&'static str>,
-    Vec<&'static str>,
-    Vec<&'static str>,
-    Vec<&'static str>,
-    Option<&'static str>,
-    Option<&'static str>,
-    Vec<(&'static str, &'static str)>,
-);
-
-fn content(e: &RbacEntry) -> Content {
-    (
-        e.source.file.to_string(),
-        e.groups.to_vec(),
-        e.resources.to_vec(),
-        e.resource_names.to_vec(),
-        e.verbs.to_vec(),
-        e.urls.to_vec(),
-        e.namespace,
-        e.role_name,
-        e.allow.to_vec(),
-    )
+/// An entry's file and attribute, without its line: what "the same attribute" means when lines
+/// shift.
+fn content(e: &RbacEntry) -> (&'static str, crate::rbac::RbacMarker) {
+    (e.source.file, crate::rbac::RbacMarker::from(e))
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -433,18 +416,16 @@ fn read_entries(
             }
             Err(reason) => refusals.push(refuse(reason)),
             Ok(item) => match parse(attr) {
-                Err(messages) => refusals.extend(
-                    messages
-                        .into_iter()
-                        .map(|(at, message)| Refusal {
-                            place: Some(Place {
-                                file: file.clone(),
-                                line: at.0,
-                                column: Some(at.1),
-                            }),
-                            reason: Reason::Invalid(message),
+                Err(messages) => {
+                    refusals.extend(messages.into_iter().map(|(at, message)| Refusal {
+                        place: Some(Place {
+                            file: file.clone(),
+                            line: at.0,
+                            column: Some(at.1),
                         }),
-                ),
+                        reason: Reason::Invalid(message),
+                    }))
+                }
                 Ok(marker) => {
                     let last = by_place.get(&(file.clone(), attr.line, attr.column));
                     let module_path: &'static str = match last {
@@ -473,7 +454,7 @@ fn read_entries(
     }
 
     // What differs from the last build, places aside (lines shift with every edit above).
-    let mut last: HashMap<Content, isize> = HashMap::new();
+    let mut last: HashMap<_, usize> = HashMap::new();
     for entry in last_build
         .iter()
         .filter(|e| scanned.contains(e.source.crate_name()))
@@ -487,7 +468,7 @@ fn read_entries(
             _ => new_or_changed += 1,
         }
     }
-    let gone = last.values().filter(|n| **n > 0).sum::<isize>() as usize;
+    let gone: usize = last.values().sum();
 
     let from_sources = entries.len();
     let kept_count = kept.len();
@@ -547,7 +528,9 @@ fn included(
             Truth::Unknown(why) => return Err(Reason::CfgUnknown { cfgs: shown(), why }),
         }
     }
-    let facts = facts.as_ref().map_err(|e| Reason::FileUnparsable(e.clone()))?;
+    let facts = facts
+        .as_ref()
+        .map_err(|e| Reason::FileUnparsable(e.clone()))?;
     let at = LineColumn {
         line: attr.line,
         column: attr.column - 1,

@@ -185,7 +185,9 @@ fn the_sources_give_the_entries_the_compiler_registers() {
     );
     let mut last_build = compiled.clone();
     last_build.push(outside);
-    let read = ws.read(&last_build).unwrap_or_else(|r| panic!("{}", refused(&r)));
+    let read = ws
+        .read(&last_build)
+        .unwrap_or_else(|r| panic!("{}", refused(&r)));
     let mut expected = last_build.clone();
     expected.sort_by_key(|e| e.source);
     assert_eq!(read.entries, expected);
@@ -252,7 +254,10 @@ impl Controller {
     // Changed and added; the old deployments, pods, nodes and secrets attributes gone.
     assert_eq!((read.new_or_changed, read.gone), (2, 4));
     let role = render_roles(&roles_for(&read.entries, "manager-role"), "");
-    assert!(role.contains("  - deployments\n  verbs:\n  - get\n  - list\n  - watch\n"), "{role}");
+    assert!(
+        role.contains("  - deployments\n  verbs:\n  - get\n  - list\n  - watch\n"),
+        "{role}"
+    );
     assert!(role.contains("  - configmaps\n"), "{role}");
     assert!(!role.contains("pods"), "{role}");
     assert!(!role.contains("nodes"), "{role}");
@@ -273,7 +278,9 @@ fn refusal_lines(refusals: &[Refusal]) -> Vec<String> {
 
 fn has(lines: &[String], start: &str, part: &str) {
     assert!(
-        lines.iter().any(|l| l.starts_with(start) && l.contains(part)),
+        lines
+            .iter()
+            .any(|l| l.starts_with(start) && l.contains(part)),
         "no `{start}…{part}` in:\n{}",
         lines.join("\n")
     );
@@ -301,7 +308,8 @@ pub fn fine() {}
 pass! { mod declared; }
 pass! { include!("part.inc"); }
 "#;
-    let attr = "#[kube_markers::rbac(groups = \"\", resources = \"x\", verbs = \"get\")]\npub fn f() {}\n";
+    let attr =
+        "#[kube_markers::rbac(groups = \"\", resources = \"x\", verbs = \"get\")]\npub fn f() {}\n";
     let ws = Ws::new(&[
         ("op/src/lib.rs", lib),
         ("op/src/bin/tool.rs", attr),
@@ -353,7 +361,11 @@ pass! { include!("part.inc"); }
         "op/src/lib.rs:12:1: ",
         "behind `cfg(feature = \"extra\")`: the generator's own build decides",
     );
-    has(&lines, "op/src/lib.rs:14: module file for `mod missing;` not found", "");
+    has(
+        &lines,
+        "op/src/lib.rs:14: module file for `mod missing;` not found",
+        "",
+    );
     has(
         &lines,
         "op/src/lib.rs:15: `include!(",
