@@ -98,7 +98,11 @@ for _ in $(seq 1 "$runs"); do
   fast_times+=("$(elapsed_ms fast_run)")
 done
 # The fast path wrote exactly what the full run writes from the same sources.
-(cd "$root" && cargo run -q -p codegen -- --out "$work/rust-out" --check >/dev/null)
+if ! check=$(cd "$root" && cargo run -q -p codegen -- --out "$work/rust-out" --check 2>&1); then
+  echo "$check" >&2
+  echo "--rbac-from-source wrote other files than the full run writes from the same sources" >&2
+  exit 1
+fi
 go_median=$(printf '%s\n' "${go_times[@]}" | median)
 rust_median=$(printf '%s\n' "${rust_times[@]}" | median)
 fast_median=$(printf '%s\n' "${fast_times[@]}" | median)

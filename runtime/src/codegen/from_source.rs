@@ -550,9 +550,13 @@ fn names_a_feature(cfg: &Cfg) -> bool {
     }
 }
 
+/// An error of the macro's parser: where it points in the file (line, 1-based column), and its
+/// message.
+type ParseError = ((usize, usize), String);
+
 /// `attr`'s arguments as the macro parses and validates them; else each error's place in the
 /// file (line, 1-based column) and message, as the compiler would show them.
-fn parse(attr: &FoundAttr) -> Result<crate::rbac::RbacMarker, Vec<((usize, usize), String)>> {
+fn parse(attr: &FoundAttr) -> Result<crate::rbac::RbacMarker, Vec<ParseError>> {
     let whole = || (attr.line, attr.column);
     let tokens: proc_macro2::TokenStream = attr
         .args
@@ -760,11 +764,10 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
             let name = entry.file_name();
             let hidden = name.to_string_lossy().starts_with('.');
             match entry.file_type() {
-                Ok(kind) if kind.is_dir() => {
-                    if !hidden && !path.join("Cargo.toml").exists() {
-                        stack.push(path);
-                    }
+                Ok(kind) if kind.is_dir() && !hidden && !path.join("Cargo.toml").exists() => {
+                    stack.push(path)
                 }
+                Ok(kind) if kind.is_dir() => {}
                 Ok(_) if path.extension().is_some_and(|e| e == "rs") => files.push(path),
                 _ => {}
             }

@@ -149,6 +149,20 @@ impl MetadataCache {
             .into_iter()
             .map(|p| {
                 let stamp = match std::fs::metadata(&p) {
+                    // A directory by the names in it: an editor that saves a file by
+                    // renaming a new one over it changes the directory's time, not what
+                    // cargo finds there. (Its time still guards `store` against a race.)
+                    Ok(m) if m.is_dir() => {
+                        newest = newest.max(m.modified().unwrap_or(SystemTime::UNIX_EPOCH));
+                        let mut names: Vec<String> = std::fs::read_dir(&p)
+                            .into_iter()
+                            .flatten()
+                            .flatten()
+                            .map(|e| e.file_name().to_string_lossy().into_owned())
+                            .collect();
+                        names.sort_unstable();
+                        format!("dir:{}", names.join("/"))
+                    }
                     Ok(m) => {
                         let modified = m.modified().unwrap_or(SystemTime::UNIX_EPOCH);
                         newest = newest.max(modified);
@@ -251,6 +265,12 @@ mod tests {
         // A source file edited changes nothing cargo metadata says.
         cache.store(&metadata, later());
         std::fs::write(pkg.join("src/lib.rs"), "fn f() {}").unwrap();
+        assert!(cache.load().is_some());
+        // Nor does one an editor saves by renaming a new file over it, which changes the
+        // directory's modification time (`--rbac-from-source` runs right after such saves).
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::write(pkg.join("src/.lib.rs.swp"), "fn g() {}").unwrap();
+        std::fs::rename(pkg.join("src/.lib.rs.swp"), pkg.join("src/lib.rs")).unwrap();
         assert!(cache.load().is_some());
     }
 
