@@ -6,8 +6,8 @@
 //! `src/bin/*`, `examples/`, ... by looking), so the copy is used while none of these has
 //! changed: every package's `Cargo.toml`, the root's, any `Cargo.toml` from where cargo was
 //! asked up to `/`, the directories cargo looks into and the directories workspace member
-//! globs expand in (a directory's modification time changes when an entry is added or
-//! removed), plus the question itself (working directory, `--manifest-path`, the cargo and
+//! globs expand in (by the names in them: a file saved by renaming a new one over it leaves
+//! them as they are), plus the question itself (working directory, `--manifest-path`, the cargo and
 //! toolchain asked, the target directory). Anything else, or any doubt, asks cargo again.
 
 use serde_json::{Value, json};
@@ -40,7 +40,9 @@ impl MetadataCache {
         ))
     }
 
-    /// A copy kept in `file`.
+    /// A copy kept in `file`, or rather beside it: one file per question, so that runs under
+    /// `cargo run` (which sets `CARGO` and the toolchain) and of the built binary itself
+    /// (`--rbac-from-source`, in the edit loop) do not take each other's copy away.
     pub(crate) fn at(file: PathBuf, manifest_path: Option<&Path>) -> Self {
         let cwd = std::env::current_dir().unwrap_or_default();
         let env = |name: &str| std::env::var(name).unwrap_or_default();
@@ -59,6 +61,13 @@ impl MetadataCache {
             Some(dir) if dir.is_absolute() => dir.to_path_buf(),
             Some(dir) => cwd.join(dir),
             None => cwd,
+        };
+        let file = {
+            use sha2::Digest;
+            let digest = sha2::Sha256::digest(question.as_bytes());
+            let tag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+            let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+            file.with_file_name(format!("{stem}-{tag}.json"))
         };
         MetadataCache {
             file,
@@ -243,6 +252,10 @@ mod tests {
         // Asked from elsewhere: not the same question.
         let elsewhere = MetadataCache::at(kept.path().join("cache.json"), Some(Path::new("x")));
         assert_eq!(elsewhere.load(), None);
+        // Its own copy does not take this one's away.
+        elsewhere.store(&metadata, later());
+        assert_eq!(elsewhere.load(), Some(metadata.clone()));
+        assert_eq!(cache.load(), Some(metadata.clone()));
 
         // A manifest edited (features), a binary added to src/bin, a member added by a glob
         // in a directory that held none, a manifest created where cargo starts looking:
