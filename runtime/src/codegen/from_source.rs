@@ -3,16 +3,16 @@
 //!
 //! The workspace scan finds every `#[rbac]` the build compiles, with its arguments' text, and
 //! the parser the macro runs is the one used here: so the entries the registry would hold
-//! after a rebuild are read from the sources, then aggregated, linted, rendered and written as
-//! the full run does ([`super::generate`]). Only the roles and what the deploy bundle derives
-//! from them can change: the CRDs and webhook manifests are left as they are (an `#[rbac]`
-//! edit cannot change them).
+//! after a rebuild are read from the sources, then aggregated, linted, rendered and written by
+//! the full run's own code. Only the roles and what the deploy bundle derives from them can
+//! change: the CRDs and webhook manifests are left as they are (an `#[rbac]` edit cannot change
+//! them).
 //!
 //! It never reads an attribute otherwise than the compiler would without saying so: every
 //! attribute whose inclusion or reading only the compiler knows (a `cfg` the scan cannot
-//! decide or that is off, an attribute in a macro's input, a file no module tree reaches, an
-//! `include!` or module the scan cannot follow, a crate the scan does not read) is refused,
-//! and the run writes nothing.
+//! decide, that is off, or a feature cfg; an attribute in a macro's input, or in a file reached
+//! through a `mod`/`include!` in one; a file no module tree reaches; an `include!` or module the
+//! scan cannot follow; a crate the scan does not read) is refused, and the run writes nothing.
 
 use super::cfg::{CfgEnv, Truth};
 use super::crosscheck::Place;
