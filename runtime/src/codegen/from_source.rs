@@ -410,10 +410,11 @@ fn read_entries(
                 .iter()
                 .any(|to| attr.file == *to || (to.is_dir() && attr.file.starts_with(to)))
         });
-        match included(attr, linked, &cfgs, facts) {
-            Ok(_) if through_macro.is_some() => {
-                refusals.push(refuse(through_macro.expect("some").1.clone()))
-            }
+        let verdict = included(attr, linked, &cfgs, facts).and_then(|item| match through_macro {
+            Some((_, reason)) => Err(reason.clone()),
+            None => Ok(item),
+        });
+        match verdict {
             Err(reason) => refusals.push(refuse(reason)),
             Ok(item) => match parse(attr) {
                 Err(messages) => {
