@@ -616,9 +616,19 @@ fn args_start(attr: &FoundAttr) -> Option<(usize, usize)> {
 struct FileFacts {
     macro_inputs: Vec<(LineColumn, LineColumn)>,
     items: Vec<((LineColumn, LineColumn), String)>,
-    /// `mod x;` (`Ok(x)`) and `include!("path")` (`Err(path)`) in macro inputs, with their
-    /// line.
-    declared: Vec<(Result<String, String>, usize)>,
+    /// What macro inputs declare that leads the scan to other files, with its line.
+    declared: Vec<(Declared, usize)>,
+}
+
+/// A declaration in a macro's input that the scan follows to another file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Declared {
+    /// `mod x;`
+    Mod(String),
+    /// `#[path = "..."]` (on a `mod`).
+    Path(String),
+    /// `include!("...")`
+    Include(String),
 }
 
 impl FileFacts {
@@ -661,8 +671,9 @@ impl FileFacts {
     }
 }
 
-/// `mod x;` and `include!("...")` anywhere in a macro's input (the scan follows both).
-fn declarations(tokens: proc_macro2::TokenStream, out: &mut Vec<(Result<String, String>, usize)>) {
+/// `mod x;`, `#[path = "..."]` and `include!("...")` anywhere in a macro's input (the scan
+/// follows them).
+fn declarations(tokens: proc_macro2::TokenStream, out: &mut Vec<(Declared, usize)>) {
     use proc_macro2::TokenTree;
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     for (i, tree) in trees.iter().enumerate() {
@@ -673,7 +684,19 @@ fn declarations(tokens: proc_macro2::TokenStream, out: &mut Vec<(Result<String, 
                     (trees.get(i + 1), trees.get(i + 2))
                     && semi.as_char() == ';'
                 {
-                    out.push((Ok(self::name(name)), id.span().start().line));
+                    out.push((Declared::Mod(self::name(name)), id.span().start().line));
+                }
+            }
+            TokenTree::Punct(pound) if pound.as_char() == '#' => {
+                if let Some(TokenTree::Group(g)) = trees.get(i + 1)
+                    && let Ok(syn::Meta::NameValue(meta)) = syn::parse2::<syn::Meta>(g.stream())
+                    && meta.path.is_ident("path")
+                    && let syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(lit),
+                        ..
+                    }) = &meta.value
+                {
+                    out.push((Declared::Path(lit.value()), pound.span().start().line));
                 }
             }
             TokenTree::Ident(id) if id == "include" => {
@@ -684,7 +707,7 @@ fn declarations(tokens: proc_macro2::TokenStream, out: &mut Vec<(Result<String, 
                     let path = syn::parse2::<syn::LitStr>(g.stream())
                         .map(|lit| lit.value())
                         .unwrap_or_default();
-                    out.push((Err(path), id.span().start().line));
+                    out.push((Declared::Include(path), id.span().start().line));
                 }
             }
             _ => {}
@@ -692,8 +715,9 @@ fn declarations(tokens: proc_macro2::TokenStream, out: &mut Vec<(Result<String, 
     }
 }
 
-/// The `mod x;` and `include!`s in macro inputs of the linked libraries' files, each with
-/// the files it may lead the scan to: `Ok(file)` one file, `Err(dir)` any file under it.
+/// The `mod x;`, `#[path]`s and `include!`s in macro inputs of the linked libraries' files,
+/// each with the files it may lead the scan to (a directory: any file under it), and the
+/// refusal of an attribute in one of them.
 fn declared_in_macro_inputs(
     workspace: &Workspace,
     linked: &[&str],
@@ -733,7 +757,7 @@ fn declared_in_macro_inputs(
                 for (declared, line) in &facts.declared {
                     let at = format!("{}:{line}", as_file_macro(&file, &workspace.root));
                     let (led_to, what) = match declared {
-                        Ok(name) => (
+                        Declared::Mod(name) => (
                             vec![
                                 children.join(format!("{name}.rs")),
                                 children.join(name).join("mod.rs"),
@@ -741,7 +765,15 @@ fn declared_in_macro_inputs(
                             ],
                             format!("`mod {name};`"),
                         ),
-                        Err(path) => (vec![here.join(path)], "an `include!`".to_string()),
+                        // Relative to the declaring file's directory, or inside inline modules
+                        // to theirs: both count.
+                        Declared::Path(path) => (
+                            vec![here.join(path), children.join(path)],
+                            format!("`#[path = {path:?}]`"),
+                        ),
+                        Declared::Include(path) => {
+                            (vec![here.join(path)], "an `include!`".to_string())
+                        }
                     };
                     found.push((led_to, Reason::ThroughMacroInput { what, at }));
                 }

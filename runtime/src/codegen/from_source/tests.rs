@@ -307,6 +307,7 @@ include!(concat!("a", "b.rs"));
 pub fn fine() {}
 pass! { mod declared; }
 pass! { include!("part.inc"); }
+pass! { #[path = "elsewhere/renamed.rs"] mod renamed; }
 "#;
     let attr =
         "#[kube_markers::rbac(groups = \"\", resources = \"x\", verbs = \"get\")]\npub fn f() {}\n";
@@ -317,6 +318,7 @@ pass! { include!("part.inc"); }
         ("op/src/stray.rs", attr),
         ("op/src/declared.rs", attr),
         ("op/src/part.inc", attr),
+        ("op/src/elsewhere/renamed.rs", attr),
         ("other/src/lib.rs", attr),
         ("skipped/src/lib.rs", attr),
     ]);
@@ -406,12 +408,18 @@ pass! { include!("part.inc"); }
         "op/src/part.inc:1:1: ",
         "in a file reached through an `include!` in a macro's input at op/src/lib.rs:19",
     );
-    assert_eq!(lines.len(), 14, "{}", lines.join("\n"));
+    has(
+        &lines,
+        "op/src/elsewhere/renamed.rs:1:1: ",
+        "in a file reached through `#[path = \"elsewhere/renamed.rs\"]` in a macro's input at \
+         op/src/lib.rs:20",
+    );
+    assert_eq!(lines.len(), 15, "{}", lines.join("\n"));
     assert!(!lines.iter().any(|l| l.contains("lib.rs:16:")));
     let text = refused(&refusals);
     assert!(
         text.starts_with(
-            "--rbac-from-source: 14 problem(s) only the compiler can settle (nothing was written; \
+            "--rbac-from-source: 15 problem(s) only the compiler can settle (nothing was written; \
              run `cargo run -p codegen`"
         ),
         "{text}"
