@@ -6,7 +6,10 @@
 
 #[allow(dead_code)] // shared with envtest/tests/outside_crds.rs
 mod outside;
-use outside::{quick_start_workspace, readme_block, readme_step1, run_generator, write};
+use outside::{
+    quick_start_workspace, readme_block, readme_step1, run_built_generator, run_generator, write,
+};
+use std::path::{Path, PathBuf};
 
 const OPERATOR_LIB: &str = r#"use kube_markers::rbac;
 use kube::CustomResource;
@@ -58,6 +61,85 @@ rules:
   - patch
 ";
 
+/// [`OPERATOR_LIB`] edited: lines shifted, verbs changed, an attribute removed, one added.
+const EDITED_LIB: &str = r#"use kube_markers::rbac;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "cache.example.com", version = "v1alpha1", kind = "Memcached", namespaced)]
+pub struct MemcachedSpec {
+    #[k8s(minimum = 1, maximum = 5)]
+    pub size: i32,
+}
+
+/// Reconciles a Memcached (a comment that moves the attributes down).
+#[rbac(groups = "cache.example.com", resources = "memcacheds", verbs = "get;list;watch;patch")]
+#[rbac(groups = "apps", resources = "deployments", verbs = "list;watch;create;patch")]
+#[rbac(groups = "", resources = "configmaps", verbs = "get", namespace = "cache")]
+pub async fn reconcile() {}
+"#;
+
+const EDITED_ROLE: &str = "---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: manager-role
+rules:
+- apiGroups:
+  - apps
+  resources:
+  - deployments
+  verbs:
+  - create
+  - list
+  - patch
+  - watch
+- apiGroups:
+  - cache.example.com
+  resources:
+  - memcacheds
+  verbs:
+  - get
+  - list
+  - patch
+  - watch
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: manager-role
+  namespace: cache
+rules:
+- apiGroups:
+  - \"\"
+  resources:
+  - configmaps
+  verbs:
+  - get
+";
+
+/// Every file under `dir` with its text, for comparing two runs' whole output.
+fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let text = std::fs::read_to_string(&path).unwrap();
+                files.push((path.strip_prefix(dir).unwrap().to_path_buf(), text));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 #[test]
 fn the_readme_quick_start_works_from_outside_and_loses_nothing() {
     let ws = quick_start_workspace("quick-start", OPERATOR_LIB);
@@ -77,6 +159,59 @@ fn the_readme_quick_start_works_from_outside_and_loses_nothing() {
         check.status.success(),
         "{}",
         String::from_utf8_lossy(&check.stderr)
+    );
+
+    // The edit loop: the built generator reads the roles from the sources, no rebuild. On the
+    // sources it was built from, its output is the full run's, byte for byte (bundle and
+    // ledgers included).
+    let full_output = tree(&ws.join("rbac-out"));
+    let fast = run_built_generator(&ws, &["--rbac-from-source", "--check"]);
+    let stderr = String::from_utf8_lossy(&fast.stderr);
+    assert!(fast.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "role.yaml from the sources (3 #[rbac] attribute(s)), the same as the last build's"
+        ),
+        "{stderr}"
+    );
+    // An edited attribute (verbs changed, one removed, one added, every line shifted):
+    // regenerated without a rebuild, and what a full run right after makes of the same
+    // sources is exactly that, ledgers included.
+    write(&ws.join("my-operator/src/lib.rs"), EDITED_LIB);
+    let fast = run_built_generator(&ws, &["--rbac-from-source"]);
+    let stderr = String::from_utf8_lossy(&fast.stderr);
+    assert!(fast.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "role.yaml from the sources (3 #[rbac] attribute(s)); 4 differ from the last \
+             build (2 new or changed, 2 gone): run `cargo run -p codegen` to verify"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap(),
+        EDITED_ROLE
+    );
+    let fast_output = tree(&ws.join("rbac-out"));
+    let full = run_generator(&ws, &[]);
+    let stderr = String::from_utf8_lossy(&full.stderr);
+    assert!(full.status.success(), "{stderr}");
+    assert!(!stderr.contains("wrote"), "{stderr}");
+    assert_eq!(tree(&ws.join("rbac-out")), fast_output);
+    // And back: the binary built from the edited sources reads the original ones.
+    write(&ws.join("my-operator/src/lib.rs"), OPERATOR_LIB);
+    let fast = run_built_generator(&ws, &["--rbac-from-source"]);
+    assert!(
+        fast.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fast.stderr)
+    );
+    assert_eq!(tree(&ws.join("rbac-out")), full_output);
+    let full = run_generator(&ws, &["--check"]);
+    assert!(
+        full.status.success(),
+        "{}",
+        String::from_utf8_lossy(&full.stderr)
     );
 
     // A second crate with an attribute, which the generator does not link: the run fails,
@@ -250,4 +385,42 @@ mod tokens;
         hand.is_file(),
         "a file the generator did not write was removed"
     );
+
+    // From the sources, the attributes only the compiler can read are refused, each at its
+    // place, and nothing is written.
+    let before = tree(&ws.join("rbac-out"));
+    let fast = run_built_generator(&ws, &["--rbac-from-source"]);
+    let stderr = String::from_utf8_lossy(&fast.stderr);
+    assert!(!fast.status.success(), "{stderr}");
+    for (place, why) in [
+        (
+            "other-operator/src/lib.rs:4:1",
+            "behind `cfg(feature = \"x\")`: the generator's own build decides",
+        ),
+        ("other-operator/src/lib.rs:9:9", "in a macro's input"),
+        (
+            "other-operator/src/declared_by_a_macro.rs:1:1",
+            "in a file reached through `mod declared_by_a_macro;` in a macro's input at \
+             other-operator/src/lib.rs:14",
+        ),
+        (
+            "other-operator/src/included_by_a_macro.inc:1:1",
+            "in a file reached through an `include!` in a macro's input at \
+             other-operator/src/lib.rs:15",
+        ),
+        (
+            "other-operator/src/switched_on.rs:1:1",
+            "behind `cfg(feature = \"x\")`",
+        ),
+    ] {
+        assert!(
+            stderr.contains(&format!("  - {place}: #[rbac] {why}")),
+            "{place}: {stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("5 problem(s) only the compiler can settle (nothing was written; run `cargo run -p codegen`"),
+        "{stderr}"
+    );
+    assert_eq!(tree(&ws.join("rbac-out")), before);
 }

@@ -160,7 +160,8 @@ impl Target {
     }
 }
 
-fn impl_name(item: &syn::ItemImpl) -> String {
+/// The name an `impl` block is registered under: `impl Trait for Type` or `impl Type`.
+pub fn impl_name(item: &syn::ItemImpl) -> String {
     let self_ty = compact(item.self_ty.to_token_stream());
     match &item.trait_ {
         Some((path, _)) => format!("impl {} for {self_ty}", compact(path.to_token_stream())),

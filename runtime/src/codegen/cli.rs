@@ -39,6 +39,9 @@ pub struct Options {
     /// Fail, writing nothing, when the run has any warning: a lint no `allow(...)` accepts,
     /// or any other (`--deny-warnings`).
     pub deny_warnings: bool,
+    /// Regenerate the roles (and the deploy bundle) from the workspace's sources, not from this
+    /// binary's registry: no rebuild after an `#[rbac]` edit (`--rbac-from-source`).
+    pub rbac_from_source: bool,
 }
 
 impl Options {
@@ -73,6 +76,7 @@ impl Default for Options {
             generator_name: default_generator_name(),
             bundle: Default::default(),
             deny_warnings: false,
+            rbac_from_source: false,
         }
     }
 }
@@ -299,6 +303,12 @@ Options:
       --deny-warnings         Fail (exit 1, writing nothing) if there is any warning: a lint of an
                               #[rbac] attribute that no allow(LINT, reason = \"...\") accepts, or any
                               other
+      --rbac-from-source      Regenerate the roles and the deploy bundle from the #[rbac]
+                              attributes in the workspace's sources, without rebuilding this
+                              binary: for the edit loop. It refuses (writing nothing) attributes
+                              only the compiler can read (undecidable or off cfgs, macro input,
+                              files the scan cannot follow); CRDs and webhooks are left as they
+                              are, so after editing types run `cargo run -p codegen`
       --no-bundle             Write only the roles and CRDs, no deploy bundle
       --operator-name <NAME>  The operator's name (bundle) [default: from Cargo.toml metadata]
       --operator-namespace <NS>
@@ -329,6 +339,7 @@ const FLAGS: &[&str] = &[
     "--generator-name",
     "--no-bundle",
     "--deny-warnings",
+    "--rbac-from-source",
     "--operator-name",
     "--operator-namespace",
     "--image",
@@ -369,7 +380,7 @@ impl Command {
             seen.push(flag.clone());
             let is_switch = matches!(
                 flag.as_str(),
-                "--check" | "--no-scan" | "--no-bundle" | "--deny-warnings"
+                "--check" | "--no-scan" | "--no-bundle" | "--deny-warnings" | "--rbac-from-source"
             );
             if is_switch {
                 if inline.is_some() {
@@ -379,6 +390,7 @@ impl Command {
                     "--check" => opts.check = true,
                     "--no-bundle" => opts.bundle.off = true,
                     "--deny-warnings" => opts.deny_warnings = true,
+                    "--rbac-from-source" => opts.rbac_from_source = true,
                     _ => opts.no_scan = true,
                 }
                 continue;
@@ -427,6 +439,13 @@ impl Command {
                 }
                 _ => opts.manifest_path = Some(value.into()),
             }
+        }
+        if opts.no_scan && opts.rbac_from_source {
+            // The attributes are read by the scan.
+            return Err(UsageError::Conflict {
+                first: "--rbac-from-source",
+                second: "--no-scan",
+            });
         }
         if opts.no_scan && opts.manifest_path.is_some() {
             return Err(UsageError::NoScanWithManifestPath);

@@ -6,8 +6,8 @@
 //! `src/bin/*`, `examples/`, ... by looking), so the copy is used while none of these has
 //! changed: every package's `Cargo.toml`, the root's, any `Cargo.toml` from where cargo was
 //! asked up to `/`, the directories cargo looks into and the directories workspace member
-//! globs expand in (a directory's modification time changes when an entry is added or
-//! removed), plus the question itself (working directory, `--manifest-path`, the cargo and
+//! globs expand in (by the names in them: a file saved by renaming a new one over it leaves
+//! them as they are), plus the question itself (working directory, `--manifest-path`, the cargo and
 //! toolchain asked, the target directory). Anything else, or any doubt, asks cargo again.
 
 use serde_json::{Value, json};
@@ -40,7 +40,9 @@ impl MetadataCache {
         ))
     }
 
-    /// A copy kept in `file`.
+    /// A copy kept in `file`, or rather beside it: one file per question, so that runs under
+    /// `cargo run` (which sets `CARGO` and the toolchain) and of the built binary itself
+    /// (`--rbac-from-source`, in the edit loop) do not take each other's copy away.
     pub(crate) fn at(file: PathBuf, manifest_path: Option<&Path>) -> Self {
         let cwd = std::env::current_dir().unwrap_or_default();
         let env = |name: &str| std::env::var(name).unwrap_or_default();
@@ -59,6 +61,13 @@ impl MetadataCache {
             Some(dir) if dir.is_absolute() => dir.to_path_buf(),
             Some(dir) => cwd.join(dir),
             None => cwd,
+        };
+        let file = {
+            use sha2::Digest;
+            let digest = sha2::Sha256::digest(question.as_bytes());
+            let tag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+            let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+            file.with_file_name(format!("{stem}-{tag}.json"))
         };
         MetadataCache {
             file,
@@ -149,6 +158,20 @@ impl MetadataCache {
             .into_iter()
             .map(|p| {
                 let stamp = match std::fs::metadata(&p) {
+                    // A directory by the names in it: an editor that saves a file by
+                    // renaming a new one over it changes the directory's time, not what
+                    // cargo finds there. (Its time still guards `store` against a race.)
+                    Ok(m) if m.is_dir() => {
+                        newest = newest.max(m.modified().unwrap_or(SystemTime::UNIX_EPOCH));
+                        let mut names: Vec<String> = std::fs::read_dir(&p)
+                            .into_iter()
+                            .flatten()
+                            .flatten()
+                            .map(|e| e.file_name().to_string_lossy().into_owned())
+                            .collect();
+                        names.sort_unstable();
+                        format!("dir:{}", names.join("/"))
+                    }
                     Ok(m) => {
                         let modified = m.modified().unwrap_or(SystemTime::UNIX_EPOCH);
                         newest = newest.max(modified);
@@ -229,6 +252,10 @@ mod tests {
         // Asked from elsewhere: not the same question.
         let elsewhere = MetadataCache::at(kept.path().join("cache.json"), Some(Path::new("x")));
         assert_eq!(elsewhere.load(), None);
+        // Its own copy does not take this one's away.
+        elsewhere.store(&metadata, later());
+        assert_eq!(elsewhere.load(), Some(metadata.clone()));
+        assert_eq!(cache.load(), Some(metadata.clone()));
 
         // A manifest edited (features), a binary added to src/bin, a member added by a glob
         // in a directory that held none, a manifest created where cargo starts looking:
@@ -251,6 +278,12 @@ mod tests {
         // A source file edited changes nothing cargo metadata says.
         cache.store(&metadata, later());
         std::fs::write(pkg.join("src/lib.rs"), "fn f() {}").unwrap();
+        assert!(cache.load().is_some());
+        // Nor does one an editor saves by renaming a new file over it, which changes the
+        // directory's modification time (`--rbac-from-source` runs right after such saves).
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::write(pkg.join("src/.lib.rs.swp"), "fn g() {}").unwrap();
+        std::fs::rename(pkg.join("src/.lib.rs.swp"), pkg.join("src/lib.rs")).unwrap();
         assert!(cache.load().is_some());
     }
 

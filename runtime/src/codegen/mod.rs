@@ -26,6 +26,7 @@ mod cfg;
 mod cli;
 mod crosscheck;
 pub mod explain;
+pub mod from_source;
 mod kubectl_args;
 mod ledger;
 pub mod lints;
@@ -127,6 +128,9 @@ pub enum Error {
         list(.0, "denied by --deny-warnings (nothing was written; fix them, or accept a lint on its attribute with allow(LINT, reason = \"...\"))")
     )]
     DeniedWarnings(Vec<Denied>),
+    /// `--rbac-from-source`: attributes only the compiler can read; nothing was written.
+    #[error("{}", from_source::refused(.0))]
+    FromSource(Vec<from_source::Refusal>),
     /// Nothing was linked.
     #[error(
         "no #[rbac], #[crd] or #[webhook] entries are linked into this generator: name the crates \
@@ -321,6 +325,9 @@ fn read_header(opts: &Options) -> Result<String, Error> {
 
 /// Runs the generator over this binary's registry.
 pub fn run(opts: &Options) -> Result<Report, Error> {
+    if opts.rbac_from_source {
+        return from_source::run(opts);
+    }
     let webhooks = Webhooks {
         webhooks: &registry::webhook_entries(),
         configurations: &registry::webhook_configuration_entries(),
@@ -422,6 +429,54 @@ pub fn run_with_webhooks(
             .collect();
         metadata = Some(workspace.metadata);
     }
+    let before = Before {
+        metadata,
+        warnings,
+        timings,
+    };
+    generate(
+        entries,
+        crds,
+        webhooks,
+        linked_crates,
+        opts,
+        before,
+        OtherFiles::Generate,
+    )
+}
+
+/// What a run knows before it generates: the workspace's `cargo metadata` (none with
+/// `--no-scan`), the warnings so far, and its clock.
+struct Before {
+    metadata: Option<serde_json::Value>,
+    warnings: Vec<Warning>,
+    timings: Timings,
+}
+
+/// Whether a run writes the files `#[rbac]` does not make (CRDs, webhook manifests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OtherFiles {
+    /// Generated, as always.
+    Generate,
+    /// Left as they are (`--rbac-from-source`).
+    LeaveAsTheyAre,
+}
+
+/// Generates every output from the entries, plans the files and writes (or checks) them.
+fn generate(
+    entries: &[&RbacEntry],
+    crds: &[&CrdEntry],
+    webhooks: Webhooks<'_>,
+    linked_crates: &[&str],
+    opts: &Options,
+    before: Before,
+    other_files: OtherFiles,
+) -> Result<Report, Error> {
+    let Before {
+        metadata,
+        mut warnings,
+        mut timings,
+    } = before;
     if entries.is_empty() && crds.is_empty() && webhooks.is_empty() {
         return Err(Error::EmptyRegistry);
     }
@@ -468,9 +523,14 @@ pub fn run_with_webhooks(
     timings.lap("CRDs");
     let crd_dir = opts.crd_dir();
     for crd in &generated_crds {
+        let path = crd_dir.join(&crd.file_name);
+        let mut content = render_crd(crd, &header);
+        if other_files == OtherFiles::LeaveAsTheyAre {
+            content = from_source::left_as_it_is(&path, content, &mut warnings);
+        }
         outputs.push(Output {
-            path: crd_dir.join(&crd.file_name),
-            content: render_crd(crd, &header),
+            path,
+            content,
             what: format!(
                 "the CRD {}",
                 crd.crd.metadata.name.as_deref().unwrap_or(&crd.file_name)
@@ -498,9 +558,14 @@ pub fn run_with_webhooks(
             webhooks.webhooks.len(),
             merged.documents.len()
         ));
+        let path = webhook_dir.join(webhook::FILE_NAME);
+        let mut content = webhook::render(&merged, &header);
+        if other_files == OtherFiles::LeaveAsTheyAre {
+            content = from_source::left_as_it_is(&path, content, &mut warnings);
+        }
         outputs.push(Output {
-            path: webhook_dir.join(webhook::FILE_NAME),
-            content: webhook::render(&merged, &header),
+            path,
+            content,
             what: "the webhook manifests".into(),
             option: "--webhook-out",
         });

@@ -29,6 +29,10 @@ pub enum Warning {
     /// The deploy bundle.
     #[error(transparent)]
     Bundle(BundleWarning),
+    /// `--rbac-from-source` left a CRD or webhook file as it is, though the last build
+    /// generates it otherwise.
+    #[error(transparent)]
+    LeftAsItIs(super::from_source::LeftAsItIs),
     /// The files of earlier runs and their ledgers.
     #[error(transparent)]
     Files(FileWarning),

@@ -38,6 +38,25 @@ pub fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// Where the user's workspace's binaries go: one directory per test's projects, so that no
+/// test runs another's generator.
+fn target_dir(workspace: &Path) -> PathBuf {
+    let projects = workspace.parent().unwrap().file_name().unwrap();
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{}-target", projects.to_str().unwrap()))
+}
+
+/// The generator [`run_generator`] built, run again without cargo: the edit loop's
+/// `--rbac-from-source`.
+pub fn run_built_generator(workspace: &Path, args: &[&str]) -> Output {
+    Command::new(target_dir(workspace).join("debug/codegen"))
+        .args(args)
+        .current_dir(workspace)
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .unwrap()
+}
+
 /// `cargo run -p codegen -- args` in the user's workspace.
 pub fn run_generator(workspace: &Path, args: &[&str]) -> Output {
     let target_tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
@@ -50,7 +69,7 @@ pub fn run_generator(workspace: &Path, args: &[&str]) -> Output {
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("CARGO_MANIFEST_DIR")
         .env("CARGO_BUILD_BUILD_DIR", build_dir)
-        .env("CARGO_TARGET_DIR", target_tmp.join("quick-start-target"))
+        .env("CARGO_TARGET_DIR", target_dir(workspace))
         .output()
         .unwrap()
 }
