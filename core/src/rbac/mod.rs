@@ -11,7 +11,7 @@ mod expand;
 mod parse;
 mod validate;
 
-pub use expand::{expand, registration, registry_static, source_expr};
+pub use expand::{DIRECT_SECTION_TARGET, expand, registration, registry_static, source_expr};
 pub use parse::{AllowArg, Item, ListArg, RbacArgs, parse_args};
 pub use validate::validate;
 
