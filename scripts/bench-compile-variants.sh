@@ -65,7 +65,7 @@ if variant == "record_folded_hoisted":
 if variant == "record_folded_len":
     # Line, column and the file's length only: what the byte loop costs.
     lines.append("pub const fn rbac_site(line: u32, column: u32, file: &str, expected_line: u32, expected_column: u32, expected_file: &str) -> u32 { if !(line == expected_line && column == expected_column && file.len() == expected_file.len()) { panic!(\"%s\") } line }" % msg)
-if variant in ("record_folded_call", "record_check_call", "record_folded_call_cfg", "record_folded_hoisted", "record_folded_len"):
+if variant in ("record_folded_call", "record_check_call", "record_folded_call_cfg"):
     # Every comparison in one const fn, called with plain arguments: no control flow in the
     # expansion (the function's MIR is built once; only its evaluation is per attribute).
     lines.append("pub const fn rbac_site(line: u32, column: u32, file: &str, expected_line: u32, expected_column: u32, expected_file: &str) -> u32 { let (a, b) = (file.as_bytes(), expected_file.as_bytes()); let mut same = line == expected_line && column == expected_column && a.len() == b.len(); let mut i = 0; while same && i < a.len() { same = a[i] == b[i]; i += 1; } if !same { panic!(\"%s\") } line }" % msg)
