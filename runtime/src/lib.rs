@@ -263,7 +263,8 @@ pub mod __private {
     pub use crate::crd::SchemaPatch;
     pub use crate::registry::{
         CRD_ENTRIES, LINKED_CRATES, RBAC_RECORDS, RbacRecord, WEBHOOK_CONFIGURATION_ENTRIES,
-        WEBHOOK_ENTRIES,
+        WEBHOOK_ENTRIES, crd_written_here, rbac_written_here, webhook_configuration_written_here,
+        webhook_written_here,
     };
     pub use linkme;
 }

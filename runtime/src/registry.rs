@@ -270,6 +270,107 @@ const _: fn() -> [&'static linkme::DistributedSlice<[WebhookEntry]>; 1] = || [&W
 const _: fn() -> [&'static linkme::DistributedSlice<[WebhookConfigurationEntry]>; 1] =
     || [&WEBHOOK_CONFIGURATION_ENTRIES];
 
+/// Fails the build of this crate unless linkme names each slice's Linux link section
+/// `linkme_<SLICE>`, the name the expansions write directly there
+/// (`kube_markers_core::rbac::registry_static`): a linkme that named it otherwise would leave
+/// every element out of its slice, and the registry empty without a word. Each slice's own
+/// `macro_rules!` hands its section names to the macro named by `linkme_macro`, which is this
+/// one; the `const` item it passes through compares them.
+macro_rules! expect_linkme_sections {
+    (
+        #![linkme_linux_section = $linux:expr]
+        #![linkme_macho_section = $macho:expr]
+        #![linkme_windows_section = $windows:expr]
+        #![linkme_illumos_section = $illumos:expr]
+        #![linkme_bsd_section = $bsd:expr]
+        $check:item
+    ) => {
+        const _: () = {
+            const LINUX_SECTION: &str = $linux;
+            $check
+        };
+    };
+}
+
+/// The expansions' call-site check, one function per attribute
+/// (`kube_markers_core::scan::check_call_site`): returns `line` when `line!()`, `column!()` and
+/// `file!()` at the attribute are where the proc-macro saw it written, and panics at compile
+/// time otherwise: the attribute was produced by a `macro_rules!` expansion (there `line!()`
+/// names the invocation, not the attribute's own place), which the generator's workspace scan
+/// cannot see. Every comparison is in here, so an expansion is one call with plain arguments:
+/// its function is built once, and only evaluated per attribute.
+macro_rules! written_here {
+    ($($check:ident => $attr:literal,)*) => {$(
+        #[doc = concat!("The call-site check of `#[", $attr, "]` (see `written_here!`).")]
+        #[doc(hidden)]
+        pub const fn $check(
+            line: u32,
+            column: u32,
+            file: &str,
+            written_line: u32,
+            written_column: u32,
+            written_file: &str,
+        ) -> u32 {
+            if line != written_line || column != written_column || !same_str(file, written_file) {
+                panic!(concat!(
+                    "this #[", $attr, "] is produced by a macro: the generator's workspace scan ",
+                    "cannot see attributes inside macro_rules! bodies, so it could silently go ",
+                    "missing from the generated manifests; write the attribute directly on the item"
+                ));
+            }
+            line
+        }
+    )*};
+}
+written_here! {
+    rbac_written_here => "rbac",
+    crd_written_here => "crd",
+    webhook_written_here => "webhook",
+    webhook_configuration_written_here => "webhook_configuration",
+}
+
+/// `a == b` for a `const` (`str`'s `==` is not `const`).
+/// Evaluated once per attribute: every call costs the interpreter a frame, so the length is
+/// read once.
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < len {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+macro_rules! expect_plain_section {
+    ($slice:ident) => {
+        $slice! {
+            #![linkme_macro = expect_linkme_sections]
+            const _: () = assert!(
+                same_str(LINUX_SECTION, concat!("linkme_", stringify!($slice))),
+                concat!(
+                    "linkme no longer names the Linux link section of ",
+                    stringify!($slice),
+                    " `linkme_",
+                    stringify!($slice),
+                    "`, which the expansions write directly ",
+                    "(kube_markers_core::rbac::registry_static): update them together"
+                )
+            );
+        }
+    };
+}
+expect_plain_section!(RBAC_RECORDS);
+expect_plain_section!(CRD_ENTRIES);
+expect_plain_section!(WEBHOOK_ENTRIES);
+expect_plain_section!(WEBHOOK_CONFIGURATION_ENTRIES);
+
 /// The crates named by [`link!`](crate::link), so errors can say which ones are.
 #[distributed_slice]
 pub static LINKED_CRATES: [&'static str];

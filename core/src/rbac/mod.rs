@@ -11,7 +11,9 @@ mod expand;
 mod parse;
 mod validate;
 
-pub use expand::{expand, impl_name, registration, registry_static, source_expr};
+pub use expand::{
+    DIRECT_SECTION_TARGET, expand, impl_name, registration, registry_static, source_expr,
+};
 pub use parse::{AllowArg, Item, ListArg, RbacArgs, parse_args};
 pub use validate::validate;
 

@@ -312,13 +312,28 @@ fn expansion_keeps_the_item_and_registers_an_entry() {
     )
     .to_string();
     assert!(out.starts_with("async fn reconcile"), "{out}");
+    // The Linux section linkme names `linkme_RBAC_RECORDS` written directly, and the
+    // slice's macro on every other target, each holding the same record.
+    let targets = DIRECT_SECTION_TARGET
+        .parse::<proc_macro2::TokenStream>()
+        .unwrap()
+        .to_string();
     assert!(
-        out.contains(
-            ":: kube_markers :: __private :: RBAC_RECORDS ! { # ! [linkme_macro = :: kube_markers :: __private :: RBAC_RECORDS] static ENTRY : :: kube_markers :: __private :: RbacRecord"
-        ),
+        out.contains(&format!(
+            "# [cfg ({targets})] # [used] # [unsafe (link_section = \"linkme_RBAC_RECORDS\")] static ENTRY : :: kube_markers :: __private :: RbacRecord"
+        )),
         "{out}"
     );
+    assert!(
+        out.contains(&format!(
+            "# [cfg (not ({targets}))] :: kube_markers :: __private :: RBAC_RECORDS ! {{ # ! [linkme_macro = :: kube_markers :: __private :: RBAC_RECORDS] static ENTRY : :: kube_markers :: __private :: RbacRecord"
+        )),
+        "{out}"
+    );
+    assert_eq!(out.matches("static ENTRY").count(), 2, "{out}");
     let data = record_data(&out);
+    let (_, other_target) = out.split_once("# [cfg (not").unwrap();
+    assert_eq!(record_data(other_target), data, "{out}");
     let expected = crate::record::RbacRecordData {
         groups: vec!["apps"],
         resources: vec!["deployments"],
