@@ -114,13 +114,17 @@ fn the_readme_quick_start_works_from_outside_and_loses_nothing() {
     std::os::unix::fs::symlink(repo_root(), projects.join("kube-markers")).unwrap();
     let ws = projects.join("my-operator");
 
-    // This build's profiles, so that its compiled dependencies are reused; and its lock file,
-    // so that the same versions are.
+    // This build's debug-info settings, so that its compiled dependencies are reused, and the
+    // README's profile lines (step 3) as printed; and this build's lock file, so that the same
+    // versions are.
     write(
         &ws.join("Cargo.toml"),
-        "[workspace]\nresolver = \"3\"\nmembers = [\"my-operator\", \"codegen\"]\n\n\
-         [profile.dev]\ndebug = \"line-tables-only\"\n\n\
-         [profile.dev.package.\"*\"]\ndebug = false\n",
+        &format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [\"my-operator\", \"codegen\"]\n\n\
+             [profile.dev]\ndebug = \"line-tables-only\"\n\n\
+             [profile.dev.package.\"*\"]\ndebug = false\n\n{}",
+            readme_block("# Cargo.toml (the workspace's)")
+        ),
     );
     std::fs::copy(repo_root().join("Cargo.lock"), ws.join("Cargo.lock")).unwrap();
 
