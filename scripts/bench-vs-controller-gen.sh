@@ -23,12 +23,14 @@ controller_gen="$(bash "$root/scripts/controller-gen.sh")"
 bench_rules="$(cd "$root" && cargo metadata --format-version 1 --no-deps | sed 's/.*"target_directory":"\([^"]*\)".*/\1/')/debug/examples/bench-rules"
 
 # Milliseconds of one run of a command (its output discarded; a failure stops the script).
+# Bash's own clock, not `date`: a `date` process per reading added its start (a few ms, more
+# on a loaded machine) to every run of both tools.
 elapsed_ms() {
   local start end
-  start=$(date +%s%N)
+  start=${EPOCHREALTIME/[.,]/}
   "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; "$@" >&2; exit 1; }
-  end=$(date +%s%N)
-  echo $(((end - start) / 1000000))
+  end=${EPOCHREALTIME/[.,]/}
+  echo $(((end - start) / 1000))
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
