@@ -11,7 +11,9 @@ mod render;
 pub use normalize::{Origins, Rule, normalize, normalize_counting};
 pub use render::render_roles;
 
-pub(crate) use normalize::{IdMap, core_as_empty};
+pub(crate) use normalize::IdMap;
+#[cfg(feature = "codegen")]
+pub(crate) use normalize::core_as_empty;
 use normalize::{Interner, Provenance, RuleIds, Sources, Spelled, normalize_ids};
 
 use crate::registry::RbacEntry;
