@@ -16,7 +16,7 @@
 
 use super::cfg::{CfgEnv, Truth};
 use super::crosscheck::Place;
-use super::scan::{AttrKind, FoundAttr, ScanReport, Workspace};
+use super::scan::{AttrKind, FoundAttr, ScanReport, Workspace, rust_files};
 use super::{Before, Error, Options, OtherFiles, Report, Timings, Webhooks};
 use crate::registry::{self, RbacEntry, Source};
 use kube_markers_core::scan::Cfg;
@@ -781,33 +781,6 @@ fn declared_in_macro_inputs(
         }
     }
     found
-}
-
-/// The `.rs` files under `dir`, hidden directories and nested packages left out (as the
-/// scan's sweep does).
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut stack = vec![dir.to_path_buf()];
-    let mut files = Vec::new();
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name();
-            let hidden = name.to_string_lossy().starts_with('.');
-            match entry.file_type() {
-                Ok(kind) if kind.is_dir() && !hidden && !path.join("Cargo.toml").exists() => {
-                    stack.push(path)
-                }
-                Ok(kind) if kind.is_dir() => {}
-                Ok(_) if path.extension().is_some_and(|e| e == "rs") => files.push(path),
-                _ => {}
-            }
-        }
-    }
-    files.sort();
-    files
 }
 
 /// An identifier as the macro names the item: without `r#`.

@@ -367,6 +367,35 @@ fn string_list(
     }
 }
 
+/// The `.rs` files under `dir`, sorted; hidden directories and nested packages (a directory
+/// with its own `Cargo.toml`) are left out.
+pub(crate) fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut files = Vec::new();
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if !name.starts_with('.') && !path.join("Cargo.toml").exists() {
+                    stack.push(path);
+                }
+            } else if name.ends_with(".rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// `cargo metadata` as JSON, with extra arguments (`--no-deps`, `--filter-platform`).
 pub(crate) fn cargo_metadata(manifest_path: Option<&Path>, args: &[&str]) -> Result<Value, Error> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -617,30 +646,7 @@ impl Walker<'_> {
     /// attribute in one of them is recorded with no target, for the cross-check to judge.
     /// Hidden directories and nested packages are skipped.
     fn sweep(&mut self, dir: &Path) {
-        let mut stack = vec![dir.to_path_buf()];
-        let mut files = Vec::new();
-        while let Some(d) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                let name = entry.file_name();
-                let name = name.to_string_lossy();
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                if kind.is_dir() {
-                    if !name.starts_with('.') && !path.join("Cargo.toml").exists() {
-                        stack.push(path);
-                    }
-                } else if name.ends_with(".rs") {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
-        for file in files {
+        for file in rust_files(dir) {
             let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
             if self.visited.contains(&canonical) {
                 continue;
