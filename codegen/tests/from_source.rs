@@ -1,29 +1,14 @@
 //! `--rbac-from-source` on this repository's example workspace: the built generator reads the
 //! roles from the sources, and writes byte for byte what the full run writes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
 use common::{codegen, text};
-
-/// Every file under `dir` with its text.
-fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let content = std::fs::read_to_string(&path).unwrap();
-                files.push((path.strip_prefix(dir).unwrap().to_path_buf(), content));
-            }
-        }
-    }
-    files.sort();
-    files
-}
+#[allow(dead_code)] // the outside-workspace helpers of tests/tests; only `tree` is used here
+#[path = "../../tests/tests/outside/mod.rs"]
+mod outside;
+use outside::tree;
 
 fn copy_tree(from: &Path, to: &Path) {
     for (path, content) in tree(from) {

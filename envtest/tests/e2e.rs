@@ -4,8 +4,8 @@
 
 mod common;
 mod fixtures;
-use common::{assets, refusal, root};
-use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+use common::{assets, patch_spec, refusal, root};
+use kube::api::{Api, DynamicObject, PostParams};
 use kube::core::ApiResource;
 use kube::{Client, Resource};
 use kube_markers_envtest::Envtest;
@@ -84,37 +84,18 @@ async fn generated_crds_are_established_and_enforce_their_schemas() {
     assert_eq!(stored.data["spec"], spec);
 
     // Transition rules: the storage class is fixed once set.
-    let patch = |spec: Value| Patch::Merge(json!({"spec": spec}));
-    let (code, message) = refusal(
-        dbs.patch(
-            "db",
-            &PatchParams::default(),
-            &patch(json!({"storageClass": "slow"})),
-        )
-        .await,
-    );
+    let (code, message) = refusal(patch_spec(&dbs, "db", json!({"storageClass": "slow"})).await);
     assert_eq!(code, 422);
     assert!(message.contains("field is immutable"), "{message}");
-    let (code, message) = refusal(
-        dbs.patch(
-            "db",
-            &PatchParams::default(),
-            &patch(json!({"storageClass": null})),
-        )
-        .await,
-    );
+    let (code, message) = refusal(patch_spec(&dbs, "db", json!({"storageClass": null})).await);
     assert_eq!(code, 422);
     assert!(
         message.contains("field storageClass is immutable once set"),
         "{message}"
     );
-    dbs.patch(
-        "db",
-        &PatchParams::default(),
-        &patch(json!({"replicas": 4})),
-    )
-    .await
-    .unwrap();
+    patch_spec(&dbs, "db", json!({"replicas": 4}))
+        .await
+        .unwrap();
 
     // The deprecated version is served too.
     let old = Api::<DynamicObject>::namespaced_with(
@@ -251,17 +232,6 @@ async fn escaped_property_names_in_generated_rules_are_accepted_and_enforced() {
         .unwrap();
 
     // The immutable fields, and the parent rules of the optional ones.
-    let patch = |name: &'static str, spec: Value| {
-        let api = api.clone();
-        async move {
-            api.patch(
-                name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"spec": spec})),
-            )
-            .await
-        }
-    };
     for (name, spec, message) in [
         ("bucket", json!({"s3-bucket": "c"}), "field is immutable"),
         (
@@ -276,12 +246,12 @@ async fn escaped_property_names_in_generated_rules_are_accepted_and_enforced() {
         ),
         ("plain", json!({"x__y": "other"}), "field is immutable"),
     ] {
-        let (code, refused) = refusal(patch(name, spec.clone()).await);
+        let (code, refused) = refusal(patch_spec(&api, name, spec.clone()).await);
         assert_eq!(code, 422, "{name} {spec}: {refused}");
         assert!(refused.contains(message), "{name} {spec}: {refused}");
     }
     // What is not immutable changes.
-    patch("plain", json!({"in": "b"})).await.unwrap();
+    patch_spec(&api, "plain", json!({"in": "b"})).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

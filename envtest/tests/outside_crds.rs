@@ -15,8 +15,8 @@ mod objects;
 #[path = "../../tests/tests/outside/mod.rs"]
 mod outside;
 
-use common::{assets, refusal};
-use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+use common::{assets, patch_spec, refusal};
+use kube::api::{Api, DynamicObject, PostParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube_markers_envtest::Envtest;
 use objects::{valid, with};
@@ -150,17 +150,6 @@ async fn a_crd_generated_outside_the_workspace_is_enforced_by_the_api_server() {
     assert!(message.contains("names start with v"), "{message}");
 
     // Transition rules, on update.
-    let patch = |name: &'static str, spec: Value| {
-        let api = api.clone();
-        async move {
-            api.patch(
-                name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"spec": spec})),
-            )
-            .await
-        }
-    };
     create(with(json!({"zone": "a", "onlyOnUpdate": 0})), "v-update")
         .await
         .unwrap();
@@ -169,7 +158,7 @@ async fn a_crd_generated_outside_the_workspace_is_enforced_by_the_api_server() {
         (json!({"zone": null}), "field zone is immutable once set"),
         (json!({"zone": "b"}), "field is immutable"),
     ] {
-        let (code, message) = refusal(patch("v-update", spec.clone()).await);
+        let (code, message) = refusal(patch_spec(&api, "v-update", spec.clone()).await);
         assert_eq!(code, 422, "{spec}: {message}");
         assert!(
             message.contains(expected),
@@ -177,7 +166,7 @@ async fn a_crd_generated_outside_the_workspace_is_enforced_by_the_api_server() {
         );
     }
     // Set on create (as 0), then any value on update; and what is not immutable changes.
-    patch("v-update", json!({"onlyOnUpdate": 5, "replicas": 4}))
+    patch_spec(&api, "v-update", json!({"onlyOnUpdate": 5, "replicas": 4}))
         .await
         .unwrap();
 }

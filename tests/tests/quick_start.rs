@@ -7,9 +7,9 @@
 #[allow(dead_code)] // shared with envtest/tests/outside_crds.rs
 mod outside;
 use outside::{
-    quick_start_workspace, readme_block, readme_step1, run_built_generator, run_generator, write,
+    quick_start_workspace, readme_block, readme_step1, run_built_generator, run_generator, tree,
+    write,
 };
-use std::path::{Path, PathBuf};
 
 const OPERATOR_LIB: &str = r#"use kube_markers::rbac;
 use kube::CustomResource;
@@ -120,25 +120,6 @@ rules:
   verbs:
   - get
 ";
-
-/// Every file under `dir` with its text, for comparing two runs' whole output.
-fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let text = std::fs::read_to_string(&path).unwrap();
-                files.push((path.strip_prefix(dir).unwrap().to_path_buf(), text));
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 #[test]
 fn the_readme_quick_start_works_from_outside_and_loses_nothing() {

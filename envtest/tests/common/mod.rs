@@ -34,6 +34,18 @@ pub fn refusal<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> (u16, Stri
     }
 }
 
+/// A merge patch of `spec` into the object `name`.
+#[allow(dead_code)] // not every suite patches
+pub async fn patch_spec(
+    api: &kube::Api<kube::api::DynamicObject>,
+    name: &str,
+    spec: serde_json::Value,
+) -> Result<kube::api::DynamicObject, kube::Error> {
+    let patch = kube::api::Patch::Merge(serde_json::json!({ "spec": spec }));
+    api.patch(name, &kube::api::PatchParams::default(), &patch)
+        .await
+}
+
 #[allow(dead_code)]
 pub mod bundle;
 #[allow(dead_code)]

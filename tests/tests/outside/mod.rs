@@ -1,6 +1,7 @@
 //! A workspace of a new user's own, outside this one, made as the README's quick start tells:
 //! depending on kube-markers by path, with the README's own `Cargo.toml` lines and generator
-//! `main.rs`. Shared by `quick_start.rs` and `envtest/tests/outside_crds.rs`.
+//! `main.rs`. Shared by `quick_start.rs`, `envtest/tests/outside_crds.rs` and (for [`tree`])
+//! `codegen/tests/from_source.rs`.
 //!
 //! The outside workspace compiles into this build's directory (`CARGO_BUILD_BUILD_DIR`), so
 //! the dependencies this test suite already built are reused; its own binaries go elsewhere
@@ -31,6 +32,25 @@ pub fn readme_block(first: &str) -> String {
         .take_while(|l| l.trim() != "```")
         .map(|l| l.get(indent..).unwrap_or("").to_string() + "\n")
         .collect()
+}
+
+/// Every file under `dir` with its text, sorted: two runs' whole output, compared.
+pub fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let text = std::fs::read_to_string(&path).unwrap();
+                files.push((path.strip_prefix(dir).unwrap().to_path_buf(), text));
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 pub fn write(path: &Path, text: &str) {
