@@ -242,7 +242,9 @@ mod tokens;
 "#,
     );
     // Text that tripped a token-level reading: a local named `union` in a comparison (`<`)
-    // before the attribute, and rustc's Unicode whitespace (U+2029) between `pub` and `fn`.
+    // before the attribute; rustc's Unicode whitespace between `pub` and `fn` (U+2029), between
+    // `fn` and its name (U+0085) and between `mod` and its name (U+200E); a brace-delimited
+    // macro as a function's return type before its body; a body after `-> !`.
     write(
         &ws.join("other-operator/src/tokens.rs"),
         "pub fn within(a: u8, limit: u8) -> bool {\n    \
@@ -253,7 +255,26 @@ mod tokens;
          small\n\
          }\n\
          #[kube_markers::rbac(groups = \"\", resources = \"podtemplates\", verbs = \"get\")]\n\
-         pub\u{2029}fn after_unicode_whitespace() {}\n",
+         pub\u{2029}fn after_unicode_whitespace() {}\n\
+         macro_rules! ty { ($($t:tt)*) => { u8 } }\n\
+         pub fn typed_by_a_macro() -> ty!{} {\n    \
+         #[kube_markers::rbac(groups = \"\", resources = \"replicationcontrollers\", verbs = \"get\")]\n    \
+         fn after_a_type_macro() {}\n    \
+         0\n\
+         }\n\
+         pub fn runs_forever() -> ! {\n    \
+         #[kube_markers::rbac(groups = \"\", resources = \"componentstatuses\", verbs = \"get\")]\n    \
+         fn inside_a_never_returning_fn() {}\n    \
+         loop {}\n\
+         }\n\
+         #[kube_markers::rbac(groups = \"\", resources = \"namespaces\", verbs = \"get\")]\n\
+         pub fn\u{85}after_next_line() {}\n\
+         mod\u{200E}behind_a_mark;\n",
+    );
+    write(
+        &ws.join("other-operator/src/tokens/behind_a_mark.rs"),
+        "#[kube_markers::rbac(groups = \"\", resources = \"bindings\", verbs = \"get\")]\n\
+         pub fn in_a_module_after_a_mark() {}\n",
     );
     for (file, resource) in [
         ("declared_by_a_macro.rs", "configmaps"),
@@ -316,13 +337,17 @@ mod tokens;
             "{file}: {stderr}"
         );
     }
-    for line in [4, 8] {
+    for line in [4, 8, 12, 17, 21] {
         assert!(
             stderr.contains(&format!("other-operator/src/tokens.rs:{line}:")),
             "tokens.rs:{line}: {stderr}"
         );
     }
-    assert!(stderr.contains("12 problem(s)"), "{stderr}");
+    assert!(
+        stderr.contains("other-operator/src/tokens/behind_a_mark.rs:1:1: #[rbac] in crate"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("16 problem(s)"), "{stderr}");
     assert_eq!(
         std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap(),
         EXPECTED_ROLE
@@ -356,6 +381,10 @@ mod tokens;
         "persistentvolumes",
         "serviceaccounts",
         "podtemplates",
+        "replicationcontrollers",
+        "componentstatuses",
+        "namespaces",
+        "bindings",
     ] {
         assert!(
             role.contains(&format!("  - {resource}\n")),
