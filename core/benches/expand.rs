@@ -6,7 +6,7 @@
 //! Divide the median by 1,000 for one attribute. Outside a compiler `proc_macro2` runs its own
 //! token implementation, so this is the macro's work without rustc's token bridge.
 
-use kube_markers_core::scan::CallSite;
+use kube_markers_core::call_site::CallSite;
 use proc_macro2::TokenStream;
 use std::str::FromStr;
 

@@ -454,14 +454,13 @@ fn every_request_was_covered_and_every_permission_needed(audit: &Audit) {
 
 /// The generated roles' names as the bundle prefixes them.
 fn registered_roles() -> Vec<String> {
-    let markers: Vec<_> = kube_markers::registry::rbac_entries()
-        .into_iter()
-        .map(kube_markers::rbac::RbacMarker::from)
-        .collect();
-    kube_markers::rbac::generate_roles(&markers, kube_markers::rbac::DEFAULT_ROLE_NAME)
-        .into_iter()
-        .map(|r| format!("{PREFIX}{}", r.key.name))
-        .collect()
+    kube_markers::codegen::roles_for(
+        &kube_markers::registry::rbac_entries(),
+        kube_markers::codegen::rbac::DEFAULT_ROLE_NAME,
+    )
+    .into_iter()
+    .map(|r| format!("{PREFIX}{}", r.key.name))
+    .collect()
 }
 
 /// A missing permission as the access-review attributes of [`permissions`].
@@ -512,7 +511,8 @@ async fn every_binding_grants_exactly_its_role(
         .into_iter()
         .find(|e| e.source.item == "publish")
         .unwrap()
-        .source;
+        .source
+        .clone();
     for (index, binding) in bindings.iter().enumerate() {
         let api = if binding["kind"] == "ClusterRoleBinding" {
             api_for::<k8s_openapi::api::rbac::v1::ClusterRoleBinding>(admin, None)

@@ -186,7 +186,7 @@ fn generated_crd(type_name: &str) -> Result<Value, Vec<kube_markers::crd::CrdPro
         .filter(|e| e.type_name == type_name)
         .collect();
     assert_eq!(entries.len(), 1, "{type_name} is registered once");
-    kube_markers::crd::generate_crds(&entries).map(|crds| crds[0].to_value())
+    kube_markers::codegen::generate_crds(&entries).map(|crds| crds[0].to_value())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

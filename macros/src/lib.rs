@@ -2,14 +2,15 @@
 //! the parser, validator and expander live (and are unit-tested). Use these through the
 //! `kube-markers` crate, which re-exports them.
 
-use kube_markers_core::scan::{AttrKind, CallSite, check_call_site};
+use kube_markers_core::call_site::{CallSite, check_call_site};
+use kube_markers_core::model::AttrKind;
 use proc_macro::{Span, TokenStream};
 
 /// What the compiler knows about the attribute being expanded; only a proc-macro can ask.
 fn call_site() -> CallSite {
     let span = Span::call_site();
     let file = span.local_file();
-    let test_or_bench_target = kube_markers_core::scan::is_test_or_bench_file(
+    let test_or_bench_target = kube_markers_core::call_site::is_test_or_bench_file(
         file.as_deref(),
         std::env::var_os("CARGO_TARGET_TMPDIR").is_some(),
         std::env::var_os("CARGO_MANIFEST_DIR")

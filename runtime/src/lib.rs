@@ -16,9 +16,9 @@
 //! # fn main() {
 //! let entry = kube_markers::registry::rbac_entries()
 //!     .into_iter()
-//!     .find(|e| e.resources == ["deployments"])
+//!     .find(|e| e.marker.resources == ["deployments"])
 //!     .unwrap();
-//! assert_eq!(entry.verbs, ["get", "list", "watch"]);
+//! assert_eq!(entry.marker.verbs, ["get", "list", "watch"]);
 //! assert_eq!(entry.source.item, "reconcile");
 //! # }
 //! ```
@@ -55,19 +55,21 @@
 // Lets the attributes' `::kube_markers::…` paths resolve inside this crate's own tests.
 extern crate self as kube_markers;
 
-pub mod authz;
 pub mod crd;
-pub mod rbac;
-pub mod registry;
-pub mod yaml;
+mod expansion;
+#[doc(inline)]
+pub use kube_markers_registry as registry;
 
 #[cfg(feature = "webhook")]
 #[cfg_attr(docsrs, doc(cfg(feature = "webhook")))]
 pub mod webhook;
 
+/// The generator (the `kube-markers-codegen` crate): a generator binary's `main` is
+/// [`codegen::main`], with the crates it collects named by [`link!`].
 #[cfg(feature = "codegen")]
 #[cfg_attr(docsrs, doc(cfg(feature = "codegen")))]
-pub mod codegen;
+#[doc(inline)]
+pub use kube_markers_codegen as codegen;
 
 #[cfg(feature = "audit")]
 #[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
@@ -224,19 +226,19 @@ pub use kube_markers_macros::webhook;
 /// ```
 pub use kube_markers_macros::webhook_configuration;
 
-/// `#[webhook]` on a handler, with the `webhook` feature: the entry with its type-erased
-/// handler.
+/// `#[webhook]` on a handler, with the `webhook` feature: its type-erased handler, for the
+/// `handler` of its registry record.
 #[cfg(feature = "webhook")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __webhook_handler {
-    ($entry:expr, $handler:ident) => {{
+    ($handler:ident) => {{
         fn __kube_markers_webhook_handler(
             body: ::std::vec::Vec<u8>,
         ) -> $crate::webhook::HandlerFuture {
             $crate::webhook::__handle(body, $handler)
         }
-        $entry.__with_handler(__kube_markers_webhook_handler)
+        ::core::option::Option::Some(__kube_markers_webhook_handler as $crate::webhook::HandlerFn)
     }};
 }
 
@@ -245,7 +247,7 @@ macro_rules! __webhook_handler {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __webhook_handler {
-    ($entry:expr, $handler:ident) => {
+    ($handler:ident) => {
         ::core::compile_error!(::core::concat!(
             "#[webhook] on `",
             ::core::stringify!($handler),
@@ -260,11 +262,14 @@ macro_rules! __webhook_handler {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__webhook_handler as webhook_handler;
-    pub use crate::crd::SchemaPatch;
-    pub use crate::registry::{
-        CRD_ENTRIES, LINKED_CRATES, RBAC_RECORDS, RbacRecord, WEBHOOK_CONFIGURATION_ENTRIES,
-        WEBHOOK_ENTRIES, crd_written_here, rbac_written_here, webhook_configuration_written_here,
+    pub use crate::expansion::{
+        crd_written_here, rbac_written_here, webhook_configuration_written_here,
         webhook_written_here,
+    };
+    pub use kube_markers_registry::crd::SchemaPatch;
+    pub use kube_markers_registry::{
+        CRD_ENTRIES, LINKED_CRATES, RBAC_RECORDS, RbacRecord, WEBHOOK_CONFIGURATION_RECORDS,
+        WEBHOOK_RECORDS, WebhookConfigurationRecord, WebhookRecord,
     };
     pub use linkme;
 }

@@ -1,13 +1,14 @@
 //! Startup preflight: asks the API server whether the running identity has every registered
 //! permission (feature `audit`).
 
-use crate::rbac::{DEFAULT_ROLE_NAME, RbacMarker, generate_roles};
-use crate::registry::{RbacEntry, Source};
 use futures::StreamExt;
 use k8s_openapi::api::authorization::v1::{
     NonResourceAttributes, ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
 };
 use kube::api::{Api, PostParams};
+use kube_markers_core::model::{Text, api_group};
+use kube_markers_rbac::{DEFAULT_ROLE_NAME, generate_roles};
+use kube_markers_registry::{RbacEntry, Source};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -151,7 +152,7 @@ impl fmt::Display for Preflight {
 /// # Ok(()) }
 /// ```
 pub async fn preflight(client: &kube::Client) -> Result<Preflight, kube::Error> {
-    preflight_for(client, &crate::registry::rbac_entries()).await
+    preflight_for(client, &kube_markers_registry::rbac_entries()).await
 }
 
 /// [`preflight`] for these attributes (a subset of the registry).
@@ -204,7 +205,6 @@ pub async fn preflight_for(
 /// Every permission of the aggregated roles, one per verb × group × resource × name (or verb ×
 /// URL), deduplicated, in the roles' order.
 fn needed(entries: &[&RbacEntry]) -> Vec<Needed> {
-    let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     let mut push = |n: Needed| {
@@ -212,7 +212,7 @@ fn needed(entries: &[&RbacEntry]) -> Vec<Needed> {
             out.push(n);
         }
     };
-    for role in generate_roles(&markers, DEFAULT_ROLE_NAME) {
+    for role in generate_roles(entries.iter().map(|e| &e.marker), DEFAULT_ROLE_NAME) {
         let namespace = role.key.namespace.clone();
         for rule in &role.rules {
             for verb in &rule.verbs {
@@ -288,22 +288,19 @@ fn declared_by(permission: &Needed, entries: &[&RbacEntry]) -> Vec<Source> {
     let mut sources: Vec<Source> = entries
         .iter()
         .filter(|e| {
-            let group = |g: &&str| {
-                let g = if *g == "core" { "" } else { *g };
-                g == permission.group
-            };
-            e.namespace.unwrap_or_default() == permission.namespace
-                && e.verbs.contains(&permission.verb.as_str())
+            let m = &e.marker;
+            let has = |list: &[Text], value: &str| list.iter().any(|v| v == value);
+            m.namespace.as_deref().unwrap_or_default() == permission.namespace
+                && has(&m.verbs, &permission.verb)
                 && if permission.url.is_empty() {
-                    e.groups.iter().any(group)
-                        && e.resources.contains(&permission.resource.as_str())
-                        && (permission.name.is_empty()
-                            || e.resource_names.contains(&permission.name.as_str()))
+                    m.groups.iter().any(|g| api_group(g) == permission.group)
+                        && has(&m.resources, &permission.resource)
+                        && (permission.name.is_empty() || has(&m.resource_names, &permission.name))
                 } else {
-                    e.urls.contains(&permission.url.as_str())
+                    has(&m.urls, &permission.url)
                 }
         })
-        .map(|e| e.source)
+        .map(|e| e.source.clone())
         .collect();
     sources.sort();
     sources.dedup();

@@ -7,7 +7,8 @@
 //! thousands of rules stay free of the merge collisions where controller-gen's output is
 //! random) and overlap enough that every merge pass has work.
 
-use kube_markers::rbac::{RbacMarker, merge_collisions};
+use kube_markers::codegen::rbac::merge_collisions;
+use kube_markers::registry::RbacMarker;
 use kube_markers_tests::Rng;
 use kube_markers_tests::markers::{go_marker, rust_attribute};
 use std::fmt::Write as _;
@@ -27,11 +28,11 @@ const VERB_SETS: &[&[&str]] = &[
 ];
 
 fn marker(rng: &mut Rng) -> RbacMarker {
-    let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let owned = |v: &[&str]| v.iter().map(|s| s.to_string().into()).collect::<Vec<_>>();
     if rng.chance(3) {
         let url = format!("/metrics/{}", rng.below(200));
         return RbacMarker {
-            urls: vec![url],
+            urls: vec![url.into()],
             verbs: owned(&["get"]),
             ..RbacMarker::default()
         };
@@ -43,20 +44,22 @@ fn marker(rng: &mut Rng) -> RbacMarker {
     };
     let resource = format!("resource{}", rng.below(1_000));
     let resources = match rng.below(3) {
-        0 => vec![resource],
-        1 => vec![format!("{resource}/status"), resource],
-        _ => vec![format!("{resource}/finalizers")],
+        0 => vec![resource.into()],
+        1 => vec![format!("{resource}/status").into(), resource.into()],
+        _ => vec![format!("{resource}/finalizers").into()],
     };
     RbacMarker {
-        groups: vec![group],
+        groups: vec![group.into()],
         resources,
         resource_names: if rng.chance(10) {
-            vec![format!("name{}", rng.below(5))]
+            vec![format!("name{}", rng.below(5)).into()]
         } else {
             Vec::new()
         },
         verbs: owned(VERB_SETS[rng.below(VERB_SETS.len())]),
-        namespace: rng.chance(25).then(|| format!("ns{}", rng.below(12))),
+        namespace: rng
+            .chance(25)
+            .then(|| format!("ns{}", rng.below(12)).into()),
         ..RbacMarker::default()
     }
 }

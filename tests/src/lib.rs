@@ -128,7 +128,7 @@ pub fn cel_errors(
 /// Writing one rule set twice: as controller-gen's Go markers and as `#[rbac]` attributes
 /// (the differential tests and `scripts/bench-vs-controller-gen.sh` share these).
 pub mod markers {
-    use kube_markers::rbac::RbacMarker;
+    use kube_markers::registry::{RbacMarker, Text};
 
     /// The marker as controller-gen reads it (`""` quoted, lists joined by `;`).
     pub fn go_marker(m: &RbacMarker) -> String {
@@ -153,9 +153,9 @@ pub mod markers {
         format!("// +kubebuilder:rbac:{}", parts.join(","))
     }
 
-    fn go_list(v: &[String]) -> String {
+    fn go_list(v: &[Text]) -> String {
         v.iter()
-            .map(|s| if s.is_empty() { "\"\"" } else { s.as_str() })
+            .map(|s| if s.is_empty() { "\"\"" } else { s.as_ref() })
             .collect::<Vec<_>>()
             .join(";")
     }

@@ -8,7 +8,8 @@
 //!
 //! Needs Go. Set `KUBE_MARKERS_SKIP_ORACLE=1` to skip it knowingly; it never skips silently.
 
-use kube_markers::rbac::{GeneratedRole, RbacMarker, generate_roles, merge_collisions};
+use kube_markers::codegen::rbac::{GeneratedRole, generate_roles, merge_collisions};
+use kube_markers::registry::{RbacMarker, Text};
 use kube_markers_tests::Rng;
 use kube_markers_tests::markers::go_marker;
 use std::path::{Path, PathBuf};
@@ -23,14 +24,14 @@ fn controller_gen() -> Option<PathBuf> {
 /// Random marker lists from small pools, so that merges happen.
 trait Picks {
     /// 1..=max picks (duplicates kept on purpose: both tools dedupe).
-    fn some(&mut self, pool: &[&str], max: usize) -> Vec<String>;
+    fn some(&mut self, pool: &[&'static str], max: usize) -> Vec<Text>;
 }
 
 impl Picks for Rng {
-    fn some(&mut self, pool: &[&str], max: usize) -> Vec<String> {
+    fn some(&mut self, pool: &[&'static str], max: usize) -> Vec<Text> {
         let n = 1 + self.below(max);
         (0..n)
-            .map(|_| pool[self.below(pool.len())].to_string())
+            .map(|_| Text::Borrowed(pool[self.below(pool.len())]))
             .collect()
     }
 }
@@ -71,9 +72,7 @@ fn random_set(rng: &mut Rng) -> Vec<RbacMarker> {
                 RbacMarker {
                     urls: rng.some(URLS, 3),
                     verbs: rng.some(URL_VERBS, 3),
-                    role_name: rng
-                        .chance(10)
-                        .then(|| ROLES[rng.below(ROLES.len())].to_string()),
+                    role_name: rng.chance(10).then(|| ROLES[rng.below(ROLES.len())].into()),
                     ..RbacMarker::default()
                 }
             } else {
@@ -88,10 +87,8 @@ fn random_set(rng: &mut Rng) -> Vec<RbacMarker> {
                     verbs: rng.some(VERBS, 4),
                     namespace: rng
                         .chance(20)
-                        .then(|| NAMESPACES[rng.below(NAMESPACES.len())].to_string()),
-                    role_name: rng
-                        .chance(15)
-                        .then(|| ROLES[rng.below(ROLES.len())].to_string()),
+                        .then(|| NAMESPACES[rng.below(NAMESPACES.len())].into()),
+                    role_name: rng.chance(15).then(|| ROLES[rng.below(ROLES.len())].into()),
                     ..RbacMarker::default()
                 }
             }
@@ -175,7 +172,7 @@ fn parse_go_roles(yaml: &str) -> Vec<GeneratedRole> {
     for doc in yaml.split("---\n").filter(|d| !d.trim().is_empty()) {
         let value: serde_json::Value = parse_role_document(doc);
         let meta = &value["metadata"];
-        let key = kube_markers::rbac::RoleKey {
+        let key = kube_markers::codegen::rbac::RoleKey {
             namespace: meta["namespace"].as_str().unwrap_or_default().to_string(),
             name: meta["name"].as_str().unwrap().to_string(),
         };
@@ -190,7 +187,7 @@ fn parse_go_roles(yaml: &str) -> Vec<GeneratedRole> {
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| kube_markers::rbac::Rule {
+            .map(|r| kube_markers::codegen::rbac::Rule {
                 groups: list(&r["apiGroups"]),
                 resources: list(&r["resources"]),
                 resource_names: list(&r["resourceNames"]),
@@ -335,9 +332,9 @@ fn the_golden_markers_match_controller_gen_too() {
 fn colliding_merges_keep_everything_controller_gen_keeps() {
     let Some(bin) = controller_gen() else { return };
     let marker = |groups: &[&str], verbs: &[&str]| RbacMarker {
-        groups: groups.iter().map(|s| s.to_string()).collect(),
+        groups: groups.iter().map(|s| s.to_string().into()).collect(),
         resources: vec!["jobs".into()],
-        verbs: verbs.iter().map(|s| s.to_string()).collect(),
+        verbs: verbs.iter().map(|s| s.to_string().into()).collect(),
         ..RbacMarker::default()
     };
     let markers = [

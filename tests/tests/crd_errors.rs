@@ -2,7 +2,8 @@
 //! modes, and versions that cannot be merged.
 
 use kube::CustomResource;
-use kube_markers::crd::{CrdProblem, generate_crds};
+use kube_markers::codegen::generate_crds;
+use kube_markers::crd::CrdProblem;
 use kube_markers::registry::{CrdEntry, crd_entries};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

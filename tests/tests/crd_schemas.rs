@@ -3,7 +3,7 @@
 //! validator, the CEL rules through kube-cel, transition rules included).
 
 use kube::CustomResource;
-use kube_markers::crd::{GeneratedCrd, generate_crds};
+use kube_markers::codegen::{GeneratedCrd, generate_crds};
 use kube_markers::registry::crd_entries;
 use kube_markers_tests::{cel_errors, openapi_errors};
 use schemars::JsonSchema;

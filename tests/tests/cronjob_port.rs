@@ -13,7 +13,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::CustomResource;
-use kube_markers::crd::generate_crds;
+use kube_markers::codegen::generate_crds;
 use kube_markers::registry::crd_entries;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

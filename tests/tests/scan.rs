@@ -160,7 +160,10 @@ fn registry_matches_the_linked_crate_exactly() {
     let entries = linked_entries();
     // The compiler put these at their `cfg_attr`'s `#` (see the fixture): matched there.
     let placed = |resource: &str| {
-        let e = entries.iter().find(|e| e.resources == [resource]).unwrap();
+        let e = entries
+            .iter()
+            .find(|e| e.marker.resources == [resource])
+            .unwrap();
         (e.source.line, e.source.column)
     };
     assert_eq!(placed("pods/exec"), (62, 1));
@@ -369,20 +372,10 @@ fn an_entry_that_disagrees_with_its_source_is_an_error() {
     // cross-check then compares parsed markers only).
     for args in ["verbs = \"*\"", ""] {
         let mut entries = linked_entries();
-        let e = entries[0];
-        let tampered: &'static RbacEntry = Box::leak(Box::new(RbacEntry::__new(
-            e.groups,
-            e.resources,
-            e.resource_names,
-            &["*"],
-            e.urls,
-            e.namespace,
-            e.role_name,
-            e.allow,
-            e.source,
-            args,
-        )));
-        entries[0] = tampered;
+        let mut tampered = entries[0].clone();
+        tampered.marker.verbs = vec!["*".into()];
+        tampered.args = args.into();
+        entries[0] = &tampered;
         let findings = cross_check(
             &entries,
             &[],
@@ -419,30 +412,19 @@ fn argument_text_written_otherwise_is_compared_parsed_not_reported() {
         let at_place = scan.attrs.iter().find(|a| {
             a.line == e.source.line as usize
                 && a.column == e.source.column as usize
-                && a.file.ends_with(e.source.file)
+                && a.file.ends_with(&*e.source.file)
         });
         if let Some(attr) = at_place {
-            assert_eq!(attr.args_text().as_deref(), Some(e.args), "{attr:?}");
+            assert_eq!(attr.args_text().as_deref(), Some(&*e.args), "{attr:?}");
             same_text += 1;
         }
     }
     assert!(same_text >= 3, "{same_text} entries compared by text");
-    let e = entries[0];
     // The same arguments under a text the scan's normalization would not produce (say, an
     // older macro's): parsed and found equal, no error.
-    let respelled: &'static RbacEntry = Box::leak(Box::new(RbacEntry::__new(
-        e.groups,
-        e.resources,
-        e.resource_names,
-        e.verbs,
-        e.urls,
-        e.namespace,
-        e.role_name,
-        e.allow,
-        e.source,
-        "some other text",
-    )));
-    entries[0] = respelled;
+    let mut respelled = entries[0].clone();
+    respelled.args = "some other text".into();
+    entries[0] = &respelled;
     let findings = cross_check(
         &entries,
         &[],
@@ -519,7 +501,7 @@ const _: () = ();
 fn multi_line_cfg_attr_entries_match_the_scan() {
     let entry = rbac_entries()
         .into_iter()
-        .find(|e| e.resources == ["limitranges"] && e.source.crate_name() != "linked_op")
+        .find(|e| e.marker.resources == ["limitranges"] && e.source.crate_name() != "linked_op")
         .expect("the cfg_attr above is active");
     let this_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scan.rs");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();

@@ -156,13 +156,13 @@ fn registered_webhooks_match_their_attributes() {
     };
     let others: Vec<_> = kube_markers::registry::webhook_entries()
         .into_iter()
-        .filter(|e| e.source.file.ends_with("scan_webhooks.rs"))
-        .map(|e| (scan::AttrKind::Webhook, e.source))
+        .filter(|e| e.attribute.source.file.ends_with("scan_webhooks.rs"))
+        .map(|e| (scan::AttrKind::Webhook, e.attribute.source.clone()))
         .chain(
             kube_markers::registry::webhook_configuration_entries()
                 .into_iter()
                 .filter(|e| e.source.file.ends_with("scan_webhooks.rs"))
-                .map(|e| (scan::AttrKind::WebhookConfiguration, e.source)),
+                .map(|e| (scan::AttrKind::WebhookConfiguration, e.source.clone())),
         )
         .collect();
     assert_eq!(others.len(), 2);

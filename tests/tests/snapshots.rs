@@ -84,7 +84,7 @@ fn example_crd_files() {
             )
         })
         .collect();
-    let crds = kube_markers::crd::generate_crds(&entries).unwrap();
+    let crds = kube_markers::codegen::generate_crds(&entries).unwrap();
     assert_eq!(crds.len(), 2);
     for crd in &crds {
         let text = kube_markers::codegen::render_crd(crd, "");
@@ -125,7 +125,7 @@ fn whole_floats_in_a_crd_yaml() {
         .into_iter()
         .filter(|e| e.type_name == "Tuning")
         .collect();
-    let crds = kube_markers::crd::generate_crds(&entries).unwrap();
+    let crds = kube_markers::codegen::generate_crds(&entries).unwrap();
     let text = kube_markers::codegen::render_crd(&crds[0], "");
     for line in [
         "default: 1000000",

@@ -7,7 +7,7 @@
 //! the API server refuses (names are lowercase) and `#[webhook]` therefore too; both sides use
 //! `dead`/`beef` here.
 
-use kube_markers::codegen::webhook::{configurations, markers, render};
+use kube_markers::codegen::webhook::{configurations, render};
 use kube_markers::registry::{webhook_configuration_entries, webhook_entries};
 use kube_markers::{webhook, webhook_configuration};
 use std::path::Path;
@@ -437,14 +437,15 @@ fn ours(set: &str) -> String {
     let in_set = |module: &str| module == prefix || module.starts_with(&format!("{prefix}::"));
     let webhooks: Vec<_> = webhook_entries()
         .into_iter()
-        .filter(|e| in_set(e.source.module_path))
+        .map(|e| &e.attribute)
+        .filter(|e| in_set(&e.source.module_path))
         .collect();
     let names: Vec<_> = webhook_configuration_entries()
         .into_iter()
-        .filter(|e| in_set(e.source.module_path))
+        .filter(|e| in_set(&e.source.module_path))
         .collect();
     assert!(!webhooks.is_empty(), "no entries for {set}");
-    let merged = configurations(&markers(&webhooks), &names).unwrap();
+    let merged = configurations(&webhooks, &names).unwrap();
     render(&merged, "")
 }
 

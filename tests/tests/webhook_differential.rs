@@ -5,7 +5,9 @@
 
 use kube_markers::codegen::__internals::parse_webhook;
 use kube_markers::codegen::webhook::{WebhookMarker, configurations, render};
-use kube_markers::registry::{Source, WebhookConfigurationEntry};
+use kube_markers::registry::{
+    Attribute, Source, WebhookConfigurationEntry, WebhookConfigurationMarker,
+};
 use kube_markers_tests::Rng;
 use std::path::Path;
 use std::process::Command;
@@ -233,14 +235,22 @@ fn random_webhook_sets_match_controller_gen() {
                 go.push_str(&format!(
                     "// +kubebuilder:webhookconfiguration:mutating={mutating},name={name}\n"
                 ));
-                names.push(WebhookConfigurationEntry::__new(
-                    mutating,
-                    Some(name),
+                names.push(Attribute::new(
+                    WebhookConfigurationMarker {
+                        mutating,
+                        name: Some(name.into()),
+                    },
                     Source::__new("pkg/webhooks.go", 100, 1, "pkg", "_"),
+                    "",
                 ));
             }
         }
         let names: Vec<&WebhookConfigurationEntry> = names.iter().collect();
+        let markers: Vec<Attribute<WebhookMarker>> = markers
+            .into_iter()
+            .map(|(marker, source)| Attribute::new(marker, source, ""))
+            .collect();
+        let markers: Vec<&Attribute<WebhookMarker>> = markers.iter().collect();
         let ours = render(&configurations(&markers, &names).unwrap(), "");
         let theirs = controller_gen(&bin, &tmp.path().join(format!("set{i}")), &go);
         assert!(

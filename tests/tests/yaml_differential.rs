@@ -1,4 +1,4 @@
-//! Differential test of `kube_markers::yaml` against the path controller-gen writes YAML
+//! Differential test of `kube_markers::codegen::output::yaml` against the path controller-gen writes YAML
 //! with, byte for byte: encoding/json, then sigs.k8s.io/yaml and go-yaml v2
 //! (`scripts/yaml-oracle`, built by `scripts/yaml-oracle.sh`). Hand-picked edge cases plus
 //! thousands of random strings, keys and numbers, as keys and values at several depths.
@@ -116,7 +116,7 @@ fn has_numbers(v: &Value) -> bool {
 
 fn compare(path: &str, docs: &[&Value], theirs: Option<String>) {
     let Some(theirs) = theirs else { return };
-    let ours = kube_markers::yaml::render_documents("", docs.iter().copied());
+    let ours = kube_markers::codegen::output::yaml::render_documents("", docs.iter().copied());
     if ours == theirs {
         return;
     }
@@ -770,7 +770,7 @@ fn key_order_tables_are_gos() {
     let Some(tables) = run_oracle(Some("-key-order-tables"), []) else {
         return;
     };
-    let path = "runtime/src/yaml/key_order/go_unicode.rs";
+    let path = "generator/src/output/yaml/key_order/go_unicode.rs";
     let committed =
         std::fs::read_to_string(kube_markers_tests::workspace_root().join(path)).unwrap();
     assert!(

@@ -1,9 +1,11 @@
 //! [`RbacMarker`] + the annotated item → the item, unchanged, plus a registry entry.
 
 use super::{RbacMarker, parse_marker};
+use crate::call_site::{CallSite, check_call_site};
 use crate::item_header::{ItemHeader, ItemKind};
+use crate::model::AttrKind;
 use crate::record::RbacRecordData;
-use crate::scan::{AttrKind, CallSite, check_call_site};
+use crate::registration::record_static;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 
@@ -16,7 +18,7 @@ use quote::{ToTokens, quote};
 /// workspace scan could not find there is a compile error (see [`check_call_site`]).
 pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStream {
     let check = check_call_site(AttrKind::Rbac, site);
-    let args_text = crate::scan::normalized_tokens(&args);
+    let args_text = crate::call_site::normalized_tokens(&args);
     let marker = parse_marker(args);
     let target = Target::parse(item.clone());
     let beside = check.beside;
@@ -36,14 +38,10 @@ pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStr
     }
 }
 
-/// The registry entry for one attribute: a `const _` block holding one plain-data `static`
-/// in the registry's link section (see [`registry_static`]): the validated attribute as one
-/// string ([`RbacRecordData`]) and the call site. `args_text` is the arguments'
-/// [`normalized_tokens`](crate::scan::normalized_tokens) text (the cross-check's cheap "same
-/// attribute" test). `checked_line` is the call-site check ([`SiteCheck::line`]): it yields
-/// the record's `line` outside unit-test builds, so the check costs no `const` of its own.
-///
-/// [`SiteCheck::line`]: crate::scan::SiteCheck::line
+/// The registry record of one attribute (see [`record_static`]): the validated attribute as
+/// one string ([`RbacRecordData`]) and the call site. `args_text` is the arguments'
+/// [`normalized_tokens`](crate::call_site::normalized_tokens) text (the cross-check's cheap
+/// "same attribute" test); `checked_line` is the call-site check.
 pub fn registration(
     marker: &RbacMarker,
     args_text: &str,
@@ -51,88 +49,13 @@ pub fn registration(
     checked_line: Option<TokenStream>,
 ) -> TokenStream {
     let data = RbacRecordData::new(marker, item_name, args_text).encode();
-    let line = match checked_line {
-        Some(checked) => quote! {
-            #[cfg(not(test))]
-            line: #checked,
-            #[cfg(test)]
-            line: ::core::line!(),
-        },
-        None => quote!(line: ::core::line!(),),
-    };
-    let value = quote! {
-        ::kube_markers::__private::RbacRecord {
-            data: #data,
-            file: ::core::file!(),
-            #line
-            column: ::core::column!(),
-            module_path: ::core::module_path!(),
-        }
-    };
-    let entry = registry_static(
+    record_static(
         "RBAC_RECORDS",
         quote!(::kube_markers::__private::RbacRecord),
-        value,
-    );
-    quote! {
-        const _: () = {
-            #entry
-        };
-    }
-}
-
-/// `static ENTRY: #ty = #value;` as an element of the linkme distributed slice `slice` (a name
-/// in `kube_markers::__private`; `ty` is the slice's element type by construction).
-///
-/// On Linux ([`DIRECT_SECTION_TARGET`]) the static carries the link section linkme names the
-/// slice's there (`linkme_<SLICE>`) itself: no macro to expand, which is most of what an element
-/// cost the compiler beyond its static. On every other target (Apple's hashed section names,
-/// Windows, the other ELF systems) it goes through the slice's own `macro_rules!`, which is
-/// what linkme's `#[distributed_slice(...)]` on an element expands to, less a second
-/// proc-macro that parses the static again and a type-check function per element; on a target
-/// linkme does not support, the slice's declaration is a compile error. A `cfg`'d-out item is
-/// never expanded, so each target pays for one of the two. The runtime checks at its own
-/// compile time that linkme's section names are the ones written here (`registry.rs`,
-/// `expect_linkme_sections!`).
-pub fn registry_static(slice: &str, ty: TokenStream, value: TokenStream) -> TokenStream {
-    let section = format!("linkme_{slice}");
-    let slice = proc_macro2::Ident::new(slice, Span::call_site());
-    let target: TokenStream = DIRECT_SECTION_TARGET
-        .parse()
-        .expect("the target is a cfg predicate");
-    quote! {
-        #[cfg(#target)]
-        #[used]
-        #[unsafe(link_section = #section)]
-        static ENTRY: #ty = #value;
-        #[cfg(not(#target))]
-        ::kube_markers::__private::#slice! {
-            #![linkme_macro = ::kube_markers::__private::#slice]
-            static ENTRY: #ty = #value;
-        }
-    }
-}
-
-/// Where [`registry_static`] writes the link section itself: Linux, whose ELF section linkme
-/// 0.3 names `linkme_<SLICE>`. Android, FreeBSD, OpenBSD and Fuchsia share that name, but
-/// each predicate in the `cfg` pair costs every attribute's expansion (a list of the seven
-/// ELF targets cost ≈0.1 M instructions more per attribute than Linux alone), and operators
-/// run on Linux: the others keep linkme's own macro.
-pub const DIRECT_SECTION_TARGET: &str = "target_os = \"linux\"";
-
-/// The registry's `Source` of the attribute being expanded. `file!()`, `line!()` and
-/// `column!()` are expanded at the call site, i.e. at the attribute, which is what the
-/// workspace scan matches against.
-pub fn source_expr(item_name: &str) -> TokenStream {
-    quote! {
-        ::kube_markers::registry::Source::__new(
-            ::core::file!(),
-            ::core::line!(),
-            ::core::column!(),
-            ::core::module_path!(),
-            #item_name,
-        )
-    }
+        &data,
+        checked_line,
+        TokenStream::new(),
+    )
 }
 
 /// Where the attribute stands, and how to attach a registration to it.

@@ -11,9 +11,7 @@ mod expand;
 mod parse;
 mod validate;
 
-pub use expand::{
-    DIRECT_SECTION_TARGET, expand, impl_name, registration, registry_static, source_expr,
-};
+pub use expand::{expand, impl_name, registration};
 pub use parse::{AllowArg, Item, ListArg, RbacArgs, parse_args};
 pub use validate::validate;
 

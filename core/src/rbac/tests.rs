@@ -314,7 +314,7 @@ fn expansion_keeps_the_item_and_registers_an_entry() {
     assert!(out.starts_with("async fn reconcile"), "{out}");
     // The Linux section linkme names `linkme_RBAC_RECORDS` written directly, and the
     // slice's macro on every other target, each holding the same record.
-    let targets = DIRECT_SECTION_TARGET
+    let targets = crate::registration::DIRECT_SECTION_TARGET
         .parse::<proc_macro2::TokenStream>()
         .unwrap()
         .to_string();
@@ -419,7 +419,7 @@ fn allow_names_lints_with_a_reason() {
     let allowed: Vec<(&str, &str)> = m
         .allow
         .iter()
-        .map(|a| (a.lint.as_str(), a.reason.as_str()))
+        .map(|a| (a.lint.as_ref(), a.reason.as_ref()))
         .collect();
     assert_eq!(
         allowed,

@@ -2,13 +2,14 @@
 
 use super::{Item, ListArg, RbacArgs, RbacMarker};
 use crate::ctxt::Ctxt;
+use crate::model::Text;
 use crate::names;
 use crate::suggest::did_you_mean;
 use proc_macro2::Span;
 
-fn values(list: &Option<ListArg>) -> Vec<String> {
+fn values(list: &Option<ListArg>) -> Vec<Text> {
     list.as_ref()
-        .map(|l| l.items.iter().map(|i| i.value.clone()).collect())
+        .map(|l| l.items.iter().map(|i| i.value.clone().into()).collect())
         .unwrap_or_default()
 }
 
@@ -210,15 +211,15 @@ pub fn validate(args: &RbacArgs, cx: &mut Ctxt) -> Option<RbacMarker> {
         resource_names: values(&args.resource_names),
         verbs: values(&args.verbs),
         urls: values(&args.urls),
-        namespace: args.namespace.as_ref().map(|(_, i)| i.value.clone()),
-        role_name: args.role_name.as_ref().map(|(_, i)| i.value.clone()),
+        namespace: args.namespace.as_ref().map(|(_, i)| i.value.clone().into()),
+        role_name: args.role_name.as_ref().map(|(_, i)| i.value.clone().into()),
         allow: args
             .allow
             .iter()
             .flat_map(|a| {
                 a.lints.iter().map(|(lint, _)| crate::model::Allow {
-                    lint: lint.name().to_string(),
-                    reason: a.reason.clone(),
+                    lint: Text::Borrowed(lint.name()),
+                    reason: a.reason.clone().into(),
                 })
             })
             .collect(),

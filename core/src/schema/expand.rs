@@ -81,8 +81,8 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
     let storage = crd_args.storage;
     let root_patch = crd_args.root.to_json();
     let type_name = root.to_string();
-    let source = crate::rbac::source_expr(&parsed.ident.to_string());
-    let entry = crate::rbac::registry_static(
+    let source = crate::registration::source_expr(&parsed.ident.to_string());
+    let entry = crate::registration::registry_static(
         "CRD_ENTRIES",
         quote!(::kube_markers::registry::CrdEntry),
         quote! {

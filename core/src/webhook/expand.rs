@@ -1,11 +1,11 @@
 //! A validated attribute + the annotated item → the item, unchanged, plus a registry entry
 //! (and, on an `async fn`, the type-erased handler the server calls).
 
-use super::{
-    WebhookClient, WebhookConfigurationMarker, WebhookMarker, parse_configuration, parse_marker,
-};
-use crate::rbac::{registry_static, source_expr};
-use crate::scan::{AttrKind, CallSite, check_call_site};
+use super::{WebhookConfigurationMarker, parse_configuration, parse_marker};
+use crate::call_site::{CallSite, check_call_site, normalized_tokens};
+use crate::model::AttrKind;
+use crate::record::{encode_webhook, encode_webhook_configuration};
+use crate::registration::record_static;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 
@@ -13,31 +13,26 @@ use quote::{ToTokens, quote};
 /// to the `compile_error!`s.
 pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStream {
     let check = check_call_site(AttrKind::Webhook, site);
+    let args_text = normalized_tokens(&args);
     let marker = parse_marker(args);
     let target = Target::parse(item.clone(), "webhook");
     let beside = check.beside;
     match (marker, target) {
         (Ok(marker), Ok(target)) => {
-            let handler = target.handler.clone();
-            let entry = webhook_entry(&marker, &target.name);
-            let entry = match handler {
+            let data = encode_webhook(&marker, &target.name, &args_text);
+            let handler = match target.handler {
                 Some(handler) => quote! {
-                    ::kube_markers::__private::webhook_handler!(#entry, #handler)
+                    handler: ::kube_markers::__private::webhook_handler!(#handler),
                 },
-                None => entry,
+                None => quote!(handler: ::core::option::Option::None,),
             };
-            let within = check.within;
-            let entry = registry_static(
-                "WEBHOOK_ENTRIES",
-                quote!(::kube_markers::registry::WebhookEntry),
-                entry,
+            let registration = record_static(
+                "WEBHOOK_RECORDS",
+                quote!(::kube_markers::__private::WebhookRecord),
+                &data,
+                check.line,
+                handler,
             );
-            let registration = quote! {
-                const _: () = {
-                    #within
-                    #entry
-                };
-            };
             let item = target.item;
             quote!(#item #registration #beside)
         }
@@ -48,6 +43,7 @@ pub fn expand(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStr
 /// `#[webhook_configuration]`: parse, validate, emit.
 pub fn expand_configuration(args: TokenStream, item: TokenStream, site: &CallSite) -> TokenStream {
     let check = check_call_site(AttrKind::WebhookConfiguration, site);
+    let args_text = normalized_tokens(&args);
     let marker = parse_configuration(args);
     let target = Target::parse(item.clone(), "webhook_configuration");
     let beside = check.beside;
@@ -57,24 +53,16 @@ pub fn expand_configuration(args: TokenStream, item: TokenStream, site: &CallSit
     };
     match (marker, target, sibling) {
         (Ok(marker), Ok(target), None) => {
-            let mutating = marker.mutating;
-            let name = opt(&marker.name);
-            let source = source_expr(&target.name);
-            let within = check.within;
-            let item = target.item;
-            let entry = registry_static(
-                "WEBHOOK_CONFIGURATION_ENTRIES",
-                quote!(::kube_markers::registry::WebhookConfigurationEntry),
-                quote!(::kube_markers::registry::WebhookConfigurationEntry::__new(#mutating, #name, #source)),
+            let data = encode_webhook_configuration(&marker, &target.name, &args_text);
+            let registration = record_static(
+                "WEBHOOK_CONFIGURATION_RECORDS",
+                quote!(::kube_markers::__private::WebhookConfigurationRecord),
+                &data,
+                check.line,
+                TokenStream::new(),
             );
-            quote! {
-                #item
-                const _: () = {
-                    #within
-                    #entry
-                };
-                #beside
-            }
+            let item = target.item;
+            quote!(#item #registration #beside)
         }
         (marker, target, sibling) => {
             let mut out = errors(item, beside, marker.err(), target.err());
@@ -112,7 +100,7 @@ fn second_of_kind(marker: &WebhookConfigurationMarker, item: &syn::Item) -> syn:
     };
     for attr in attrs {
         let is_configuration =
-            crate::scan::attr_kind(attr.path()) == Some(AttrKind::WebhookConfiguration);
+            crate::call_site::attr_kind(attr.path()) == Some(AttrKind::WebhookConfiguration);
         let Ok(list) = attr.meta.require_list() else {
             continue;
         };
@@ -136,67 +124,6 @@ fn second_of_kind(marker: &WebhookConfigurationMarker, item: &syn::Item) -> syn:
         }
     }
     Ok(())
-}
-
-fn opt(v: &Option<String>) -> TokenStream {
-    match v {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    }
-}
-
-/// `WebhookEntry::__new(...)` for a marker.
-fn webhook_entry(m: &WebhookMarker, item_name: &str) -> TokenStream {
-    let list = |v: &[String]| quote!(&[#(#v),*]);
-    let name = &m.name;
-    let mutating = m.mutating;
-    let failure_policy = &m.failure_policy;
-    let match_policy = opt(&m.match_policy);
-    let side_effects = opt(&m.side_effects);
-    let timeout = match m.timeout_seconds {
-        Some(t) => quote!(::core::option::Option::Some(#t)),
-        None => quote!(::core::option::Option::None),
-    };
-    let groups = list(&m.groups);
-    let resources = list(&m.resources);
-    let verbs = list(&m.verbs);
-    let versions = list(&m.versions);
-    let (path, url, service_name, service_namespace, service_port) = match &m.client {
-        WebhookClient::Service {
-            name,
-            namespace,
-            port,
-            path,
-        } => (
-            opt(&Some(path.clone())),
-            opt(&None),
-            opt(name),
-            opt(namespace),
-            match port {
-                Some(p) => quote!(::core::option::Option::Some(#p)),
-                None => quote!(::core::option::Option::None),
-            },
-        ),
-        WebhookClient::Url(url) => (
-            opt(&None),
-            opt(&Some(url.clone())),
-            opt(&None),
-            opt(&None),
-            quote!(::core::option::Option::None),
-        ),
-    };
-    let arv = list(&m.admission_review_versions);
-    let reinvocation = opt(&m.reinvocation_policy);
-    let patch = opt(&m.patch);
-    let source = source_expr(item_name);
-    quote! {
-        ::kube_markers::registry::WebhookEntry::__new(
-            #name, #mutating, #failure_policy, #match_policy, #side_effects, #timeout,
-            #groups, #resources, #verbs, #versions,
-            #path, #url, #service_name, #service_namespace, #service_port,
-            #arv, #reinvocation, #patch, #source,
-        )
-    }
 }
 
 /// Where the attribute stands.

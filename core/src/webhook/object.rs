@@ -60,7 +60,7 @@ pub fn base_object(m: &WebhookMarker) -> Value {
     let groups: Vec<&str> = m
         .groups
         .iter()
-        .map(|g| if g == "core" { "" } else { g.as_str() })
+        .map(|g| crate::model::api_group(g))
         .collect();
     o.insert(
         "rules".into(),

@@ -4,7 +4,7 @@
 use super::object::{self, ObjectProblem};
 use super::parse::{Item, Value, WebhookArgs};
 use crate::ctxt::Ctxt;
-use crate::model::{WebhookClient, WebhookConfigurationMarker, WebhookMarker};
+use crate::model::{Text, WebhookClient, WebhookConfigurationMarker, WebhookMarker};
 use crate::names;
 use crate::suggest::did_you_mean;
 use proc_macro2::Span;
@@ -23,8 +23,8 @@ fn list(args: &WebhookArgs, key: &str) -> Option<(Vec<Item>, Span)> {
     }
 }
 
-fn values(items: &[Item]) -> Vec<String> {
-    items.iter().map(|i| i.value.clone()).collect()
+fn values(items: &[Item]) -> Vec<Text> {
+    items.iter().map(|i| i.value.clone().into()).collect()
 }
 
 /// `value` as one of `allowed`, compared case-insensitively as controller-gen does; an error
@@ -35,9 +35,9 @@ fn one_of(
     item: &Item,
     allowed: &[&'static str],
     hint: &str,
-) -> Option<String> {
+) -> Option<Text> {
     if let Some(found) = allowed.iter().find(|a| a.eq_ignore_ascii_case(&item.value)) {
-        return Some(found.to_string());
+        return Some(Text::Borrowed(found));
     }
     let suggestion = did_you_mean(&item.value, allowed)
         .map(|s| format!("; did you mean `{s}`?"))
@@ -102,7 +102,7 @@ pub fn validate(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookMarker> {
                 ),
             );
         }
-        m.name = name.value;
+        m.name = name.value.into();
     }
     if let Some(Value::Bool(b, _)) = args.values.get("mutating") {
         m.mutating = *b;
@@ -177,7 +177,7 @@ pub fn validate(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookMarker> {
                 .iter()
                 .find(|op| op.eq_ignore_ascii_case(&item.value))
             {
-                Some(op) => m.verbs.push(op.to_string()),
+                Some(op) => m.verbs.push(Text::Borrowed(op)),
                 None => {
                     let lower: Vec<String> =
                         OPERATIONS.iter().map(|o| o.to_ascii_lowercase()).collect();
@@ -236,7 +236,7 @@ pub fn validate(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookMarker> {
     m.client = client(args, cx)?;
 
     if let Some(patch) = string(args, "patch") {
-        m.patch = Some(patch.value.clone());
+        m.patch = Some(patch.value.clone().into());
     }
 
     // The webhook object as the generator builds it: the patch's own problems, and what the
@@ -314,10 +314,10 @@ fn client(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookClient> {
             let name = dns("service_name", true, cx);
             let namespace = dns("service_namespace", true, cx);
             Some(WebhookClient::Service {
-                name,
-                namespace,
+                name: name.map(Text::from),
+                namespace: namespace.map(Text::from),
                 port,
-                path: path.value,
+                path: path.value.into(),
             })
         }
         (None, Some(url)) => {
@@ -343,7 +343,7 @@ fn client(args: &WebhookArgs, cx: &mut Ctxt) -> Option<WebhookClient> {
                     ),
                 );
             }
-            Some(WebhookClient::Url(url.value))
+            Some(WebhookClient::Url(url.value.into()))
         }
     }
 }
@@ -368,7 +368,7 @@ pub fn validate_configuration(
         if let Err(why) = names::dns1123_subdomain(&name.value) {
             cx.error_at(name.span, format!("`name` {:?}: {why}", name.value));
         }
-        m.name = Some(name.value);
+        m.name = Some(name.value.into());
     }
     (!cx.has_errors()).then_some(m)
 }

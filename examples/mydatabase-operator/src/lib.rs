@@ -430,9 +430,15 @@ mod tests {
             .filter(|e| e.source.crate_name() == "mydatabase_operator")
             .collect();
         assert_eq!(here.len(), 6);
-        let tenant: Vec<_> = here.iter().filter(|e| e.namespace.is_some()).collect();
+        let tenant: Vec<_> = here
+            .iter()
+            .filter(|e| e.marker.namespace.is_some())
+            .collect();
         assert_eq!(tenant.len(), 1);
-        assert_eq!(tenant[0].role_name, Some("mydatabase-tenant"));
+        assert_eq!(
+            tenant[0].marker.role_name.as_deref(),
+            Some("mydatabase-tenant")
+        );
         assert_eq!(tenant[0].source.item, "publish");
     }
 

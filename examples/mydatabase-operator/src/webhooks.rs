@@ -180,7 +180,7 @@ mod tests {
     async fn call(name: &str, object: &MyDatabase) -> Value {
         let entry = webhook_entries()
             .into_iter()
-            .find(|e| e.name == name)
+            .find(|e| e.attribute.marker.name == name)
             .unwrap();
         let handler = entry.handler.expect("registered with its handler");
         let body = handler(review(object)).await.unwrap();

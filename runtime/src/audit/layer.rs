@@ -1,10 +1,10 @@
 //! The tower layer and service.
 
 use super::{Audit, Check, Mode, warn};
-use crate::authz::RequestAttributes;
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::{Either, Full};
+use kube_markers_rbac::authorize::RequestAttributes;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};

@@ -2,7 +2,7 @@
 //! operator's generated roles, before it leaves the process (feature `audit`).
 //!
 //! Each request's method and URL become the attributes the API server authorizes
-//! ([`crate::authz::request_info`]: `GET …?watch=true` is `watch`, `DELETE` on a collection
+//! ([`kube_markers_rbac::authorize::request_info`]: `GET …?watch=true` is `watch`, `DELETE` on a collection
 //! `deletecollection`, …), which are evaluated with the RBAC authorizer's semantics against
 //! [`Permissions`]: the linked `#[rbac]` attributes aggregated as `role.yaml` is, or the roles of
 //! a directory of manifests. What the [`Mode`] does with a request no rule covers: record it,
@@ -35,8 +35,8 @@ pub use layer::{AuditLayer, AuditService, ResponseFuture};
 pub use permissions::{Declared, ManifestsError, Permission, Permissions};
 pub use report::{Report, Uncovered, Unused};
 
-use crate::authz::{RequestAttributes, request_info, resource_matches};
 use k8s_openapi::api::rbac::v1::PolicyRule;
+use kube_markers_rbac::authorize::{RequestAttributes, request_info, resource_matches};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -2,18 +2,18 @@
 //! the RBAC authorizer's semantics) and each rule traced back to where it was declared (for the
 //! report).
 
-use crate::authz::manifests::ManifestProblem;
-use crate::authz::rules_allow;
-use crate::authz::{
-    Authorizer, BindingKind, RequestAttributes, RoleKind, RoleRefError, UserInfo, manifests,
-    rule_allows,
-};
-use crate::rbac::{DEFAULT_ROLE_NAME, RbacMarker, generate_roles};
-use crate::registry::{RbacEntry, Source};
 use k8s_openapi::api::rbac::v1::{
     ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube_markers_rbac::authorize::manifests::ManifestProblem;
+use kube_markers_rbac::authorize::rules_allow;
+use kube_markers_rbac::authorize::{
+    Authorizer, BindingKind, RequestAttributes, RoleKind, RoleRefError, UserInfo, manifests,
+    rule_allows,
+};
+use kube_markers_rbac::{DEFAULT_ROLE_NAME, generate_roles, policy_rule};
+use kube_markers_registry::{RbacEntry, Source};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -72,22 +72,10 @@ pub struct Permission {
 
 impl Permission {
     fn from_entry(entry: &RbacEntry) -> Self {
-        let list = |l: &[&str]| (!l.is_empty()).then(|| l.iter().map(|s| s.to_string()).collect());
-        let groups: Vec<String> = entry
-            .groups
-            .iter()
-            .map(|g| if *g == "core" { "" } else { *g }.to_string())
-            .collect();
         Permission {
-            declared: Declared::Attribute(entry.source),
-            namespace: entry.namespace.map(str::to_string),
-            rule: PolicyRule {
-                api_groups: (!groups.is_empty()).then_some(groups),
-                resources: list(entry.resources),
-                resource_names: list(entry.resource_names),
-                non_resource_urls: list(entry.urls),
-                verbs: entry.verbs.iter().map(|v| v.to_string()).collect(),
-            },
+            declared: Declared::Attribute(entry.source.clone()),
+            namespace: entry.marker.namespace.as_deref().map(str::to_string),
+            rule: policy_rule(&entry.marker),
         }
     }
 
@@ -128,7 +116,7 @@ impl Permission {
 /// the report names.
 ///
 /// - [`Permissions::from_registry`]: the `#[rbac]` attributes linked into this binary,
-///   aggregated exactly as the generator writes `role.yaml` ([`crate::rbac::generate_roles`]),
+///   aggregated exactly as the generator writes `role.yaml` (the generator's own aggregation),
 ///   with each ClusterRole bound cluster-wide and each Role in its namespace, as the deploy
 ///   bundle binds them.
 /// - [`Permissions::from_manifests`]: Roles, ClusterRoles and their bindings from YAML files, for
@@ -191,14 +179,13 @@ fn lines<E: std::error::Error>(problems: &[E]) -> String {
 }
 
 impl Permissions {
-    /// The attributes of the linked registry ([`crate::registry::rbac_entries`]).
+    /// The attributes of the linked registry ([`kube_markers_registry::rbac_entries`]).
     pub fn from_registry() -> Self {
-        Permissions::from_entries(&crate::registry::rbac_entries())
+        Permissions::from_entries(&kube_markers_registry::rbac_entries())
     }
 
     /// These attributes (a subset of the registry, say one crate's).
     pub fn from_entries(entries: &[&RbacEntry]) -> Self {
-        let markers: Vec<RbacMarker> = entries.iter().map(|e| RbacMarker::from(*e)).collect();
         let user = UserInfo::new("operator", [AUTHENTICATED]);
         let subject = Subject {
             kind: "User".into(),
@@ -208,7 +195,7 @@ impl Permissions {
         };
         let mut authorizer = Authorizer::default();
         let mut rules = Vec::new();
-        for role in generate_roles(&markers, DEFAULT_ROLE_NAME) {
+        for role in generate_roles(entries.iter().map(|e| &e.marker), DEFAULT_ROLE_NAME) {
             let name = role.key.name.clone();
             let described = if role.is_cluster_role() {
                 format!("ClusterRole {name:?}")

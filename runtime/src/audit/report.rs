@@ -2,7 +2,7 @@
 //! and declared rules no request used.
 
 use super::permissions::{Declared, Permission};
-use crate::authz::RequestAttributes;
+use kube_markers_rbac::authorize::RequestAttributes;
 use serde::Serialize;
 use std::fmt;
 

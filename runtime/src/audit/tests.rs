@@ -2,13 +2,13 @@
 
 use super::*;
 use crate::rbac;
-use crate::registry::{RbacEntry, rbac_entries};
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
 use http_body_util::Full;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, Patch, PatchParams};
+use kube_markers_registry::{RbacEntry, rbac_entries};
 use std::convert::Infallible;
 use std::future::Ready;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -348,9 +348,11 @@ async fn an_apply_that_creates_its_object_uses_create() {
 fn the_decision_is_the_generated_roles_and_agrees_with_the_attributes() {
     // The roles come from the same aggregation as role.yaml.
     let permissions = Permissions::from_entries(&here());
-    let markers: Vec<rbac::RbacMarker> =
-        here().iter().map(|e| rbac::RbacMarker::from(*e)).collect();
-    let roles = rbac::generate_roles(&markers, rbac::DEFAULT_ROLE_NAME);
+    let here = here();
+    let roles = kube_markers_rbac::generate_roles(
+        here.iter().map(|e| &e.marker),
+        kube_markers_rbac::DEFAULT_ROLE_NAME,
+    );
     assert_eq!(
         permissions.authorizer.cluster_roles[0].rules,
         Some(roles[0].policy_rules())

@@ -1,5 +1,5 @@
-//! The generated CRDs at run time: what `cargo run -p codegen` writes, built in the running
-//! operator from the `#[kube_markers::crd]` types linked into it.
+//! The generated CRDs at run time: what the generator writes, built in the running operator
+//! from the `#[kube_markers::crd]` types linked into it.
 //!
 //! kube-derive's `Kind::crd()` knows neither the root rules of
 //! `#[kube_markers::crd(validation(...))]` nor the other versions of the kind, so an operator
@@ -7,9 +7,10 @@
 //! generator's own merge; the checks against the API server's rules stay in the generator
 //! (they need a CEL parser), so run it in CI: what it accepts, these return unchanged.
 
-use super::{CrdProblem, MergedKind, merge_entries};
-use crate::registry;
+use super::CrdProblem;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube_markers_registry as registry;
+use kube_markers_registry::crd::{MergedKind, merge};
 
 /// Why a CRD cannot be given.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -76,7 +77,7 @@ fn lines(problems: &[CrdProblem]) -> String {
 ///
 /// [`DefinitionError::Invalid`] when any registered type does not make a valid CRD.
 pub fn definitions() -> Result<Vec<CustomResourceDefinition>, DefinitionError> {
-    let (kinds, mut problems) = merge_entries(&registry::crd_entries());
+    let (kinds, mut problems) = merge(&registry::crd_entries());
     let mut crds = Vec::new();
     for kind in kinds {
         problems.extend(kind.problems);
@@ -134,7 +135,7 @@ pub fn definition<K: kube::CustomResourceExt>() -> Result<CustomResourceDefiniti
 ///
 /// As [`definition`].
 pub fn definition_of(group: &str, kind: &str) -> Result<CustomResourceDefinition, DefinitionError> {
-    let (kinds, mut problems) = merge_entries(&registry::crd_entries());
+    let (kinds, mut problems) = merge(&registry::crd_entries());
     let found: Option<MergedKind> = kinds
         .into_iter()
         .find(|k| k.crd.spec.group == group && k.crd.spec.names.kind == kind);

@@ -2,11 +2,11 @@
 
 use super::*;
 use crate::rbac;
-use crate::registry::rbac_entries;
 use bytes::Bytes;
 use http::{Request, Response};
 use http_body_util::Full;
 use kube::client::Body;
+use kube_markers_registry::rbac_entries;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -166,9 +166,11 @@ async fn missing_permissions_name_their_attributes() {
 fn permissions_follow_the_aggregated_roles() {
     // One review per verb × group × resource × name (or verb × URL) of the aggregated rules.
     let needed = needed(&here());
-    let markers: Vec<rbac::RbacMarker> =
-        here().iter().map(|e| rbac::RbacMarker::from(*e)).collect();
-    let roles = rbac::generate_roles(&markers, rbac::DEFAULT_ROLE_NAME);
+    let here = here();
+    let roles = kube_markers_rbac::generate_roles(
+        here.iter().map(|e| &e.marker),
+        kube_markers_rbac::DEFAULT_ROLE_NAME,
+    );
     let from_roles: usize = roles
         .iter()
         .flat_map(|r| &r.rules)

@@ -72,13 +72,13 @@ fn main() {
 
     let entries = rbac_entries();
     assert_eq!(entries.len(), 12, "{entries:#?}");
-    let items: Vec<&str> = entries.iter().map(|e| e.source.item).collect();
+    let items: Vec<&str> = entries.iter().map(|e| &*e.source.item).collect();
     for item in ["reconcile", "plain_fn", "Ctx", "State", "impl Ctx", "method", "async_method", "impl Named for State", "_", "conditional"] {
         assert!(items.contains(&item), "{item} missing from {items:?}");
     }
     // Each entry records where its attribute stands.
-    let first = entries.iter().find(|e| e.source.item == "reconcile" && e.groups == ["apps"]).unwrap();
+    let first = entries.iter().find(|e| e.source.item == "reconcile" && e.marker.groups == ["apps"]).unwrap();
     assert_eq!(first.source.line, 6);
     assert!(first.source.file.ends_with("all_item_kinds.rs"));
-    assert!(!entries.iter().any(|e| e.resources == ["never"]));
+    assert!(!entries.iter().any(|e| e.marker.resources == ["never"]));
 }

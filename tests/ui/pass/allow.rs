@@ -23,14 +23,17 @@ fn main() {
     reconcile();
     let entries = rbac_entries();
     assert_eq!(entries.len(), 2);
-    let secrets = entries.iter().find(|e| e.resources == ["secrets"]).unwrap();
+    fn allowed(e: &kube_markers::registry::RbacEntry) -> Vec<(&str, &str)> {
+        e.marker.allow.iter().map(|a| (&*a.lint, &*a.reason)).collect()
+    }
+    let secrets = entries.iter().find(|e| e.marker.resources == ["secrets"]).unwrap();
     assert_eq!(
-        secrets.allow,
+        allowed(secrets),
         [("cluster-secrets-read", "the operator mirrors TLS Secrets into tenant namespaces")]
     );
-    let deployments = entries.iter().find(|e| e.resources == ["deployments"]).unwrap();
+    let deployments = entries.iter().find(|e| e.marker.resources == ["deployments"]).unwrap();
     assert_eq!(
-        deployments.allow,
+        allowed(deployments),
         [
             ("wildcard-verbs", "it owns these Deployments outright"),
             ("workload-write", "it owns these Deployments outright"),

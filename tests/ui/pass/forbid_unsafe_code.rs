@@ -24,5 +24,5 @@ fn main() {
     assert_eq!(entries.len(), 2, "{entries:#?}");
     let configurations = webhook_configuration_entries();
     assert_eq!(configurations.len(), 1, "{configurations:#?}");
-    assert_eq!(configurations[0].name, Some("forbid-unsafe-code"));
+    assert_eq!(configurations[0].marker.name.as_deref(), Some("forbid-unsafe-code"));
 }

@@ -35,7 +35,7 @@ fn main() {
     leading_colons();
     in_cfg_attr();
     from_an_included_file();
-    let mut resources: Vec<&str> = rbac_entries().iter().map(|e| e.resources[0]).collect();
+    let mut resources: Vec<&str> = rbac_entries().iter().map(|e| &*e.marker.resources[0]).collect();
     resources.sort_unstable();
     assert_eq!(
         resources,

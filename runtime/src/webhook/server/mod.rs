@@ -223,7 +223,7 @@ impl WebhookServerBuilder {
     /// [`build`](Self::build) naming both attributes.
     pub fn registered(self) -> Self {
         self.routes(
-            crate::registry::webhook_entries()
+            kube_markers_registry::webhook_entries()
                 .into_iter()
                 .filter_map(Route::from_entry),
         )

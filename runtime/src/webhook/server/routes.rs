@@ -14,8 +14,8 @@ use kube::core::admission::{AdmissionRequest, AdmissionResponse};
 use serde::de::DeserializeOwned;
 
 use super::ServerError;
-use crate::registry::WebhookEntry;
 use crate::webhook::{__handle, HandlerFn, HandlerFuture, SideEffects};
+use kube_markers_registry::WebhookEntry;
 
 /// A type-erased handler, a [`HandlerFn`] or a closure around a typed one.
 type Handler = Arc<dyn Fn(Vec<u8>) -> HandlerFuture + Send + Sync>;
@@ -53,20 +53,22 @@ impl Route {
     /// place. `None` for an attribute without a handler, served some other way.
     pub fn from_entry(entry: &WebhookEntry) -> Option<Route> {
         let handler = entry.handler?;
-        let patched = entry
+        let webhook = &entry.attribute.marker;
+        let patched = webhook
             .patch
+            .as_deref()
             .and_then(|patch| serde_json::from_str::<serde_json::Value>(patch).ok())
             .and_then(|patch| patch.get("sideEffects")?.as_str().map(str::to_string));
         let side_effects = patched
             .as_deref()
-            .or(entry.side_effects)
+            .or(webhook.side_effects.as_deref())
             .and_then(SideEffects::parse)
             .unwrap_or(SideEffects::Unknown);
         Some(Route {
-            path: entry.serving_path().to_string(),
+            path: webhook.client.path().to_string(),
             side_effects,
             handler: Arc::new(handler),
-            origin: entry.source.to_string(),
+            origin: entry.attribute.source.to_string(),
         })
     }
 

@@ -1,0 +1,125 @@
+//! `cfg` predicates as rustc reads them: parsed from `cfg(...)` and `cfg_attr(...)`, printed
+//! back. The call-site check reads the attributes inside `cfg_attr`; the generator's scan
+//! records the predicates an attribute depends on and evaluates them.
+
+use proc_macro2::{Span, TokenStream};
+use std::fmt;
+
+/// A `cfg` predicate, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cfg {
+    /// `all(...)`
+    All(Vec<Cfg>),
+    /// `any(...)`
+    Any(Vec<Cfg>),
+    /// `not(...)`
+    Not(Box<Cfg>),
+    /// `unix`, `test`, ...
+    Name(String),
+    /// `feature = "x"`, `target_os = "linux"`, ...
+    KeyValue(String, String),
+    /// `true` / `false`
+    Literal(bool),
+}
+
+impl Cfg {
+    /// Parses the inside of `cfg(...)`.
+    pub fn parse(tokens: TokenStream) -> syn::Result<Cfg> {
+        // rustc accepts one trailing comma: `#[cfg(unix,)]`.
+        let parser = |input: syn::parse::ParseStream| {
+            let cfg = parse_cfg(input)?;
+            if input.peek(syn::Token![,]) {
+                input.parse::<syn::Token![,]>()?;
+            }
+            Ok(cfg)
+        };
+        syn::parse::Parser::parse2(parser, tokens)
+    }
+}
+
+fn parse_cfg(input: syn::parse::ParseStream) -> syn::Result<Cfg> {
+    if input.peek(syn::LitBool) {
+        return Ok(Cfg::Literal(input.parse::<syn::LitBool>()?.value));
+    }
+    let name: syn::Ident = syn::ext::IdentExt::parse_any(input)?;
+    let name = name.to_string();
+    if input.peek(syn::Token![=]) {
+        input.parse::<syn::Token![=]>()?;
+        let value: syn::LitStr = input.parse()?;
+        return Ok(Cfg::KeyValue(name, value.value()));
+    }
+    if input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in input);
+        let list = syn::punctuated::Punctuated::<Cfg, syn::Token![,]>::parse_terminated_with(
+            &content, parse_cfg,
+        )?;
+        let mut list: Vec<Cfg> = list.into_iter().collect();
+        return match name.as_str() {
+            "all" => Ok(Cfg::All(list)),
+            "any" => Ok(Cfg::Any(list)),
+            "not" if list.len() == 1 => Ok(Cfg::Not(Box::new(list.remove(0)))),
+            _ => Err(input.error(format!("`{name}(...)` is not a cfg predicate"))),
+        };
+    }
+    Ok(Cfg::Name(name))
+}
+
+impl fmt::Display for Cfg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |f: &mut fmt::Formatter<'_>, name: &str, items: &[Cfg]| {
+            write!(f, "{name}(")?;
+            for (i, c) in items.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{c}")?;
+            }
+            f.write_str(")")
+        };
+        match self {
+            Cfg::All(items) => list(f, "all", items),
+            Cfg::Any(items) => list(f, "any", items),
+            Cfg::Not(inner) => write!(f, "not({inner})"),
+            Cfg::Name(name) => f.write_str(name),
+            Cfg::KeyValue(key, value) => write!(f, "{key} = {value:?}"),
+            Cfg::Literal(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// The predicate and attributes of a `cfg_attr(...)` meta.
+pub fn cfg_attr_parts(meta: &syn::Meta) -> syn::Result<(Cfg, Vec<syn::Meta>)> {
+    let syn::Meta::List(list) = meta else {
+        return Err(syn::Error::new(Span::call_site(), "not a list"));
+    };
+    cfg_attr_tokens(list.tokens.clone())
+}
+
+/// The inside of `cfg_attr(...)`: its predicate and attributes.
+pub fn cfg_attr_tokens(tokens: TokenStream) -> syn::Result<(Cfg, Vec<syn::Meta>)> {
+    let parser = |input: syn::parse::ParseStream| {
+        let pred = parse_cfg(input)?;
+        input.parse::<syn::Token![,]>()?;
+        let rest =
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated(input)?;
+        Ok((pred, rest.into_iter().collect::<Vec<_>>()))
+    };
+    syn::parse::Parser::parse2(parser, tokens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn cfg_predicates_parse_and_print() {
+        let cfg = Cfg::parse(quote!(all(unix, not(feature = "a"), any(test, false)))).unwrap();
+        assert_eq!(
+            cfg.to_string(),
+            "all(unix, not(feature = \"a\"), any(test, false))"
+        );
+        assert!(Cfg::parse(quote!(nope(a))).is_err());
+    }
+}

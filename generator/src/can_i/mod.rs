@@ -1,0 +1,428 @@
+//! `codegen can-i`: `kubectl auth can-i` without a cluster, against the generated manifests.
+//!
+//! The question is turned into the attributes a SelfSubjectAccessReview would carry, and
+//! answered by [`kube_markers_rbac::authorize::Authorizer`] over the Roles, ClusterRoles and bindings of
+//! `--from` (by default the generator's output directory). Without `--as`, the identity is the
+//! ServiceAccount of the manifests (the operator's, in the deploy bundle). With `--explain`,
+//! the answer names the rule, role and binding, and the `#[rbac]` attributes of this generator
+//! that produce the rule.
+
+pub(crate) use crate::cli::can_i::parse_target;
+pub use crate::cli::can_i::{CAN_I_HELP, CanICommand, CanIOptions, Target};
+pub use kube_markers_rbac::authorize::manifests::{ManifestProblem, Manifests, Origin, load};
+
+use k8s_openapi::api::rbac::v1::PolicyRule;
+use kube_markers_rbac::authorize::{Decision, RequestAttributes, RoleKind, UserInfo, rule_allows};
+use kube_markers_rbac::policy_rule;
+use kube_markers_registry::RbacEntry;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Why `can-i` could not answer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CanIError {
+    /// The manifests could not be read.
+    #[error("{}", problems(.0))]
+    Manifests(Vec<ManifestProblem>),
+    /// Without `--as`, the manifests must define a ServiceAccount to evaluate as.
+    #[error(
+        "no ServiceAccount in {} to evaluate as: pass `--as USER` \
+         (`--as system:serviceaccount:NAMESPACE:NAME` for a ServiceAccount)",
+        from.display()
+    )]
+    NoServiceAccount {
+        /// `--from`.
+        from: PathBuf,
+    },
+    /// Without `--as`, the manifests must define only one ServiceAccount.
+    #[error(
+        "{} ServiceAccounts in {} ({}): pass `--as system:serviceaccount:NAMESPACE:NAME` to say \
+         which",
+        accounts.len(),
+        from.display(),
+        accounts.iter().map(|(ns, name)| format!("{ns}/{name}")).collect::<Vec<_>>().join(", ")
+    )]
+    SeveralServiceAccounts {
+        /// `--from`.
+        from: PathBuf,
+        /// Their namespaces and names.
+        accounts: Vec<(String, String)>,
+    },
+}
+
+/// One problem alone; several under a heading, one per line.
+fn problems(problems: &[ManifestProblem]) -> String {
+    match problems {
+        [one] => crate::with_sources(one),
+        several => {
+            let mut text = format!("{} problems with the manifests:\n", several.len());
+            for p in several {
+                text.push_str(&format!("  - {}\n", crate::with_sources(p)));
+            }
+            text
+        }
+    }
+}
+
+/// An answer: the decision, and the text `can-i` prints.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct CanIAnswer {
+    /// The authorizer's decision.
+    pub decision: Decision,
+    /// `yes` or `no`, then (with `--explain`) the explanation; ends with a newline.
+    pub text: String,
+}
+
+impl CanIAnswer {
+    /// `true` for yes.
+    pub fn allowed(&self) -> bool {
+        self.decision.is_allowed()
+    }
+}
+
+/// The attributes of the question, as kube-apiserver builds them from a SubjectAccessReview.
+pub fn request_attributes(opts: &CanIOptions) -> RequestAttributes {
+    attributes_of(
+        &opts.verb,
+        &opts.target,
+        opts.namespace.as_deref(),
+        opts.subresource.as_deref(),
+    )
+}
+
+/// A SubjectAccessReview's attributes from kubectl's parts of a question (`can-i`, `explain`).
+pub(crate) fn attributes_of(
+    verb: &str,
+    target: &Target,
+    namespace: Option<&str>,
+    subresource: Option<&str>,
+) -> RequestAttributes {
+    match target {
+        Target::NonResource(url) => RequestAttributes::non_resource(verb, url),
+        Target::Resource {
+            resource,
+            group,
+            name,
+        } => RequestAttributes {
+            resource_request: true,
+            verb: verb.to_string(),
+            api_group: group.clone(),
+            namespace: namespace.unwrap_or_default().to_string(),
+            resource: resource.clone(),
+            subresource: subresource.unwrap_or_default().to_string(),
+            name: name.clone().unwrap_or_default(),
+            path: String::new(),
+        },
+    }
+}
+
+/// Who the question is asked for: `--as`/`--as-group` as the API server impersonates them, or
+/// the one ServiceAccount of the manifests.
+fn identity(opts: &CanIOptions, manifests: &Manifests) -> Result<(UserInfo, String), CanIError> {
+    if let Some(user) = &opts.as_user {
+        return Ok((UserInfo::impersonated(user, &opts.as_groups), "--as".into()));
+    }
+    match manifests.service_accounts.as_slice() {
+        [(namespace, name, origin)] => Ok((
+            UserInfo::service_account(namespace, name),
+            format!("the ServiceAccount of {origin}"),
+        )),
+        [] => Err(CanIError::NoServiceAccount {
+            from: opts.from.clone(),
+        }),
+        several => Err(CanIError::SeveralServiceAccounts {
+            from: opts.from.clone(),
+            accounts: several
+                .iter()
+                .map(|(ns, name, _)| (ns.clone(), name.clone()))
+                .collect(),
+        }),
+    }
+}
+
+/// Answers the question against the manifests of `--from`; `entries` are the linked `#[rbac]`
+/// attributes, named by `--explain`.
+pub fn run(opts: &CanIOptions, entries: &[&RbacEntry]) -> Result<CanIAnswer, CanIError> {
+    let manifests = load(&opts.from).map_err(CanIError::Manifests)?;
+    let (user, identity_source) = identity(opts, &manifests)?;
+    let request = request_attributes(opts);
+    let decision = manifests.authorizer.authorize(&user, &request);
+    let mut text = String::from(if decision.is_allowed() {
+        "yes\n"
+    } else {
+        "no\n"
+    });
+    if opts.explain {
+        explain(
+            &mut text,
+            opts,
+            &manifests,
+            &user,
+            &identity_source,
+            &request,
+            &decision,
+            entries,
+        );
+    }
+    Ok(CanIAnswer { decision, text })
+}
+
+fn list(items: &Option<Vec<String>>) -> String {
+    let items = items.as_deref().unwrap_or_default();
+    let quoted: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+fn describe_rule(rule: &PolicyRule) -> String {
+    let mut parts = Vec::new();
+    for (key, value) in [
+        ("apiGroups", &rule.api_groups),
+        ("resources", &rule.resources),
+        ("resourceNames", &rule.resource_names),
+        ("nonResourceURLs", &rule.non_resource_urls),
+    ] {
+        if value.as_ref().is_some_and(|v| !v.is_empty()) {
+            parts.push(format!("{key}: {}", list(value)));
+        }
+    }
+    parts.push(format!("verbs: {}", list(&Some(rule.verbs.clone()))));
+    parts.join(", ")
+}
+
+/// The attributes that land in this role (`--role-name` for those that name none) and allow the
+/// request on their own.
+fn granting_entries<'e>(
+    entries: &[&'e RbacEntry],
+    role_kind: RoleKind,
+    role_namespace: Option<&str>,
+    role_name: &str,
+    default_role_name: &str,
+    request: &RequestAttributes,
+) -> Vec<&'e RbacEntry> {
+    entries
+        .iter()
+        .copied()
+        .filter(|e| match role_kind {
+            RoleKind::ClusterRole => e.marker.namespace.is_none(),
+            RoleKind::Role => e.marker.namespace.as_deref() == role_namespace,
+        })
+        .filter(|e| e.marker.role_name.as_deref().unwrap_or(default_role_name) == role_name)
+        .filter(|e| rule_allows(request, &policy_rule(&e.marker)))
+        .collect()
+}
+
+/// The `#[rbac]` attribute that would allow the request, ready to paste: for any object
+/// cluster-wide, and (when the request names an object or a namespace) the narrowest one.
+pub(crate) fn suggestions(request: &RequestAttributes) -> (String, Option<String>) {
+    if !request.resource_request {
+        return (
+            format!(
+                "#[rbac(urls = {:?}, verbs = {:?})]",
+                request.path, request.verb
+            ),
+            None,
+        );
+    }
+    let mut resource = request.resource.clone();
+    if !request.subresource.is_empty() {
+        resource = format!("{resource}/{}", request.subresource);
+    }
+    let base = format!(
+        "groups = {:?}, resources = {resource:?}, verbs = {:?}",
+        request.api_group, request.verb
+    );
+    let mut narrow = base.clone();
+    if !request.name.is_empty() {
+        let _ = write!(narrow, ", resource_names = {:?}", request.name);
+    }
+    if !request.namespace.is_empty() {
+        let _ = write!(narrow, ", namespace = {:?}", request.namespace);
+    }
+    (
+        format!("#[rbac({base})]"),
+        (narrow != base).then(|| format!("#[rbac({narrow})]")),
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn explain(
+    out: &mut String,
+    opts: &CanIOptions,
+    manifests: &Manifests,
+    user: &UserInfo,
+    identity_source: &str,
+    request: &RequestAttributes,
+    decision: &Decision,
+    entries: &[&RbacEntry],
+) {
+    let _ = writeln!(out, "request: {request}");
+    let _ = writeln!(out, "as:      {user}, from {identity_source}");
+    let _ = writeln!(
+        out,
+        "from:    {} ({} YAML file(s): {} ClusterRole(s), {} Role(s), {} ClusterRoleBinding(s), {} RoleBinding(s))",
+        opts.from.display(),
+        manifests.files,
+        manifests.authorizer.cluster_roles.len(),
+        manifests.authorizer.roles.len(),
+        manifests.authorizer.cluster_role_bindings.len(),
+        manifests.authorizer.role_bindings.len(),
+    );
+    let origin = |kind: &str, namespace: Option<&str>, name: &str| {
+        manifests
+            .origin(kind, namespace, name)
+            .map(|o| format!(" in {o}"))
+            .unwrap_or_default()
+    };
+    match decision {
+        Decision::Allow(grant) => {
+            let s = &grant.source;
+            let role_kind = s.role_kind.to_string();
+            let _ = writeln!(
+                out,
+                "rule:    rules[{}] of {} {:?}{}",
+                grant.rule_index,
+                role_kind,
+                s.role_name,
+                origin(&role_kind, s.role_namespace.as_deref(), &s.role_name)
+            );
+            let _ = writeln!(out, "         {}", describe_rule(&grant.rule));
+            let _ = writeln!(
+                out,
+                "binding: {}{}",
+                s,
+                origin(
+                    &s.binding_kind.to_string(),
+                    s.binding_namespace.as_deref(),
+                    &s.binding_name
+                )
+            );
+            let granting = granting_entries(
+                entries,
+                s.role_kind,
+                s.role_namespace.as_deref(),
+                &s.role_name,
+                &opts.role_name,
+                request,
+            );
+            if granting.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "#[rbac]: none of this generator's attributes grants this in {} {:?} on its own",
+                    role_kind, s.role_name
+                );
+            } else {
+                let _ = writeln!(out, "#[rbac]:");
+                for e in granting {
+                    let _ = writeln!(
+                        out,
+                        "  {} ({})",
+                        e.source,
+                        describe_rule(&policy_rule(&e.marker))
+                    );
+                }
+            }
+        }
+        Decision::NoOpinion { errors } => {
+            let applicable = manifests.authorizer.rules_for(user, &request.namespace);
+            let scope = if request.namespace.is_empty() {
+                "cluster-wide".to_string()
+            } else {
+                format!("in namespace {:?}", request.namespace)
+            };
+            if applicable.rules.is_empty() {
+                let _ = writeln!(out, "rules:   no binding gives this user any rule {scope}");
+            } else {
+                let _ = writeln!(out, "rules:   none of these rules {scope} allows it:");
+                for r in &applicable.rules {
+                    let _ = writeln!(
+                        out,
+                        "  rules[{}] of {} {:?} (bound by {} {:?}): {}",
+                        r.rule_index,
+                        r.source.role_kind,
+                        r.source.role_name,
+                        r.source.binding_kind,
+                        r.source.binding_name,
+                        describe_rule(r.rule)
+                    );
+                }
+            }
+            for e in errors {
+                let _ = writeln!(out, "error:   {e}");
+            }
+            let (any, narrowest) = suggestions(request);
+            let _ = writeln!(out, "to allow it: {any}");
+            if let Some(narrowest) = narrowest {
+                let _ = writeln!(out, "  or only this: {narrowest}");
+            }
+        }
+    }
+}
+
+/// kubectl's warning for a verb it does not know (the question is still answered).
+fn unknown_verb_warning(opts: &CanIOptions) -> Option<String> {
+    let known: &[&str] = match opts.target {
+        Target::NonResource(_) => &["get", "put", "post", "head", "options", "delete", "patch"],
+        Target::Resource { .. } => &[
+            "get",
+            "list",
+            "watch",
+            "create",
+            "update",
+            "patch",
+            "delete",
+            "deletecollection",
+            "use",
+            "bind",
+            "impersonate",
+            "*",
+            "approve",
+            "sign",
+            "escalate",
+            "attest",
+        ],
+    };
+    (!known.contains(&opts.verb.as_str()))
+        .then(|| format!("Warning: verb {:?} is not a known verb", opts.verb))
+}
+
+/// `codegen can-i ARGS`: parses, answers, prints; exit 0 yes, 1 no, 2 bad arguments or
+/// manifests.
+pub fn main(args: &[String]) -> ExitCode {
+    let opts = match CanICommand::parse(args.iter().cloned()) {
+        Ok(CanICommand::Help) => {
+            print!("{CAN_I_HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Ok(CanICommand::Ask(opts)) => opts,
+        Err(e) => {
+            eprintln!("error: {e}\n\nRun `codegen can-i --help` for usage.");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(warning) = unknown_verb_warning(&opts) {
+        eprintln!("{warning}");
+    }
+    match run(&opts, &kube_markers_registry::rbac_entries()) {
+        Ok(answer) => {
+            print!("{}", answer.text);
+            if answer.allowed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprint!("error: {e}");
+            if !e.to_string().ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,789 @@
+//! The API server's rules for CRD schemas (structural schemas, list and map topology, printer
+//! columns, selectable fields, the scale subresource, CEL rules that compile, defaults that
+//! validate), checked before anything is written, and schemas no value could satisfy.
+//!
+//! Each problem is a sentence naming the schema location as a path (`spec.conditions[*].type`).
+
+mod defaults;
+mod formats;
+
+use kube_markers_core::cel;
+use kube_markers_core::schema::satisfiable;
+use kube_markers_registry::crd::SchemaProblem;
+use serde_json::{Map, Value};
+
+/// Checks one version's `openAPIV3Schema`; returns a message per problem.
+pub fn check_schema(root: &Value) -> Vec<SchemaProblem> {
+    let mut problems = Vec::new();
+    match root.as_object() {
+        Some(node) => check_node(node, "", &mut problems, Junctor::Outside),
+        None => problems.push(SchemaProblem::version("the schema is not an object".into())),
+    }
+    if let Some(meta) = root["properties"].get("metadata") {
+        check_metadata(meta, &mut problems);
+    }
+    problems
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+fn shown(path: &str) -> &str {
+    if path.is_empty() { "<root>" } else { path }
+}
+
+fn truthy(node: &Map<String, Value>, key: &str) -> bool {
+    node.get(key) == Some(&Value::Bool(true))
+}
+
+/// Whether a node sits inside anyOf/allOf/oneOf/not, where value validations may stand but
+/// structure (types, descriptions, defaults) may not.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Junctor {
+    Outside,
+    Inside,
+    /// Under an `x-kubernetes-int-or-string` node, where `anyOf: [{type: integer}, {type:
+    /// string}]` is the allowed idiom.
+    InsideIntOrString,
+}
+
+fn check_node(
+    node: &Map<String, Value>,
+    path: &str,
+    problems: &mut Vec<SchemaProblem>,
+    junctor: Junctor,
+) {
+    let at = shown(path);
+    let in_junctor = junctor != Junctor::Outside;
+    if node.contains_key("$ref") {
+        problems.push(SchemaProblem::at(
+            at,
+            "`$ref` is not allowed in a CRD schema (a recursive type? CRDs cannot express \
+             recursion; cut it with #[k8s(schemaless, preserve_unknown_fields)] or a custom schema)"
+                .into(),
+        ));
+    }
+    let int_or_string = truthy(node, "x-kubernetes-int-or-string");
+    let preserve = truthy(node, "x-kubernetes-preserve-unknown-fields");
+    if in_junctor {
+        for key in [
+            "type",
+            "description",
+            "default",
+            "additionalProperties",
+            "nullable",
+        ] {
+            if node.contains_key(key) && !(key == "type" && junctor == Junctor::InsideIntOrString) {
+                problems.push(SchemaProblem::at(
+                    at,
+                    format!(
+                        "`{key}` inside anyOf/allOf/oneOf/not is not structural (an untagged or \
+                     internally tagged enum? give the field one type, or use #[k8s(int_or_string)] \
+                     for an integer-or-string)"
+                    ),
+                ));
+            }
+        }
+    } else if !node.contains_key("type") && !int_or_string && !preserve {
+        problems.push(SchemaProblem::at(
+            at,
+            "no `type` (a serde_json::Value or an untagged enum? mark it \
+             #[k8s(preserve_unknown_fields)] (with `type: object` if it is always an object), \
+             #[k8s(int_or_string)], or give it a type)"
+                .into(),
+        ));
+    }
+    if node.contains_key("properties") && node.contains_key("additionalProperties") {
+        problems.push(SchemaProblem::at(
+            at,
+            "`properties` and `additionalProperties` cannot both be set".into(),
+        ));
+    }
+    if truthy(node, "uniqueItems") {
+        problems.push(SchemaProblem::at(
+            at,
+            "`uniqueItems: true` is rejected by the API server (quadratic cost); use \
+             #[k8s(list_type = \"set\")]"
+                .into(),
+        ));
+    }
+    let ty = node.get("type").and_then(Value::as_str);
+    if ty == Some("array") && !node.contains_key("items") {
+        problems.push(SchemaProblem::at(at, "an array needs `items`".into()));
+    }
+    if node.contains_key("x-kubernetes-map-type") && ty != Some("object") {
+        problems.push(SchemaProblem::at(
+            at,
+            "`x-kubernetes-map-type` only applies to objects".into(),
+        ));
+    }
+    if truthy(node, "x-kubernetes-embedded-resource") && ty != Some("object") {
+        problems.push(SchemaProblem::at(
+            at,
+            "an embedded resource must be `type: object`".into(),
+        ));
+    }
+    if let Some(list_type) = node.get("x-kubernetes-list-type").and_then(Value::as_str) {
+        check_list_type(node, list_type, path, problems);
+    } else if node.contains_key("x-kubernetes-list-map-keys") {
+        problems.push(SchemaProblem::at(
+            at,
+            "`x-kubernetes-list-map-keys` needs `x-kubernetes-list-type: map`".into(),
+        ));
+    }
+    for problem in satisfiable::problems(node) {
+        problems.push(SchemaProblem::at(at, problem.message));
+    }
+    if let Some(default) = node.get("default") {
+        let why = defaults::problems(default, node);
+        if !why.is_empty() {
+            problems.push(SchemaProblem::at(
+                at,
+                format!(
+                    "the default {default} does not validate against the field's own schema \
+                 ({}); the API server rejects such a CRD (a #[serde(default)] whose Default value \
+                 breaks a marker? use Option<T>, or a default that fits)",
+                    why.join("; ")
+                ),
+            ));
+        }
+    }
+    check_rules(node, at, problems);
+
+    if let Some(props) = node.get("properties").and_then(Value::as_object) {
+        for (name, child) in props {
+            if let Some(child) = child.as_object() {
+                check_node(child, &join(path, name), problems, junctor);
+            }
+        }
+    }
+    if let Some(items) = node.get("items").and_then(Value::as_object) {
+        check_node(items, &format!("{path}[*]"), problems, junctor);
+    }
+    if let Some(Value::Object(extra)) = node.get("additionalProperties") {
+        check_node(extra, &format!("{path}[<key>]"), problems, junctor);
+    }
+    let inner = if int_or_string {
+        Junctor::InsideIntOrString
+    } else {
+        Junctor::Inside
+    };
+    for key in ["allOf", "anyOf", "oneOf"] {
+        for child in node
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(child) = child.as_object() {
+                check_node(child, path, problems, inner);
+            }
+        }
+    }
+    if let Some(Value::Object(not)) = node.get("not") {
+        check_node(not, path, problems, Junctor::Inside);
+    }
+}
+
+fn is_scalar(node: &Value) -> bool {
+    matches!(
+        node["type"].as_str(),
+        Some("string" | "integer" | "number" | "boolean")
+    ) || node["x-kubernetes-int-or-string"] == Value::Bool(true)
+}
+
+fn check_list_type(
+    node: &Map<String, Value>,
+    list_type: &str,
+    path: &str,
+    problems: &mut Vec<SchemaProblem>,
+) {
+    let at = shown(path);
+    let items = node.get("items").cloned().unwrap_or(Value::Null);
+    match list_type {
+        "atomic" => {}
+        "set" => {
+            let atomic = items["x-kubernetes-map-type"] == "atomic"
+                || items["x-kubernetes-list-type"] == "atomic";
+            if !is_scalar(&items) && !atomic {
+                problems.push(SchemaProblem::at(
+                    at,
+                    "`x-kubernetes-list-type: set` needs scalar (or atomic) items".into(),
+                ));
+            }
+        }
+        "map" => {
+            if items["type"] != "object" {
+                problems.push(SchemaProblem::at(
+                    at,
+                    "`x-kubernetes-list-type: map` needs object items".into(),
+                ));
+                return;
+            }
+            let keys: Vec<&str> = node
+                .get("x-kubernetes-list-map-keys")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            if keys.is_empty() {
+                problems.push(SchemaProblem::at(
+                    at,
+                    "`x-kubernetes-list-type: map` needs `x-kubernetes-list-map-keys`".into(),
+                ));
+            }
+            let required: Vec<&str> = items["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            for key in keys {
+                let Some(prop) = items["properties"].get(key) else {
+                    problems.push(SchemaProblem::at(
+                        at,
+                        format!("list-map key `{key}` is not a property of the items"),
+                    ));
+                    continue;
+                };
+                if !is_scalar(prop) {
+                    problems.push(SchemaProblem::at(
+                        at,
+                        format!("list-map key `{key}` must be a scalar"),
+                    ));
+                }
+                if !required.contains(&key) && prop.get("default").is_none() {
+                    problems.push(SchemaProblem::at(
+                        at,
+                        format!("list-map key `{key}` must be required or have a default"),
+                    ));
+                }
+            }
+        }
+        other => problems.push(SchemaProblem::at(
+            at,
+            format!("unknown x-kubernetes-list-type `{other}`"),
+        )),
+    }
+}
+
+fn check_rules(node: &Map<String, Value>, at: &str, problems: &mut Vec<SchemaProblem>) {
+    for rule in node
+        .get("x-kubernetes-validations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        for key in ["rule", "messageExpression"] {
+            if let Some(expr) = rule[key].as_str()
+                && let Some(error) = cel::parse_error(expr)
+            {
+                problems.push(SchemaProblem::at(
+                    at,
+                    format!(
+                        "{key} `{expr}` does not parse as CEL: {}",
+                        error.to_string().trim_end()
+                    ),
+                ));
+            }
+        }
+        if let Some(reason) = rule["reason"].as_str()
+            && !cel::REASONS.contains(&reason)
+        {
+            problems.push(SchemaProblem::at(
+                at,
+                format!("unknown validation reason `{reason}`"),
+            ));
+        }
+    }
+}
+
+/// The root's `metadata` may only restrict `name` and `generateName`.
+fn check_metadata(meta: &Value, problems: &mut Vec<SchemaProblem>) {
+    let Some(meta) = meta.as_object() else { return };
+    for key in meta.keys() {
+        if !matches!(key.as_str(), "type" | "properties") {
+            problems.push(SchemaProblem::at(
+                "metadata",
+                format!(
+                    "only `type` and restrictions of name/generateName are allowed, not `{key}`"
+                ),
+            ));
+        }
+    }
+    if meta
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t != "object")
+    {
+        problems.push(SchemaProblem::at(
+            "metadata",
+            "must be `type: object`".into(),
+        ));
+    }
+    for name in meta
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|p| p.keys())
+    {
+        if name != "name" && name != "generateName" {
+            problems.push(SchemaProblem::at(
+                "metadata",
+                format!("only `name` and `generateName` may be restricted, not `{name}`"),
+            ));
+        }
+    }
+}
+
+/// Why a JSON path does not lead anywhere in a schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PathError {
+    /// The path does not start with `.`.
+    #[error("`{path}` must start with `.`")]
+    NotFromRoot {
+        /// The path.
+        path: String,
+    },
+    /// A step names no property (and there are no `additionalProperties` to take it).
+    #[error("no property `{name}` under `{under}`")]
+    NoProperty {
+        /// The step.
+        name: String,
+        /// The path walked so far (`.` for the root).
+        under: String,
+    },
+    /// `[...]` after something that is not a list.
+    #[error("`{path}` is not a list")]
+    NotAList {
+        /// The path walked so far.
+        path: String,
+    },
+}
+
+/// Resolves a simple JSON path (`.spec.replicas`, `.status.conditions[?(@.type=="Ready")].status`)
+/// against the schema. Returns the node it ends at, or why it does not resolve.
+pub fn resolve<'a>(root: &'a Value, json_path: &str) -> Result<&'a Value, PathError> {
+    let Some(rest) = json_path.strip_prefix('.') else {
+        return Err(PathError::NotFromRoot {
+            path: json_path.to_string(),
+        });
+    };
+    let mut node = root;
+    let mut walked = String::new();
+    for segment in split_path(rest) {
+        let (name, brackets) = match segment.find('[') {
+            Some(i) => (&segment[..i], segment[i..].matches('[').count()),
+            None => (segment, 0),
+        };
+        if walked.is_empty() && name == "metadata" {
+            // ObjectMeta is the API server's; any path below it is its business.
+            return Ok(&Value::Null);
+        }
+        if node["x-kubernetes-preserve-unknown-fields"] == Value::Bool(true)
+            && node.get("properties").is_none()
+        {
+            return Ok(node);
+        }
+        if !name.is_empty() {
+            node = match node["properties"].get(name) {
+                Some(child) => child,
+                None => match node.get("additionalProperties") {
+                    Some(extra) if extra.is_object() => extra,
+                    _ => {
+                        return Err(PathError::NoProperty {
+                            name: name.to_string(),
+                            under: if walked.is_empty() { "." } else { &walked }.to_string(),
+                        });
+                    }
+                },
+            };
+            walked.push('.');
+            walked.push_str(name);
+        }
+        for _ in 0..brackets {
+            node = match node.get("items") {
+                Some(items) => items,
+                None => return Err(PathError::NotAList { path: walked }),
+            };
+        }
+    }
+    Ok(node)
+}
+
+/// Splits on dots outside brackets (filters may contain dots: `[?(@.type=="Ready")]`).
+fn split_path(path: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in path.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            '.' if depth == 0 => {
+                out.push(&path[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&path[start..]);
+    out
+}
+
+/// Checks printer columns, selectable fields and the scale subresource of one version (as
+/// JSON) against its schema.
+pub fn check_version(version: &Value) -> Vec<SchemaProblem> {
+    let root = &version["schema"]["openAPIV3Schema"];
+    let mut problems = check_schema(root);
+    for column in version["additionalPrinterColumns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let path = column["jsonPath"].as_str().unwrap_or_default();
+        if let Err(why) = resolve(root, path) {
+            problems.push(SchemaProblem::version(format!(
+                "printer column `{}` path `{path}` does not resolve: {why}",
+                column["name"].as_str().unwrap_or("?")
+            )));
+        }
+    }
+    for field in version["selectableFields"].as_array().into_iter().flatten() {
+        let path = field["jsonPath"].as_str().unwrap_or_default();
+        match resolve(root, path) {
+            Err(why) => problems.push(SchemaProblem::version(format!(
+                "selectable field `{path}` does not resolve: {why}"
+            ))),
+            Ok(node)
+                if !node.is_null()
+                    && !matches!(
+                        node["type"].as_str(),
+                        Some("string" | "integer" | "boolean")
+                    ) =>
+            {
+                problems.push(SchemaProblem::version(format!(
+                    "selectable field `{path}` must be a string, integer or boolean"
+                )))
+            }
+            Ok(_) => {}
+        }
+    }
+    if let Some(scale) = version["subresources"]["scale"].as_object() {
+        for key in [
+            "specReplicasPath",
+            "statusReplicasPath",
+            "labelSelectorPath",
+        ] {
+            let Some(path) = scale.get(key).and_then(Value::as_str) else {
+                continue;
+            };
+            let expected_root = if key == "specReplicasPath" {
+                ".spec."
+            } else {
+                ".status."
+            };
+            if key != "labelSelectorPath" && !path.starts_with(expected_root) {
+                problems.push(SchemaProblem::version(format!(
+                    "scale {key} `{path}` must be under `{}`",
+                    expected_root.trim_end_matches('.')
+                )));
+            }
+            match resolve(root, path) {
+                Err(why) => problems.push(SchemaProblem::version(format!(
+                    "scale {key} `{path}` does not resolve: {why}"
+                ))),
+                Ok(node) if key != "labelSelectorPath" && node["type"] != "integer" => problems
+                    .push(SchemaProblem::version(format!(
+                        "scale {key} `{path}` must be an integer"
+                    ))),
+                Ok(_) => {}
+            }
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Value, resolve};
+    use serde_json::json;
+    use std::collections::BTreeMap;
+
+    /// The problems as the generator prints them.
+    fn check_schema(root: &Value) -> Vec<String> {
+        super::check_schema(root)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn check_version(version: &Value) -> Vec<String> {
+        super::check_version(version)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn schema(spec: Value) -> Value {
+        json!({"type": "object", "properties": {"spec": spec}})
+    }
+
+    #[test]
+    fn missing_types_refs_and_unique_items() {
+        let problems = check_schema(&schema(json!({"type": "object", "properties": {
+            "any": {},
+            "recursive": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}},
+            "set": {"type": "array", "uniqueItems": true, "items": {"type": "string"}},
+            "both": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}},
+            "fine": {"x-kubernetes-int-or-string": true},
+            "free": {"x-kubernetes-preserve-unknown-fields": true},
+        }})));
+        let joined = problems.join("\n");
+        assert!(joined.contains("spec.any: no `type`"), "{joined}");
+        assert!(joined.contains("spec.recursive[*]: `$ref`"), "{joined}");
+        assert!(joined.contains("spec.set: `uniqueItems: true`"), "{joined}");
+        assert!(
+            joined.contains("spec.both: `properties` and `additionalProperties`"),
+            "{joined}"
+        );
+        assert!(
+            !joined.contains("spec.fine") && !joined.contains("spec.free"),
+            "{joined}"
+        );
+    }
+
+    /// Each problem of `properties` as a spec, by the property its path names.
+    fn problems_by_property(properties: Value) -> BTreeMap<String, String> {
+        let problems =
+            super::check_schema(&schema(json!({"type": "object", "properties": properties})));
+        let mut by_name = BTreeMap::new();
+        for problem in problems {
+            let name = problem
+                .path
+                .as_deref()
+                .and_then(|p| p.strip_prefix("spec."))
+                .unwrap_or_else(|| panic!("not on a spec property: {problem}"))
+                .to_string();
+            assert!(
+                by_name.insert(name, problem.to_string()).is_none(),
+                "two problems: {problem}"
+            );
+        }
+        by_name
+    }
+
+    #[test]
+    fn defaults_must_fit_their_schema() {
+        let problems = problems_by_property(json!({
+            "policy": {"type": "string", "enum": ["Allow", "Forbid"], "default": ""},
+            "size": {"type": "integer", "minimum": 1, "default": 0},
+            "name": {"type": "string", "maxLength": 2, "default": "abc"},
+            "list": {"type": "array", "items": {"type": "integer", "maximum": 3}, "default": [1, 5]},
+            "typed": {"type": "boolean", "default": "yes"},
+            "ok": {"type": "integer", "format": "int32", "default": 0, "enum": [0, 1]},
+            "nested": {"type": "object", "properties": {"a": {"type": "string"}}, "default": {"a": "x"}},
+            // The keywords the first version of this check did not know.
+            "image": {"type": "string", "pattern": "^[a-z]+$", "default": "Nginx"},
+            "labels": {"type": "object", "minProperties": 1, "additionalProperties": {"type": "string"}, "default": {}},
+            "host": {"type": "string", "format": "hostname", "default": ""},
+            "id": {"type": "string", "format": "uuid", "default": "not-a-uuid"},
+            "even": {"type": "integer", "default": 3, "x-kubernetes-validations": [{"rule": "self % 2 == 0", "message": "must be even"}]},
+            "deep": {"type": "object", "default": {"x": 1}, "properties": {"x": {"type": "integer",
+                "x-kubernetes-validations": [{"rule": "self > 1", "message": "x above 1"}]}}},
+            "extra": {"type": "object", "properties": {"a": {"type": "string"}}, "default": {"a": "x", "b": "y"}},
+            "whole": {"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}, "default": {}},
+            "nothing": {"type": "string", "default": null},
+            // Properties named like keywords are properties.
+            "named": {"type": "object", "default": {"format": "", "enum": null}, "properties": {
+                "format": {"type": "string", "minLength": 1}, "enum": {"type": "integer", "nullable": true}}},
+            // Fine: what the API server accepts.
+            "free": {"type": "string", "format": "int-or-whatever", "default": ""},
+            "kept": {"type": "object", "x-kubernetes-preserve-unknown-fields": true, "default": {"b": 1}},
+            "transition": {"type": "string", "default": "a", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]},
+            "nullable": {"type": "string", "nullable": true, "default": null},
+            // kube-cel escapes `_` where the API server does not: `has(self.a_b)` holds on the
+            // API server, not in kube-cel; such a default is left to the API server.
+            "snake": {"type": "object", "properties": {"a_b": {"type": "integer"}}, "default": {"a_b": 1},
+                "x-kubernetes-validations": [{"rule": "has(self.a_b)"}]},
+        }));
+        let because = |name: &str, why: &str| {
+            let problem = problems
+                .get(name)
+                .unwrap_or_else(|| panic!("no problem for {name}: {problems:#?}"));
+            assert!(
+                problem.starts_with(&format!("spec.{name}: the default "))
+                    && problem.contains("does not validate against the field's own schema")
+                    && problem.contains(why),
+                "{name}: {problem}"
+            );
+        };
+        because("policy", "\"\" is not one of \"Allow\" or \"Forbid\"");
+        because("size", "0 is less than the minimum of 1");
+        because("name", "\"abc\" is longer than 2 characters");
+        because("list", "at /1: 5 is greater than the maximum of 3");
+        because("typed", "\"yes\" is not of type \"boolean\"");
+        because("image", "does not match \"^[a-z]+$\"");
+        because("labels", "{} has less than 1 property");
+        because("host", "\"\" is not a \"hostname\"");
+        because("id", "\"not-a-uuid\" is not a \"uuid\"");
+        because("even", "rule `self % 2 == 0` fails: must be even");
+        because("deep", "rule `self > 1` fails: x above 1");
+        because("extra", "`b` is not a property of the schema");
+        because("whole", "\"a\" is a required property");
+        because("nothing", "null, and the field is not nullable");
+        because("named", "(at /format: \"\" is shorter than 1 character)");
+        assert_eq!(problems.len(), 15, "{problems:#?}");
+    }
+
+    #[test]
+    fn schemas_no_value_satisfies_are_refused() {
+        // A marker's bound meets schemars' own (u8: 0 to 255).
+        let problems = problems_by_property(json!({
+            "small": {"type": "integer", "format": "uint8", "minimum": 300, "maximum": 255},
+            "point": {"type": "number", "minimum": 5, "exclusiveMinimum": true, "maximum": 5},
+            "gap": {"type": "integer", "minimum": 1, "exclusiveMinimum": true, "maximum": 2, "exclusiveMaximum": true},
+            "half": {"type": "integer", "minimum": 0.5},
+            "step": {"type": "number", "multipleOf": -1},
+            "kinds": {"type": "integer", "enum": [1, "two"]},
+            "short": {"type": "string", "minLength": 3, "maxLength": 2},
+            "fine": {"type": "integer", "minimum": 1, "maximum": 1},
+        }));
+        let because = |name: &str, why: &str| {
+            let problem = &problems[name];
+            assert!(
+                problem.starts_with(&format!("spec.{name}: ")) && problem.contains(why),
+                "{name}: {problem}"
+            );
+        };
+        because(
+            "small",
+            "`minimum` (300) and `maximum` (255) leave no value",
+        );
+        because(
+            "point",
+            "`minimum` (5, exclusive) and `maximum` (5) leave no value",
+        );
+        because("gap", "leave no integer between them");
+        because("half", "`minimum` 0.5 is not a whole number");
+        because("step", "`multipleOf` must be greater than 0");
+        because("kinds", "enum value \"two\" is not an integer");
+        because("short", "`maxLength` (2) is smaller than `minLength` (3)");
+        assert_eq!(problems.len(), 7, "{problems:#?}");
+    }
+
+    #[test]
+    fn junctors_must_not_carry_types() {
+        let problems = check_schema(&schema(json!({"anyOf": [{"type": "integer"}, {}]})));
+        assert!(
+            problems.iter().any(|p| p.contains("inside anyOf")),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.contains("spec: no `type`")),
+            "{problems:?}"
+        );
+        let ok = check_schema(&schema(
+            json!({"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]}),
+        ));
+        assert!(ok.is_empty(), "{ok:?}");
+    }
+
+    #[test]
+    fn list_maps_need_required_scalar_keys() {
+        let list = |required: Value| {
+            schema(
+                json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type", "missing"],
+                "items": {"type": "object", "required": required, "properties": {"type": {"type": "string"}}}}),
+            )
+        };
+        let problems = check_schema(&list(json!([])));
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("`type` must be required or have a default")),
+            "{problems:?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("`missing` is not a property")),
+            "{problems:?}"
+        );
+        let problems = check_schema(&list(json!(["type"])));
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        let set = check_schema(&schema(
+            json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object"}}),
+        ));
+        assert!(set.iter().any(|p| p.contains("scalar")), "{set:?}");
+    }
+
+    #[test]
+    fn paths_resolve_through_lists_and_filters() {
+        let root =
+            schema(json!({"type": "object", "properties": {"replicas": {"type": "integer"}}}));
+        let root = {
+            let mut r = root;
+            r["properties"]["status"] = json!({"type": "object", "properties": {"conditions": {"type": "array", "items": {"type": "object", "properties": {"status": {"type": "string"}, "type": {"type": "string"}}}}}});
+            r
+        };
+        assert_eq!(resolve(&root, ".spec.replicas").unwrap()["type"], "integer");
+        assert_eq!(
+            resolve(&root, ".status.conditions[?(@.type==\"Ready\")].status").unwrap()["type"],
+            "string"
+        );
+        assert!(resolve(&root, ".metadata.creationTimestamp").is_ok());
+        assert_eq!(
+            resolve(&root, ".spec.size").unwrap_err(),
+            super::PathError::NoProperty {
+                name: "size".into(),
+                under: ".spec".into()
+            }
+        );
+        assert_eq!(
+            resolve(&root, ".spec.size").unwrap_err().to_string(),
+            "no property `size` under `.spec`"
+        );
+        assert!(resolve(&root, "spec").is_err());
+    }
+
+    #[test]
+    fn versions_check_columns_fields_and_scale() {
+        let version = json!({
+            "name": "v1",
+            "schema": {"openAPIV3Schema": schema(json!({"type": "object", "properties": {"replicas": {"type": "integer"}, "image": {"type": "string"}}}))},
+            "additionalPrinterColumns": [{"name": "Replicas", "jsonPath": ".spec.replica", "type": "integer"}],
+            "selectableFields": [{"jsonPath": ".spec.image"}, {"jsonPath": ".spec"}],
+            "subresources": {"scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
+        });
+        let problems = check_version(&version).join("\n");
+        assert!(
+            problems.contains("printer column `Replicas` path `.spec.replica` does not resolve"),
+            "{problems}"
+        );
+        assert!(
+            problems.contains("selectable field `.spec` must be a string"),
+            "{problems}"
+        );
+        assert!(
+            problems.contains("statusReplicasPath `.status.replicas` does not resolve"),
+            "{problems}"
+        );
+        assert!(!problems.contains(".spec.image"), "{problems}");
+    }
+
+    #[test]
+    fn rules_must_parse() {
+        let problems = check_schema(&schema(
+            json!({"type": "object", "x-kubernetes-validations": [
+            {"rule": "self.a <", "message": "m"}, {"rule": "true", "reason": "Nope"}, {"rule": "self.?a.orValue(1) > 0"}]}),
+        ));
+        assert_eq!(problems.len(), 2, "{problems:?}");
+    }
+}

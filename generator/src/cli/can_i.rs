@@ -1,0 +1,430 @@
+//! `can-i`'s command line: `kubectl auth can-i`'s arguments, read without a cluster.
+
+use crate::cli::kubectl::{self, Flags, Word, Words};
+use crate::{TargetProblem, UsageError};
+use std::path::PathBuf;
+
+/// What `can-i` is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CanIOptions {
+    /// The verb, as given (`get`, `list`, `create`, `escalate`, …; an HTTP method for URLs).
+    pub verb: String,
+    /// The resource or URL asked about.
+    pub target: Target,
+    /// `-n/--namespace`; `None` asks cluster-wide, as `-A/--all-namespaces` does.
+    pub namespace: Option<String>,
+    /// `--subresource`.
+    pub subresource: Option<String>,
+    /// `--as`: the user to evaluate as; `None` for the ServiceAccount of the manifests.
+    pub as_user: Option<String>,
+    /// `--as-group`, repeatable.
+    pub as_groups: Vec<String>,
+    /// `--from`: a YAML file or a directory of them (default: `rbac-out`).
+    pub from: PathBuf,
+    /// `--role-name`: the generator's default role name, to find the `#[rbac]` attributes of
+    /// a role for `--explain` (default `manager-role`).
+    pub role_name: String,
+    /// `--explain`: say why.
+    pub explain: bool,
+}
+
+/// The resource or URL of the question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// `TYPE[.GROUP][/NAME]`: a plural resource, taken literally (no discovery).
+    Resource {
+        /// Plural resource (lowercased, as kubectl does).
+        resource: String,
+        /// API group; `""` for the core group.
+        group: String,
+        /// Object name, if one was given.
+        name: Option<String>,
+    },
+    /// `/path`: a non-resource URL.
+    NonResource(String),
+}
+
+impl Target {
+    /// `--subresource` and `--namespace` mean nothing for a non-resource URL, as in kubectl.
+    pub(crate) fn refuse_resource_flags(
+        &self,
+        subresource: bool,
+        namespace: bool,
+    ) -> Result<(), UsageError> {
+        if let Target::NonResource(url) = self {
+            for (given, flag) in [(subresource, "--subresource"), (namespace, "--namespace")] {
+                if given {
+                    return Err(UsageError::NotForUrl {
+                        flag,
+                        url: url.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A parsed `can-i` command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CanICommand {
+    /// `--help`.
+    Help,
+    /// Answer the question.
+    Ask(Box<CanIOptions>),
+}
+
+/// The text of `can-i --help`.
+pub const CAN_I_HELP: &str = "\
+Check offline whether an identity may perform an action, against RBAC manifests, with
+kube-apiserver's RBAC semantics. Prints yes or no and exits 0 or 1, as `kubectl auth can-i`.
+
+Usage: codegen can-i VERB (TYPE | TYPE.GROUP | TYPE/NAME | TYPE.GROUP/NAME | /URL) [OPTIONS]
+
+Options:
+  -n, --namespace <NS>      Ask in this namespace [default: cluster-wide]
+  -A, --all-namespaces      Ask cluster-wide (the default; conflicts with --namespace)
+      --subresource <SUB>   Ask about this subresource (status, scale, log, exec, ...)
+      --as <USER>           Evaluate as this user; system:serviceaccount:NS:NAME implies the
+                            ServiceAccount's groups [default: the one ServiceAccount in --from]
+      --as-group <GROUP>    A group of --as; repeat for several
+      --from <PATH>         A YAML file or a directory of them (read recursively), multi-document
+                            [default: rbac-out]
+      --explain             Name the rule, role, binding and #[rbac] attributes that allow it,
+                            or what applies when nothing does
+      --role-name <NAME>    The generator's --role-name, to find the attributes of a role
+                            [default: manager-role]
+  -h, --help                Print this help
+
+TYPE is a plural resource name taken literally (no discovery, no short names or kinds).
+Exit codes: 0 yes, 1 no, 2 bad arguments or unreadable manifests.
+";
+
+const FLAGS: &[&str] = &[
+    "--namespace",
+    "--all-namespaces",
+    "--subresource",
+    "--as",
+    "--as-group",
+    "--from",
+    "--explain",
+    "--role-name",
+    "--help",
+];
+
+/// `v1`, `v1beta2`, `v2alpha1`: a Kubernetes API version.
+fn looks_like_version(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('v') else {
+        return false;
+    };
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    if digits == 0 {
+        return false;
+    }
+    let rest = &rest[digits..];
+    rest.is_empty()
+        || ["alpha", "beta"].iter().any(|stage| {
+            rest.strip_prefix(stage)
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
+}
+
+/// `TYPE[.GROUP][/NAME]` (`TYPE.VERSION.GROUP` also works: the version is dropped) or `/URL`.
+pub(crate) fn parse_target(arg: &str) -> Result<Target, UsageError> {
+    let invalid = |problem| UsageError::InvalidTarget {
+        arg: arg.to_string(),
+        problem,
+    };
+    if arg.starts_with('/') {
+        return Ok(Target::NonResource(arg.to_string()));
+    }
+    let (type_group, name) = match arg.split_once('/') {
+        Some((_, "")) => return Err(invalid(TargetProblem::EmptyName)),
+        Some((tg, name)) => (tg, Some(name.to_string())),
+        None => (arg, None),
+    };
+    // kubectl lowercases the resource argument (not the name).
+    let type_group = type_group.to_lowercase();
+    let (resource, group) = match type_group.split_once('.') {
+        Some((resource, group)) => {
+            let group = match group.split_once('.') {
+                Some((version, rest)) if looks_like_version(version) => rest,
+                _ => group,
+            };
+            (resource.to_string(), group.to_string())
+        }
+        None => (type_group.clone(), String::new()),
+    };
+    if resource.is_empty() || (type_group.contains('.') && group.is_empty()) {
+        return Err(invalid(TargetProblem::Shape));
+    }
+    if let Err(why) = kube_markers_core::names::api_group(&group) {
+        return Err(invalid(TargetProblem::InvalidGroup { group, why }));
+    }
+    Ok(Target::Resource {
+        resource,
+        group,
+        name,
+    })
+}
+
+impl CanICommand {
+    /// Parses the arguments after `can-i`. Flags may come before, between or after the two
+    /// positional arguments; `--flag value`, `--flag=value`, `-n value` and `-nvalue` all work.
+    pub fn parse<I, S>(args: I) -> Result<CanICommand, UsageError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut positional: Vec<String> = Vec::new();
+        let mut namespace = None;
+        let mut all_namespaces = false;
+        let mut subresource = None;
+        let mut as_user = None;
+        let mut as_groups = Vec::new();
+        let mut from = None;
+        let mut role_name = None;
+        let mut explain = false;
+        let flags = Flags {
+            known: FLAGS,
+            switches: &["--all-namespaces", "--explain"],
+            repeatable: &["--as-group"],
+        };
+        for word in Words::new(args.into_iter().map(Into::into), flags) {
+            match word? {
+                Word::Positional(arg) => positional.push(arg),
+                Word::Help => return Ok(CanICommand::Help),
+                Word::Switch("--explain") => explain = true,
+                Word::Switch(_) => all_namespaces = true,
+                Word::Value("--namespace", value) => namespace = Some(kubectl::namespace(value)?),
+                Word::Value("--subresource", value) => {
+                    subresource = Some(kubectl::subresource(value)?)
+                }
+                Word::Value("--as", value) => as_user = Some(value),
+                Word::Value("--as-group", value) => as_groups.push(value),
+                Word::Value("--from", value) => from = Some(PathBuf::from(value)),
+                Word::Value(_, value) => role_name = Some(value),
+            }
+        }
+
+        let (verb, target) = match positional.as_slice() {
+            [verb, target] => (verb.clone(), target.clone()),
+            [] => return Err(UsageError::MissingQuestion),
+            [verb] => {
+                return Err(UsageError::MissingType {
+                    verb: verb.clone(),
+                    explain: false,
+                });
+            }
+            [_, _, extra, ..] => {
+                return Err(UsageError::UnexpectedArgument {
+                    arg: extra.clone(),
+                    suggestion: None,
+                });
+            }
+        };
+        let target = parse_target(&target)?;
+        if namespace.is_some() && all_namespaces {
+            return Err(UsageError::Conflict {
+                first: "--namespace",
+                second: "--all-namespaces",
+            });
+        }
+        target.refuse_resource_flags(subresource.is_some(), namespace.is_some())?;
+        if !as_groups.is_empty() && as_user.is_none() {
+            return Err(UsageError::GroupWithoutUser);
+        }
+        Ok(CanICommand::Ask(Box::new(CanIOptions {
+            verb,
+            target,
+            namespace,
+            subresource,
+            as_user,
+            as_groups,
+            from: from.unwrap_or_else(|| PathBuf::from("rbac-out")),
+            role_name: role_name
+                .unwrap_or_else(|| kube_markers_rbac::DEFAULT_ROLE_NAME.to_string()),
+            explain,
+        })))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(args: &[&str]) -> CanIOptions {
+        match CanICommand::parse(args.iter().copied()) {
+            Ok(CanICommand::Ask(o)) => *o,
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+
+    fn err(args: &[&str]) -> String {
+        CanICommand::parse(args.iter().copied())
+            .unwrap_err()
+            .to_string()
+    }
+
+    fn resource(resource: &str, group: &str, name: Option<&str>) -> Target {
+        Target::Resource {
+            resource: resource.into(),
+            group: group.into(),
+            name: name.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn every_target_form() {
+        assert_eq!(ask(&["get", "pods"]).target, resource("pods", "", None));
+        assert_eq!(
+            ask(&["get", "deployments.apps"]).target,
+            resource("deployments", "apps", None)
+        );
+        assert_eq!(
+            ask(&["get", "pods/web-0"]).target,
+            resource("pods", "", Some("web-0"))
+        );
+        assert_eq!(
+            ask(&["get", "memcacheds.cache.example.com/Mine"]).target,
+            resource("memcacheds", "cache.example.com", Some("Mine"))
+        );
+        // kubectl lowercases the type, not the name; TYPE.VERSION.GROUP drops the version.
+        assert_eq!(
+            ask(&["get", "Deployments.Apps/Web"]).target,
+            resource("deployments", "apps", Some("Web"))
+        );
+        assert_eq!(
+            ask(&["get", "deployments.v1.apps"]).target,
+            resource("deployments", "apps", None)
+        );
+        assert_eq!(
+            ask(&["get", "cronjobs.v2beta1.batch"]).target,
+            resource("cronjobs", "batch", None)
+        );
+        assert_eq!(ask(&["get", "*"]).target, resource("*", "", None));
+        assert_eq!(ask(&["get", "*.*"]).target, resource("*", "*", None));
+        assert_eq!(
+            ask(&["get", "/metrics"]).target,
+            Target::NonResource("/metrics".into())
+        );
+        assert_eq!(
+            ask(&["get", "/healthz/*"]).target,
+            Target::NonResource("/healthz/*".into())
+        );
+    }
+
+    #[test]
+    fn every_flag_and_spelling() {
+        let o = ask(&["list", "pods"]);
+        assert_eq!(o.namespace, None);
+        assert_eq!(o.from, PathBuf::from("rbac-out"));
+        assert_eq!(o.role_name, "manager-role");
+        assert!(
+            !o.explain && o.as_user.is_none() && o.as_groups.is_empty() && o.subresource.is_none()
+        );
+        for args in [
+            &["-n", "ns", "get", "pods"][..],
+            &["get", "-nns", "pods"],
+            &["get", "pods", "-n=ns"],
+            &["get", "pods", "--namespace", "ns"],
+            &["get", "pods", "--namespace=ns"],
+        ] {
+            assert_eq!(ask(args).namespace.as_deref(), Some("ns"), "{args:?}");
+        }
+        assert_eq!(ask(&["get", "pods", "-A"]).namespace, None);
+        assert_eq!(ask(&["get", "pods", "--all-namespaces"]).namespace, None);
+        let o = ask(&[
+            "update",
+            "deployments.apps",
+            "--subresource",
+            "scale",
+            "--as",
+            "alice",
+            "--as-group",
+            "a",
+            "--as-group=b",
+            "--from",
+            "dir",
+            "--explain",
+            "--role-name",
+            "op-role",
+        ]);
+        assert_eq!(o.verb, "update");
+        assert_eq!(o.subresource.as_deref(), Some("scale"));
+        assert_eq!(o.as_user.as_deref(), Some("alice"));
+        assert_eq!(o.as_groups, ["a", "b"]);
+        assert_eq!(o.from, PathBuf::from("dir"));
+        assert_eq!(o.role_name, "op-role");
+        assert!(o.explain);
+        assert_eq!(
+            ask(&["--", "get", "-weird"]).target,
+            resource("-weird", "", None)
+        );
+        assert_eq!(CanICommand::parse(["-h"]), Ok(CanICommand::Help));
+        assert_eq!(CanICommand::parse(["get", "--help"]), Ok(CanICommand::Help));
+    }
+
+    #[test]
+    fn every_error_is_named() {
+        assert!(err(&[]).contains("missing VERB and TYPE"));
+        assert!(err(&["get"]).contains("missing TYPE after `get`"));
+        assert!(err(&["get", "pods", "extra"]).contains("unexpected argument `extra`"));
+        assert!(err(&["get", "pods", "--namspace", "x"]).contains("did you mean `--namespace`?"));
+        assert!(err(&["get", "pods", "-x"]).contains("unknown option `-x`"));
+        assert!(err(&["get", "pods", "-n"]).contains("`--namespace` needs a value"));
+        assert!(err(&["get", "pods", "-n", "-A"]).contains("`--namespace` needs a value"));
+        assert!(err(&["get", "pods", "--as="]).contains("non-empty value"));
+        assert!(err(&["get", "pods", "-n", "Bad_NS"]).contains("not a namespace name"));
+        assert!(err(&["get", "pods", "-n", "a", "-n", "b"]).contains("more than once"));
+        assert!(err(&["get", "pods", "--explain=yes"]).contains("takes no value"));
+        assert!(err(&["get", "pods", "-n", "a", "-A"]).contains("conflict"));
+        assert!(
+            err(&["get", "/metrics", "--subresource", "x"])
+                .contains("`--subresource` cannot be used with the URL")
+        );
+        assert!(
+            err(&["get", "/metrics", "-n", "a"]).contains("non-resource URLs have no namespace")
+        );
+        assert!(err(&["get", "pods", "--subresource", "a/b"]).contains("without `/`"));
+        assert!(err(&["get", "pods", "--as-group", "g"]).contains("`--as-group` needs `--as`"));
+        assert!(err(&["get", "pods/"]).contains("empty name"));
+        assert!(err(&["get", ".apps"]).contains("is not TYPE"));
+        assert!(err(&["get", "pods."]).contains("is not TYPE"));
+        assert!(err(&["get", "pods.Bad_Group"]).contains("is not an API group"));
+    }
+
+    #[test]
+    fn errors_say_which_argument() {
+        let parse = |args: &[&str]| CanICommand::parse(args.iter().copied()).unwrap_err();
+        assert_eq!(
+            parse(&["get"]),
+            UsageError::MissingType {
+                verb: "get".into(),
+                explain: false
+            }
+        );
+        assert_eq!(
+            parse(&["get", "/metrics", "-n", "a"]),
+            UsageError::NotForUrl {
+                flag: "--namespace",
+                url: "/metrics".into()
+            }
+        );
+        assert!(matches!(
+            parse(&["get", "pods.Bad_Group"]),
+            UsageError::InvalidTarget { arg, problem: TargetProblem::InvalidGroup { group, .. } }
+                if arg == "pods.Bad_Group" && group == "bad_group"
+        ));
+        assert!(matches!(
+            parse(&["get", "pods", "-n", "Bad_NS"]),
+            UsageError::InvalidValue { flag, value, why }
+                if flag == "--namespace" && value == "Bad_NS"
+                    && why.starts_with("is not a namespace name: ")
+        ));
+    }
+}

@@ -1,0 +1,279 @@
+//! `explain`'s command line: no arguments for every rule, or `can-i`'s question grammar.
+
+use crate::UsageError;
+use crate::can_i::Target;
+use crate::cli::kubectl::{self, Flags, Word, Words};
+
+/// How to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Format {
+    /// For people.
+    #[default]
+    Text,
+    /// For tools: [`crate::explain::Explanation`] or [`crate::explain::Answer`] as JSON.
+    Json,
+}
+
+/// A question: which attributes give this permission?
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Question {
+    /// The verb.
+    pub verb: String,
+    /// The resource or URL.
+    pub target: Target,
+    /// `-n/--namespace`; `None` asks cluster-wide.
+    pub namespace: Option<String>,
+    /// `--subresource`.
+    pub subresource: Option<String>,
+}
+
+/// What `explain` is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExplainOptions {
+    /// `None`: every rule of every role.
+    pub question: Option<Question>,
+    /// `--format`.
+    pub format: Format,
+    /// `--role-name`: the generator's default role name (default `manager-role`).
+    pub role_name: String,
+}
+
+impl Default for ExplainOptions {
+    /// Every rule, as text, with the generator's default role name: `explain` without
+    /// arguments.
+    fn default() -> Self {
+        ExplainOptions {
+            question: None,
+            format: Format::Text,
+            role_name: kube_markers_rbac::DEFAULT_ROLE_NAME.to_string(),
+        }
+    }
+}
+
+/// A parsed `explain` command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExplainCommand {
+    /// `--help`.
+    Help,
+    /// Explain.
+    Explain(ExplainOptions),
+}
+
+/// The text of `explain --help`.
+pub const EXPLAIN_HELP: &str = "\
+Show where each generated permission comes from: every rule of every role with the #[rbac]
+attributes (file:line:column and item) behind each of its groups, resources, resource names,
+URLs and verbs, from the same aggregation that writes role.yaml. With VERB and TYPE, the
+attributes that give that one permission.
+
+Usage: codegen explain [OPTIONS]
+       codegen explain VERB (TYPE | TYPE.GROUP | TYPE/NAME | TYPE.GROUP/NAME | /URL) [OPTIONS]
+
+Options:
+  -n, --namespace <NS>      Ask in this namespace: the ClusterRoles and the Roles of NS (each
+                            bound as the deploy bundle binds it) [default: cluster-wide, the
+                            ClusterRoles only]
+  -A, --all-namespaces      Ask cluster-wide (the default; conflicts with --namespace)
+      --subresource <SUB>   Ask about this subresource (status, scale, log, exec, ...)
+      --format <FORMAT>     text or json [default: text]
+      --role-name <NAME>    The generator's --role-name, for attributes that set no role_name
+                            [default: manager-role]
+  -h, --help                Print this help
+
+TYPE is a plural resource name taken literally, as with can-i.
+Exit codes: 0 listed (or: some attribute gives it), 1 no attribute gives it, 2 bad arguments.
+";
+
+const FLAGS: &[&str] = &[
+    "--namespace",
+    "--all-namespaces",
+    "--subresource",
+    "--format",
+    "--role-name",
+    "--help",
+];
+
+impl ExplainCommand {
+    /// Parses the arguments after `explain`, with `can-i`'s conventions: flags anywhere,
+    /// `--flag value`, `--flag=value`, `-n value`, `-nvalue`.
+    pub fn parse<I, S>(args: I) -> Result<ExplainCommand, UsageError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut positional: Vec<String> = Vec::new();
+        let mut namespace = None;
+        let mut all_namespaces = false;
+        let mut subresource = None;
+        let mut format = None;
+        let mut role_name = None;
+        let flags = Flags {
+            known: FLAGS,
+            switches: &["--all-namespaces"],
+            repeatable: &[],
+        };
+        for word in Words::new(args.into_iter().map(Into::into), flags) {
+            match word? {
+                Word::Positional(arg) => positional.push(arg),
+                Word::Help => return Ok(ExplainCommand::Help),
+                Word::Switch(_) => all_namespaces = true,
+                Word::Value("--namespace", value) => namespace = Some(kubectl::namespace(value)?),
+                Word::Value("--subresource", value) => {
+                    subresource = Some(kubectl::subresource(value)?)
+                }
+                Word::Value("--format", value) => {
+                    format = Some(match value.as_str() {
+                        "text" => Format::Text,
+                        "json" => Format::Json,
+                        _ => {
+                            return Err(kubectl::invalid(
+                                "--format",
+                                value,
+                                "is not a format: use `text` or `json`".into(),
+                            ));
+                        }
+                    });
+                }
+                Word::Value(_, value) => {
+                    if let Err(why) = kube_markers_core::names::dns1123_subdomain(&value) {
+                        return Err(kubectl::invalid(
+                            "--role-name",
+                            value,
+                            format!("is not a valid role name: {why}"),
+                        ));
+                    }
+                    role_name = Some(value);
+                }
+            }
+        }
+        let question = match positional.as_slice() {
+            [] => None,
+            [verb] => {
+                return Err(UsageError::MissingType {
+                    verb: verb.clone(),
+                    explain: true,
+                });
+            }
+            [verb, target] => Some(Question {
+                verb: verb.clone(),
+                target: crate::can_i::parse_target(target)?,
+                namespace: None,
+                subresource: None,
+            }),
+            [_, _, extra, ..] => {
+                return Err(UsageError::UnexpectedArgument {
+                    arg: extra.clone(),
+                    suggestion: None,
+                });
+            }
+        };
+        if namespace.is_some() && all_namespaces {
+            return Err(UsageError::Conflict {
+                first: "--namespace",
+                second: "--all-namespaces",
+            });
+        }
+        let question = match question {
+            Some(mut q) => {
+                q.target
+                    .refuse_resource_flags(subresource.is_some(), namespace.is_some())?;
+                q.namespace = namespace;
+                q.subresource = subresource;
+                Some(q)
+            }
+            None => {
+                let question_flag = [
+                    (namespace.is_some(), "--namespace"),
+                    (all_namespaces, "--all-namespaces"),
+                    (subresource.is_some(), "--subresource"),
+                ]
+                .into_iter()
+                .find_map(|(given, flag)| given.then_some(flag));
+                if let Some(flag) = question_flag {
+                    return Err(UsageError::NeedsQuestion { flag });
+                }
+                None
+            }
+        };
+        Ok(ExplainCommand::Explain(ExplainOptions {
+            question,
+            format: format.unwrap_or_default(),
+            role_name: role_name
+                .unwrap_or_else(|| kube_markers_rbac::DEFAULT_ROLE_NAME.to_string()),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn explain(args: &[&str]) -> ExplainOptions {
+        match ExplainCommand::parse(args.iter().copied()) {
+            Ok(ExplainCommand::Explain(o)) => o,
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+
+    fn err(args: &[&str]) -> String {
+        ExplainCommand::parse(args.iter().copied())
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn every_form() {
+        let all = explain(&[]);
+        assert_eq!(all.question, None);
+        assert_eq!(all.format, Format::Text);
+        assert_eq!(all.role_name, "manager-role");
+        let o = explain(&[
+            "--format",
+            "json",
+            "create",
+            "deployments.apps/web",
+            "-nweb",
+        ]);
+        assert_eq!(o.format, Format::Json);
+        let q = o.question.unwrap();
+        assert_eq!(q.verb, "create");
+        assert_eq!(
+            q.target,
+            Target::Resource {
+                resource: "deployments".into(),
+                group: "apps".into(),
+                name: Some("web".into())
+            }
+        );
+        assert_eq!(q.namespace.as_deref(), Some("web"));
+        let q = explain(&["patch", "pods", "--subresource=status", "-A"])
+            .question
+            .unwrap();
+        assert_eq!(q.subresource.as_deref(), Some("status"));
+        assert_eq!(q.namespace, None);
+        assert_eq!(
+            explain(&["get", "/metrics", "--role-name", "op"]).role_name,
+            "op"
+        );
+        assert_eq!(ExplainCommand::parse(["-h"]), Ok(ExplainCommand::Help));
+    }
+
+    #[test]
+    fn every_error_is_named() {
+        assert!(err(&["get"]).contains("missing TYPE after `get`"));
+        assert!(err(&["get", "pods", "x"]).contains("unexpected argument `x`"));
+        assert!(err(&["--format", "yaml"]).contains("`--format yaml` is not a format"));
+        assert!(err(&["--fromat", "json"]).contains("did you mean `--format`?"));
+        assert!(err(&["-n", "web"]).contains("`--namespace` needs a question"));
+        assert!(err(&["get", "pods", "-n", "a", "-A"]).contains("conflict"));
+        assert!(err(&["get", "/metrics", "-n", "a"]).contains("no namespace"));
+        assert!(err(&["get", "pods.Bad_Group"]).contains("is not an API group"));
+        assert!(err(&["get", "pods", "--format"]).contains("`--format` needs a value"));
+        assert!(err(&["--role-name", "Bad"]).contains("not a valid role name"));
+        assert!(err(&["--format", "json", "--format", "text"]).contains("more than once"));
+    }
+}

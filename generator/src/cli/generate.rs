@@ -1,0 +1,464 @@
+//! Command-line flags of the generator, controller-gen's options spelled the Unix way.
+
+use crate::generate::bundle::BundleFlags;
+use crate::output::ledger;
+use kube_markers_core::suggest::did_you_mean;
+use std::path::PathBuf;
+
+/// What the generator is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// Directory the manifests go to (`--out`, default `rbac-out`).
+    pub out_dir: PathBuf,
+    /// Directory the CRDs go to (`--crd-out`, default `<out>/crd`).
+    pub crd_out_dir: Option<PathBuf>,
+    /// Directory the webhook manifests go to (`--webhook-out`, default `<out>/webhook`).
+    pub webhook_out_dir: Option<PathBuf>,
+    /// Name of roles whose attributes give no `role_name` (`--role-name`).
+    pub role_name: String,
+    /// File name of the RBAC manifest inside `out_dir` (`--file-name`).
+    pub file_name: String,
+    /// A file whose text is put before the manifests, ` YEAR` replaced (`--header-file`).
+    pub header_file: Option<PathBuf>,
+    /// What ` YEAR` becomes in the header (`--year`); empty, as in controller-gen, if unset.
+    pub year: String,
+    /// Compare instead of writing; stale or missing files fail with a diff (`--check`).
+    pub check: bool,
+    /// The workspace to scan for attributes (`--manifest-path`, default: cargo's search from
+    /// the current directory).
+    pub manifest_path: Option<PathBuf>,
+    /// Skip the workspace scan (`--no-scan`): then nothing catches an unlinked crate.
+    pub no_scan: bool,
+    /// Names this generator's ledger in each directory it writes to
+    /// (`.kube-markers-<name>.sha256`), which is how it knows the files it may remove
+    /// (`--generator-name`, default: the binary's name).
+    pub generator_name: String,
+    /// The deploy bundle's flags (`--no-bundle`, `--operator-name`, ...).
+    pub bundle: crate::generate::bundle::BundleFlags,
+    /// Fail, writing nothing, when the run has any warning: a lint no `allow(...)` accepts,
+    /// or any other (`--deny-warnings`).
+    pub deny_warnings: bool,
+    /// Regenerate the roles (and the deploy bundle) from the workspace's sources, not from this
+    /// binary's registry: no rebuild after an `#[rbac]` edit (`--rbac-from-source`).
+    pub rbac_from_source: bool,
+}
+
+impl Options {
+    /// Where CRDs go: `--crd-out`, else `<out>/crd`.
+    pub fn crd_dir(&self) -> PathBuf {
+        self.crd_out_dir
+            .clone()
+            .unwrap_or_else(|| self.out_dir.join("crd"))
+    }
+
+    /// Where `manifests.yaml` of the webhooks goes: `--webhook-out`, else `<out>/webhook`.
+    pub fn webhook_dir(&self) -> PathBuf {
+        self.webhook_out_dir
+            .clone()
+            .unwrap_or_else(|| self.out_dir.join("webhook"))
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            out_dir: PathBuf::from("rbac-out"),
+            crd_out_dir: None,
+            webhook_out_dir: None,
+            role_name: kube_markers_rbac::DEFAULT_ROLE_NAME.to_string(),
+            file_name: "role.yaml".to_string(),
+            header_file: None,
+            year: String::new(),
+            check: false,
+            manifest_path: None,
+            no_scan: false,
+            generator_name: default_generator_name(),
+            bundle: Default::default(),
+            deny_warnings: false,
+            rbac_from_source: false,
+        }
+    }
+}
+
+/// The running binary's name (`codegen` for `cargo run -p codegen`), made a valid generator
+/// name.
+fn default_generator_name() -> String {
+    let stem = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.file_stem()?.to_str().map(str::to_string))
+        .unwrap_or_default();
+    let name: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = name.trim_start_matches('.');
+    if name.is_empty() {
+        "kube-markers".to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+/// A command line the generator (or its `can-i` and `explain` subcommands) cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UsageError {
+    /// `--something` it does not know.
+    #[error("unknown option `{arg}`{}", hint(.suggestion))]
+    UnknownOption {
+        /// As given.
+        arg: String,
+        /// The closest known option.
+        suggestion: Option<String>,
+    },
+    /// A word that is no option.
+    #[error("unexpected argument `{arg}`{}", hint(.suggestion))]
+    UnexpectedArgument {
+        /// As given.
+        arg: String,
+        /// The closest known option.
+        suggestion: Option<String>,
+    },
+    /// An option given twice.
+    #[error("`{flag}` given more than once")]
+    Repeated {
+        /// The option.
+        flag: String,
+    },
+    /// `--switch=value`.
+    #[error("`{flag}` takes no value")]
+    TakesNoValue {
+        /// The option.
+        flag: String,
+    },
+    /// An option without its value.
+    #[error("`{flag}` needs a value")]
+    NeedsValue {
+        /// The option.
+        flag: String,
+    },
+    /// An option with an empty value.
+    #[error("`{flag}` needs a non-empty value")]
+    EmptyValue {
+        /// The option.
+        flag: String,
+    },
+    /// A value the option does not accept.
+    #[error("`{flag} {value}` {why}")]
+    InvalidValue {
+        /// The option.
+        flag: String,
+        /// As given.
+        value: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// `--no-bundle` with flags that only the bundle reads.
+    #[error(
+        "`--no-bundle` conflicts with the bundle's identity flags (--operator-name, \
+         --operator-namespace, --image)"
+    )]
+    NoBundleWithIdentity,
+    /// `--no-scan` with `--manifest-path`, which only tells the scan where to look.
+    #[error(
+        "`--no-scan` and `--manifest-path` conflict: the manifest path only tells the scan where to look"
+    )]
+    NoScanWithManifestPath,
+    /// `can-i` without its question.
+    #[error("missing VERB and TYPE (e.g. `can-i list deployments.apps -n ns`)")]
+    MissingQuestion,
+    /// `can-i VERB` or `explain VERB` without the resource or URL.
+    #[error(
+        "missing TYPE after `{verb}`: TYPE, TYPE.GROUP, TYPE/NAME, TYPE.GROUP/NAME or /URL{}",
+        if *explain { " (or no arguments, for every rule)" } else { "" }
+    )]
+    MissingType {
+        /// The verb given.
+        verb: String,
+        /// In `explain`, which may also take no arguments.
+        explain: bool,
+    },
+    /// A resource argument that is not kubectl's `TYPE[.GROUP][/NAME]`.
+    #[error("{}", describe_target(.arg, .problem))]
+    InvalidTarget {
+        /// As given.
+        arg: String,
+        /// What is wrong with it.
+        problem: TargetProblem,
+    },
+    /// Two options that exclude each other.
+    #[error("`{first}` and `{second}` conflict")]
+    Conflict {
+        /// The first option.
+        first: &'static str,
+        /// The other.
+        second: &'static str,
+    },
+    /// An option about resources with a non-resource URL.
+    #[error(
+        "`{flag}` cannot be used with the URL `{url}`{}",
+        if *flag == "--namespace" { ": non-resource URLs have no namespace" } else { "" }
+    )]
+    NotForUrl {
+        /// The option.
+        flag: &'static str,
+        /// The URL asked about.
+        url: String,
+    },
+    /// `--as-group` without `--as`.
+    #[error("`--as-group` needs `--as`: groups are impersonated with a user")]
+    GroupWithoutUser,
+    /// An option of `explain`'s question without a question.
+    #[error("`{flag}` needs a question: `explain VERB TYPE {flag} ...`")]
+    NeedsQuestion {
+        /// The option.
+        flag: &'static str,
+    },
+}
+
+/// What is wrong with a `TYPE[.GROUP][/NAME]` argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TargetProblem {
+    /// `TYPE/` with nothing after the slash.
+    EmptyName,
+    /// No resource, or a dot without a group.
+    Shape,
+    /// The group is not a DNS subdomain.
+    InvalidGroup {
+        /// The group.
+        group: String,
+        /// Why.
+        why: String,
+    },
+}
+
+fn describe_target(arg: &str, problem: &TargetProblem) -> String {
+    match problem {
+        TargetProblem::EmptyName => format!(
+            "`{arg}` has an empty name after `/`; write `TYPE/NAME`, or `TYPE` for any name"
+        ),
+        TargetProblem::Shape => {
+            format!("`{arg}` is not TYPE, TYPE.GROUP, TYPE/NAME or TYPE.GROUP/NAME")
+        }
+        TargetProblem::InvalidGroup { group, why } => format!(
+            "`{group}` in `{arg}` is not an API group (a DNS subdomain such as `apps` or \
+             `cache.example.com`): {why}"
+        ),
+    }
+}
+
+fn hint(suggestion: &Option<String>) -> String {
+    suggestion
+        .as_ref()
+        .map(|f| format!(" (did you mean `--{f}`?)"))
+        .unwrap_or_default()
+}
+
+/// A parsed command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // made once per run
+#[non_exhaustive]
+pub enum Command {
+    /// `--help`.
+    Help,
+    /// Generate (or check) with these options.
+    Run(Options),
+}
+
+/// The text of `--help`.
+pub const HELP: &str = "\
+Generate RBAC manifests and CRDs from the #[kube_markers::rbac] and #[kube_markers::crd]
+attributes linked into this binary.
+
+Usage: codegen [OPTIONS]
+       codegen explain [VERB TYPE[.GROUP][/NAME]] [OPTIONS] (see `codegen explain --help`)
+       codegen can-i VERB TYPE[.GROUP][/NAME] [OPTIONS]   (see `codegen can-i --help`)
+
+Options:
+      --out <DIR>             Directory to write manifests to [default: rbac-out]
+      --crd-out <DIR>         Directory to write CRDs to, one <group>_<plural>.yaml each
+                              [default: <out>/crd]
+      --webhook-out <DIR>     Directory to write the webhooks' manifests.yaml to
+                              [default: <out>/webhook]
+      --role-name <NAME>      Name of the ClusterRole/Roles whose attributes set no role_name
+                              [default: manager-role]
+      --file-name <NAME>      File name of the RBAC manifest in --out [default: role.yaml]
+      --header-file <PATH>    Text to put before the manifests; \" YEAR\" is replaced by --year
+      --year <YEAR>           Replacement for \" YEAR\" in the header [default: empty, as controller-gen]
+      --check                 Write nothing; fail with a unified diff if a file is stale or missing
+      --manifest-path <PATH>  Cargo.toml of the workspace to scan for attributes
+                              [default: found by cargo from the current directory]
+      --no-scan               Skip the workspace scan that catches crates missing from link!()
+                              (and reading the bundle's identity from Cargo.toml)
+      --generator-name <NAME> Names this generator's ledger, .kube-markers-<NAME>.sha256, in each
+                              directory it writes to [default: the binary's name]
+      --deny-warnings         Fail (exit 1, writing nothing) if there is any warning: a lint of an
+                              #[rbac] attribute that no allow(LINT, reason = \"...\") accepts, or any
+                              other
+      --rbac-from-source      Regenerate the roles and the deploy bundle from the #[rbac]
+                              attributes in the workspace's sources, without rebuilding this
+                              binary: for the edit loop. It refuses (writing nothing) attributes
+                              only the compiler can read (undecidable or off cfgs, macro input,
+                              files the scan cannot follow); CRDs and webhooks are left as they
+                              are, so after editing types run `cargo run -p codegen`
+      --no-bundle             Write only the roles and CRDs, no deploy bundle
+      --operator-name <NAME>  The operator's name (bundle) [default: from Cargo.toml metadata]
+      --operator-namespace <NS>
+                              The operator's namespace (bundle) [default: <name>-system]
+      --image <IMAGE>         The manager's image (bundle) [default: controller:latest]
+  -h, --help                  Print this help
+
+Every #[rbac], #[crd] and #[webhook] found in the workspace's library sources must be in the
+registry: a crate the generator does not link is an error naming the file and line, never a
+silently smaller role, a missing CRD or a missing webhook.
+
+The ledger lists the files this generator wrote with their SHA-256. It removes a file only if
+the ledger lists it, it no longer generates it, and its content is unchanged; files it did not
+write are never touched. Commit the ledgers with the outputs: --check checks them too.
+";
+
+const FLAGS: &[&str] = &[
+    "--out",
+    "--crd-out",
+    "--webhook-out",
+    "--role-name",
+    "--file-name",
+    "--header-file",
+    "--year",
+    "--check",
+    "--manifest-path",
+    "--no-scan",
+    "--generator-name",
+    "--no-bundle",
+    "--deny-warnings",
+    "--rbac-from-source",
+    "--operator-name",
+    "--operator-namespace",
+    "--image",
+    "--help",
+];
+
+impl Command {
+    /// Parses arguments (without the program name). `--flag value` and `--flag=value` both work.
+    pub fn parse<I, S>(args: I) -> Result<Command, UsageError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut opts = Options::default();
+        let mut seen: Vec<String> = Vec::new();
+        let mut args = args.into_iter().map(Into::into);
+        while let Some(arg) = args.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+                _ => (arg.clone(), None),
+            };
+            if flag == "-h" || flag == "--help" {
+                return Ok(Command::Help);
+            }
+            if !FLAGS.contains(&flag.as_str()) {
+                let names: Vec<&str> = FLAGS.iter().map(|f| &f[2..]).collect();
+                let suggestion =
+                    did_you_mean(flag.trim_start_matches('-'), &names).map(str::to_string);
+                return Err(if flag.starts_with('-') {
+                    UsageError::UnknownOption { arg, suggestion }
+                } else {
+                    UsageError::UnexpectedArgument { arg, suggestion }
+                });
+            }
+            if seen.contains(&flag) {
+                return Err(UsageError::Repeated { flag });
+            }
+            seen.push(flag.clone());
+            let is_switch = matches!(
+                flag.as_str(),
+                "--check" | "--no-scan" | "--no-bundle" | "--deny-warnings" | "--rbac-from-source"
+            );
+            if is_switch {
+                if inline.is_some() {
+                    return Err(UsageError::TakesNoValue { flag });
+                }
+                match flag.as_str() {
+                    "--check" => opts.check = true,
+                    "--no-bundle" => opts.bundle.off = true,
+                    "--deny-warnings" => opts.deny_warnings = true,
+                    "--rbac-from-source" => opts.rbac_from_source = true,
+                    _ => opts.no_scan = true,
+                }
+                continue;
+            }
+            let value = match inline {
+                Some(v) => v,
+                None => args
+                    .next()
+                    .filter(|v| !v.starts_with("--"))
+                    .ok_or_else(|| UsageError::NeedsValue { flag: flag.clone() })?,
+            };
+            if value.is_empty() {
+                return Err(UsageError::EmptyValue { flag });
+            }
+            if opts.bundle.set(&flag, value.clone()) {
+                continue;
+            }
+            let invalid = |why: String| UsageError::InvalidValue {
+                flag: flag.clone(),
+                value: value.clone(),
+                why,
+            };
+            match flag.as_str() {
+                "--out" => opts.out_dir = value.into(),
+                "--crd-out" => opts.crd_out_dir = Some(value.into()),
+                "--webhook-out" => opts.webhook_out_dir = Some(value.into()),
+                "--role-name" => {
+                    kube_markers_core::names::dns1123_subdomain(&value)
+                        .map_err(|why| invalid(format!("is not a valid role name: {why}")))?;
+                    opts.role_name = value;
+                }
+                "--file-name" => {
+                    if !ledger::is_plain_file_name(&value) {
+                        return Err(invalid(
+                            "must be a plain file name; use `--out` for the directory".into(),
+                        ));
+                    }
+                    opts.file_name = value;
+                }
+                "--header-file" => opts.header_file = Some(value.into()),
+                "--year" => opts.year = value,
+                "--generator-name" => {
+                    ledger::check_generator_name(&value)
+                        .map_err(|why| invalid(format!("is not a valid generator name: {why}")))?;
+                    opts.generator_name = value;
+                }
+                _ => opts.manifest_path = Some(value.into()),
+            }
+        }
+        if opts.no_scan && opts.rbac_from_source {
+            // The attributes are read by the scan.
+            return Err(UsageError::Conflict {
+                first: "--rbac-from-source",
+                second: "--no-scan",
+            });
+        }
+        if opts.no_scan && opts.manifest_path.is_some() {
+            return Err(UsageError::NoScanWithManifestPath);
+        }
+        if opts.bundle.off
+            && (opts.bundle
+                != BundleFlags {
+                    off: true,
+                    ..Default::default()
+                })
+        {
+            return Err(UsageError::NoBundleWithIdentity);
+        }
+        Ok(Command::Run(opts))
+    }
+}

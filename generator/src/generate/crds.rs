@@ -1,0 +1,120 @@
+//! The CRD generator: the registered types' CRDs, merged by the registry's own merge (the one
+//! a running operator's `kube_markers::crd::definitions` uses), named as controller-gen names
+//! them and checked against the API server's rules ([`crate::check::crd`]) before anything is
+//! written.
+
+use crate::check::crd as structural;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube_markers_registry::crd::{Built, CrdProblem, CrdType, merge};
+use kube_markers_registry::{CrdEntry, Source};
+use serde_json::Value;
+
+/// One CRD ready to write.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct GeneratedCrd {
+    /// The object.
+    pub crd: CustomResourceDefinition,
+    /// controller-gen's file name: `<group>_<plural>.yaml`.
+    pub file_name: String,
+    /// The types it was built from.
+    pub sources: Vec<(String, Source)>,
+}
+
+impl GeneratedCrd {
+    /// The CRD as JSON, for [`crate::output::yaml`].
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(&self.crd).expect("CustomResourceDefinition serializes to JSON")
+    }
+}
+
+/// controller-gen's file name for a CRD.
+pub fn file_name(group: &str, plural: &str) -> String {
+    format!("{group}_{plural}.yaml")
+}
+
+/// Generates every CRD: one per group and kind, versions merged, checked.
+///
+/// Errors name the Rust type and its source location; all of them are reported together.
+pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<CrdProblem>> {
+    let (kinds, mut errors) = merge(entries);
+    let mut out = Vec::new();
+    for kind in kinds {
+        let mut problems = kind.problems;
+        // The names make the file name, `<group>_<plural>.yaml`: a `/` or `..` in them would
+        // write outside the CRD directory. The API server refuses such names anyway.
+        let names = [
+            (
+                "group",
+                &kind.crd.spec.group,
+                crd_group(&kind.crd.spec.group),
+            ),
+            (
+                "plural",
+                &kind.crd.spec.names.plural,
+                kube_markers_core::names::dns1123_label(&kind.crd.spec.names.plural),
+            ),
+        ];
+        for (field, value, check) in names {
+            if let (Err(why), Some(built)) = (check, kind.built.first()) {
+                problems.push(CrdProblem::InvalidName {
+                    ty: CrdType::of(built.entry),
+                    field,
+                    value: value.clone(),
+                    why,
+                });
+            }
+        }
+        // Only the generator checks what the API server would reject: it needs the structural
+        // rules and a CEL parser, which a running operator does without.
+        for version in &kind.crd.spec.versions {
+            let json = serde_json::to_value(version).unwrap_or(Value::Null);
+            for problem in structural::check_version(&json) {
+                problems.push(CrdProblem::Schema {
+                    group: kind.crd.spec.group.clone(),
+                    kind: kind.crd.spec.names.kind.clone(),
+                    version: version.name.clone(),
+                    ty: type_of(&kind.built, &version.name),
+                    problem,
+                });
+            }
+        }
+        if problems.is_empty() {
+            out.push(GeneratedCrd {
+                file_name: file_name(&kind.crd.spec.group, &kind.crd.spec.names.plural),
+                sources: kind
+                    .built
+                    .iter()
+                    .map(|b| (b.entry.type_name.to_string(), b.entry.source.clone()))
+                    .collect(),
+                crd: kind.crd,
+            });
+        } else {
+            errors.append(&mut problems);
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// A CRD's group: a DNS-1123 subdomain with at least one dot.
+fn crd_group(group: &str) -> Result<(), String> {
+    kube_markers_core::names::dns1123_subdomain(group)?;
+    if group.contains('.') {
+        Ok(())
+    } else {
+        Err("it has no dot".to_string())
+    }
+}
+
+/// The type that defines `version` (every merged version comes from one of `built`).
+fn type_of(built: &[Built], version: &str) -> CrdType {
+    let defining = built
+        .iter()
+        .find(|b| b.crd.spec.versions.iter().any(|v| v.name == version))
+        .unwrap_or(&built[0]);
+    CrdType::of(defining.entry)
+}

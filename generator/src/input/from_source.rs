@@ -1,0 +1,849 @@
+//! `--rbac-from-source`: the roles regenerated from the workspace's sources by an already
+//! built generator, without the rebuild `cargo run` does first.
+//!
+//! The workspace scan finds every `#[rbac]` the build compiles, with its arguments' text, and
+//! the parser the macro runs is the one used here: so the entries the registry would hold
+//! after a rebuild are read from the sources, then aggregated, linted, rendered and written by
+//! the full run's own code. Only the roles and what the deploy bundle derives from them can
+//! change: the CRDs and webhook manifests are left as they are (an `#[rbac]` edit cannot change
+//! them).
+//!
+//! It never reads an attribute otherwise than the compiler would without saying so: every
+//! attribute whose inclusion or reading only the compiler knows (a `cfg` the scan cannot
+//! decide, that is off, or a feature cfg; an attribute in a macro's input, or in a file reached
+//! through a `mod`/`include!` in one; a file no module tree reaches; an `include!` or module the
+//! scan cannot follow; a crate the scan does not read) is refused, and the run writes nothing.
+
+use crate::check::crosscheck::Place;
+use crate::input::cfg::{CfgEnv, Truth};
+use crate::input::workspace::{AttrKind, FoundAttr, ScanReport, Workspace, rust_files};
+use crate::{Before, Error, Options, OtherFiles, Report, Timings, Webhooks};
+use kube_markers_core::cfg::Cfg;
+use kube_markers_registry::{self as registry, Attribute, RbacEntry, Source, Text};
+use proc_macro2::LineColumn;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// One attribute (or scan problem) the compiler alone can read: the reason the run refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Refusal {
+    /// Where; `None` for the scan's own problems, whose text names the place.
+    pub place: Option<Place>,
+    /// Why.
+    pub reason: Reason,
+}
+
+/// Why an attribute cannot be read from the sources alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Reason {
+    /// Its arguments do not parse or validate: the macro's own message.
+    Invalid(String),
+    /// Behind cfgs the scan cannot evaluate.
+    CfgUnknown {
+        /// The cfgs, as written.
+        cfgs: String,
+        /// Why they cannot be evaluated.
+        why: String,
+    },
+    /// Behind a feature cfg: the generator's own build decides which features of the crate
+    /// are on (the workspace's build may enable others), so only the compiler knows.
+    CfgFeature {
+        /// The cfgs, as written.
+        cfgs: String,
+    },
+    /// Behind cfgs that are off in the workspace's build; the full run only warns about it.
+    CfgOff {
+        /// The cfgs, as written.
+        cfgs: String,
+        /// Why the scan counts them off.
+        why: String,
+    },
+    /// Inside a macro's input: what the macro makes of it is the compiler's to know.
+    InMacroInput,
+    /// In a file the scan reached through a `mod x;` or `include!` in a macro's input: whether
+    /// the macro declares it is the compiler's to know.
+    ThroughMacroInput {
+        /// `` `mod x;` `` or `` an `include!` ``.
+        what: String,
+        /// Where the declaration stands (file:line).
+        at: String,
+    },
+    /// In a target the generator cannot link (a binary, an example, a proc-macro, ...).
+    NotInLibrary {
+        /// `bin:<name>`, `example:<name>`, `unlinkable:<crate type>`.
+        target: String,
+        /// Its package.
+        package: String,
+    },
+    /// In a file no module tree the scan follows reaches.
+    NotReached {
+        /// The package.
+        package: String,
+    },
+    /// In a crate the generator does not link (the full run fails on it).
+    NotLinked {
+        /// The crate.
+        krate: String,
+    },
+    /// The file does not parse, so the scan cannot tell which attributes stand in a macro's
+    /// input.
+    FileUnparsable(String),
+    /// A registry entry of a crate inside the workspace that the scan does not read
+    /// (`scan = false`, `scan-exclude`): only a rebuild sees its edits.
+    UnscannedCrate {
+        /// The crate.
+        krate: String,
+        /// The annotated item.
+        item: String,
+    },
+    /// A problem of the scan (unreadable file, module or `include!` it cannot follow); the
+    /// text names the place.
+    Scan(String),
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(place) = &self.place {
+            write!(f, "{place}: ")?;
+        }
+        match &self.reason {
+            Reason::Invalid(message) => write!(f, "#[rbac] does not compile: {message}"),
+            Reason::CfgUnknown { cfgs, why } => write!(
+                f,
+                "#[rbac] behind `{cfgs}`, which the scan cannot evaluate ({why}): only the \
+                 compiler knows whether it is in the build"
+            ),
+            Reason::CfgFeature { cfgs } => write!(
+                f,
+                "#[rbac] behind `{cfgs}`: the generator's own build decides which features are \
+                 on"
+            ),
+            Reason::CfgOff { cfgs, why } => write!(
+                f,
+                "#[rbac] behind `{cfgs}`, off in the workspace's build ({why}): the full run \
+                 leaves it out with a warning, and only the compiler has the last word"
+            ),
+            Reason::InMacroInput => write!(
+                f,
+                "#[rbac] in a macro's input: only the compiler knows what the macro makes of it"
+            ),
+            Reason::ThroughMacroInput { what, at } => write!(
+                f,
+                "#[rbac] in a file reached through {what} in a macro's input at {at}: only the \
+                 compiler knows whether the macro declares it"
+            ),
+            Reason::NotInLibrary { target, package } => write!(
+                f,
+                "#[rbac] in target `{target}` of package `{package}`, which the generator \
+                 cannot link"
+            ),
+            Reason::NotReached { package } => write!(
+                f,
+                "#[rbac] in a file of package `{package}` that no `mod` or `include!` the scan \
+                 can follow leads to"
+            ),
+            Reason::NotLinked { krate } => write!(
+                f,
+                "#[rbac] in crate `{krate}`, which the generator does not link"
+            ),
+            Reason::FileUnparsable(why) => write!(
+                f,
+                "#[rbac] in a file that does not parse ({why}): the scan cannot tell whether it \
+                 stands in a macro's input"
+            ),
+            Reason::UnscannedCrate { krate, item } => write!(
+                f,
+                "the last build's #[rbac] on `{item}` is in crate `{krate}`, which the scan \
+                 does not read (scan = false or scan-exclude): only a rebuild sees its edits"
+            ),
+            Reason::Scan(text) => write!(f, "{text}"),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// The text of [`Error::FromSource`].
+pub(crate) fn refused(refusals: &[Refusal]) -> String {
+    let mut text = format!(
+        "--rbac-from-source: {} problem(s) only the compiler can settle (nothing was written; \
+         run `cargo run -p codegen`, which rebuilds the generator and reads them as the \
+         compiler does):",
+        refusals.len()
+    );
+    for refusal in refusals {
+        text.push_str(&format!("\n  - {refusal}"));
+    }
+    text
+}
+
+/// A warning of a run from the sources: a CRD or webhook file it left as it is, although the
+/// last build generates it otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+#[error(
+    "{} {}; --rbac-from-source writes only the roles and the deploy bundle: run `cargo run -p \
+     codegen` to regenerate it",
+    path.display(),
+    if *missing { "is missing (the last build generates it)" }
+    else { "was left as it is, but the last build generates it otherwise" }
+)]
+pub struct LeftAsItIs {
+    /// The file.
+    pub path: PathBuf,
+    /// It does not exist (else: its content differs).
+    pub missing: bool,
+}
+
+/// The content of a file the full run generates and a run from the sources leaves as it is:
+/// the file's current text, or (missing) the last build's, with a warning if they differ.
+pub(crate) fn left_as_it_is(
+    path: &Path,
+    generated: String,
+    warnings: &mut Vec<crate::Warning>,
+) -> String {
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            if text != generated {
+                warnings.push(crate::Warning::LeftAsItIs(LeftAsItIs {
+                    path: path.to_path_buf(),
+                    missing: false,
+                }));
+            }
+            text
+        }
+        Err(_) => {
+            warnings.push(crate::Warning::LeftAsItIs(LeftAsItIs {
+                path: path.to_path_buf(),
+                missing: true,
+            }));
+            generated
+        }
+    }
+}
+
+/// The registry a rebuild would make, read from the sources.
+struct Read {
+    /// The scanned crates' entries, from the sources.
+    from_sources: Vec<RbacEntry>,
+    /// The other crates' entries, from the last build (crates outside the workspace).
+    kept: Vec<&'static RbacEntry>,
+    /// Attributes in the sources the last build does not have as they are now.
+    new_or_changed: usize,
+    /// Attributes of the last build the sources no longer have as they were.
+    gone: usize,
+}
+
+/// Runs the generator with the `#[rbac]` entries read from the workspace's sources instead of
+/// this binary's registry.
+pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
+    let mut timings = Timings::from_env();
+    let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
+    timings.lap("cargo metadata");
+    let scan = workspace.scan();
+    timings.lap("scan");
+    let last_build = registry::rbac_entries();
+    let linked = registry::linked_crates();
+    let read = read_entries(&workspace, &scan, &last_build, &linked).map_err(Error::FromSource)?;
+    timings.lap("read the attributes");
+    let webhooks = Webhooks {
+        webhooks: &registry::webhook_entries(),
+        configurations: &registry::webhook_configuration_entries(),
+    };
+    let before = Before {
+        metadata: Some(workspace.metadata),
+        warnings: Vec::new(),
+        timings,
+    };
+    let mut report = crate::generate(
+        &read.entries(),
+        &registry::crd_entries(),
+        webhooks,
+        &linked,
+        opts,
+        before,
+        OtherFiles::LeaveAsTheyAre,
+    )?;
+    report.summary.push('\n');
+    report.summary.push_str(&read.note(&opts.file_name));
+    Ok(report)
+}
+
+impl Read {
+    /// Every entry, sorted by source as the registry's are.
+    fn entries(&self) -> Vec<&RbacEntry> {
+        let mut entries: Vec<&RbacEntry> = self
+            .from_sources
+            .iter()
+            .chain(self.kept.iter().copied())
+            .collect();
+        entries.sort_by(|a, b| a.source.cmp(&b.source));
+        entries
+    }
+
+    /// What the run did, and what it could not: for the user's next step.
+    fn note(&self, file_name: &str) -> String {
+        let mut note = format!(
+            "{file_name} from the sources ({} #[rbac] attribute(s)",
+            self.from_sources.len()
+        );
+        if !self.kept.is_empty() {
+            note.push_str(&format!(
+                ", and {} of crates outside the workspace as the last build has them",
+                self.kept.len()
+            ));
+        }
+        note.push(')');
+        if self.new_or_changed + self.gone == 0 {
+            note.push_str(
+                ", the same as the last build's; CRDs and webhooks are left as they are (run \
+                 `cargo run -p codegen` after editing types)",
+            );
+        } else {
+            note.push_str(&format!(
+                "; {} differ from the last build ({} new or changed, {} gone): run `cargo run \
+                 -p codegen` to verify, and to regenerate CRDs and webhooks",
+                self.new_or_changed + self.gone,
+                self.new_or_changed,
+                self.gone
+            ));
+        }
+        note
+    }
+}
+
+/// The path of a file as `file!()` spells it for a workspace member: relative to the
+/// workspace root.
+fn as_file_macro(file: &Path, root: &Path) -> String {
+    file.strip_prefix(root)
+        .unwrap_or(file)
+        .display()
+        .to_string()
+}
+
+/// An entry's file and attribute, without its line: what "the same attribute" means when lines
+/// shift.
+fn content(e: &RbacEntry) -> (&str, &kube_markers_core::model::RbacMarker) {
+    (&e.source.file, &e.marker)
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn read_entries(
+    workspace: &Workspace,
+    scan: &ScanReport,
+    last_build: &[&'static RbacEntry],
+    linked: &[&str],
+) -> Result<Read, Vec<Refusal>> {
+    let mut refusals: Vec<Refusal> = scan
+        .errors
+        .iter()
+        .chain(&scan.warnings)
+        .map(|text| Refusal {
+            place: None,
+            reason: Reason::Scan(text.clone()),
+        })
+        .collect();
+    let root = &workspace.root;
+    let scanned: HashSet<&str> = workspace
+        .packages
+        .iter()
+        .map(|p| p.lib_crate.as_str())
+        .collect();
+
+    // The last build's entries by place, for the module path and item of an attribute that
+    // did not move.
+    let mut by_place: HashMap<(String, usize, usize), &'static RbacEntry> = HashMap::new();
+    let canonical_root = canonical(root);
+    let mut kept = Vec::new();
+    for entry in last_build {
+        if scanned.contains(entry.source.crate_name()) {
+            by_place.insert(
+                (
+                    entry.source.file.to_string(),
+                    entry.source.line as usize,
+                    entry.source.column as usize,
+                ),
+                entry,
+            );
+            continue;
+        }
+        let file = Path::new(&*entry.source.file);
+        let inside = if file.is_absolute() {
+            canonical(file).starts_with(&canonical_root)
+        } else {
+            root.join(file).exists()
+        };
+        if inside {
+            refusals.push(Refusal {
+                place: Some(Place {
+                    file: entry.source.file.to_string(),
+                    line: entry.source.line as usize,
+                    column: Some(entry.source.column as usize),
+                }),
+                reason: Reason::UnscannedCrate {
+                    krate: entry.source.crate_name().to_string(),
+                    item: entry.source.item.to_string(),
+                },
+            });
+        } else {
+            kept.push(*entry);
+        }
+    }
+
+    let cfgs = workspace.cfg_env();
+    let mut files: BTreeMap<PathBuf, Result<FileFacts, String>> = BTreeMap::new();
+    let through_macros = declared_in_macro_inputs(workspace, linked, &mut files);
+    let mut entries: Vec<RbacEntry> = Vec::new();
+    for attr in scan.attrs.iter().filter(|a| a.kind == AttrKind::Rbac) {
+        let file = as_file_macro(&attr.file, root);
+        let place = Place {
+            file: file.clone(),
+            line: attr.line,
+            column: Some(attr.column),
+        };
+        let refuse = |reason: Reason| Refusal {
+            place: Some(place.clone()),
+            reason,
+        };
+        let facts = files
+            .entry(attr.file.clone())
+            .or_insert_with(|| FileFacts::read(&attr.file));
+        let through_macro = through_macros.iter().find(|(led_to, _)| {
+            led_to
+                .iter()
+                .any(|to| attr.file == *to || (to.is_dir() && attr.file.starts_with(to)))
+        });
+        let verdict = included(attr, linked, &cfgs, facts).and_then(|item| match through_macro {
+            Some((_, reason)) => Err(reason.clone()),
+            None => Ok(item),
+        });
+        match verdict {
+            Err(reason) => refusals.push(refuse(reason)),
+            Ok(item) => match parse(attr) {
+                Err(messages) => {
+                    refusals.extend(messages.into_iter().map(|(at, message)| Refusal {
+                        place: Some(Place {
+                            file: file.clone(),
+                            line: at.0,
+                            column: Some(at.1),
+                        }),
+                        reason: Reason::Invalid(message),
+                    }))
+                }
+                Ok(marker) => {
+                    let last = by_place.get(&(file.clone(), attr.line, attr.column));
+                    let module_path: Text = match last {
+                        Some(e) => e.source.module_path.clone(),
+                        None => attr.krate.clone().into(),
+                    };
+                    let item: Text = match (last, item) {
+                        (_, Some(item)) => item.into(),
+                        (Some(e), None) => e.source.item.clone(),
+                        (None, None) => "?".into(),
+                    };
+                    let source = Source::new(
+                        file,
+                        attr.line as u32,
+                        attr.column as u32,
+                        module_path,
+                        item,
+                    );
+                    entries.push(Attribute::new(marker, source, ""));
+                }
+            },
+        }
+    }
+    if !refusals.is_empty() {
+        return Err(refusals);
+    }
+
+    // What differs from the last build, places aside (lines shift with every edit above).
+    let mut last: HashMap<_, usize> = HashMap::new();
+    for entry in last_build
+        .iter()
+        .filter(|e| scanned.contains(e.source.crate_name()))
+    {
+        *last.entry(content(entry)).or_default() += 1;
+    }
+    let mut new_or_changed = 0;
+    for entry in &entries {
+        match last.get_mut(&content(entry)) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => new_or_changed += 1,
+        }
+    }
+    let gone: usize = last.values().sum();
+
+    Ok(Read {
+        from_sources: entries,
+        kept,
+        new_or_changed,
+        gone,
+    })
+}
+
+/// Whether the build compiles `attr` into the generator, as far as the sources tell for
+/// certain; `Ok` with the annotated item's name (if the file says), `Err` with why the
+/// compiler alone can tell.
+fn included(
+    attr: &FoundAttr,
+    linked: &[&str],
+    cfgs: &CfgEnv,
+    facts: &Result<FileFacts, String>,
+) -> Result<Option<String>, Reason> {
+    match attr.target.as_deref() {
+        None => {
+            return Err(Reason::NotReached {
+                package: attr.package.clone(),
+            });
+        }
+        Some("lib") => {}
+        Some(target) => {
+            return Err(Reason::NotInLibrary {
+                target: target.to_string(),
+                package: attr.package.clone(),
+            });
+        }
+    }
+    if !linked.contains(&attr.krate.as_str()) {
+        return Err(Reason::NotLinked {
+            krate: attr.krate.clone(),
+        });
+    }
+    if !attr.cfgs.is_empty() {
+        let shown = || {
+            attr.cfgs
+                .iter()
+                .map(|c| format!("cfg({c})"))
+                .collect::<Vec<_>>()
+                .join("` and `")
+        };
+        if attr.cfgs.iter().any(names_a_feature) {
+            return Err(Reason::CfgFeature { cfgs: shown() });
+        }
+        match cfgs.eval_all(&attr.cfgs, &attr.package) {
+            Truth::True => {}
+            Truth::False(why) => return Err(Reason::CfgOff { cfgs: shown(), why }),
+            Truth::Unknown(why) => return Err(Reason::CfgUnknown { cfgs: shown(), why }),
+        }
+    }
+    let facts = facts
+        .as_ref()
+        .map_err(|e| Reason::FileUnparsable(e.clone()))?;
+    let at = LineColumn {
+        line: attr.line,
+        column: attr.column - 1,
+    };
+    if facts.in_macro_input(at) {
+        return Err(Reason::InMacroInput);
+    }
+    Ok(facts.item_at(at))
+}
+
+fn names_a_feature(cfg: &Cfg) -> bool {
+    match cfg {
+        Cfg::All(items) | Cfg::Any(items) => items.iter().any(names_a_feature),
+        Cfg::Not(inner) => names_a_feature(inner),
+        Cfg::KeyValue(key, _) => key == "feature",
+        Cfg::Name(_) | Cfg::Literal(_) => false,
+    }
+}
+
+/// An error of the macro's parser: where it points in the file (line, 1-based column), and its
+/// message.
+type ParseError = ((usize, usize), String);
+
+/// `attr`'s arguments as the macro parses and validates them; else each error's place in the
+/// file (line, 1-based column) and message, as the compiler would show them.
+fn parse(attr: &FoundAttr) -> Result<kube_markers_core::model::RbacMarker, Vec<ParseError>> {
+    let whole = || (attr.line, attr.column);
+    let tokens: proc_macro2::TokenStream = attr
+        .args
+        .parse()
+        .map_err(|e: proc_macro2::LexError| vec![(whole(), e.to_string())])?;
+    kube_markers_core::rbac::parse_marker(tokens).map_err(|errors| {
+        // The arguments' text starts after the attribute's `(`; an error's span counts from
+        // there. Where the text is not found as written, the attribute's place stands in.
+        let start = args_start(attr);
+        errors
+            .into_iter()
+            .map(|e| {
+                let at = match start {
+                    Some((line, column)) => {
+                        let p = e.span().start();
+                        if p.line == 1 {
+                            (line, column + p.column)
+                        } else {
+                            (line + p.line - 1, p.column + 1)
+                        }
+                    }
+                    None => whole(),
+                };
+                (at, e.to_string())
+            })
+            .collect()
+    })
+}
+
+/// Where `attr`'s arguments start in its file (line, 1-based column).
+fn args_start(attr: &FoundAttr) -> Option<(usize, usize)> {
+    let text = std::fs::read_to_string(&attr.file).ok()?;
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(attr.line - 1)
+        .map(str::len)
+        .sum();
+    let from = line_start
+        + text[line_start..]
+            .char_indices()
+            .nth(attr.column - 1)
+            .map(|(i, _)| i)?;
+    let at = from + text[from..].find(attr.args.as_str())?;
+    let line = text[..at].matches('\n').count() + 1;
+    let column = text[..at]
+        .rsplit('\n')
+        .next()
+        .map_or(0, |l| l.chars().count())
+        + 1;
+    Some((line, column))
+}
+
+/// What the file's syntax tree tells about the places of its attributes: the macro inputs
+/// (token ranges, attributes in them are the macro's to place), and the items attributes
+/// stand on with their names as the macro registers them.
+struct FileFacts {
+    macro_inputs: Vec<(LineColumn, LineColumn)>,
+    items: Vec<((LineColumn, LineColumn), String)>,
+    /// What macro inputs declare that leads the scan to other files, with its line.
+    declared: Vec<(Declared, usize)>,
+}
+
+/// A declaration in a macro's input that the scan follows to another file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Declared {
+    /// `mod x;`
+    Mod(String),
+    /// `#[path = "..."]` (on a `mod`).
+    Path(String),
+    /// `include!("...")`
+    Include(String),
+}
+
+impl FileFacts {
+    fn read(file: &Path) -> Result<FileFacts, String> {
+        let text = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
+        let tree = syn::parse_file(&text).map_err(|e| {
+            let at = e.span().start();
+            format!("{}:{}: {e}", at.line, at.column + 1)
+        })?;
+        let mut facts = FileFacts {
+            macro_inputs: Vec::new(),
+            items: Vec::new(),
+            declared: Vec::new(),
+        };
+        syn::visit::Visit::visit_file(&mut facts, &tree);
+        Ok(facts)
+    }
+
+    fn in_macro_input(&self, at: LineColumn) -> bool {
+        self.macro_inputs
+            .iter()
+            .any(|(from, to)| position(*from) < position(at) && position(at) < position(*to))
+    }
+
+    fn item_at(&self, at: LineColumn) -> Option<String> {
+        self.items
+            .iter()
+            .find(|((from, to), _)| position(*from) <= position(at) && position(at) < position(*to))
+            .map(|(_, name)| name.clone())
+    }
+
+    fn item(&mut self, attrs: &[syn::Attribute], name: impl Fn() -> String) {
+        for attr in attrs {
+            let range = (
+                attr.pound_token.span.start(),
+                attr.bracket_token.span.close().end(),
+            );
+            self.items.push((range, name()));
+        }
+    }
+}
+
+/// `mod x;`, `#[path = "..."]` and `include!("...")` anywhere in a macro's input (the scan
+/// follows them).
+fn declarations(tokens: proc_macro2::TokenStream, out: &mut Vec<(Declared, usize)>) {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(g) => declarations(g.stream(), out),
+            TokenTree::Ident(id) if id == "mod" => {
+                if let (Some(TokenTree::Ident(name)), Some(TokenTree::Punct(semi))) =
+                    (trees.get(i + 1), trees.get(i + 2))
+                    && semi.as_char() == ';'
+                {
+                    out.push((Declared::Mod(self::name(name)), id.span().start().line));
+                }
+            }
+            TokenTree::Punct(pound) if pound.as_char() == '#' => {
+                if let Some(TokenTree::Group(g)) = trees.get(i + 1)
+                    && let Ok(syn::Meta::NameValue(meta)) = syn::parse2::<syn::Meta>(g.stream())
+                    && meta.path.is_ident("path")
+                    && let syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(lit),
+                        ..
+                    }) = &meta.value
+                {
+                    out.push((Declared::Path(lit.value()), pound.span().start().line));
+                }
+            }
+            TokenTree::Ident(id) if id == "include" => {
+                if let (Some(TokenTree::Punct(bang)), Some(TokenTree::Group(g))) =
+                    (trees.get(i + 1), trees.get(i + 2))
+                    && bang.as_char() == '!'
+                {
+                    let path = syn::parse2::<syn::LitStr>(g.stream())
+                        .map(|lit| lit.value())
+                        .unwrap_or_default();
+                    out.push((Declared::Include(path), id.span().start().line));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The `mod x;`, `#[path]`s and `include!`s in macro inputs of the linked libraries' files,
+/// each with the files it may lead the scan to (a directory: any file under it), and the
+/// refusal of an attribute in one of them.
+fn declared_in_macro_inputs(
+    workspace: &Workspace,
+    linked: &[&str],
+    files: &mut BTreeMap<PathBuf, Result<FileFacts, String>>,
+) -> Vec<(Vec<PathBuf>, Reason)> {
+    let mut found = Vec::new();
+    for package in &workspace.packages {
+        if !linked.contains(&package.lib_crate.as_str()) {
+            continue;
+        }
+        for (target, root) in &package.targets {
+            if target != "lib" {
+                continue;
+            }
+            let Some(src) = root.parent() else { continue };
+            for file in rust_files(src) {
+                let Ok(text) = std::fs::read_to_string(&file) else {
+                    continue;
+                };
+                // Only a file with a macro that names a module or an include can declare one.
+                if !(text.contains('!') && (text.contains("mod") || text.contains("include"))) {
+                    continue;
+                }
+                let facts = files
+                    .entry(file.clone())
+                    .or_insert_with(|| FileFacts::read(&file));
+                let Ok(facts) = facts else { continue };
+                let here = file.parent().unwrap_or(src);
+                // `lib.rs`, `main.rs` and `mod.rs` hold their children beside them; `x.rs`
+                // in `x/`.
+                let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+                let children = if file == *root || stem == "mod" {
+                    here.to_path_buf()
+                } else {
+                    here.join(stem)
+                };
+                for (declared, line) in &facts.declared {
+                    let at = format!("{}:{line}", as_file_macro(&file, &workspace.root));
+                    let (led_to, what) = match declared {
+                        Declared::Mod(name) => (
+                            vec![
+                                children.join(format!("{name}.rs")),
+                                children.join(name).join("mod.rs"),
+                                children.join(name),
+                            ],
+                            format!("`mod {name};`"),
+                        ),
+                        // Relative to the declaring file's directory, or inside inline modules
+                        // to theirs: both count.
+                        Declared::Path(path) => (
+                            vec![here.join(path), children.join(path)],
+                            format!("`#[path = {path:?}]`"),
+                        ),
+                        Declared::Include(path) => {
+                            (vec![here.join(path)], "an `include!`".to_string())
+                        }
+                    };
+                    found.push((led_to, Reason::ThroughMacroInput { what, at }));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// An identifier as the macro names the item: without `r#`.
+fn name(ident: &syn::Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").unwrap_or(&text).to_string()
+}
+
+fn position(p: LineColumn) -> (usize, usize) {
+    (p.line, p.column)
+}
+
+impl<'ast> syn::visit::Visit<'ast> for FileFacts {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let span = mac.delimiter.span();
+        self.macro_inputs
+            .push((span.open().start(), span.close().end()));
+        // A `macro_rules!` body is no module's text until expanded, and the scan does not
+        // follow it: files only it declares are reported unreached.
+        if !mac.path.is_ident("macro_rules") {
+            declarations(mac.tokens.clone(), &mut self.declared);
+        }
+    }
+
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        self.item(&item.attrs, || name(&item.sig.ident));
+        syn::visit::visit_item_fn(self, item);
+    }
+
+    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+        self.item(&item.attrs, || name(&item.sig.ident));
+        syn::visit::visit_impl_item_fn(self, item);
+    }
+
+    fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
+        self.item(&item.attrs, || name(&item.sig.ident));
+        syn::visit::visit_trait_item_fn(self, item);
+    }
+
+    fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
+        self.item(&item.attrs, || name(&item.ident));
+        syn::visit::visit_item_struct(self, item);
+    }
+
+    fn visit_item_enum(&mut self, item: &'ast syn::ItemEnum) {
+        self.item(&item.attrs, || name(&item.ident));
+        syn::visit::visit_item_enum(self, item);
+    }
+
+    fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
+        self.item(&item.attrs, || name(&item.ident));
+        syn::visit::visit_item_const(self, item);
+    }
+
+    fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+        self.item(&item.attrs, || kube_markers_core::rbac::impl_name(item));
+        syn::visit::visit_item_impl(self, item);
+    }
+}
+
+#[cfg(test)]
+mod tests;

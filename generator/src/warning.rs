@@ -1,0 +1,39 @@
+//! What a run found worth a look without stopping: each warning typed by where it comes from.
+
+use crate::bundle::BundleWarning;
+use crate::crosscheck::Finding;
+use crate::output::write::FileWarning;
+use crate::webhook::WebhookWarning;
+
+/// A warning of a run ([`crate::Report::warnings`]); `--deny-warnings` refuses the run with
+/// any.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Warning {
+    /// The sources and the registry: an attribute the build leaves out, on purpose.
+    #[error(transparent)]
+    CrossCheck(Finding),
+    /// Rule merges where controller-gen would keep one of the colliding rules at random.
+    #[error(
+        "{count} rule merge(s) collided: controller-gen would keep only one of the colliding \
+         rules (at random) for these attributes, so its output would differ from this one, \
+         which keeps the verbs of both"
+    )]
+    Collisions {
+        /// How many merges collided.
+        count: usize,
+    },
+    /// The webhook configurations.
+    #[error(transparent)]
+    Webhook(WebhookWarning),
+    /// The deploy bundle.
+    #[error(transparent)]
+    Bundle(BundleWarning),
+    /// `--rbac-from-source` left a CRD or webhook file as it is, though the last build
+    /// generates it otherwise.
+    #[error(transparent)]
+    LeftAsItIs(crate::from_source::LeftAsItIs),
+    /// The files of earlier runs and their ledgers.
+    #[error(transparent)]
+    Files(FileWarning),
+}

@@ -1,0 +1,225 @@
+//! The CRDs of the registered `#[kube_markers::crd]` types: each entry's function is
+//! kube-derive's `CustomResourceExt::crd` (its schema already patched by the `#[k8s]` markers
+//! through [`SchemaPatch`]). One merge, shared by the generator and the running operator, calls
+//! them, applies the root rules and merges the versions of one group and kind as
+//! controller-gen does ([`merge`]). The generator checks what it returns against the API
+//! server's rules before writing it; the operator installs it from code.
+
+mod patch;
+mod problem;
+
+pub use patch::{SchemaPatch, apply as apply_patch};
+pub use problem::{CrdProblem, CrdType, SchemaProblem};
+
+use crate::CrdEntry;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The annotation that says which generator wrote a CRD (as controller-gen's
+/// `controller-gen.kubebuilder.io/version`).
+pub const VERSION_ANNOTATION: &str = "kube-markers/version";
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "(no message)".into())
+}
+
+/// One registered type and the CRD kube-derive built for it (root rules applied).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Built<'a> {
+    /// The entry.
+    pub entry: &'a CrdEntry,
+    /// Its CRD: one version, the type's.
+    pub crd: CustomResourceDefinition,
+}
+
+/// Builds one entry's CRD: kube-derive's, with the root rules applied.
+// Called once per registered type, and its errors are collected: their size costs nothing.
+#[allow(clippy::result_large_err)]
+fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, CrdProblem> {
+    let ty = || CrdType::of(entry);
+    // kube-derive panics on schemas it cannot express (internally or adjacently tagged enums,
+    // enums mixing unit and data variants); turn that into an error naming the type. (The
+    // panic hook, which is global, is left alone: the raw message also reaches stderr.)
+    let mut crd =
+        std::panic::catch_unwind(entry.crd).map_err(|payload| CrdProblem::KubeDerive {
+            ty: ty(),
+            message: panic_message(&*payload),
+        })?;
+    let root_patch = |error| CrdProblem::RootPatch {
+        ty: ty(),
+        error: Arc::new(error),
+    };
+    let patch: Value = serde_json::from_str(entry.root_patch).map_err(root_patch)?;
+    if patch.as_object().is_some_and(|p| !p.is_empty()) {
+        for version in &mut crd.spec.versions {
+            let Some(schema) = version
+                .schema
+                .as_mut()
+                .and_then(|s| s.open_api_v3_schema.as_mut())
+            else {
+                continue;
+            };
+            let mut json = serde_json::to_value(&*schema).map_err(root_patch)?;
+            if let Some(node) = json.as_object_mut() {
+                apply_patch(&patch, node);
+            }
+            *schema = serde_json::from_value(json).map_err(root_patch)?;
+        }
+    }
+    Ok(crd)
+}
+
+/// One group and kind, merged: the CRD and what stands in its way.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct MergedKind<'a> {
+    /// The CRD, versions merged.
+    pub crd: CustomResourceDefinition,
+    /// The types it was merged from, in source order.
+    pub built: Vec<Built<'a>>,
+    /// Why these types do not make one CRD (names or scope that disagree, storage versions,
+    /// a version twice): the CRD above is then only a best effort.
+    pub problems: Vec<CrdProblem>,
+}
+
+/// The merge that the generator and the running operator share: each entry's CRD built
+/// (kube-derive's, with the root rules), grouped by group and kind, and merged as
+/// controller-gen merges versions. Returns the kinds and the entries that could not be built.
+pub fn merge<'a>(entries: &[&'a CrdEntry]) -> (Vec<MergedKind<'a>>, Vec<CrdProblem>) {
+    let mut errors = Vec::new();
+    let mut sorted: Vec<&CrdEntry> = entries.to_vec();
+    sorted.sort_by(|a, b| (&a.source, a.type_name).cmp(&(&b.source, b.type_name)));
+    let mut groups: BTreeMap<(String, String), Vec<Built>> = BTreeMap::new();
+    for entry in sorted {
+        match build(entry) {
+            Ok(crd) => groups
+                .entry((crd.spec.group.clone(), crd.spec.names.kind.clone()))
+                .or_default()
+                .push(Built { entry, crd }),
+            Err(e) => errors.push(e),
+        }
+    }
+    let kinds = groups
+        .into_iter()
+        .map(|((group, kind), built)| {
+            let (crd, problems) = merge_kind(&group, &kind, &built);
+            MergedKind {
+                crd,
+                built,
+                problems,
+            }
+        })
+        .collect();
+    (kinds, errors)
+}
+
+fn merge_kind(
+    group: &str,
+    kind: &str,
+    built: &[Built],
+) -> (CustomResourceDefinition, Vec<CrdProblem>) {
+    let mut errors = Vec::new();
+    let first = &built[0];
+    let names = &first.crd.spec.names;
+    for other in &built[1..] {
+        let b = &other.crd.spec.names;
+        let mut differ = |what: &'static str, x: String, y: String| {
+            if x != y {
+                errors.push(CrdProblem::NamesDisagree {
+                    group: group.to_string(),
+                    kind: kind.to_string(),
+                    what,
+                    first: CrdType::of(first.entry),
+                    first_value: x,
+                    other: CrdType::of(other.entry),
+                    other_value: y,
+                });
+            }
+        };
+        differ("plural", names.plural.clone(), b.plural.clone());
+        differ(
+            "singular",
+            format!("{:?}", names.singular),
+            format!("{:?}", b.singular),
+        );
+        differ(
+            "shortNames",
+            format!("{:?}", names.short_names),
+            format!("{:?}", b.short_names),
+        );
+        differ(
+            "categories",
+            format!("{:?}", names.categories),
+            format!("{:?}", b.categories),
+        );
+        differ(
+            "scope",
+            first.crd.spec.scope.clone(),
+            other.crd.spec.scope.clone(),
+        );
+    }
+
+    let mut versions = Vec::new();
+    let mut seen: BTreeMap<String, CrdType> = BTreeMap::new();
+    for b in built {
+        for v in &b.crd.spec.versions {
+            if let Some(prev) = seen.insert(v.name.clone(), CrdType::of(b.entry)) {
+                errors.push(CrdProblem::VersionTwice {
+                    group: group.to_string(),
+                    kind: kind.to_string(),
+                    version: v.name.clone(),
+                    first: prev,
+                    second: CrdType::of(b.entry),
+                });
+            }
+            let mut v = v.clone();
+            v.storage = built.len() == 1 || b.entry.storage;
+            versions.push(v);
+        }
+    }
+    let storage: Vec<CrdType> = built
+        .iter()
+        .filter(|b| b.entry.storage)
+        .map(|b| CrdType::of(b.entry))
+        .collect();
+    if built.len() > 1 && storage.len() != 1 {
+        let (group, kind) = (group.to_string(), kind.to_string());
+        errors.push(if storage.is_empty() {
+            CrdProblem::NoStorageVersion {
+                group,
+                kind,
+                types: built.iter().map(|b| CrdType::of(b.entry)).collect(),
+            }
+        } else {
+            CrdProblem::SeveralStorageVersions {
+                group,
+                kind,
+                storage,
+            }
+        });
+    }
+    // controller-gen orders versions by name.
+    versions.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let mut crd = first.crd.clone();
+    crd.spec.versions = versions;
+    if crd.spec.names.list_kind.is_none() {
+        crd.spec.names.list_kind = Some(format!("{kind}List"));
+    }
+    crd.metadata.name = Some(format!("{}.{group}", crd.spec.names.plural));
+    crd.metadata
+        .annotations
+        .get_or_insert_with(BTreeMap::new)
+        .insert(
+            VERSION_ANNOTATION.into(),
+            format!("v{}", env!("CARGO_PKG_VERSION")),
+        );
+    (crd, errors)
+}

@@ -1,0 +1,238 @@
+//! Why a CRD cannot be made: one variant per problem, each naming the Rust type (and where its
+//! `#[kube_markers::crd]` stands), the group and kind, and the version or schema path at fault.
+
+use crate::{CrdEntry, Source};
+use std::fmt;
+use std::sync::Arc;
+
+/// A `#[kube_markers::crd]` type: its name and where its attribute stands.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct CrdType {
+    /// The kind's type (`MyDatabase`), as the entry names it.
+    pub type_name: &'static str,
+    /// Where `#[kube_markers::crd]` stands.
+    pub source: Source,
+}
+
+impl CrdType {
+    /// The type `type_name`, whose attribute stands at `source`.
+    pub fn new(type_name: &'static str, source: Source) -> Self {
+        CrdType { type_name, source }
+    }
+
+    /// The type of a registered entry.
+    pub fn of(entry: &CrdEntry) -> CrdType {
+        CrdType {
+            type_name: entry.type_name,
+            source: entry.source.clone(),
+        }
+    }
+}
+
+impl fmt::Display for CrdType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{} ({})",
+            self.source.file, self.source.line, self.type_name
+        )
+    }
+}
+
+/// `a, b, c`.
+struct Joined<'a, T>(&'a [T]);
+
+impl<T: fmt::Display> fmt::Display for Joined<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, item) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{item}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why the registered types do not make a CRD, or one the API server would accept.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum CrdProblem {
+    /// kube-derive's `CustomResourceExt::crd` panicked (a schema it cannot express).
+    #[error(
+        "{ty}: kube-derive could not build the CRD: {message}. Internally or adjacently tagged \
+         enums (#[serde(tag = ...)]) and enums mixing unit and data variants have no CRD schema; \
+         use an externally tagged enum, or a struct with optional fields and \
+         #[k8s(exactly_one_of = [...])]"
+    )]
+    KubeDerive {
+        /// The type.
+        ty: CrdType,
+        /// The panic's message.
+        message: String,
+    },
+    /// The root rules of `#[kube_markers::crd(validation(...))]`, as the macro registered them,
+    /// are not a JSON object, or the patched schema no longer reads as a schema.
+    #[error("{ty}: invalid root patch (a kube-markers bug)")]
+    RootPatch {
+        /// The type.
+        ty: CrdType,
+        /// Why it does not read.
+        #[source]
+        error: Arc<serde_json::Error>,
+    },
+    /// Two types of one group and kind disagree on its names or scope.
+    #[error(
+        "{group}/{kind}: {first} and {other} disagree on {what}: {first_value} vs \
+         {other_value}; every version of a kind must have the same names and scope"
+    )]
+    NamesDisagree {
+        /// The CRD's group.
+        group: String,
+        /// The CRD's kind.
+        kind: String,
+        /// `plural`, `singular`, `shortNames`, `categories` or `scope`.
+        what: &'static str,
+        /// The first type.
+        first: CrdType,
+        /// Its value.
+        first_value: String,
+        /// The type that disagrees.
+        other: CrdType,
+        /// Its value.
+        other_value: String,
+    },
+    /// The group or plural is not a name the API server accepts (and would not make a plain
+    /// file name: `<group>_<plural>.yaml` must stay in its directory).
+    #[error(
+        "{ty}: {field} {value:?} is not valid: {why} (the API server requires a DNS-1123 \
+         {shape})",
+        shape = if *field == "group" { "subdomain with at least one dot" } else { "label" }
+    )]
+    InvalidName {
+        /// The type.
+        ty: CrdType,
+        /// `group` or `plural`.
+        field: &'static str,
+        /// The value.
+        value: String,
+        /// Why it is not valid.
+        why: String,
+    },
+    /// Two types define the same version of a kind.
+    #[error("{group}/{kind}: version {version} is defined twice, by {first} and {second}")]
+    VersionTwice {
+        /// The CRD's group.
+        group: String,
+        /// The CRD's kind.
+        kind: String,
+        /// The version.
+        version: String,
+        /// The first type that defines it.
+        first: CrdType,
+        /// The second.
+        second: CrdType,
+    },
+    /// A kind with several versions marks none as the storage version.
+    #[error(
+        "{group}/{kind} has {} versions ({}) and none is the storage version: mark exactly one \
+         with #[kube_markers::crd(storage)]", types.len(), Joined(types)
+    )]
+    NoStorageVersion {
+        /// The CRD's group.
+        group: String,
+        /// The CRD's kind.
+        kind: String,
+        /// Its types, one per version.
+        types: Vec<CrdType>,
+    },
+    /// A kind marks several versions as the storage version.
+    #[error(
+        "{group}/{kind} has {} storage versions ({}): exactly one may be",
+        storage.len(), Joined(storage)
+    )]
+    SeveralStorageVersions {
+        /// The CRD's group.
+        group: String,
+        /// The CRD's kind.
+        kind: String,
+        /// The types marked `#[kube_markers::crd(storage)]`.
+        storage: Vec<CrdType>,
+    },
+    /// The API server would reject a version's schema (found by the generator's checks, with
+    /// the `codegen` feature).
+    #[error("{group}/{kind} ({ty}): version {version}: {problem}")]
+    Schema {
+        /// The CRD's group.
+        group: String,
+        /// The CRD's kind.
+        kind: String,
+        /// The version.
+        version: String,
+        /// The type of that version.
+        ty: CrdType,
+        /// What is wrong, and where in the schema.
+        problem: SchemaProblem,
+    },
+}
+
+impl CrdProblem {
+    /// The type the problem is about (the first one, when it is about several).
+    pub fn crd_type(&self) -> Option<&CrdType> {
+        match self {
+            CrdProblem::KubeDerive { ty, .. }
+            | CrdProblem::RootPatch { ty, .. }
+            | CrdProblem::Schema { ty, .. }
+            | CrdProblem::InvalidName { ty, .. } => Some(ty),
+            CrdProblem::NamesDisagree { first, .. } | CrdProblem::VersionTwice { first, .. } => {
+                Some(first)
+            }
+            CrdProblem::NoStorageVersion { types, .. } => types.first(),
+            CrdProblem::SeveralStorageVersions { storage, .. } => storage.first(),
+        }
+    }
+}
+
+/// Something in a version of a CRD that the API server would reject: a schema node breaking a
+/// structural-schema rule, or a printer column, selectable field or scale path that does not
+/// fit the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SchemaProblem {
+    /// The schema node at fault, as a path (`spec.conditions[*].type`, `<root>`, `metadata`);
+    /// `None` when the problem is in the version's other fields, which `message` names.
+    pub path: Option<String>,
+    /// What is wrong, and how to fix it.
+    pub message: String,
+}
+
+// Made by the generator's checks.
+impl SchemaProblem {
+    /// A problem at the schema node `path`.
+    pub fn at(path: &str, message: String) -> SchemaProblem {
+        SchemaProblem {
+            path: Some(path.to_string()),
+            message,
+        }
+    }
+
+    /// A problem in the version's other fields, which `message` names.
+    pub fn version(message: String) -> SchemaProblem {
+        SchemaProblem {
+            path: None,
+            message,
+        }
+    }
+}
+
+impl fmt::Display for SchemaProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.path {
+            Some(path) => write!(f, "{path}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for SchemaProblem {}
