@@ -1,11 +1,14 @@
-use super::write::{Staging, check_file};
 use super::*;
 use crate::output::ledger;
+use crate::output::write::{Staging, check_file};
+use crate::pipeline::read_header;
 use crate::testing::{marker, rbac, texts, webhook, webhook_configuration};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_core::model::{Allow, WebhookClient, WebhookMarker};
 use kube_markers_registry::Source;
+use kube_markers_registry::{CrdEntry, WebhookEntry};
 use std::path::Path;
+use std::path::PathBuf;
 
 #[test]
 fn flags_parse_with_defaults_and_both_spellings() {

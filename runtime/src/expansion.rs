@@ -38,4 +38,3 @@ written_here! {
     webhook_written_here => "webhook",
     webhook_configuration_written_here => "webhook_configuration",
 }
-

@@ -4,10 +4,53 @@
 //! written.
 
 use crate::check::crd as structural;
+use crate::generate::Generated;
+use crate::output::write::Output;
+use crate::pipeline::Inputs;
+use crate::{Error, Options};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_registry::crd::{Built, CrdProblem, CrdType, merge};
 use kube_markers_registry::{CrdEntry, Source};
 use serde_json::Value;
+
+/// The CRD files (`--crd-out`, one `<group>_<plural>.yaml` per group and kind): every
+/// problem, of any type, refuses the run.
+pub fn generate(
+    inputs: &Inputs,
+    opts: &Options,
+    header: &str,
+) -> Result<Generated<Vec<GeneratedCrd>>, Error> {
+    if inputs.crds.is_empty() {
+        return Ok(Generated::default());
+    }
+    let crds = generate_crds(inputs.crds).map_err(Error::Crd)?;
+    let crd_dir = opts.crd_dir();
+    let files = crds
+        .iter()
+        .map(|crd| Output {
+            path: crd_dir.join(&crd.file_name),
+            content: render_crd(crd, header),
+            what: format!(
+                "the CRD {}",
+                crd.crd.metadata.name.as_deref().unwrap_or(&crd.file_name)
+            ),
+            option: "--crd-out",
+        })
+        .collect();
+    let versions: usize = crds.iter().map(|c| c.crd.spec.versions.len()).sum();
+    Ok(Generated {
+        summary: (!crds.is_empty())
+            .then(|| format!("{} CRD(s) with {versions} version(s)", crds.len())),
+        artifact: crds,
+        files,
+        warnings: Vec::new(),
+    })
+}
+
+/// A CRD file: the header, then the object after `---`.
+pub fn render_crd(crd: &GeneratedCrd, header: &str) -> String {
+    crate::output::yaml::render_documents(header, &[crd.to_value()])
+}
 
 /// One CRD ready to write.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,8 +9,55 @@
 //! directly, in the general path's key order, indentation and quoting; any other role takes
 //! the general path. Tests compare the two on every role they render.
 
+use crate::generate::Generated;
+use crate::output::write::Output;
 use crate::output::yaml::{is_plain_word, is_plain_word_char};
-use kube_markers_rbac::GeneratedRole;
+use crate::pipeline::Inputs;
+use crate::{Options, Warning};
+use kube_markers_rbac::{GeneratedRole, generate_roles_counting};
+
+/// The roles of the `#[rbac]` attributes, merged as controller-gen merges them, as `role.yaml`
+/// (`--out`, `--file-name`); nothing without attributes.
+pub fn generate(inputs: &Inputs, opts: &Options, header: &str) -> Generated<Vec<GeneratedRole>> {
+    if inputs.rbac.is_empty() {
+        return Generated::default();
+    }
+    let (roles, collisions) =
+        generate_roles_counting(inputs.rbac.iter().map(|e| &e.marker), &opts.role_name);
+    let warnings = if collisions > 0 {
+        vec![Warning::Collisions { count: collisions }]
+    } else {
+        Vec::new()
+    };
+    let file = Output {
+        path: opts.out_dir.join(&opts.file_name),
+        content: render_roles(&roles, header),
+        what: "the RBAC manifest".into(),
+        option: "--out",
+    };
+    Generated {
+        summary: Some(summarize(&roles, inputs.rbac.len())),
+        artifact: roles,
+        files: vec![file],
+        warnings,
+    }
+}
+
+/// `1 ClusterRole, 1 Role with 8 rules from 9 #[rbac] attributes`.
+fn summarize(roles: &[GeneratedRole], attributes: usize) -> String {
+    let cluster = roles.iter().filter(|r| r.is_cluster_role()).count();
+    let namespaced = roles.len() - cluster;
+    let rules: usize = roles.iter().map(|r| r.rules.len()).sum();
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    format!(
+        "{}, {} with {} from {}",
+        plural(cluster, "ClusterRole", "ClusterRoles"),
+        plural(namespaced, "Role", "Roles"),
+        plural(rules, "rule", "rules"),
+        plural(attributes, "#[rbac] attribute", "#[rbac] attributes"),
+    )
+}
 
 /// Appends the role's YAML document (without `---`) to `out` and returns `true` when every
 /// string in it has a direct form; otherwise leaves `out` as it was and returns `false`.

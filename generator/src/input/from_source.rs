@@ -15,9 +15,12 @@
 //! scan cannot follow; a crate the scan does not read) is refused, and the run writes nothing.
 
 use crate::check::crosscheck::Place;
+use crate::generate::Artifact;
 use crate::input::cfg::{CfgEnv, Truth};
 use crate::input::workspace::{AttrKind, FoundAttr, ScanReport, Workspace, rust_files};
-use crate::{Before, Error, Options, OtherFiles, Report, Timings, Webhooks};
+use crate::pipeline::{Collected, Inputs, Webhooks, generate_and_write};
+use crate::timings::Timings;
+use crate::{Error, Options, Report};
 use kube_markers_core::cfg::Cfg;
 use kube_markers_registry::{self as registry, Attribute, RbacEntry, Source, Text};
 use proc_macro2::LineColumn;
@@ -238,7 +241,9 @@ struct Read {
 }
 
 /// Runs the generator with the `#[rbac]` entries read from the workspace's sources instead of
-/// this binary's registry.
+/// this binary's registry: the same run as the registry's, with its CRDs and webhook manifests
+/// kept as they are (an `#[rbac]` edit cannot change them, and the last build's may be
+/// older than the sources).
 pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
     let mut timings = Timings::from_env();
     let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
@@ -249,27 +254,24 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
     let linked = registry::linked_crates();
     let read = read_entries(&workspace, &scan, &last_build, &linked).map_err(Error::FromSource)?;
     timings.lap("read the attributes");
-    let webhooks = Webhooks {
-        webhooks: &registry::webhook_entries(),
-        configurations: &registry::webhook_configuration_entries(),
+    let (webhooks, configurations) = (
+        registry::webhook_entries(),
+        registry::webhook_configuration_entries(),
+    );
+    let webhooks = Webhooks::new(&webhooks, &configurations);
+    let entries = read.entries();
+    let crds = registry::crd_entries();
+    let inputs = Inputs {
+        kept: &[Artifact::Crds, Artifact::Webhooks],
+        ..Inputs::new(&entries, &crds, webhooks, &linked)
     };
-    let before = Before {
+    let collected = Collected {
         metadata: Some(workspace.metadata),
         warnings: Vec::new(),
+        note: Some(read.note(&opts.file_name)),
         timings,
     };
-    let mut report = crate::generate(
-        &read.entries(),
-        &registry::crd_entries(),
-        webhooks,
-        &linked,
-        opts,
-        before,
-        OtherFiles::LeaveAsTheyAre,
-    )?;
-    report.summary.push('\n');
-    report.summary.push_str(&read.note(&opts.file_name));
-    Ok(report)
+    generate_and_write(&inputs, collected, opts)
 }
 
 impl Read {

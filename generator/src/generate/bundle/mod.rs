@@ -23,8 +23,10 @@ pub use kustomize::{KUSTOMIZATION, PINNED_DIR};
 pub use problem::{BundleProblem, BundleWarning};
 pub use roles::{BundleRole, LEADER_ELECTION_ROLE, METRICS_AUTH_ROLE, METRICS_READER_ROLE};
 
+use crate::generate::Generated;
 use crate::generate::crds::GeneratedCrd;
-use crate::{Error, Options};
+use crate::output::write::Output;
+use crate::{Error, IoAction, Options, Warning};
 use kube_markers_core::names::dns1123_subdomain;
 use kube_markers_rbac::GeneratedRole;
 use kube_markers_registry::RbacEntry;
@@ -369,36 +371,18 @@ fn check_names(id: &Identity, names: &[Named]) -> Vec<BundleProblem> {
     errors
 }
 
-/// What the bundle step decided: files to write, files of the previous bundle to remove, and
-/// warnings.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Plan {
-    /// Files to write (or check), with their full path.
-    pub files: Vec<File>,
-    /// Files of an earlier bundle that this run does not generate, with their full path
-    /// (existing ones only).
-    pub stale: Vec<PathBuf>,
-    /// Files of an earlier bundle to keep as they are (the identity could not be read), with
-    /// their full path.
-    pub kept: Vec<PathBuf>,
-    /// Things worth a look.
-    pub warnings: Vec<BundleWarning>,
-}
-
-/// Resolves the identity (flags, and unless `--no-scan` the workspace's `Cargo.toml`s),
-/// generates the bundle, and finds the previous bundle's files it replaces.
-///
-/// `metadata` is the workspace's `cargo metadata --no-deps`, as the scan read it; `None` with
-/// `--no-scan`: then only flags can say what the bundle is, and an earlier bundle is left as it
-/// is unless they do.
-pub fn plan(
+/// The deploy bundle's files for this run: from the identity (flags, the generator's
+/// `Cargo.toml` metadata, defaults) and what the other generators made. Files of an earlier
+/// bundle that this one does not generate are removed through the ledger, like every other
+/// output; without the workspace's metadata (`--no-scan`) and no identity flags, an earlier
+/// bundle's files are kept as they are.
+pub fn generate_for_run(
     opts: &Options,
     input: &Input,
     linked_crates: &[&str],
     metadata: Option<&Value>,
-) -> Result<Plan, Error> {
-    let mut plan = Plan::default();
+) -> Result<Generated<()>, Error> {
+    let mut generated = Generated::default();
     let exe = std::env::current_exe().ok();
     let generator_bin = exe
         .as_deref()
@@ -408,50 +392,62 @@ pub fn plan(
         resolve(&opts.bundle, metadata, generator_bin, linked_crates).map_err(Error::Bundle)?;
     let previous = kustomize::previous_files(&opts.out_dir);
     let decided = metadata.is_some() || opts.bundle.off || identity.is_some();
+    let what = |path: &Path| {
+        format!(
+            "the deploy bundle's {}",
+            path.strip_prefix(&opts.out_dir).unwrap_or(path).display()
+        )
+    };
     if let Some(id) = &identity {
         if !input.crds.is_empty() && !opts.crd_dir().starts_with(&opts.out_dir) {
             // kustomize only loads files under the kustomization's directory.
-            plan.warnings.push(BundleWarning::CrdsOutsideBundle {
-                crd_dir: opts.crd_dir(),
-                out_dir: opts.out_dir.clone(),
+            generated
+                .warnings
+                .push(Warning::Bundle(BundleWarning::CrdsOutsideBundle {
+                    crd_dir: opts.crd_dir(),
+                    out_dir: opts.out_dir.clone(),
+                }));
+        }
+        for (path, content) in generate(id, input).map_err(Error::Bundle)? {
+            let path = opts.out_dir.join(path);
+            generated.files.push(Output {
+                what: what(&path),
+                path,
+                content,
+                option: "--out",
             });
         }
-        plan.files = generate(id, input)
-            .map_err(Error::Bundle)?
-            .into_iter()
-            .map(|(path, text)| (opts.out_dir.join(path), text))
-            .collect();
     } else if !decided && !previous.is_empty() {
-        plan.warnings.push(BundleWarning::KeptWithoutScan {
-            kustomization: opts.out_dir.join(KUSTOMIZATION),
-        });
-        plan.kept = previous
+        generated
+            .warnings
+            .push(Warning::Bundle(BundleWarning::KeptWithoutScan {
+                kustomization: opts.out_dir.join(KUSTOMIZATION),
+            }));
+        // What the other generators write is theirs, not a bundle file to keep.
+        let theirs = |p: &Path| {
+            input.listed_files.iter().any(|l| l == p)
+                || (!input.webhook_configurations.is_empty() && input.webhook_file == Some(p))
+        };
+        let kept = previous
             .iter()
+            .filter(|p| !theirs(p))
             .map(|p| opts.out_dir.join(p))
-            .filter(|p| p.is_file() && !p.starts_with(opts.crd_dir()))
-            .collect();
-        return Ok(plan);
+            .filter(|p| p.is_file() && !p.starts_with(opts.crd_dir()));
+        for path in kept {
+            let content = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+                action: IoAction::Read,
+                path: path.clone(),
+                source,
+            })?;
+            generated.files.push(Output {
+                what: what(&path),
+                path,
+                content,
+                option: "--out",
+            });
+        }
     }
-    let listed: BTreeSet<PathBuf> = input
-        .listed_files
-        .iter()
-        .map(|p| opts.out_dir.join(p))
-        // The webhook manifests are the generator's output, listed or not.
-        .chain(
-            input
-                .webhook_file
-                .filter(|_| !input.webhook_configurations.is_empty())
-                .map(|p| opts.out_dir.join(p)),
-        )
-        .chain(plan.files.iter().map(|(p, _)| p.clone()))
-        .collect();
-    plan.stale = previous
-        .into_iter()
-        .map(|p| opts.out_dir.join(p))
-        // CRD files have their own clean-up (by their annotation).
-        .filter(|p| !listed.contains(p) && !p.starts_with(opts.crd_dir()) && p.is_file())
-        .collect();
-    Ok(plan)
+    Ok(generated)
 }
 
 #[cfg(test)]

@@ -2,6 +2,10 @@
 //! `{Mutating,Validating}WebhookConfiguration`s → `manifests.yaml`, as controller-gen's webhook
 //! generator writes it: merge ([`configurations`]) → render ([`render`]).
 
+use crate::generate::Generated;
+use crate::output::write::Output;
+use crate::pipeline::Inputs;
+use crate::{Error, Options, Warning};
 pub use kube_markers_core::model::{WebhookClient, WebhookConfigurationMarker, WebhookMarker};
 pub use kube_markers_core::webhook::ObjectProblem;
 use kube_markers_registry::{Attribute, Source, WebhookConfigurationEntry};
@@ -167,6 +171,44 @@ pub fn configurations(
     } else {
         Err(errors)
     }
+}
+
+/// `manifests.yaml` of the webhooks (`--webhook-out`): controller-gen writes no file when there
+/// are none.
+pub fn generate(inputs: &Inputs, opts: &Options, header: &str) -> Result<Generated<Merged>, Error> {
+    let webhooks: Vec<&Attribute<WebhookMarker>> = inputs
+        .webhooks
+        .webhooks
+        .iter()
+        .map(|w| &w.attribute)
+        .collect();
+    let merged =
+        configurations(&webhooks, inputs.webhooks.configurations).map_err(Error::Webhook)?;
+    let warnings = merged
+        .warnings
+        .iter()
+        .cloned()
+        .map(Warning::Webhook)
+        .collect();
+    let mut generated = Generated {
+        warnings,
+        ..Generated::default()
+    };
+    if !merged.documents.is_empty() {
+        generated.summary = Some(format!(
+            "{} webhook(s) in {} configuration(s)",
+            webhooks.len(),
+            merged.documents.len()
+        ));
+        generated.files.push(Output {
+            path: opts.webhook_dir().join(FILE_NAME),
+            content: render(&merged, header),
+            what: "the webhook manifests".into(),
+            option: "--webhook-out",
+        });
+    }
+    generated.artifact = merged;
+    Ok(generated)
 }
 
 /// Render: the header, then one `---` document per configuration.

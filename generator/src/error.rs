@@ -1,0 +1,218 @@
+//! Why a run fails: one variant per kind of problem, every message naming the input it is
+//! about; lists of problems print one per line, each with its sources.
+
+use crate::check::crosscheck::Finding;
+use crate::cli::generate::UsageError;
+use crate::output::write::OutputProblem;
+use crate::{Warning, bundle, from_source, lints, webhook};
+use std::path::PathBuf;
+
+/// An error's message, then each of its sources after `: `: how lists of problems print each
+/// one (a problem's own message leaves out its source, as `std::error::Error` asks).
+pub(crate) fn with_sources(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
+}
+
+/// Why a run failed. Every message names the input it is about.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Bad command line.
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    /// The workspace could not be scanned.
+    #[error(transparent)]
+    Scan(#[from] ScanError),
+    /// Reading, writing or removing a file failed.
+    #[error("cannot {action} {}", path.display())]
+    Io {
+        /// What was being done.
+        action: IoAction,
+        /// To which file or directory.
+        path: PathBuf,
+        /// Why it failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The registry disagrees with the sources: attributes that would be lost.
+    #[error(
+        "{}{}",
+        list(errors, "between the sources and the registry"),
+        also(warnings, "warning(s) of the same cross-check")
+    )]
+    CrossCheck {
+        /// What would be lost.
+        errors: Vec<Finding>,
+        /// The same cross-check's warnings (attributes the build leaves out on purpose),
+        /// reported with the errors since the run stops before printing warnings.
+        warnings: Vec<Finding>,
+    },
+    /// A CRD could not be generated, or the API server would reject it.
+    #[error("{}", list(.0, "with the CRDs"))]
+    Crd(Vec<kube_markers_registry::crd::CrdProblem>),
+    /// The webhooks cannot be merged into their configurations.
+    #[error("{}", list(.0, "with the webhooks"))]
+    Webhook(Vec<webhook::WebhookProblem>),
+    /// Outputs cannot go where they are asked to; nothing was written.
+    #[error("{}", list(.0, "with where the files go (nothing was written)"))]
+    Outputs(Vec<OutputProblem>),
+    /// The deploy bundle's identity or names are wrong; nothing was written.
+    #[error("{}", list(.0, "with the deploy bundle"))]
+    Bundle(Vec<bundle::BundleProblem>),
+    /// `--deny-warnings`, and the run had warnings; nothing was written.
+    #[error(
+        "{}",
+        list(.0, "denied by --deny-warnings (nothing was written; fix them, or accept a lint on its attribute with allow(LINT, reason = \"...\"))")
+    )]
+    DeniedWarnings(Vec<Denied>),
+    /// `--rbac-from-source`: attributes only the compiler can read; nothing was written.
+    #[error("{}", from_source::refused(.0))]
+    FromSource(Vec<from_source::Refusal>),
+    /// Nothing was linked.
+    #[error(
+        "no #[rbac], #[crd] or #[webhook] entries are linked into this generator: name the crates \
+         that carry them with `kube_markers::link!(crate_a, crate_b)` in its main.rs"
+    )]
+    EmptyRegistry,
+}
+
+/// Why the workspace could not be scanned for attributes.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScanError {
+    /// `cargo` could not be started.
+    #[error(
+        "could not run `{cargo} metadata` to find the workspace to scan (run the generator with \
+         `cargo run`, or pass --no-scan)"
+    )]
+    CargoNotRun {
+        /// The cargo that was run (`$CARGO` or `cargo`).
+        cargo: String,
+        /// Why it did not start.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `cargo metadata` exited with an error.
+    #[error("`cargo metadata` failed{}:\n{stderr}", manifest_path.as_ref().map(|p| format!(" for {}", p.display())).unwrap_or_default())]
+    CargoFailed {
+        /// `--manifest-path`, if one was given.
+        manifest_path: Option<PathBuf>,
+        /// What cargo printed.
+        stderr: String,
+    },
+    /// `cargo metadata` printed something that is not its JSON.
+    #[error("`cargo metadata` printed invalid JSON")]
+    InvalidJson(#[source] serde_json::Error),
+    /// `cargo metadata`'s JSON lacks a field every version prints.
+    #[error("`cargo metadata` output has no {0}")]
+    MissingField(&'static str),
+    /// A `[workspace.metadata.kube-markers]` setting is not a list of strings.
+    #[error(
+        "[workspace.metadata.kube-markers] {key} in {}/Cargo.toml must be a list of strings, \
+         found {found}", root.display()
+    )]
+    NotAStringList {
+        /// The setting.
+        key: &'static str,
+        /// The workspace root.
+        root: PathBuf,
+        /// What it is instead.
+        found: String,
+    },
+    /// `scan-exclude` names a package that is not a member.
+    #[error(
+        "[workspace.metadata.kube-markers] scan-exclude names `{name}`, which is not a member \
+         of the workspace at {} (members: {})", root.display(), members.join(", ")
+    )]
+    UnknownExclude {
+        /// The name given.
+        name: String,
+        /// The workspace root.
+        root: PathBuf,
+        /// The members there are.
+        members: Vec<String>,
+    },
+}
+
+/// A heading with the count, then one `  - ` line per problem (with its sources).
+/// `list` of what comes after an error's own list, on the lines below it; nothing if empty.
+fn also<T: std::error::Error>(items: &[T], topic: &str) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    format!("\n{}", counted(items, topic))
+}
+
+fn list<T: std::error::Error>(problems: &[T], topic: &str) -> String {
+    counted(problems, &format!("problem(s) {topic}"))
+}
+
+/// `N heading:` and one indented line per item.
+fn counted<T: std::error::Error>(items: &[T], heading: &str) -> String {
+    let mut text = format!("{} {heading}:", items.len());
+    for item in items {
+        text.push_str(&format!("\n  - {}", with_sources(item)));
+    }
+    text
+}
+
+/// What `--deny-warnings` refused: a lint of an `#[rbac]` attribute, or a warning of the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Denied {
+    /// A lint no `allow(...)` accepts.
+    Lint(lints::LintWarning),
+    /// A warning of the run.
+    Warning(Warning),
+}
+
+impl std::fmt::Display for Denied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Denied::Lint(lint) => lint.fmt(f),
+            Denied::Warning(warning) => write!(f, "warning: {warning}"),
+        }
+    }
+}
+
+impl std::error::Error for Denied {}
+
+/// What the generator was doing to a file when it failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IoAction {
+    /// Reading it.
+    Read,
+    /// Reading the `--header-file`.
+    ReadHeader,
+    /// Listing a directory.
+    List,
+    /// Creating a directory.
+    CreateDirectory,
+    /// Writing a (temporary) file.
+    Write,
+    /// Renaming a written file over its destination.
+    Replace,
+    /// Removing a file.
+    Remove,
+}
+
+impl std::fmt::Display for IoAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            IoAction::Read => "read",
+            IoAction::ReadHeader => "read --header-file",
+            IoAction::List => "list directory",
+            IoAction::CreateDirectory => "create directory",
+            IoAction::Write => "write",
+            IoAction::Replace => "replace",
+            IoAction::Remove => "remove",
+        })
+    }
+}

@@ -1,0 +1,370 @@
+//! The run: collect → check → generate → write.
+//!
+//! An input collects what a run generates from ([`Inputs`]: the linked registry, or with
+//! `--rbac-from-source` the `#[rbac]` attributes read from the sources) and what it learned on
+//! the way ([`Collected`]). The runner then lints the attributes, calls each generator in turn
+//! (roles, CRDs, webhooks, then the bundle, which reads what they made), plans every file
+//! against what is on disk, and writes or checks. Everything is generated, and every
+//! destination validated, before anything is written: a bad CRD or a bad path leaves no
+//! half-updated tree.
+
+use crate::check::crosscheck::cross_check_all;
+use crate::generate::{self, Artifact, Generated};
+use crate::input::workspace::{AttrKind, Workspace};
+use crate::output::write::{self, Destination, Output};
+use crate::timings::Timings;
+use crate::{Denied, Error, IoAction, Options, Report, Warning, bundle, from_source, lints};
+use kube_markers_registry::{
+    self as registry, CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry,
+};
+use serde_json::Value;
+
+/// What a run generates from.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Inputs<'a> {
+    /// `#[rbac]` attributes, sorted by source.
+    pub rbac: &'a [&'a RbacEntry],
+    /// `#[crd]` types.
+    pub crds: &'a [&'a CrdEntry],
+    /// `#[webhook]`s and `#[webhook_configuration]`s.
+    pub webhooks: Webhooks<'a>,
+    /// The crates named by `kube_markers::link!`.
+    pub linked_crates: &'a [&'a str],
+    /// The artifacts this input cannot vouch for: their files are kept as they are on disk
+    /// (with a warning where this run would write them otherwise). `--rbac-from-source`
+    /// reads only the `#[rbac]` attributes from the sources, so it keeps the CRDs and the
+    /// webhook manifests that the last build made.
+    pub kept: &'a [Artifact],
+}
+
+impl<'a> Inputs<'a> {
+    /// Inputs that vouch for every artifact.
+    pub fn new(
+        rbac: &'a [&'a RbacEntry],
+        crds: &'a [&'a CrdEntry],
+        webhooks: Webhooks<'a>,
+        linked_crates: &'a [&'a str],
+    ) -> Self {
+        Inputs {
+            rbac,
+            crds,
+            webhooks,
+            linked_crates,
+            kept: &[],
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.rbac.is_empty() && self.crds.is_empty() && self.webhooks.is_empty()
+    }
+}
+
+/// The webhook entries a run generates from.
+#[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
+pub struct Webhooks<'a> {
+    /// `#[webhook]`s.
+    pub webhooks: &'a [&'a WebhookEntry],
+    /// `#[webhook_configuration]`s.
+    pub configurations: &'a [&'a WebhookConfigurationEntry],
+}
+
+impl<'a> Webhooks<'a> {
+    /// Webhooks and configuration names.
+    pub fn new(
+        webhooks: &'a [&'a WebhookEntry],
+        configurations: &'a [&'a WebhookConfigurationEntry],
+    ) -> Self {
+        Webhooks {
+            webhooks,
+            configurations,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.webhooks.is_empty() && self.configurations.is_empty()
+    }
+}
+
+/// What an input learned while collecting: the workspace's `cargo metadata` (none with
+/// `--no-scan`), the warnings so far, a note for the summary, and the run's clock.
+pub(crate) struct Collected {
+    pub(crate) metadata: Option<Value>,
+    pub(crate) warnings: Vec<Warning>,
+    pub(crate) note: Option<String>,
+    pub(crate) timings: Timings,
+}
+
+/// Runs the generator over this binary's registry, or with `--rbac-from-source` over the
+/// `#[rbac]` attributes of the workspace's sources.
+pub fn run(opts: &Options) -> Result<Report, Error> {
+    if opts.rbac_from_source {
+        return from_source::run(opts);
+    }
+    let webhooks = Webhooks {
+        webhooks: &registry::webhook_entries(),
+        configurations: &registry::webhook_configuration_entries(),
+    };
+    run_with_webhooks(
+        &registry::rbac_entries(),
+        &registry::crd_entries(),
+        webhooks,
+        &registry::linked_crates(),
+        opts,
+    )
+}
+
+/// Runs the generator over the given entries (the registry, or a test's own), without
+/// webhooks.
+pub fn run_with(
+    entries: &[&RbacEntry],
+    crds: &[&CrdEntry],
+    linked_crates: &[&str],
+    opts: &Options,
+) -> Result<Report, Error> {
+    run_with_webhooks(entries, crds, Webhooks::default(), linked_crates, opts)
+}
+
+/// Runs the generator over the given entries, webhooks included: the registry as the input,
+/// checked against the workspace's sources unless `--no-scan`.
+pub fn run_with_webhooks(
+    entries: &[&RbacEntry],
+    crds: &[&CrdEntry],
+    webhooks: Webhooks<'_>,
+    linked_crates: &[&str],
+    opts: &Options,
+) -> Result<Report, Error> {
+    let inputs = Inputs::new(entries, crds, webhooks, linked_crates);
+    let collected = collect_registry(&inputs, opts)?;
+    generate_and_write(&inputs, collected, opts)
+}
+
+/// The registry's part of a run before it generates: unless `--no-scan`, the workspace's
+/// sources scanned and every attribute they hold checked against the registry.
+fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error> {
+    let mut collected = Collected {
+        metadata: None,
+        warnings: Vec::new(),
+        note: None,
+        timings: Timings::from_env(),
+    };
+    if opts.no_scan {
+        return Ok(collected);
+    }
+    let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
+    collected.timings.lap("cargo metadata");
+    let scan = workspace.scan();
+    collected.timings.lap("scan");
+    let webhooks = inputs.webhooks;
+    let others: Vec<(AttrKind, registry::Source)> = webhooks
+        .webhooks
+        .iter()
+        .map(|w| (AttrKind::Webhook, w.attribute.source.clone()))
+        .chain(
+            webhooks
+                .configurations
+                .iter()
+                .map(|c| (AttrKind::WebhookConfiguration, c.source.clone())),
+        )
+        .collect();
+    let findings = cross_check_all(
+        inputs.rbac,
+        inputs.crds,
+        &others,
+        &scan,
+        inputs.linked_crates,
+        &workspace.root,
+        &workspace.cfg_env(),
+    );
+    if !findings.errors.is_empty() {
+        return Err(Error::CrossCheck {
+            errors: findings.errors,
+            warnings: findings.warnings,
+        });
+    }
+    collected.timings.lap("cross-check");
+    collected.warnings = findings
+        .warnings
+        .into_iter()
+        .map(Warning::CrossCheck)
+        .collect();
+    collected.metadata = Some(workspace.metadata);
+    Ok(collected)
+}
+
+/// What the generators made so far, in the order their files are reported.
+#[derive(Default)]
+struct Made {
+    files: Vec<Output>,
+    summary: Vec<String>,
+    warnings: Vec<Warning>,
+}
+
+impl Made {
+    /// Takes a generator's files, summary and warnings, keeping its files as they are on disk
+    /// when the input cannot vouch for `artifact`; returns its artifact.
+    fn take<T>(&mut self, artifact: Artifact, generated: Generated<T>, inputs: &Inputs) -> T {
+        self.summary.extend(generated.summary);
+        self.warnings.extend(generated.warnings);
+        for mut file in generated.files {
+            if inputs.kept.contains(&artifact) {
+                file.content = from_source::left_as_it_is(
+                    &file.path,
+                    std::mem::take(&mut file.content),
+                    &mut self.warnings,
+                );
+            }
+            self.files.push(file);
+        }
+        generated.artifact
+    }
+}
+
+/// Lints, generates every artifact, plans the files and writes (or checks) them.
+pub(crate) fn generate_and_write(
+    inputs: &Inputs,
+    collected: Collected,
+    opts: &Options,
+) -> Result<Report, Error> {
+    let Collected {
+        metadata,
+        warnings,
+        note,
+        mut timings,
+    } = collected;
+    if inputs.is_empty() {
+        return Err(Error::EmptyRegistry);
+    }
+    let header = read_header(opts)?;
+    let lint_warnings = lints::check_entries(inputs.rbac, &opts.role_name);
+    timings.lap("lints");
+
+    let mut made = Made {
+        warnings,
+        ..Made::default()
+    };
+    let roles = generate::roles::generate(inputs, opts, &header);
+    let roles = made.take(Artifact::Roles, roles, inputs);
+    timings.lap("roles");
+    let crds = generate::crds::generate(inputs, opts, &header)?;
+    let crds = made.take(Artifact::Crds, crds, inputs);
+    timings.lap("CRDs");
+    // The bundle lists the role file and the CRDs; the webhook manifests only when asked to
+    // (`webhooks = true`): without their Service and certificates, a `failurePolicy: Fail`
+    // webhook would refuse every request it matches.
+    let listed: Vec<_> = made
+        .files
+        .iter()
+        .filter_map(|o| o.path.strip_prefix(&opts.out_dir).ok().map(Into::into))
+        .collect();
+    let webhooks = generate::webhooks::generate(inputs, opts, &header)?;
+    let webhooks = made.take(Artifact::Webhooks, webhooks, inputs);
+    let webhook_file = opts
+        .webhook_dir()
+        .join(generate::webhooks::FILE_NAME)
+        .strip_prefix(&opts.out_dir)
+        .ok()
+        .map(std::path::PathBuf::from);
+    let bundle_input = bundle::Input {
+        roles: &roles,
+        entries: inputs.rbac,
+        default_role_name: &opts.role_name,
+        crds: &crds,
+        listed_files: &listed,
+        header: &header,
+        webhook_configurations: &webhooks.documents,
+        webhook_file: webhook_file.as_deref(),
+    };
+    let bundle =
+        bundle::generate_for_run(opts, &bundle_input, inputs.linked_crates, metadata.as_ref())?;
+    made.take(Artifact::Bundle, bundle, inputs);
+
+    let Made {
+        files,
+        summary,
+        mut warnings,
+    } = made;
+    let mut plan = write::plan(
+        files,
+        &destinations(opts),
+        &opts.generator_name,
+        opts.header_file.as_deref(),
+    )?;
+    warnings.extend(plan.warnings.drain(..).map(Warning::Files));
+    timings.lap("bundle + plan");
+    if opts.deny_warnings && !(lint_warnings.is_empty() && warnings.is_empty()) {
+        let denied = lint_warnings
+            .iter()
+            .cloned()
+            .map(Denied::Lint)
+            .chain(warnings.iter().cloned().map(Denied::Warning))
+            .collect();
+        return Err(Error::DeniedWarnings(denied));
+    }
+    let files = if opts.check {
+        write::check(&plan)?
+    } else {
+        let mut kept = Vec::new();
+        let files = write::apply(plan, &mut kept)?;
+        warnings.extend(kept.into_iter().map(Warning::Files));
+        files
+    };
+    timings.lap("write or check");
+    let mut summary = summary.join("; ");
+    if let Some(note) = note {
+        summary.push('\n');
+        summary.push_str(&note);
+    }
+    Ok(Report {
+        files,
+        warnings,
+        lints: lint_warnings,
+        summary,
+    })
+}
+
+/// The directories the generator keeps tidy: `--out` and `--crd-out` even when nothing goes
+/// there any more, the bundle's own subdirectory, and the webhook directories (default and
+/// chosen) when they hold an earlier run's file.
+fn destinations(opts: &Options) -> Vec<Destination> {
+    let mut destinations = vec![
+        Destination {
+            dir: opts.out_dir.clone(),
+            option: "--out",
+        },
+        Destination {
+            dir: opts.crd_dir(),
+            option: "--crd-out",
+        },
+    ];
+    let pinned = opts.out_dir.join(bundle::PINNED_DIR);
+    if pinned.is_dir() {
+        destinations.push(Destination {
+            dir: pinned,
+            option: "--out",
+        });
+    }
+    for (dir, option) in [
+        (opts.out_dir.join("webhook"), "--out"),
+        (opts.webhook_dir(), "--webhook-out"),
+    ] {
+        if dir.is_dir() {
+            destinations.push(Destination { dir, option });
+        }
+    }
+    destinations
+}
+
+/// `--header-file`'s text, ` YEAR` replaced by `--year`.
+pub(crate) fn read_header(opts: &Options) -> Result<String, Error> {
+    let Some(path) = &opts.header_file else {
+        return Ok(String::new());
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        action: IoAction::ReadHeader,
+        path: path.clone(),
+        source,
+    })?;
+    Ok(text.replace(" YEAR", &format!(" {}", opts.year)))
+}
