@@ -72,8 +72,13 @@ pub enum Error {
     )]
     DeniedWarnings(Vec<Denied>),
     /// `--rbac-from-source`: attributes only the compiler can read; nothing was written.
-    #[error("{}", from_source::refused(.0))]
-    FromSource(Vec<from_source::Refusal>),
+    #[error("{}", from_source::refused(refusals, rerun))]
+    FromSource {
+        /// What the compiler alone can read.
+        refusals: Vec<from_source::Refusal>,
+        /// The command that rebuilds the generator (`cargo run -p codegen`).
+        rerun: String,
+    },
     /// Nothing was linked.
     #[error(
         "no #[rbac], #[crd] or #[webhook] entries are linked into this generator: name the crates \

@@ -204,7 +204,13 @@ struct Made {
 impl Made {
     /// Takes a generator's files, summary and warnings, keeping its files as they are on disk
     /// when the input cannot vouch for `artifact`; returns its artifact.
-    fn take<T>(&mut self, artifact: Artifact, generated: Generated<T>, inputs: &Inputs) -> T {
+    fn take<T>(
+        &mut self,
+        artifact: Artifact,
+        generated: Generated<T>,
+        inputs: &Inputs,
+        rerun: &str,
+    ) -> T {
         self.summary.extend(generated.summary);
         self.warnings.extend(generated.warnings);
         for mut file in generated.files {
@@ -212,6 +218,7 @@ impl Made {
                 file.content = from_source::left_as_it_is(
                     &file.path,
                     std::mem::take(&mut file.content),
+                    rerun,
                     &mut self.warnings,
                 );
             }
@@ -244,11 +251,12 @@ pub(crate) fn generate_and_write(
         warnings,
         ..Made::default()
     };
+    let rerun = opts.invocation.rerun();
     let roles = generate::roles::generate(inputs, opts, &header);
-    let roles = made.take(Artifact::Roles, roles, inputs);
+    let roles = made.take(Artifact::Roles, roles, inputs, &rerun);
     timings.lap("roles");
     let crds = generate::crds::generate(inputs, opts, &header)?;
-    let crds = made.take(Artifact::Crds, crds, inputs);
+    let crds = made.take(Artifact::Crds, crds, inputs, &rerun);
     timings.lap("CRDs");
     // The bundle lists the role file and the CRDs; the webhook manifests only when asked to
     // (`webhooks = true`): without their Service and certificates, a `failurePolicy: Fail`
@@ -259,7 +267,7 @@ pub(crate) fn generate_and_write(
         .filter_map(|o| o.path.strip_prefix(&opts.out_dir).ok().map(Into::into))
         .collect();
     let webhooks = generate::webhooks::generate(inputs, opts, &header)?;
-    let webhooks = made.take(Artifact::Webhooks, webhooks, inputs);
+    let webhooks = made.take(Artifact::Webhooks, webhooks, inputs, &rerun);
     let webhook_file = opts
         .webhook_dir()
         .join(generate::webhooks::FILE_NAME)
@@ -278,7 +286,7 @@ pub(crate) fn generate_and_write(
     };
     let bundle =
         bundle::generate_for_run(opts, &bundle_input, inputs.linked_crates, metadata.as_ref())?;
-    made.take(Artifact::Bundle, bundle, inputs);
+    made.take(Artifact::Bundle, bundle, inputs, &rerun);
 
     let Made {
         files,

@@ -201,6 +201,30 @@ pub fn rbac_entries() -> Vec<&'static RbacEntry> {
     all.iter().collect()
 }
 
+/// The package (and binary) whose `main.rs` calls `kube_markers::link!`: the generator, as the
+/// user runs it (`cargo run -p <package>`), for its messages.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GeneratorRecord {
+    /// `CARGO_PKG_NAME` where `link!` stands.
+    pub package: &'static str,
+    /// `CARGO_BIN_NAME` there: `None` when `link!` stands in a library.
+    pub bin: Option<&'static str>,
+}
+
+/// Where each `kube_markers::link!` stands.
+#[doc(hidden)]
+#[distributed_slice]
+pub static GENERATOR_RECORDS: [GeneratorRecord];
+
+/// The generator's package and binary, as its `link!` recorded them: a binary's `link!` if one
+/// is linked (the first by name), else a library's package alone; `None` without `link!`.
+pub fn generator() -> Option<(&'static str, Option<&'static str>)> {
+    let mut records: Vec<&GeneratorRecord> = GENERATOR_RECORDS.iter().collect();
+    records.sort_by_key(|r| (r.bin.is_none(), r.package, r.bin));
+    records.first().map(|r| (r.package, r.bin))
+}
+
 /// Names given to `kube_markers::link!`, sorted and deduplicated.
 pub fn linked_crates() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = LINKED_CRATES.to_vec();

@@ -147,6 +147,15 @@ macro_rules! link {
                 static LINKED: &str = ::core::stringify!($krate);
             };
         )+
+        // The generator's own name, for its messages (`cargo run -p <package>`).
+        const _: () = {
+            #[$crate::__private::linkme::distributed_slice($crate::__private::GENERATOR_RECORDS)]
+            #[linkme(crate = $crate::__private::linkme)]
+            static GENERATOR: $crate::__private::GeneratorRecord = $crate::__private::GeneratorRecord {
+                package: ::core::env!("CARGO_PKG_NAME"),
+                bin: ::core::option_env!("CARGO_BIN_NAME"),
+            };
+        };
     };
 }
 
@@ -268,8 +277,8 @@ pub mod __private {
     };
     pub use kube_markers_registry::crd::SchemaPatch;
     pub use kube_markers_registry::{
-        CRD_ENTRIES, LINKED_CRATES, RBAC_RECORDS, RbacRecord, WEBHOOK_CONFIGURATION_RECORDS,
-        WEBHOOK_RECORDS, WebhookConfigurationRecord, WebhookRecord,
+        CRD_ENTRIES, GENERATOR_RECORDS, GeneratorRecord, LINKED_CRATES, RBAC_RECORDS, RbacRecord,
+        WEBHOOK_CONFIGURATION_RECORDS, WEBHOOK_RECORDS, WebhookConfigurationRecord, WebhookRecord,
     };
     pub use linkme;
 }

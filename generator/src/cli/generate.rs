@@ -42,6 +42,8 @@ pub struct Options {
     /// Regenerate the roles (and the deploy bundle) from the workspace's sources, not from this
     /// binary's registry: no rebuild after an `#[rbac]` edit (`--rbac-from-source`).
     pub rbac_from_source: bool,
+    /// How the user runs this generator, for advice (`cargo run -p <package>`).
+    pub invocation: crate::Invocation,
 }
 
 impl Options {
@@ -77,6 +79,7 @@ impl Default for Options {
             bundle: Default::default(),
             deny_warnings: false,
             rbac_from_source: false,
+            invocation: crate::Invocation::current(),
         }
     }
 }

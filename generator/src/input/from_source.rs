@@ -169,12 +169,11 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
-/// The text of [`Error::FromSource`].
-pub(crate) fn refused(refusals: &[Refusal]) -> String {
+/// The text of [`Error::FromSource`]; `rerun` rebuilds the generator (`cargo run -p codegen`).
+pub(crate) fn refused(refusals: &[Refusal], rerun: &str) -> String {
     let mut text = format!(
         "--rbac-from-source: {} problem(s) only the compiler can settle (nothing was written; \
-         run `cargo run -p codegen`, which rebuilds the generator and reads them as the \
-         compiler does):",
+         run `{rerun}`, which rebuilds the generator and reads them as the compiler does):",
         refusals.len()
     );
     for refusal in refusals {
@@ -188,8 +187,8 @@ pub(crate) fn refused(refusals: &[Refusal]) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 #[error(
-    "{} {}; --rbac-from-source writes only the roles and the deploy bundle: run `cargo run -p \
-     codegen` to regenerate it",
+    "{} {}; --rbac-from-source writes only the roles and the deploy bundle: run `{rerun}` to \
+     regenerate it",
     path.display(),
     if *missing { "is missing (the last build generates it)" }
     else { "was left as it is, but the last build generates it otherwise" }
@@ -197,6 +196,8 @@ pub(crate) fn refused(refusals: &[Refusal]) -> String {
 pub struct LeftAsItIs {
     /// The file.
     pub path: PathBuf,
+    /// The command that rebuilds the generator and regenerates it.
+    pub rerun: String,
     /// It does not exist (else: its content differs).
     pub missing: bool,
 }
@@ -206,6 +207,7 @@ pub struct LeftAsItIs {
 pub(crate) fn left_as_it_is(
     path: &Path,
     generated: String,
+    rerun: &str,
     warnings: &mut Vec<crate::Warning>,
 ) -> String {
     match std::fs::read_to_string(path) {
@@ -213,6 +215,7 @@ pub(crate) fn left_as_it_is(
             if text != generated {
                 warnings.push(crate::Warning::LeftAsItIs(LeftAsItIs {
                     path: path.to_path_buf(),
+                    rerun: rerun.to_string(),
                     missing: false,
                 }));
             }
@@ -221,6 +224,7 @@ pub(crate) fn left_as_it_is(
         Err(_) => {
             warnings.push(crate::Warning::LeftAsItIs(LeftAsItIs {
                 path: path.to_path_buf(),
+                rerun: rerun.to_string(),
                 missing: true,
             }));
             generated
@@ -252,7 +256,12 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
     timings.lap("scan");
     let last_build = registry::rbac_entries();
     let linked = registry::linked_crates();
-    let read = read_entries(&workspace, &scan, &last_build, &linked).map_err(Error::FromSource)?;
+    let read = read_entries(&workspace, &scan, &last_build, &linked).map_err(|refusals| {
+        Error::FromSource {
+            refusals,
+            rerun: opts.invocation.rerun(),
+        }
+    })?;
     timings.lap("read the attributes");
     let (webhooks, configurations) = (
         registry::webhook_entries(),
@@ -268,7 +277,7 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
     let collected = Collected {
         metadata: Some(workspace.metadata),
         warnings: Vec::new(),
-        note: Some(read.note(&opts.file_name)),
+        note: Some(read.note(&opts.file_name, &opts.invocation.rerun())),
         timings,
     };
     generate_and_write(&inputs, collected, opts)
@@ -287,7 +296,7 @@ impl Read {
     }
 
     /// What the run did, and what it could not: for the user's next step.
-    fn note(&self, file_name: &str) -> String {
+    fn note(&self, file_name: &str, rerun: &str) -> String {
         let mut note = format!(
             "{file_name} from the sources ({} #[rbac] attribute(s)",
             self.from_sources.len()
@@ -302,12 +311,12 @@ impl Read {
         if self.new_or_changed + self.gone == 0 {
             note.push_str(
                 ", the same as the last build's; CRDs and webhooks are left as they are (run \
-                 `cargo run -p codegen` after editing types)",
+                 `{rerun}` after editing types)",
             );
         } else {
             note.push_str(&format!(
-                "; {} differ from the last build ({} new or changed, {} gone): run `cargo run \
-                 -p codegen` to verify, and to regenerate CRDs and webhooks",
+                "; {} differ from the last build ({} new or changed, {} gone): run `{rerun}` \
+                 to verify, and to regenerate CRDs and webhooks",
                 self.new_or_changed + self.gone,
                 self.new_or_changed,
                 self.gone

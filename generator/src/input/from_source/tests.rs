@@ -187,7 +187,7 @@ fn the_sources_give_the_entries_the_compiler_registers() {
     last_build.push(outside);
     let read = ws
         .read(&last_build)
-        .unwrap_or_else(|r| panic!("{}", refused(&r)));
+        .unwrap_or_else(|r| panic!("{}", refused(&r, "cargo run -p codegen")));
     let mut expected = last_build.clone();
     expected.sort_by(|a, b| a.source.cmp(&b.source));
     assert_eq!(read.entries(), expected);
@@ -205,10 +205,10 @@ fn the_sources_give_the_entries_the_compiler_registers() {
         render_roles(&roles_for(&expected, "manager-role"), "")
     );
     assert!(
-        read.note("role.yaml")
+        read.note("role.yaml", "cargo run -p codegen")
             .starts_with("role.yaml from the sources (5 #[rbac] attribute(s), and 1 of crates outside the workspace as the last build has them), the same as the last build's"),
         "{}",
-        read.note("role.yaml")
+        read.note("role.yaml", "cargo run -p codegen")
     );
 }
 
@@ -233,7 +233,7 @@ impl Controller {
     let ws = Ws::new(&[("op/src/lib.rs", edited)]);
     let read = ws
         .read(&lib_as_compiled())
-        .unwrap_or_else(|r| panic!("{}", refused(&r)));
+        .unwrap_or_else(|r| panic!("{}", refused(&r, "cargo run -p codegen")));
     let file = "op/src/lib.rs";
     let expected = vec![
         registered(
@@ -267,12 +267,12 @@ impl Controller {
     assert!(!role.contains("pods"), "{role}");
     assert!(!role.contains("nodes"), "{role}");
     assert!(
-        read.note("role.yaml").contains(
+        read.note("role.yaml", "cargo run -p codegen").contains(
             "; 6 differ from the last build (2 new or changed, 4 gone): run `cargo run -p \
              codegen` to verify, and to regenerate CRDs and webhooks"
         ),
         "{}",
-        read.note("role.yaml")
+        read.note("role.yaml", "cargo run -p codegen")
     );
 }
 
@@ -421,7 +421,7 @@ pass! { #[path = "elsewhere/renamed.rs"] mod renamed; }
     );
     assert_eq!(lines.len(), 15, "{}", lines.join("\n"));
     assert!(!lines.iter().any(|l| l.contains("lib.rs:16:")));
-    let text = refused(&refusals);
+    let text = refused(&refusals, "cargo run -p codegen");
     assert!(
         text.starts_with(
             "--rbac-from-source: 15 problem(s) only the compiler can settle (nothing was written; \
@@ -439,7 +439,9 @@ fn the_custom_cfgs_a_workspace_declares_are_evaluated() {
 pub fn on() {}
 "#;
     let ws = Ws::new(&[("op/src/lib.rs", lib)]);
-    let read = ws.read(&[]).unwrap_or_else(|r| panic!("{}", refused(&r)));
+    let read = ws
+        .read(&[])
+        .unwrap_or_else(|r| panic!("{}", refused(&r, "cargo run -p codegen")));
     assert_eq!(read.entries().len(), 1);
     assert_eq!(read.entries()[0].marker.resources, ["a"]);
     assert_eq!(read.entries()[0].source.item, "on");
