@@ -61,7 +61,9 @@ pub use check::crosscheck::{Activity, Finding, Place, Problem};
 pub mod __internals {
     pub use crate::check::crosscheck::{Findings, cross_check, cross_check_all};
     pub use crate::input::cfg::{CfgEnv, Truth};
-    pub use crate::input::workspace::{AttrKind, FoundAttr, Package, ScanReport, Workspace};
+    pub use crate::input::workspace::{
+        AttrKind, FoundAttr, Package, ScanReport, Target, TargetKind, Workspace, metadata_for_tests,
+    };
 
     /// What the generator's `main` prints of a run (for the in-process benchmark of a run).
     pub fn print_report(report: &super::Report, opts: &super::Options) -> bool {

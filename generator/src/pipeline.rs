@@ -17,7 +17,6 @@ use crate::{Denied, Error, IoAction, Options, Report, Warning, bundle, from_sour
 use kube_markers_registry::{
     self as registry, CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry,
 };
-use serde_json::Value;
 
 /// What a run generates from.
 #[derive(Debug, Clone, Copy)]
@@ -90,7 +89,7 @@ impl<'a> Webhooks<'a> {
 /// What an input learned while collecting: the workspace's `cargo metadata` (none with
 /// `--no-scan`), the warnings so far, a note for the summary, and the run's clock.
 pub(crate) struct Collected {
-    pub(crate) metadata: Option<Value>,
+    pub(crate) metadata: Option<cargo_metadata::Metadata>,
     pub(crate) warnings: Vec<Warning>,
     pub(crate) note: Option<String>,
     pub(crate) timings: Timings,

@@ -59,7 +59,7 @@ fn metadata_selects_members_that_use_kube_markers() {
     assert_eq!(names, ["bin-op", "linked-op", "unlinked-op"]);
     let bin = &ws.packages[0];
     assert_eq!(bin.targets.len(), 1);
-    assert_eq!(bin.targets[0].0, "bin:bin-op");
+    assert_eq!(bin.targets[0].kind.to_string(), "bin:bin-op");
 }
 
 /// `(file, line, column, cfgs, target)` of every attribute found, relative to the fixture.
@@ -71,7 +71,10 @@ fn found(report: &scan::ScanReport) -> Vec<(String, usize, usize, Vec<String>, S
         .map(|a| {
             let rel = a.file.strip_prefix(&root).unwrap().display().to_string();
             let cfgs = a.cfgs.iter().map(|c| c.to_string()).collect();
-            let target = a.target.clone().unwrap_or_else(|| "-".into());
+            let target = a
+                .target
+                .as_ref()
+                .map_or_else(|| "-".into(), |t| t.to_string());
             (rel, a.line, a.column, cfgs, target)
         })
         .collect()
@@ -477,10 +480,10 @@ fn workspace_metadata_can_exclude_members_and_typos_are_caught() {
             "metadata": { "kube-markers": { "scan-exclude": exclude } },
         })
     };
-    let ws = Workspace::from_metadata(&metadata(&["a"])).unwrap();
+    let ws = Workspace::from_metadata(scan::metadata_for_tests(metadata(&["a"]))).unwrap();
     let names: Vec<&str> = ws.packages.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["b"]);
-    let err = Workspace::from_metadata(&metadata(&["c"]))
+    let err = Workspace::from_metadata(scan::metadata_for_tests(metadata(&["c"])))
         .unwrap_err()
         .to_string();
     assert!(
@@ -510,9 +513,9 @@ fn multi_line_cfg_attr_entries_match_the_scan() {
             name: "kube-markers-tests".into(),
             dir: root.join("tests"),
             lib_crate: "kube_markers_tests".into(),
-            targets: vec![("lib".into(), this_file.clone())],
+            targets: vec![scan::Target::new(scan::TargetKind::Lib, this_file.clone())],
         }],
-        ..Workspace::from_metadata(&serde_json::json!({ "workspace_root": root })).unwrap()
+        ..Workspace::at(root)
     };
     let report = ws.scan();
     let found = report
@@ -551,7 +554,7 @@ fn a_renamed_library_is_known_by_its_crate_name() {
             "metadata": null,
         }],
     });
-    let ws = Workspace::from_metadata(&metadata).unwrap();
+    let ws = Workspace::from_metadata(scan::metadata_for_tests(metadata)).unwrap();
     assert_eq!(ws.packages[0].lib_crate, "op_core");
 }
 
@@ -579,7 +582,7 @@ fn a_facade_renamed_to_kube_markers_is_scanned() {
                 { "name": "kube-markers", "rename": null, "kind": "dev" })),
         ],
     });
-    let ws = Workspace::from_metadata(&metadata).unwrap();
+    let ws = Workspace::from_metadata(scan::metadata_for_tests(metadata)).unwrap();
     let names: Vec<&str> = ws.packages.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["facade-user"]);
 }
@@ -608,8 +611,11 @@ fn an_attribute_in_a_proc_macro_crate_is_an_error() {
             "metadata": null,
         }],
     });
-    let ws = Workspace::from_metadata(&metadata).unwrap();
-    assert_eq!(ws.packages[0].targets[0].0, "unlinkable:proc-macro");
+    let ws = Workspace::from_metadata(scan::metadata_for_tests(metadata)).unwrap();
+    assert_eq!(
+        ws.packages[0].targets[0].kind.to_string(),
+        "unlinkable:proc-macro"
+    );
     let findings = cross_check(&[], &[], &ws.scan(), &[], &ws.root, &ws.cfg_env());
     assert_eq!(
         texts(&findings.errors),
@@ -643,7 +649,7 @@ fn scan_package(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
         "workspace_root": dir.path(),
         "packages": [package("op", "lib"), package("plugin", "cdylib")],
     });
-    let ws = Workspace::from_metadata(&metadata).unwrap();
+    let ws = Workspace::from_metadata(scan::metadata_for_tests(metadata)).unwrap();
     (dir, ws)
 }
 
@@ -749,7 +755,7 @@ fn a_facade_renamed_by_extern_crate_is_scanned() {
             package("itself", "extern crate self as kube_markers;\npub fn f() {}\n"),
         ],
     });
-    let ws = Workspace::from_metadata(&metadata).unwrap();
+    let ws = Workspace::from_metadata(scan::metadata_for_tests(metadata)).unwrap();
     let names: Vec<&str> = ws.packages.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["via-facade"]);
     let findings = cross_check(&[], &[], &ws.scan(), &[], &ws.root, &ws.cfg_env());

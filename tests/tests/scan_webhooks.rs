@@ -42,9 +42,9 @@ fn one_file_workspace(file: &Path, krate: &str) -> Workspace {
             name: krate.replace('_', "-"),
             dir: dir.clone(),
             lib_crate: krate.into(),
-            targets: vec![("lib".into(), file.to_path_buf())],
+            targets: vec![scan::Target::new(scan::TargetKind::Lib, file.to_path_buf())],
         }],
-        ..Workspace::from_metadata(&serde_json::json!({ "workspace_root": dir })).unwrap()
+        ..Workspace::at(dir)
     }
 }
 
@@ -150,9 +150,9 @@ fn registered_webhooks_match_their_attributes() {
             name: "kube-markers-tests".into(),
             dir: root.join("tests"),
             lib_crate: "kube_markers_tests".into(),
-            targets: vec![("lib".into(), this_file.clone())],
+            targets: vec![scan::Target::new(scan::TargetKind::Lib, this_file.clone())],
         }],
-        ..Workspace::from_metadata(&serde_json::json!({ "workspace_root": root })).unwrap()
+        ..Workspace::at(root)
     };
     let others: Vec<_> = kube_markers::registry::webhook_entries()
         .into_iter()

@@ -3,7 +3,7 @@
 
 use crate::input::cfg::{CfgEnv, Truth};
 use crate::input::scan::normalized_text_is;
-use crate::input::workspace::{AttrKind, FoundAttr, ScanReport};
+use crate::input::workspace::{AttrKind, FoundAttr, ScanProblem, ScanReport, TargetKind};
 use kube_markers_registry::{CrdEntry, RbacEntry, Source};
 use std::collections::HashMap;
 use std::fmt;
@@ -130,7 +130,7 @@ pub enum Problem {
     },
     /// A problem of the scan itself (unreadable or unparsable file, module not found); the text
     /// names the place.
-    Scan(String),
+    Scan(ScanProblem),
 }
 
 /// Why the scan counts an attribute as compiled.
@@ -252,7 +252,7 @@ impl fmt::Display for Finding {
                  scanned sources (is the generator built from other sources, or is the file \
                  outside the scanned packages?)"
             ),
-            Problem::Scan(text) => f.write_str(text),
+            Problem::Scan(problem) => problem.fmt(f),
         }
     }
 }
@@ -447,10 +447,10 @@ pub fn cross_check_all(
     workspace_root: &Path,
     cfgs: &CfgEnv,
 ) -> Findings {
-    let scan_problem = |text: &String| Finding {
+    let scan_problem = |problem: &ScanProblem| Finding {
         place: None,
         attribute: None,
-        problem: Problem::Scan(text.clone()),
+        problem: Problem::Scan(problem.clone()),
     };
     let mut findings = Findings {
         errors: scan.errors.iter().map(scan_problem).collect(),
@@ -538,18 +538,9 @@ pub fn cross_check_all(
                 cfgs: shown_cfgs(attr),
                 why,
             })),
-            _ if attr
-                .target
-                .as_deref()
-                .is_some_and(|t| t.starts_with("example:")) =>
-            {
+            _ if let Some(TargetKind::Example(example)) = &attr.target => {
                 findings.warnings.push(finding(Problem::InExample {
-                    example: attr
-                        .target
-                        .as_deref()
-                        .unwrap_or_default()
-                        .trim_start_matches("example:")
-                        .to_string(),
+                    example: example.clone(),
                     package: attr.package.clone(),
                 }))
             }
@@ -607,22 +598,21 @@ fn missing(attr: &FoundAttr, linked_crates: &[&str], truth: &Truth) -> Problem {
         _ => Activity::CfgOn(shown_cfgs(attr)),
     };
     match &attr.target {
-        Some(target) => {
-            if let Some(bin) = target.strip_prefix("bin:") {
-                return Problem::InBinary {
-                    bin: bin.to_string(),
-                    package: attr.package.clone(),
-                    active,
-                };
-            }
-            if let Some(crate_type) = target.strip_prefix("unlinkable:") {
-                return Problem::InUnlinkableCrate {
-                    crate_type: crate_type.to_string(),
-                    package: attr.package.clone(),
-                    active,
-                };
-            }
+        Some(TargetKind::Bin(bin)) => {
+            return Problem::InBinary {
+                bin: bin.clone(),
+                package: attr.package.clone(),
+                active,
+            };
         }
+        Some(TargetKind::Unlinkable(crate_type)) => {
+            return Problem::InUnlinkableCrate {
+                crate_type: crate_type.clone(),
+                package: attr.package.clone(),
+                active,
+            };
+        }
+        Some(TargetKind::Lib | TargetKind::Example(_)) => {}
         None => {
             return Problem::Unreachable {
                 package: attr.package.clone(),

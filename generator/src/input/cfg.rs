@@ -6,7 +6,6 @@
 //! is asked on first use (a full `cargo metadata`, `rustc --print cfg`), never on a clean run.
 
 use kube_markers_core::cfg::Cfg;
-use serde_json::Value;
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -65,15 +64,50 @@ const BUILTIN: &[&str] = &[
 /// Target cfgs as `rustc --print cfg` prints them: `(name, value)`.
 type TargetCfgs = BTreeSet<(String, Option<String>)>;
 
+/// Enabled features per workspace package name.
+type Features = BTreeMap<String, BTreeSet<String>>;
+
+/// Why the build's cfgs could not be learned: a `cfg` that needs them is then unknown, and
+/// says why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CfgError {
+    /// `rustc` could not be started.
+    #[error("cannot run `{command}`: {error}")]
+    RustcNotRun {
+        /// The command line.
+        command: String,
+        /// Why.
+        error: String,
+    },
+    /// `rustc` failed.
+    #[error("`{command}` failed: {stderr}")]
+    RustcFailed {
+        /// The command line.
+        command: String,
+        /// What it printed.
+        stderr: String,
+    },
+    /// `rustc -vV` names no host.
+    #[error("`rustc -vV` names no host")]
+    NoHost,
+    /// The workspace's feature resolution could not be read.
+    #[error("cannot tell which features are on: {0}")]
+    Features(String),
+    /// `cargo metadata` resolved no dependency graph.
+    #[error("`cargo metadata` printed no dependency resolution")]
+    NoResolve,
+}
+
 /// What the build sets. Each source is consulted lazily.
 #[derive(Debug)]
 pub struct CfgEnv {
     manifest_path: Option<PathBuf>,
     custom: Option<Vec<String>>,
     /// Enabled features per workspace package name.
-    features: OnceCell<Result<BTreeMap<String, BTreeSet<String>>, String>>,
+    features: OnceCell<Result<Features, CfgError>>,
     /// `rustc --print cfg` of the host, as (name, value) pairs.
-    target: OnceCell<Result<TargetCfgs, String>>,
+    target: OnceCell<Result<TargetCfgs, CfgError>>,
 }
 
 impl CfgEnv {
@@ -163,7 +197,7 @@ impl CfgEnv {
                         ))
                     }
                 }
-                Err(e) => Truth::Unknown(e.clone()),
+                Err(e) => Truth::Unknown(e.to_string()),
             },
             Cfg::Name(name) => self.builtin_or_custom(name, None),
             Cfg::KeyValue(key, value) => self.builtin_or_custom(key, Some(value)),
@@ -211,7 +245,7 @@ impl CfgEnv {
             return match set {
                 Ok(true) => Truth::True,
                 Ok(false) => Truth::False(format!("`{shown}` is not set")),
-                Err(e) => Truth::Unknown(e),
+                Err(e) => Truth::Unknown(e.to_string()),
             };
         }
         match &self.custom {
@@ -233,13 +267,13 @@ impl CfgEnv {
         }
     }
 
-    fn features(&self) -> Result<&BTreeMap<String, BTreeSet<String>>, &String> {
+    fn features(&self) -> Result<&Features, &CfgError> {
         self.features
             .get_or_init(|| resolved_features(self.manifest_path.as_deref()))
             .as_ref()
     }
 
-    fn target(&self) -> Result<&TargetCfgs, String> {
+    fn target(&self) -> Result<&TargetCfgs, CfgError> {
         self.target
             .get_or_init(rustc_cfgs)
             .as_ref()
@@ -248,80 +282,68 @@ impl CfgEnv {
 }
 
 /// Features cargo enables for each workspace member when it builds the whole workspace.
-fn resolved_features(
-    manifest_path: Option<&std::path::Path>,
-) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
+fn resolved_features(manifest_path: Option<&std::path::Path>) -> Result<Features, CfgError> {
     // Resolved for the host only, as the generator's build is: features that only other
     // platforms' dependencies enable are not on here.
     let host = rustc_host()?;
     let json =
         crate::input::workspace::cargo_metadata(manifest_path, &["--filter-platform", &host])
-            .map_err(|e| format!("cannot tell which features are on: {e}"))?;
-    features_from_metadata(&json)
+            .map_err(|e| CfgError::Features(crate::with_sources(&e)))?;
+    let metadata: cargo_metadata::Metadata = serde_json::from_value(json)
+        .map_err(|e| CfgError::Features(format!("`cargo metadata` printed invalid JSON: {e}")))?;
+    features_from_metadata(&metadata)
 }
 
 /// The `resolve` part of `cargo metadata`, keyed by workspace package name.
-pub fn features_from_metadata(json: &Value) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
-    let members: BTreeSet<&str> = json["workspace_members"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    let names: BTreeMap<&str, &str> = json["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|p| Some((p["id"].as_str()?, p["name"].as_str()?)))
-        .collect();
-    let nodes = json["resolve"]["nodes"]
-        .as_array()
-        .ok_or("`cargo metadata` printed no dependency resolution")?;
-    Ok(nodes
+pub fn features_from_metadata(metadata: &cargo_metadata::Metadata) -> Result<Features, CfgError> {
+    let resolve = metadata.resolve.as_ref().ok_or(CfgError::NoResolve)?;
+    let names: BTreeMap<&cargo_metadata::PackageId, &str> = metadata
+        .packages
         .iter()
+        .map(|p| (&p.id, p.name.as_str()))
+        .collect();
+    Ok(resolve
+        .nodes
+        .iter()
+        .filter(|node| metadata.workspace_members.contains(&node.id))
         .filter_map(|node| {
-            let id = node["id"].as_str()?;
-            if !members.contains(id) {
-                return None;
-            }
-            let features = node["features"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect();
-            Some((names.get(id)?.to_string(), features))
+            let features = node.features.iter().map(|f| f.to_string()).collect();
+            Some((names.get(&node.id)?.to_string(), features))
         })
         .collect())
 }
 
 /// The output of `rustc ARGS` (`$RUSTC` when cargo runs us).
-fn rustc(args: &[&str]) -> Result<String, String> {
+fn rustc(args: &[&str]) -> Result<String, CfgError> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let shown = format!("{} {}", rustc.to_string_lossy(), args.join(" "));
+    let command = format!("{} {}", rustc.to_string_lossy(), args.join(" "));
     let output = Command::new(&rustc)
         .args(args)
         .output()
-        .map_err(|e| format!("cannot run `{shown}`: {e}"))?;
+        .map_err(|e| CfgError::RustcNotRun {
+            command: command.clone(),
+            error: e.to_string(),
+        })?;
     if !output.status.success() {
-        return Err(format!(
-            "`{shown}` failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim_end()
-        ));
+        return Err(CfgError::RustcFailed {
+            command,
+            stderr: String::from_utf8_lossy(&output.stderr)
+                .trim_end()
+                .to_string(),
+        });
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-fn rustc_host() -> Result<String, String> {
+fn rustc_host() -> Result<String, CfgError> {
     rustc(&["-vV"])?
         .lines()
         .find_map(|l| l.strip_prefix("host: "))
         .map(str::to_string)
-        .ok_or_else(|| "`rustc -vV` names no host".to_string())
+        .ok_or(CfgError::NoHost)
 }
 
-fn rustc_cfgs() -> Result<TargetCfgs, String> {
+fn rustc_cfgs() -> Result<TargetCfgs, CfgError> {
     rustc(&["--print", "cfg"]).map(|text| parse_print_cfg(&text))
 }
 

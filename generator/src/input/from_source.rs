@@ -17,7 +17,10 @@
 use crate::check::crosscheck::Place;
 use crate::generate::Artifact;
 use crate::input::cfg::{CfgEnv, Truth};
-use crate::input::workspace::{AttrKind, FoundAttr, ScanReport, Workspace, rust_files};
+use crate::input::sources::rust_files;
+use crate::input::workspace::{
+    AttrKind, FoundAttr, ScanProblem, ScanReport, TargetKind, Workspace,
+};
 use crate::pipeline::{Collected, Inputs, Webhooks, generate_and_write};
 use crate::timings::Timings;
 use crate::{Error, Options, Report};
@@ -76,8 +79,8 @@ pub enum Reason {
     },
     /// In a target the generator cannot link (a binary, an example, a proc-macro, ...).
     NotInLibrary {
-        /// `bin:<name>`, `example:<name>`, `unlinkable:<crate type>`.
-        target: String,
+        /// A binary, an example or an unlinkable crate.
+        target: TargetKind,
         /// Its package.
         package: String,
     },
@@ -104,7 +107,7 @@ pub enum Reason {
     },
     /// A problem of the scan (unreadable file, module or `include!` it cannot follow); the
     /// text names the place.
-    Scan(String),
+    Scan(ScanProblem),
 }
 
 impl fmt::Display for Refusal {
@@ -508,16 +511,16 @@ fn included(
     cfgs: &CfgEnv,
     facts: &Result<FileFacts, String>,
 ) -> Result<Option<String>, Reason> {
-    match attr.target.as_deref() {
+    match &attr.target {
         None => {
             return Err(Reason::NotReached {
                 package: attr.package.clone(),
             });
         }
-        Some("lib") => {}
+        Some(TargetKind::Lib) => {}
         Some(target) => {
             return Err(Reason::NotInLibrary {
-                target: target.to_string(),
+                target: target.clone(),
                 package: attr.package.clone(),
             });
         }
@@ -743,11 +746,13 @@ fn declared_in_macro_inputs(
         if !linked.contains(&package.lib_crate.as_str()) {
             continue;
         }
-        for (target, root) in &package.targets {
-            if target != "lib" {
+        for target in &package.targets {
+            if target.kind != TargetKind::Lib {
                 continue;
             }
-            let Some(src) = root.parent() else { continue };
+            let Some(src) = target.root.parent() else {
+                continue;
+            };
             for file in rust_files(src) {
                 let Ok(text) = std::fs::read_to_string(&file) else {
                     continue;
@@ -764,7 +769,7 @@ fn declared_in_macro_inputs(
                 // `lib.rs`, `main.rs` and `mod.rs` hold their children beside them; `x.rs`
                 // in `x/`.
                 let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-                let children = if file == *root || stem == "mod" {
+                let children = if file == target.root || stem == "mod" {
                     here.to_path_buf()
                 } else {
                     here.join(stem)

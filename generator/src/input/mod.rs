@@ -1,10 +1,12 @@
 //! Collect: what a run generates from. The registry linked into the generator, the workspace
 //! as `cargo metadata` describes it ([`workspace`], kept by [`metadata_cache`]), its sources
-//! as the token scan reads them ([`scan`]), the `cfg`s its build sets ([`cfg`]), and the
+//! as the token scan reads them file by file ([`scan`]) and walked module tree by module tree
+//! ([`sources`]), the `cfg`s its build sets ([`cfg`]), and the
 //! `#[rbac]` attributes read from the sources in place of the registry ([`from_source`]).
 
 pub mod cfg;
 pub mod from_source;
 pub(crate) mod metadata_cache;
 pub mod scan;
+pub mod sources;
 pub mod workspace;

@@ -7,6 +7,7 @@
 //! every value is checked, each error naming the key and the file it came from.
 
 use super::BundleProblem;
+use cargo_metadata::Metadata;
 use kube_markers_core::names::{dns1123_label, dns1123_subdomain};
 use kube_markers_core::suggest::did_you_mean;
 use serde_json::{Map, Value};
@@ -183,13 +184,14 @@ struct Table<'a> {
 }
 
 /// The `bundle` tables of the workspace and of the generator's package, from `cargo metadata`.
-/// `generator_bin` is the running executable's name.
+/// `generator_bin` is the running executable's name: the package with a binary target of
+/// that name is the generator's.
 fn tables<'a>(
-    metadata: &'a Value,
+    metadata: &'a Metadata,
     generator_bin: Option<&str>,
     errors: &mut Vec<BundleProblem>,
 ) -> Vec<Table<'a>> {
-    let root = PathBuf::from(metadata["workspace_root"].as_str().unwrap_or_default());
+    let root = metadata.workspace_root.as_std_path();
     let mut out = Vec::new();
     let mut push = |origin: Origin, value: &'a Value| match value {
         Value::Null => {}
@@ -201,23 +203,20 @@ fn tables<'a>(
     };
     push(
         Origin::Workspace(root.join("Cargo.toml")),
-        &metadata["metadata"]["kube-markers"]["bundle"],
+        &metadata.workspace_metadata["kube-markers"]["bundle"],
     );
     let Some(bin) = generator_bin else {
         return out;
     };
-    for pkg in metadata["packages"].as_array().into_iter().flatten() {
-        let is_generator = pkg["targets"].as_array().into_iter().flatten().any(|t| {
-            t["name"] == bin
-                && t["kind"]
-                    .as_array()
-                    .is_some_and(|k| k.contains(&"bin".into()))
-        });
+    for pkg in &metadata.packages {
+        let is_generator = pkg
+            .targets
+            .iter()
+            .any(|t| t.name == bin && t.kind.contains(&cargo_metadata::TargetKind::Bin));
         if is_generator {
-            let manifest = PathBuf::from(pkg["manifest_path"].as_str().unwrap_or_default());
             push(
-                Origin::Package(manifest),
-                &pkg["metadata"]["kube-markers"]["bundle"],
+                Origin::Package(pkg.manifest_path.as_std_path().to_path_buf()),
+                &pkg.metadata["kube-markers"]["bundle"],
             );
         }
     }
@@ -269,11 +268,11 @@ fn pick<'a>(
 /// Resolves the identity, or `None` when no bundle is wanted: nothing declares one, or
 /// `--no-bundle` / `enabled = false` switch it off.
 ///
-/// `metadata` is `cargo metadata` output (`None` with `--no-scan`: flags only);
+/// `metadata` is the workspace's `cargo metadata` (`None` with `--no-scan`: flags only);
 /// `linked_crates` name the default operator when exactly one crate is linked.
 pub fn resolve(
     flags: &BundleFlags,
-    metadata: Option<&Value>,
+    metadata: Option<&Metadata>,
     generator_bin: Option<&str>,
     linked_crates: &[&str],
 ) -> Result<Option<Identity>, Vec<BundleProblem>> {

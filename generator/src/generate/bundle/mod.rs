@@ -380,7 +380,7 @@ pub fn generate_for_run(
     opts: &Options,
     input: &Input,
     linked_crates: &[&str],
-    metadata: Option<&Value>,
+    metadata: Option<&cargo_metadata::Metadata>,
 ) -> Result<Generated<()>, Error> {
     let mut generated = Generated::default();
     let exe = std::env::current_exe().ok();

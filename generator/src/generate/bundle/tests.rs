@@ -461,8 +461,8 @@ fn a_crd_without_status_gets_no_status_rule() {
 
 // ---- the identity: sources, defaults, precedence, bad input ----
 
-fn metadata(workspace: Value, generator: Value) -> Value {
-    json!({
+fn metadata(workspace: Value, generator: Value) -> cargo_metadata::Metadata {
+    crate::input::workspace::metadata_for_tests(json!({
         "workspace_root": "/ws",
         "metadata": {"kube-markers": {"bundle": workspace}},
         "packages": [
@@ -472,12 +472,12 @@ fn metadata(workspace: Value, generator: Value) -> Value {
              "metadata": {"kube-markers": {"bundle": generator}},
              "targets": [{"name": "codegen", "kind": ["bin"]}]},
         ],
-    })
+    }))
 }
 
 fn resolve_with(
     flags: &BundleFlags,
-    meta: &Value,
+    meta: &cargo_metadata::Metadata,
     linked: &[&str],
 ) -> Result<Option<Identity>, Vec<String>> {
     resolve(flags, Some(meta), Some("codegen"), linked).map_err(texts)

@@ -77,7 +77,7 @@ impl Ws {
                 },
             ],
         });
-        Workspace::from_metadata(&json).unwrap()
+        Workspace::from_metadata(crate::input::workspace::metadata_for_tests(json)).unwrap()
     }
 
     /// Reads the sources against `last_build`, the generator linking `op` only.
