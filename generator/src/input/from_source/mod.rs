@@ -1,0 +1,431 @@
+//! `--rbac-from-source`: the roles regenerated from the workspace's sources by an already
+//! built generator, without the rebuild `cargo run` does first.
+//!
+//! The workspace scan finds every `#[rbac]` the build compiles, with its arguments' text, and
+//! the parser the macro runs is the one used here: so the entries the registry would hold
+//! after a rebuild are read from the sources, then aggregated, linted, rendered and written by
+//! the full run's own code. Only the roles and what the deploy bundle derives from them can
+//! change: the CRDs and webhook manifests are left as they are (an `#[rbac]` edit cannot change
+//! them).
+//!
+//! It never reads an attribute otherwise than the compiler would without saying so: every
+//! attribute whose inclusion or reading only the compiler knows (a `cfg` the scan cannot
+//! decide, that is off, or a feature cfg; an attribute in a macro's input, or in a file reached
+//! through a `mod`/`include!` in one; a file no module tree reaches; an `include!` or module the
+//! scan cannot follow; a crate the scan does not read) is refused, and the run writes nothing.
+
+use crate::check::crosscheck::Place;
+use crate::generate::Artifact;
+use crate::input::cfg::{CfgEnv, Truth};
+use crate::input::workspace::{AttrKind, FoundAttr, ScanReport, TargetKind, Workspace};
+use crate::pipeline::{Collected, Inputs, Webhooks, generate_and_write};
+use crate::timings::Timings;
+use crate::{Error, Options, Report};
+use kube_markers_core::cfg::Cfg;
+use kube_markers_registry::{self as registry, Attribute, RbacEntry, Source, Text};
+use proc_macro2::LineColumn;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+mod facts;
+mod refusal;
+
+use facts::{FileFacts, declared_in_macro_inputs};
+pub use refusal::{LeftAsItIs, Reason, Refusal};
+pub(crate) use refusal::{left_as_it_is, refused};
+
+/// The registry a rebuild would make, read from the sources.
+struct Read {
+    /// The scanned crates' entries, from the sources.
+    from_sources: Vec<RbacEntry>,
+    /// The other crates' entries, from the last build (crates outside the workspace).
+    kept: Vec<&'static RbacEntry>,
+    /// Attributes in the sources the last build does not have as they are now.
+    new_or_changed: usize,
+    /// Attributes of the last build the sources no longer have as they were.
+    gone: usize,
+}
+
+/// Runs the generator with the `#[rbac]` entries read from the workspace's sources instead of
+/// this binary's registry: the same run as the registry's, with its CRDs and webhook manifests
+/// kept as they are (an `#[rbac]` edit cannot change them, and the last build's may be
+/// older than the sources).
+pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
+    let mut timings = Timings::from_env();
+    let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
+    timings.lap("cargo metadata");
+    let scan = workspace.scan();
+    timings.lap("scan");
+    let last_build = registry::rbac_entries();
+    let linked = registry::linked_crates();
+    let read = read_entries(&workspace, &scan, &last_build, &linked).map_err(|refusals| {
+        Error::FromSource {
+            refusals,
+            rerun: opts.invocation.rerun(),
+        }
+    })?;
+    timings.lap("read the attributes");
+    let (webhooks, configurations) = (
+        registry::webhook_entries(),
+        registry::webhook_configuration_entries(),
+    );
+    let webhooks = Webhooks::new(&webhooks, &configurations);
+    let entries = read.entries();
+    let crds = registry::crd_entries();
+    let inputs = Inputs {
+        kept: &[Artifact::Crds, Artifact::Webhooks],
+        ..Inputs::new(&entries, &crds, webhooks, &linked)
+    };
+    let collected = Collected {
+        metadata: Some(workspace.metadata),
+        warnings: Vec::new(),
+        note: Some(read.note(&opts.file_name, &opts.invocation.rerun())),
+        timings,
+    };
+    generate_and_write(&inputs, collected, opts)
+}
+
+impl Read {
+    /// Every entry, sorted by source as the registry's are.
+    fn entries(&self) -> Vec<&RbacEntry> {
+        let mut entries: Vec<&RbacEntry> = self
+            .from_sources
+            .iter()
+            .chain(self.kept.iter().copied())
+            .collect();
+        entries.sort_by(|a, b| a.source.cmp(&b.source));
+        entries
+    }
+
+    /// What the run did, and what it could not: for the user's next step.
+    fn note(&self, file_name: &str, rerun: &str) -> String {
+        let mut note = format!(
+            "{file_name} from the sources ({} #[rbac] attribute(s)",
+            self.from_sources.len()
+        );
+        if !self.kept.is_empty() {
+            note.push_str(&format!(
+                ", and {} of crates outside the workspace as the last build has them",
+                self.kept.len()
+            ));
+        }
+        note.push(')');
+        if self.new_or_changed + self.gone == 0 {
+            note.push_str(
+                ", the same as the last build's; CRDs and webhooks are left as they are (run \
+                 `{rerun}` after editing types)",
+            );
+        } else {
+            note.push_str(&format!(
+                "; {} differ from the last build ({} new or changed, {} gone): run `{rerun}` \
+                 to verify, and to regenerate CRDs and webhooks",
+                self.new_or_changed + self.gone,
+                self.new_or_changed,
+                self.gone
+            ));
+        }
+        note
+    }
+}
+
+/// The path of a file as `file!()` spells it for a workspace member: relative to the
+/// workspace root.
+fn as_file_macro(file: &Path, root: &Path) -> String {
+    file.strip_prefix(root)
+        .unwrap_or(file)
+        .display()
+        .to_string()
+}
+
+/// An entry's file and attribute, without its line: what "the same attribute" means when lines
+/// shift.
+fn content(e: &RbacEntry) -> (&str, &kube_markers_core::model::RbacMarker) {
+    (&e.source.file, &e.marker)
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn read_entries(
+    workspace: &Workspace,
+    scan: &ScanReport,
+    last_build: &[&'static RbacEntry],
+    linked: &[&str],
+) -> Result<Read, Vec<Refusal>> {
+    let mut refusals: Vec<Refusal> = scan
+        .errors
+        .iter()
+        .chain(&scan.warnings)
+        .map(|text| Refusal {
+            place: None,
+            reason: Reason::Scan(text.clone()),
+        })
+        .collect();
+    let root = &workspace.root;
+    let scanned: HashSet<&str> = workspace
+        .packages
+        .iter()
+        .map(|p| p.lib_crate.as_str())
+        .collect();
+
+    // The last build's entries by place, for the module path and item of an attribute that
+    // did not move.
+    let mut by_place: HashMap<(String, usize, usize), &'static RbacEntry> = HashMap::new();
+    let canonical_root = canonical(root);
+    let mut kept = Vec::new();
+    for entry in last_build {
+        if scanned.contains(entry.source.crate_name()) {
+            by_place.insert(
+                (
+                    entry.source.file.to_string(),
+                    entry.source.line as usize,
+                    entry.source.column as usize,
+                ),
+                entry,
+            );
+            continue;
+        }
+        let file = Path::new(&*entry.source.file);
+        let inside = if file.is_absolute() {
+            canonical(file).starts_with(&canonical_root)
+        } else {
+            root.join(file).exists()
+        };
+        if inside {
+            refusals.push(Refusal {
+                place: Some(Place {
+                    file: entry.source.file.to_string(),
+                    line: entry.source.line as usize,
+                    column: Some(entry.source.column as usize),
+                }),
+                reason: Reason::UnscannedCrate {
+                    krate: entry.source.crate_name().to_string(),
+                    item: entry.source.item.to_string(),
+                },
+            });
+        } else {
+            kept.push(*entry);
+        }
+    }
+
+    let cfgs = workspace.cfg_env();
+    let mut files: BTreeMap<PathBuf, Result<FileFacts, String>> = BTreeMap::new();
+    let through_macros = declared_in_macro_inputs(workspace, linked, &mut files);
+    let mut entries: Vec<RbacEntry> = Vec::new();
+    for attr in scan.attrs.iter().filter(|a| a.kind == AttrKind::Rbac) {
+        let file = as_file_macro(&attr.file, root);
+        let place = Place {
+            file: file.clone(),
+            line: attr.line,
+            column: Some(attr.column),
+        };
+        let refuse = |reason: Reason| Refusal {
+            place: Some(place.clone()),
+            reason,
+        };
+        let facts = files
+            .entry(attr.file.clone())
+            .or_insert_with(|| FileFacts::read(&attr.file));
+        let through_macro = through_macros.iter().find(|(led_to, _)| {
+            led_to
+                .iter()
+                .any(|to| attr.file == *to || (to.is_dir() && attr.file.starts_with(to)))
+        });
+        let verdict = included(attr, linked, &cfgs, facts).and_then(|item| match through_macro {
+            Some((_, reason)) => Err(reason.clone()),
+            None => Ok(item),
+        });
+        match verdict {
+            Err(reason) => refusals.push(refuse(reason)),
+            Ok(item) => match parse(attr) {
+                Err(messages) => {
+                    refusals.extend(messages.into_iter().map(|(at, message)| Refusal {
+                        place: Some(Place {
+                            file: file.clone(),
+                            line: at.0,
+                            column: Some(at.1),
+                        }),
+                        reason: Reason::Invalid(message),
+                    }))
+                }
+                Ok(marker) => {
+                    let last = by_place.get(&(file.clone(), attr.line, attr.column));
+                    let module_path: Text = match last {
+                        Some(e) => e.source.module_path.clone(),
+                        None => attr.krate.clone().into(),
+                    };
+                    let item: Text = match (last, item) {
+                        (_, Some(item)) => item.into(),
+                        (Some(e), None) => e.source.item.clone(),
+                        (None, None) => "?".into(),
+                    };
+                    let source = Source::new(
+                        file,
+                        attr.line as u32,
+                        attr.column as u32,
+                        module_path,
+                        item,
+                    );
+                    entries.push(Attribute::new(marker, source, ""));
+                }
+            },
+        }
+    }
+    if !refusals.is_empty() {
+        return Err(refusals);
+    }
+
+    // What differs from the last build, places aside (lines shift with every edit above).
+    let mut last: HashMap<_, usize> = HashMap::new();
+    for entry in last_build
+        .iter()
+        .filter(|e| scanned.contains(e.source.crate_name()))
+    {
+        *last.entry(content(entry)).or_default() += 1;
+    }
+    let mut new_or_changed = 0;
+    for entry in &entries {
+        match last.get_mut(&content(entry)) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => new_or_changed += 1,
+        }
+    }
+    let gone: usize = last.values().sum();
+
+    Ok(Read {
+        from_sources: entries,
+        kept,
+        new_or_changed,
+        gone,
+    })
+}
+
+/// Whether the build compiles `attr` into the generator, as far as the sources tell for
+/// certain; `Ok` with the annotated item's name (if the file says), `Err` with why the
+/// compiler alone can tell.
+fn included(
+    attr: &FoundAttr,
+    linked: &[&str],
+    cfgs: &CfgEnv,
+    facts: &Result<FileFacts, String>,
+) -> Result<Option<String>, Reason> {
+    match &attr.target {
+        None => {
+            return Err(Reason::NotReached {
+                package: attr.package.clone(),
+            });
+        }
+        Some(TargetKind::Lib) => {}
+        Some(target) => {
+            return Err(Reason::NotInLibrary {
+                target: target.clone(),
+                package: attr.package.clone(),
+            });
+        }
+    }
+    if !linked.contains(&attr.krate.as_str()) {
+        return Err(Reason::NotLinked {
+            krate: attr.krate.clone(),
+        });
+    }
+    if !attr.cfgs.is_empty() {
+        let shown = || {
+            attr.cfgs
+                .iter()
+                .map(|c| format!("cfg({c})"))
+                .collect::<Vec<_>>()
+                .join("` and `")
+        };
+        if attr.cfgs.iter().any(names_a_feature) {
+            return Err(Reason::CfgFeature { cfgs: shown() });
+        }
+        match cfgs.eval_all(&attr.cfgs, &attr.package) {
+            Truth::True => {}
+            Truth::False(why) => return Err(Reason::CfgOff { cfgs: shown(), why }),
+            Truth::Unknown(why) => return Err(Reason::CfgUnknown { cfgs: shown(), why }),
+        }
+    }
+    let facts = facts
+        .as_ref()
+        .map_err(|e| Reason::FileUnparsable(e.clone()))?;
+    let at = LineColumn {
+        line: attr.line,
+        column: attr.column - 1,
+    };
+    if facts.in_macro_input(at) {
+        return Err(Reason::InMacroInput);
+    }
+    Ok(facts.item_at(at))
+}
+
+fn names_a_feature(cfg: &Cfg) -> bool {
+    match cfg {
+        Cfg::All(items) | Cfg::Any(items) => items.iter().any(names_a_feature),
+        Cfg::Not(inner) => names_a_feature(inner),
+        Cfg::KeyValue(key, _) => key == "feature",
+        Cfg::Name(_) | Cfg::Literal(_) => false,
+    }
+}
+
+/// An error of the macro's parser: where it points in the file (line, 1-based column), and its
+/// message.
+type ParseError = ((usize, usize), String);
+
+/// `attr`'s arguments as the macro parses and validates them; else each error's place in the
+/// file (line, 1-based column) and message, as the compiler would show them.
+fn parse(attr: &FoundAttr) -> Result<kube_markers_core::model::RbacMarker, Vec<ParseError>> {
+    let whole = || (attr.line, attr.column);
+    let tokens: proc_macro2::TokenStream = attr
+        .args
+        .parse()
+        .map_err(|e: proc_macro2::LexError| vec![(whole(), e.to_string())])?;
+    kube_markers_core::rbac::parse_marker(tokens).map_err(|errors| {
+        // The arguments' text starts after the attribute's `(`; an error's span counts from
+        // there. Where the text is not found as written, the attribute's place stands in.
+        let start = args_start(attr);
+        errors
+            .into_iter()
+            .map(|e| {
+                let at = match start {
+                    Some((line, column)) => {
+                        let p = e.span().start();
+                        if p.line == 1 {
+                            (line, column + p.column)
+                        } else {
+                            (line + p.line - 1, p.column + 1)
+                        }
+                    }
+                    None => whole(),
+                };
+                (at, e.to_string())
+            })
+            .collect()
+    })
+}
+
+/// Where `attr`'s arguments start in its file (line, 1-based column).
+fn args_start(attr: &FoundAttr) -> Option<(usize, usize)> {
+    let text = std::fs::read_to_string(&attr.file).ok()?;
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(attr.line - 1)
+        .map(str::len)
+        .sum();
+    let from = line_start
+        + text[line_start..]
+            .char_indices()
+            .nth(attr.column - 1)
+            .map(|(i, _)| i)?;
+    let at = from + text[from..].find(attr.args.as_str())?;
+    let line = text[..at].matches('\n').count() + 1;
+    let column = text[..at]
+        .rsplit('\n')
+        .next()
+        .map_or(0, |l| l.chars().count())
+        + 1;
+    Some((line, column))
+}
+
+#[cfg(test)]
+mod tests;
