@@ -3,7 +3,7 @@
 
 use crate::check::crosscheck::Finding;
 use crate::cli::generate::UsageError;
-use crate::output::write::OutputProblem;
+use crate::output::OutputProblem;
 use crate::{Warning, bundle, from_source, lints, webhook};
 use std::path::PathBuf;
 

@@ -48,7 +48,7 @@ pub use generate::roles::render_roles;
 pub use generate::{bundle, webhooks as webhook};
 pub use input::from_source;
 pub use invocation::Invocation;
-pub use output::write::{FileStatus, FileWarning, Orphan, OutputProblem};
+pub use output::{FileStatus, FileWarning, Orphan, OutputProblem};
 pub use pipeline::{Inputs, Webhooks, run, run_with, run_with_webhooks};
 pub use report::Report;
 pub use warning::Warning;

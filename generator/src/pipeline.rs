@@ -11,7 +11,7 @@
 use crate::check::crosscheck::cross_check_all;
 use crate::generate::{self, Artifact, Generated};
 use crate::input::workspace::{AttrKind, Workspace};
-use crate::output::write::{self, Destination, Output};
+use crate::output::{Destination, Output, plan, write};
 use crate::timings::Timings;
 use crate::{Denied, Error, IoAction, Options, Report, Warning, bundle, from_source, lints};
 use kube_markers_registry::{
@@ -292,7 +292,7 @@ pub(crate) fn generate_and_write(
         summary,
         mut warnings,
     } = made;
-    let mut plan = write::plan(
+    let mut plan = plan::plan(
         files,
         &destinations(opts),
         &opts.generator_name,

@@ -2,7 +2,7 @@
 
 use crate::bundle::BundleWarning;
 use crate::crosscheck::Finding;
-use crate::output::write::FileWarning;
+use crate::output::FileWarning;
 use crate::webhook::WebhookWarning;
 
 /// A warning of a run ([`crate::Report::warnings`]); `--deny-warnings` refuses the run with

@@ -5,7 +5,7 @@
 
 use crate::check::crd as structural;
 use crate::generate::Generated;
-use crate::output::write::Output;
+use crate::output::Output;
 use crate::pipeline::Inputs;
 use crate::{Error, Options};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;

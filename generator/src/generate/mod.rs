@@ -9,7 +9,7 @@ pub mod roles;
 pub mod webhooks;
 
 use crate::Warning;
-use crate::output::write::Output;
+use crate::output::Output;
 
 /// What one generator made: its artifact (for the generators after it), its files, a line for
 /// the run's summary, and its warnings.

@@ -10,7 +10,7 @@
 //! the general path. Tests compare the two on every role they render.
 
 use crate::generate::Generated;
-use crate::output::write::Output;
+use crate::output::Output;
 use crate::output::yaml::{is_plain_word, is_plain_word_char};
 use crate::pipeline::Inputs;
 use crate::{Options, Warning};

@@ -1,6 +1,12 @@
-//! Write: the files a run generated, planned against what is on disk and its ledgers, then
-//! written or checked ([`write`], [`ledger`]), in controller-gen's YAML ([`yaml`]).
+//! Write: the files a run generated, planned against what is on disk and its ledgers
+//! ([`plan`], [`ledger`]), then written or checked ([`write`]), in controller-gen's YAML
+//! ([`yaml`]).
 
+pub mod files;
 pub(crate) mod ledger;
+pub(crate) mod plan;
 pub mod write;
 pub mod yaml;
+
+pub(crate) use files::{Destination, Output};
+pub use files::{FileStatus, FileWarning, Orphan, OutputProblem};

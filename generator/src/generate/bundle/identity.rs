@@ -280,191 +280,226 @@ pub fn resolve(
     let tables = metadata
         .map(|m| tables(m, generator_bin, &mut errors))
         .unwrap_or_default();
-    for table in &tables {
-        for key in table.entries.keys() {
-            if !KEYS.contains(&key.as_str()) {
-                errors.push(BundleProblem::UnknownKey {
-                    origin: table.origin.clone(),
-                    key: key.clone(),
-                    suggestion: did_you_mean(key, KEYS),
-                    known: KEYS,
-                });
-            }
-        }
-    }
-
-    let flag_values: Vec<(&'static str, &'static str, Value)> = [
-        ("name", "--operator-name", &flags.name),
-        ("namespace", "--operator-namespace", &flags.namespace),
-        ("image", "--image", &flags.image),
-    ]
-    .into_iter()
-    .filter_map(|(key, flag, v)| v.clone().map(|v| (key, flag, Value::String(v))))
-    .collect();
-    let flag_for = |key: &str| {
-        flag_values
-            .iter()
-            .find(|(k, _, _)| *k == key)
-            .map(|(_, f, v)| (*f, v))
+    let mut keys = Keys {
+        tables: &tables,
+        flags: [
+            ("name", "--operator-name", &flags.name),
+            ("namespace", "--operator-namespace", &flags.namespace),
+            ("image", "--image", &flags.image),
+        ]
+        .into_iter()
+        .filter_map(|(key, flag, v)| v.clone().map(|v| (key, flag, Value::String(v))))
+        .collect(),
+        errors,
     };
-
-    // On or off.
-    let enabled = pick("enabled", None, &tables, &mut errors);
-    let switched_off = match enabled {
-        Some((Value::Bool(b), _)) => !b,
-        Some((other, ref origin)) => {
-            errors.push(BundleProblem::WrongType {
-                origin: origin.clone(),
-                key: "enabled",
-                expected: "true or false",
-                found: describe(other),
-            });
-            false
-        }
-        None => false,
-    };
-    if switched_off && flags.any_identity() {
-        let (_, origin) = enabled.expect("switched off by a table");
-        errors.push(BundleProblem::SwitchedOff {
-            flags: flag_values.iter().map(|(_, f, _)| *f).collect(),
-            origin,
-        });
-    }
-    if flags.off || switched_off || (tables.is_empty() && !flags.any_identity()) {
-        return if errors.is_empty() {
+    keys.unknown_keys();
+    if keys.switched_off(flags) || flags.off || (tables.is_empty() && !flags.any_identity()) {
+        return if keys.errors.is_empty() {
             Ok(None)
         } else {
-            Err(errors)
+            Err(keys.errors)
         };
     }
-
     // The name first: the other defaults derive from it.
-    let name = match pick("name", flag_for("name"), &tables, &mut errors) {
-        Some((Value::String(s), origin)) => (s.clone(), origin),
-        Some((other, origin)) => {
-            errors.push(BundleProblem::WrongType {
-                origin: origin.clone(),
-                key: "name",
-                expected: "a string",
-                found: describe(other),
-            });
-            (String::from("operator"), origin)
-        }
-        None => match linked_crates {
-            [one] => (one.replace('_', "-"), Origin::LinkedCrate(one.to_string())),
-            _ => {
-                errors.push(BundleProblem::NoName {
-                    linked: linked_crates.iter().map(|c| c.to_string()).collect(),
-                });
-                return Err(errors);
-            }
-        },
+    let Some(name) = keys.name(linked_crates) else {
+        return Err(keys.errors);
     };
     let mut id = Identity::with_defaults(&name.0);
     id.origins.push(("name", name.1));
-
-    let string = |key: &'static str, errors: &mut Vec<BundleProblem>, id: &mut Identity| match pick(
-        key,
-        flag_for(key),
-        &tables,
-        errors,
-    ) {
-        Some((Value::String(s), origin)) => {
-            id.origins.push((key, origin));
-            Some(s.clone())
-        }
-        Some((other, origin)) => {
-            errors.push(BundleProblem::WrongType {
-                origin,
-                key,
-                expected: "a string",
-                found: describe(other),
-            });
-            None
-        }
-        None => None,
-    };
-    if let Some(v) = string("namespace", &mut errors, &mut id) {
-        id.namespace = v;
-    }
-    if let Some(v) = string("service-account", &mut errors, &mut id) {
-        id.service_account = v;
-    }
-    if let Some(v) = string("image", &mut errors, &mut id) {
-        id.image = v;
-    }
-    if let Some(v) = string("name-prefix", &mut errors, &mut id) {
-        id.name_prefix = v;
-    }
-    for (key, slot) in [
-        ("leader-election", &mut id.leader_election),
-        ("metrics-auth", &mut id.metrics_auth),
-        (
-            "aggregate-to-default-roles",
-            &mut id.aggregate_to_default_roles,
-        ),
-        ("webhooks", &mut id.webhooks),
-        ("cert-manager", &mut id.cert_manager),
-    ] {
-        match pick(key, None, &tables, &mut errors) {
-            Some((Value::Bool(b), origin)) => {
-                *slot = *b;
-                id.origins.push((key, origin));
-            }
-            Some((other, origin)) => errors.push(BundleProblem::WrongType {
-                origin,
-                key,
-                expected: "true or false",
-                found: describe(other),
-            }),
-            None => {}
-        }
-    }
-    match pick("args", None, &tables, &mut errors) {
-        Some((Value::Array(items), origin)) if items.iter().all(Value::is_string) => {
-            id.args = items
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect();
-            id.origins.push(("args", origin));
-        }
-        Some((other, origin)) => errors.push(BundleProblem::WrongType {
-            origin,
-            key: "args",
-            expected: "an array of strings",
-            found: describe(other),
-        }),
-        None => {}
-    }
-    match pick("health-probe-port", None, &tables, &mut errors) {
-        Some((Value::Number(n), origin)) => {
-            match n
-                .as_u64()
-                .and_then(|p| u16::try_from(p).ok())
-                .filter(|p| *p > 0)
-            {
-                Some(port) => id.health_probe_port = port,
-                None => errors.push(BundleProblem::NotAPort {
-                    origin: origin.clone(),
-                    value: n.to_string(),
-                }),
-            }
-            id.origins.push(("health-probe-port", origin));
-        }
-        Some((other, origin)) => errors.push(BundleProblem::WrongType {
-            origin,
-            key: "health-probe-port",
-            expected: "a number",
-            found: describe(other),
-        }),
-        None => {}
-    }
-
+    keys.strings(&mut id);
+    keys.switches(&mut id);
+    keys.args(&mut id);
+    keys.health_probe_port(&mut id);
+    let mut errors = keys.errors;
     validate(&id, &mut errors);
     if errors.is_empty() {
         Ok(Some(id))
     } else {
         Err(errors)
+    }
+}
+
+/// The identity's keys as the tables and the flags set them, and every problem found.
+struct Keys<'a> {
+    tables: &'a [Table<'a>],
+    /// `(key, flag, value)` of the identity flags given.
+    flags: Vec<(&'static str, &'static str, Value)>,
+    errors: Vec<BundleProblem>,
+}
+
+impl<'a> Keys<'a> {
+    /// `key`'s value and where it came from ([`pick`]), its flag first.
+    fn pick(&mut self, key: &'static str) -> Option<(&Value, Origin)> {
+        let flag = self
+            .flags
+            .iter()
+            .find(|(k, _, _)| *k == key)
+            .map(|(_, f, v)| (*f, v));
+        pick(key, flag, self.tables, &mut self.errors)
+    }
+
+    fn wrong_type(
+        &mut self,
+        origin: Origin,
+        key: &'static str,
+        expected: &'static str,
+        found: &Value,
+    ) {
+        self.errors.push(BundleProblem::WrongType {
+            origin,
+            key,
+            expected,
+            found: describe(found),
+        });
+    }
+
+    fn unknown_keys(&mut self) {
+        for table in self.tables {
+            for key in table.entries.keys() {
+                if !KEYS.contains(&key.as_str()) {
+                    self.errors.push(BundleProblem::UnknownKey {
+                        origin: table.origin.clone(),
+                        key: key.clone(),
+                        suggestion: did_you_mean(key, KEYS),
+                        known: KEYS,
+                    });
+                }
+            }
+        }
+    }
+
+    /// `enabled = false` in a table; with identity flags, that is an error.
+    fn switched_off(&mut self, flags: &BundleFlags) -> bool {
+        let enabled = self.pick("enabled").map(|(v, o)| (v.clone(), o));
+        let switched_off = match &enabled {
+            Some((Value::Bool(b), _)) => !b,
+            Some((other, origin)) => {
+                self.wrong_type(origin.clone(), "enabled", "true or false", other);
+                false
+            }
+            None => false,
+        };
+        if switched_off && flags.any_identity() {
+            let (_, origin) = enabled.expect("switched off by a table");
+            self.errors.push(BundleProblem::SwitchedOff {
+                flags: self.flags.iter().map(|(_, f, _)| *f).collect(),
+                origin,
+            });
+        }
+        switched_off
+    }
+
+    /// The operator's name and where it came from: set, else the one linked crate's; `None`
+    /// when neither (an error).
+    fn name(&mut self, linked_crates: &[&str]) -> Option<(String, Origin)> {
+        match self.pick("name").map(|(v, o)| (v.clone(), o)) {
+            Some((Value::String(s), origin)) => Some((s, origin)),
+            Some((other, origin)) => {
+                self.wrong_type(origin.clone(), "name", "a string", &other);
+                Some((String::from("operator"), origin))
+            }
+            None => match linked_crates {
+                [one] => Some((one.replace('_', "-"), Origin::LinkedCrate(one.to_string()))),
+                _ => {
+                    self.errors.push(BundleProblem::NoName {
+                        linked: linked_crates.iter().map(|c| c.to_string()).collect(),
+                    });
+                    None
+                }
+            },
+        }
+    }
+
+    fn string(&mut self, key: &'static str, id: &mut Identity) -> Option<String> {
+        match self.pick(key).map(|(v, o)| (v.clone(), o)) {
+            Some((Value::String(s), origin)) => {
+                id.origins.push((key, origin));
+                Some(s)
+            }
+            Some((other, origin)) => {
+                self.wrong_type(origin, key, "a string", &other);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn strings(&mut self, id: &mut Identity) {
+        if let Some(v) = self.string("namespace", id) {
+            id.namespace = v;
+        }
+        if let Some(v) = self.string("service-account", id) {
+            id.service_account = v;
+        }
+        if let Some(v) = self.string("image", id) {
+            id.image = v;
+        }
+        if let Some(v) = self.string("name-prefix", id) {
+            id.name_prefix = v;
+        }
+    }
+
+    fn switches(&mut self, id: &mut Identity) {
+        for key in [
+            "leader-election",
+            "metrics-auth",
+            "aggregate-to-default-roles",
+            "webhooks",
+            "cert-manager",
+        ] {
+            match self.pick(key).map(|(v, o)| (v.clone(), o)) {
+                Some((Value::Bool(b), origin)) => {
+                    let slot = match key {
+                        "leader-election" => &mut id.leader_election,
+                        "metrics-auth" => &mut id.metrics_auth,
+                        "aggregate-to-default-roles" => &mut id.aggregate_to_default_roles,
+                        "webhooks" => &mut id.webhooks,
+                        _ => &mut id.cert_manager,
+                    };
+                    *slot = b;
+                    id.origins.push((key, origin));
+                }
+                Some((other, origin)) => self.wrong_type(origin, key, "true or false", &other),
+                None => {}
+            }
+        }
+    }
+
+    fn args(&mut self, id: &mut Identity) {
+        match self.pick("args").map(|(v, o)| (v.clone(), o)) {
+            Some((Value::Array(items), origin)) if items.iter().all(Value::is_string) => {
+                id.args = items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect();
+                id.origins.push(("args", origin));
+            }
+            Some((other, origin)) => self.wrong_type(origin, "args", "an array of strings", &other),
+            None => {}
+        }
+    }
+
+    fn health_probe_port(&mut self, id: &mut Identity) {
+        match self.pick("health-probe-port").map(|(v, o)| (v.clone(), o)) {
+            Some((Value::Number(n), origin)) => {
+                match n
+                    .as_u64()
+                    .and_then(|p| u16::try_from(p).ok())
+                    .filter(|p| *p > 0)
+                {
+                    Some(port) => id.health_probe_port = port,
+                    None => self.errors.push(BundleProblem::NotAPort {
+                        origin: origin.clone(),
+                        value: n.to_string(),
+                    }),
+                }
+                id.origins.push(("health-probe-port", origin));
+            }
+            Some((other, origin)) => {
+                self.wrong_type(origin, "health-probe-port", "a number", &other)
+            }
+            None => {}
+        }
     }
 }
 

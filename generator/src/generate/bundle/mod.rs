@@ -25,7 +25,7 @@ pub use roles::{BundleRole, LEADER_ELECTION_ROLE, METRICS_AUTH_ROLE, METRICS_REA
 
 use crate::generate::Generated;
 use crate::generate::crds::GeneratedCrd;
-use crate::output::write::Output;
+use crate::output::Output;
 use crate::{Error, IoAction, Options, Warning};
 use kube_markers_core::names::dns1123_subdomain;
 use kube_markers_rbac::GeneratedRole;
@@ -116,137 +116,190 @@ fn kind_of(role: &GeneratedRole) -> (&'static str, &'static str) {
 
 /// The bundle's files for this identity, or every problem with its names.
 pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<BundleProblem>> {
-    let labels = common_labels(id);
-    let render = |docs: &[Value]| crate::output::yaml::render_documents(input.header, docs);
-    let sa = (id.namespace.as_str(), id.service_account.as_str());
-    let mut names: Vec<Named> = Vec::new();
-    let mut files: Vec<File> = Vec::new();
-    let mut listed: Vec<String> = input
-        .listed_files
-        .iter()
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
-        .collect();
-    if let (true, Some(file), false) = (
-        id.webhooks,
-        input.webhook_file,
-        input.webhook_configurations.is_empty(),
-    ) {
-        listed.push(file.to_string_lossy().replace('\\', "/"));
-    }
-    let mut add = |files: &mut Vec<File>, path: String, docs: &[Value]| {
-        listed.push(path.clone());
-        files.push((PathBuf::from(path), render(docs)));
-    };
+    let mut bundle = Builder::new(id, input);
+    bundle.service_account();
+    bundle.role_bindings();
+    bundle.own_roles();
+    let mut manager = deployment::deployment(id, &bundle.labels);
+    let (patches, configurations) = bundle.webhooks(&mut manager);
+    bundle.manager(manager);
+    let pinned = bundle.pinned_namespaces();
+    bundle.kustomization(&patches, &configurations, pinned);
+    bundle.finish()
+}
 
-    add(
-        &mut files,
-        "service_account.yaml".into(),
-        &[deployment::service_account(id, &labels)],
-    );
-    names.push(Named {
-        kind: "ServiceAccount",
-        namespace: id.namespace.clone(),
-        name: id.service_account.clone(),
-        producer: format!(
-            "the operator's ServiceAccount ({})",
-            id.origin("service-account")
-        ),
-        prefixed: true,
-    });
+/// A bundle as it is made: its files, what the kustomization lists, and every name it gives an
+/// object (checked together at the end).
+struct Builder<'a> {
+    id: &'a Identity,
+    input: &'a Input<'a>,
+    labels: BTreeMap<String, String>,
+    files: Vec<File>,
+    listed: Vec<String>,
+    names: Vec<Named>,
+    errors: Vec<BundleProblem>,
+}
 
-    // Bindings of role.yaml's roles.
-    let role_bindings = bindings_for(input.roles);
-    for (role, binding) in input.roles.iter().zip(&role_bindings) {
-        let source = role_source(role, input);
-        let (role_kind, binding_kind) = kind_of(role);
-        names.push(Named {
-            kind: role_kind,
-            namespace: role.key.namespace.clone(),
-            name: role.key.name.clone(),
-            producer: source.clone(),
-            prefixed: true,
-        });
-        names.push(Named {
-            kind: binding_kind,
-            namespace: binding.key.namespace.clone(),
-            name: binding.key.name.clone(),
-            producer: format!("the binding of {source}"),
-            prefixed: true,
-        });
-    }
-    if !role_bindings.is_empty() {
-        let docs: Vec<Value> = role_bindings
+impl<'a> Builder<'a> {
+    fn new(id: &'a Identity, input: &'a Input<'a>) -> Self {
+        let mut listed: Vec<String> = input
+            .listed_files
             .iter()
-            .map(|b| b.to_value(sa, &labels))
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
             .collect();
-        add(&mut files, "role_binding.yaml".into(), &docs);
+        if let (true, Some(file), false) = (
+            id.webhooks,
+            input.webhook_file,
+            input.webhook_configurations.is_empty(),
+        ) {
+            listed.push(file.to_string_lossy().replace('\\', "/"));
+        }
+        Builder {
+            id,
+            input,
+            labels: common_labels(id),
+            files: Vec::new(),
+            listed,
+            names: Vec::new(),
+            errors: Vec::new(),
+        }
     }
 
-    // The bundle's own roles, each in its file, and the bindings of those it binds.
-    for extra in roles::bundle_roles(id, input.crds) {
-        let (role_kind, binding_kind) = kind_of(&extra.role);
-        let mut role_labels = labels.clone();
-        role_labels.extend(extra.labels.clone());
-        add(
-            &mut files,
-            extra.file.clone(),
-            &[roles::role_value(&extra.role, &role_labels)],
+    fn render(&self, docs: &[Value]) -> String {
+        crate::output::yaml::render_documents(self.input.header, docs)
+    }
+
+    /// A file the kustomization lists as a resource.
+    fn add(&mut self, path: impl Into<String>, docs: &[Value]) {
+        let path = path.into();
+        let text = self.render(docs);
+        self.listed.push(path.clone());
+        self.files.push((PathBuf::from(path), text));
+    }
+
+    /// The subject every binding binds: the operator's ServiceAccount.
+    fn subject(&self) -> (&'a str, &'a str) {
+        (&self.id.namespace, &self.id.service_account)
+    }
+
+    fn service_account(&mut self) {
+        let id = self.id;
+        self.add(
+            "service_account.yaml",
+            &[deployment::service_account(id, &self.labels)],
         );
-        names.push(Named {
-            kind: role_kind,
-            namespace: extra.role.key.namespace.clone(),
-            name: extra.role.key.name.clone(),
-            producer: format!("the {role_kind} for {}", extra.reason),
+        self.names.push(Named {
+            kind: "ServiceAccount",
+            namespace: id.namespace.clone(),
+            name: id.service_account.clone(),
+            producer: format!(
+                "the operator's ServiceAccount ({})",
+                id.origin("service-account")
+            ),
             prefixed: true,
         });
-        if extra.bound {
-            let binding = bindings_for([&extra.role]).remove(0);
-            let file = extra.file.replace("_role.yaml", "_role_binding.yaml");
-            add(&mut files, file, &[binding.to_value(sa, &labels)]);
-            names.push(Named {
+    }
+
+    /// The bindings of `role.yaml`'s roles.
+    fn role_bindings(&mut self) {
+        let input = self.input;
+        let role_bindings = bindings_for(input.roles);
+        for (role, binding) in input.roles.iter().zip(&role_bindings) {
+            let source = role_source(role, input);
+            let (role_kind, binding_kind) = kind_of(role);
+            self.names.push(Named {
+                kind: role_kind,
+                namespace: role.key.namespace.clone(),
+                name: role.key.name.clone(),
+                producer: source.clone(),
+                prefixed: true,
+            });
+            self.names.push(Named {
                 kind: binding_kind,
                 namespace: binding.key.namespace.clone(),
                 name: binding.key.name.clone(),
-                producer: format!("the {binding_kind} for {}", extra.reason),
+                producer: format!("the binding of {source}"),
                 prefixed: true,
             });
         }
+        if !role_bindings.is_empty() {
+            let docs: Vec<Value> = role_bindings
+                .iter()
+                .map(|b| b.to_value(self.subject(), &self.labels))
+                .collect();
+            self.add("role_binding.yaml", &docs);
+        }
     }
 
-    let mut errors = Vec::new();
-    let mut manager = deployment::deployment(id, &labels);
-    let mut patches = Vec::new();
-    let mut configurations = Vec::new();
-    if id.webhooks {
-        webhooks::serve_from(&mut manager);
+    /// The bundle's own roles, each in its file, and the bindings of those it binds.
+    fn own_roles(&mut self) {
+        for extra in roles::bundle_roles(self.id, self.input.crds) {
+            let (role_kind, binding_kind) = kind_of(&extra.role);
+            let mut role_labels = self.labels.clone();
+            role_labels.extend(extra.labels.clone());
+            self.add(
+                extra.file.clone(),
+                &[roles::role_value(&extra.role, &role_labels)],
+            );
+            self.names.push(Named {
+                kind: role_kind,
+                namespace: extra.role.key.namespace.clone(),
+                name: extra.role.key.name.clone(),
+                producer: format!("the {role_kind} for {}", extra.reason),
+                prefixed: true,
+            });
+            if extra.bound {
+                let binding = bindings_for([&extra.role]).remove(0);
+                let file = extra.file.replace("_role.yaml", "_role_binding.yaml");
+                self.add(file, &[binding.to_value(self.subject(), &self.labels)]);
+                self.names.push(Named {
+                    kind: binding_kind,
+                    namespace: binding.key.namespace.clone(),
+                    name: binding.key.name.clone(),
+                    producer: format!("the {binding_kind} for {}", extra.reason),
+                    prefixed: true,
+                });
+            }
+        }
+    }
+
+    /// With `webhooks = true`: the manager serves them, their Services and (with cert-manager)
+    /// certificate. Returns the kustomization's patches and configurations.
+    fn webhooks(&mut self, manager: &mut Value) -> (Vec<Value>, Vec<&'static str>) {
+        let (id, input) = (self.id, self.input);
+        let mut patches = Vec::new();
+        let mut configurations = Vec::new();
+        if !id.webhooks {
+            return (patches, configurations);
+        }
+        webhooks::serve_from(manager);
         let services = webhooks::services(input.webhook_configurations);
         match input.webhook_file {
             _ if input.webhook_configurations.is_empty() => {
-                errors.push(BundleProblem::NoWebhooks {
+                self.errors.push(BundleProblem::NoWebhooks {
                     origin: id.origin("webhooks"),
                 })
             }
-            None => errors.push(BundleProblem::WebhooksOutsideOutput {
+            None => self.errors.push(BundleProblem::WebhooksOutsideOutput {
                 origin: id.origin("webhooks"),
             }),
-            // Listed before the bundle's own files, below.
+            // Listed before the bundle's own files, in `new`.
             Some(_) => {}
         }
         // Not a resource: the kustomization names it under `configurations:`.
-        files.push((
-            PathBuf::from(webhooks::KUSTOMIZE_CONFIG),
-            render(&[webhooks::kustomize_config()]),
-        ));
+        let config = self.render(&[webhooks::kustomize_config()]);
+        self.files
+            .push((PathBuf::from(webhooks::KUSTOMIZE_CONFIG), config));
         configurations.push(webhooks::KUSTOMIZE_CONFIG);
         if !services.is_empty() {
             let docs: Vec<Value> = services
                 .iter()
-                .map(|(name, ports)| webhooks::service(id, &labels, name, ports))
+                .map(|(name, ports)| webhooks::service(id, &self.labels, name, ports))
                 .collect();
-            add(&mut files, "webhook_service.yaml".into(), &docs);
+            self.add("webhook_service.yaml", &docs);
         }
         for name in services.keys() {
-            names.push(Named {
+            self.names.push(Named {
                 kind: "Service",
                 namespace: id.namespace.clone(),
                 name: name.clone(),
@@ -256,82 +309,84 @@ pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<BundlePro
         }
         if id.cert_manager {
             let service_names: Vec<String> = services.keys().cloned().collect();
-            add(
-                &mut files,
-                "certmanager_certificate.yaml".into(),
-                &webhooks::cert_manager(id, &labels, &service_names),
-            );
+            let docs = webhooks::cert_manager(id, &self.labels, &service_names);
+            self.add("certmanager_certificate.yaml", &docs);
             patches = webhooks::ca_injection_patches(id, input.webhook_configurations);
         }
+        (patches, configurations)
     }
-    add(
-        &mut files,
-        "manager.yaml".into(),
-        &[deployment::namespace(id, &labels), manager],
-    );
-    names.push(Named {
-        kind: "Namespace",
-        namespace: String::new(),
-        name: id.namespace.clone(),
-        producer: format!("the operator's namespace ({})", id.origin("namespace")),
-        prefixed: false,
-    });
-    names.push(Named {
-        kind: "Deployment",
-        namespace: id.namespace.clone(),
-        name: DEPLOYMENT.into(),
-        producer: "the manager Deployment".into(),
-        prefixed: true,
-    });
 
-    // Roles in namespaces other than the operator's stay there whatever namespace kustomize
-    // gives the operator.
-    let pinned: Vec<String> = input
-        .roles
-        .iter()
-        .map(|r| r.key.namespace.clone())
-        .filter(|ns| !ns.is_empty() && *ns != id.namespace)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let pinned_files = if pinned.is_empty() {
-        Vec::new()
-    } else {
+    /// The operator's Namespace and the manager Deployment.
+    fn manager(&mut self, manager: Value) {
+        let id = self.id;
+        self.add(
+            "manager.yaml",
+            &[deployment::namespace(id, &self.labels), manager],
+        );
+        self.names.push(Named {
+            kind: "Namespace",
+            namespace: String::new(),
+            name: id.namespace.clone(),
+            producer: format!("the operator's namespace ({})", id.origin("namespace")),
+            prefixed: false,
+        });
+        self.names.push(Named {
+            kind: "Deployment",
+            namespace: id.namespace.clone(),
+            name: DEPLOYMENT.into(),
+            producer: "the manager Deployment".into(),
+            prefixed: true,
+        });
+    }
+
+    /// Roles in namespaces other than the operator's stay there whatever namespace kustomize
+    /// gives the operator: their own kustomization of transformers. Whether there are any.
+    fn pinned_namespaces(&mut self) -> bool {
+        let pinned: Vec<String> = self
+            .input
+            .roles
+            .iter()
+            .map(|r| r.key.namespace.clone())
+            .filter(|ns| !ns.is_empty() && *ns != self.id.namespace)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if pinned.is_empty() {
+            return false;
+        }
         let dir = Path::new(PINNED_DIR);
-        vec![
-            (
-                dir.join(KUSTOMIZATION),
-                crate::output::yaml::render_documents(
-                    &format!("{}{}", input.header, kustomize::MARKER),
-                    &[kustomize::pinned_kustomization()],
-                ),
-            ),
-            (
-                dir.join(kustomize::PINNED_TRANSFORMERS),
-                render(&kustomize::pinned_transformers(id, &pinned)),
-            ),
-        ]
-    };
-    files.extend(pinned_files);
-    files.push((
-        PathBuf::from(KUSTOMIZATION),
-        crate::output::yaml::render_documents(
-            &format!("{}{}", input.header, kustomize::MARKER),
-            &[kustomize::kustomization(
-                id,
-                &listed,
-                &patches,
-                &configurations,
-                !pinned.is_empty(),
-            )],
-        ),
-    ));
+        let kustomization = crate::output::yaml::render_documents(
+            &format!("{}{}", self.input.header, kustomize::MARKER),
+            &[kustomize::pinned_kustomization()],
+        );
+        let transformers = self.render(&kustomize::pinned_transformers(self.id, &pinned));
+        self.files.push((dir.join(KUSTOMIZATION), kustomization));
+        self.files
+            .push((dir.join(kustomize::PINNED_TRANSFORMERS), transformers));
+        true
+    }
 
-    errors.extend(check_names(id, &names));
-    if errors.is_empty() {
-        Ok(files)
-    } else {
-        Err(errors)
+    fn kustomization(&mut self, patches: &[Value], configurations: &[&str], pinned: bool) {
+        let text = crate::output::yaml::render_documents(
+            &format!("{}{}", self.input.header, kustomize::MARKER),
+            &[kustomize::kustomization(
+                self.id,
+                &self.listed,
+                patches,
+                configurations,
+                pinned,
+            )],
+        );
+        self.files.push((PathBuf::from(KUSTOMIZATION), text));
+    }
+
+    fn finish(mut self) -> Result<Vec<File>, Vec<BundleProblem>> {
+        self.errors.extend(check_names(self.id, &self.names));
+        if self.errors.is_empty() {
+            Ok(self.files)
+        } else {
+            Err(self.errors)
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! generator writes it: merge ([`configurations`]) → render ([`render`]).
 
 use crate::generate::Generated;
-use crate::output::write::Output;
+use crate::output::Output;
 use crate::pipeline::Inputs;
 use crate::{Error, Options, Warning};
 pub use kube_markers_core::model::{WebhookClient, WebhookConfigurationMarker, WebhookMarker};

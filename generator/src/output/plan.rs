@@ -1,0 +1,456 @@
+//! Planning a run's writes: every destination validated and every orphan decided before the
+//! first byte is written. Files this generator wrote (its ledger in each directory says which)
+//! and no longer generates are removed only while unchanged; files it did not write are never
+//! touched.
+
+use crate::output::files::{Destination, FileWarning, Orphan, Output, OutputProblem};
+use crate::output::ledger::{self, Ledger};
+use crate::{Error, IoAction};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path, PathBuf};
+
+/// A file to remove.
+#[derive(Debug, Clone)]
+pub(super) struct Removal {
+    pub(super) path: PathBuf,
+    pub(super) kind: Orphan,
+    /// For [`Orphan::Output`]: the hashes the ledger lists for it, checked again right before
+    /// removing.
+    pub(super) hashes: BTreeSet<String>,
+}
+
+/// What became of a file this generator wrote and no longer generates.
+pub(super) enum OrphanState {
+    /// Exactly what the ledger says was written: to remove.
+    Unchanged,
+    /// Changed since, or no longer a regular file: kept, with this warning.
+    Kept(FileWarning),
+    /// Already gone.
+    Gone,
+}
+
+/// Everything a run will do, decided before anything is touched.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub(super) outputs: Vec<Output>,
+    pub(super) removals: Vec<Removal>,
+    /// Written last, so that a run that stops halfway still has the old ledger and finishes
+    /// the removals next time.
+    pub(super) ledgers: Vec<Output>,
+    /// Files kept although this generator no longer generates them, and other news.
+    pub(crate) warnings: Vec<FileWarning>,
+    pub(super) generator: String,
+}
+
+pub(super) fn io(action: IoAction, path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The same path for the same file however it is spelled: absolute, without `.` and `..`,
+/// symbolic links resolved as far as the path exists.
+fn identity(path: &Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut clean = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                clean.pop();
+            }
+            other => clean.push(other),
+        }
+    }
+    let mut existing = clean.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        let (Some(name), Some(parent)) = (existing.file_name(), existing.parent()) else {
+            break;
+        };
+        rest.push(name);
+        existing = parent;
+    }
+    let mut key = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf());
+    key.extend(rest.iter().rev());
+    key
+}
+
+pub(super) fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// The first thing on the way to `dir` (itself included) that exists but is not a directory.
+fn blocker(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find(|a| a.exists())
+        .filter(|a| !a.is_dir())
+        .map(Path::to_path_buf)
+}
+
+/// Another generator's ledger and what it lists.
+struct Foreign {
+    generator: String,
+    ledger: PathBuf,
+    files: Ledger,
+}
+
+/// Plans writing `outputs`: each directory once however spelled (the `destinations`, kept tidy
+/// even when nothing goes there any more, and every output's), its ledger read, the outputs
+/// checked against what is there, the orphans decided. Every problem is reported together,
+/// and nothing is touched.
+pub(crate) fn plan(
+    outputs: Vec<Output>,
+    destinations: &[Destination],
+    generator: &str,
+    header_file: Option<&Path>,
+) -> Result<Plan, Error> {
+    let mut planning = Planning {
+        outputs: &outputs,
+        generator,
+        problems: Vec::new(),
+        warnings: Vec::new(),
+        ledgers: Vec::new(),
+        removals: Vec::new(),
+    };
+    for (destination, in_dir) in directories(&outputs, destinations).values() {
+        planning.directory(destination, in_dir)?;
+    }
+    let Planning {
+        mut problems,
+        warnings,
+        ledgers,
+        removals,
+        ..
+    } = planning;
+    problems.extend(same_paths(&outputs, &ledgers, header_file));
+    if !problems.is_empty() {
+        return Err(Error::Outputs(problems));
+    }
+    Ok(Plan {
+        outputs,
+        removals,
+        ledgers,
+        warnings,
+        generator: generator.to_string(),
+    })
+}
+
+/// Directories, each once however spelled, with the outputs that go there (by index).
+fn directories(
+    outputs: &[Output],
+    destinations: &[Destination],
+) -> BTreeMap<PathBuf, (Destination, Vec<usize>)> {
+    let mut dirs: BTreeMap<PathBuf, (Destination, Vec<usize>)> = BTreeMap::new();
+    for d in destinations {
+        dirs.entry(identity(&d.dir))
+            .or_insert_with(|| (d.clone(), Vec::new()));
+    }
+    for (i, o) in outputs.iter().enumerate() {
+        let dir = parent_dir(&o.path);
+        dirs.entry(identity(dir))
+            .or_insert_with(|| {
+                let destination = Destination {
+                    dir: dir.to_path_buf(),
+                    option: o.option,
+                };
+                (destination, Vec::new())
+            })
+            .1
+            .push(i);
+    }
+    dirs
+}
+
+/// No two things on one path; the header file is read, never overwritten.
+fn same_paths(
+    outputs: &[Output],
+    ledgers: &[Output],
+    header_file: Option<&Path>,
+) -> Vec<OutputProblem> {
+    let mut problems = Vec::new();
+    let mut taken: BTreeMap<PathBuf, &str> = BTreeMap::new();
+    if let Some(header) = header_file {
+        taken.insert(identity(header), "the --header-file");
+    }
+    for o in outputs.iter().chain(ledgers) {
+        if let Some(first) = taken.insert(identity(&o.path), &o.what) {
+            problems.push(OutputProblem::SamePath {
+                path: o.path.clone(),
+                first: first.to_string(),
+                second: o.what.clone(),
+            });
+        }
+    }
+    problems
+}
+
+/// A plan as it is made, directory by directory.
+struct Planning<'a> {
+    outputs: &'a [Output],
+    generator: &'a str,
+    problems: Vec<OutputProblem>,
+    warnings: Vec<FileWarning>,
+    ledgers: Vec<Output>,
+    removals: Vec<Removal>,
+}
+
+impl Planning<'_> {
+    /// One directory and the outputs that go there (`in_dir`, indices into the outputs).
+    fn directory(&mut self, destination: &Destination, in_dir: &[usize]) -> Result<(), Error> {
+        let dir = &destination.dir;
+        if let Some(blocker) = blocker(dir) {
+            let whats: Vec<&str> = in_dir
+                .iter()
+                .map(|&i| self.outputs[i].what.as_str())
+                .collect();
+            self.problems.push(OutputProblem::NotADirectory {
+                dir: dir.clone(),
+                what: if whats.is_empty() {
+                    "files".to_string()
+                } else {
+                    whats.join(", ")
+                },
+                blocker,
+                option: destination.option,
+            });
+            return Ok(());
+        }
+        for &i in in_dir {
+            let o = &self.outputs[i];
+            if o.path.is_dir() {
+                self.problems.push(OutputProblem::IsADirectory {
+                    output: o.path.clone(),
+                    what: o.what.clone(),
+                });
+            }
+        }
+        let ledger_path = dir.join(ledger::file_name(self.generator));
+        let ours = self.read_ledger(&ledger_path)?;
+        let foreign = foreign_ledgers(dir, self.generator)?;
+        self.owners(in_dir, ours.as_ref(), &foreign, &ledger_path);
+        let names: BTreeSet<&str> = in_dir
+            .iter()
+            .filter_map(|&i| self.outputs[i].path.file_name()?.to_str())
+            .collect();
+        match &ours {
+            Some(ours) => self.orphans(dir, ours, &names, &foreign)?,
+            None => self.warnings.extend(unledgered_outputs_of_earlier_versions(
+                dir,
+                &names,
+                &foreign,
+                self.generator,
+            )),
+        }
+        if !in_dir.is_empty() {
+            let files = in_dir.iter().map(|&i| {
+                let o = &self.outputs[i];
+                let name = o.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                (name, o.content.as_str())
+            });
+            self.ledgers.push(Output {
+                path: ledger_path,
+                content: ledger::render(self.generator, files),
+                what: format!("the ledger of generator `{}`", self.generator),
+                option: destination.option,
+            });
+        } else if ours.is_some() {
+            self.removals.push(Removal {
+                path: ledger_path,
+                kind: Orphan::Ledger,
+                hashes: BTreeSet::new(),
+            });
+        }
+        Ok(())
+    }
+
+    /// This generator's ledger in the directory, if it has one; its bad lines are warnings.
+    fn read_ledger(&mut self, ledger_path: &Path) -> Result<Option<Ledger>, Error> {
+        match std::fs::read_to_string(ledger_path) {
+            Ok(text) => {
+                let (parsed, bad_lines) = Ledger::parse(&text);
+                self.warnings
+                    .extend(
+                        bad_lines
+                            .into_iter()
+                            .map(|(line, why)| FileWarning::BadLedgerLine {
+                                ledger: ledger_path.to_path_buf(),
+                                line,
+                                why,
+                            }),
+                    );
+                Ok(Some(parsed))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io(IoAction::Read, ledger_path)(e)),
+        }
+    }
+
+    /// Outputs that would overwrite a file another generator wrote, or (with a ledger here) one
+    /// this generator did not write.
+    fn owners(
+        &mut self,
+        in_dir: &[usize],
+        ours: Option<&Ledger>,
+        foreign: &[Foreign],
+        ledger_path: &Path,
+    ) {
+        let claimed_by = |name: &str| foreign.iter().find(|f| f.files.files.contains_key(name));
+        for &i in in_dir {
+            let o = &self.outputs[i];
+            let name = o.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if let Some(other) = claimed_by(name) {
+                self.problems
+                    .push(OutputProblem::WrittenByAnotherGenerator {
+                        output: o.path.clone(),
+                        what: o.what.clone(),
+                        generator: other.generator.clone(),
+                        ledger: other.ledger.clone(),
+                    });
+            } else if let Some(ours) = ours
+                && !ours.files.contains_key(name)
+                && o.path.is_file()
+                && std::fs::read(&o.path).map_or(true, |old| old != o.content.as_bytes())
+            {
+                // With a ledger here, everything this generator wrote is listed: a file it
+                // does not list is someone else's. (Without one, the first run adopts the
+                // files of earlier versions; identical content is adopted too.)
+                self.problems
+                    .push(OutputProblem::NotWrittenByThisGenerator {
+                        output: o.path.clone(),
+                        what: o.what.clone(),
+                        ledger: ledger_path.to_path_buf(),
+                    });
+            }
+        }
+    }
+
+    /// Files the ledger lists that this run does not generate: removed while unchanged, kept
+    /// (with a warning) otherwise.
+    fn orphans(
+        &mut self,
+        dir: &Path,
+        ours: &Ledger,
+        names: &BTreeSet<&str>,
+        foreign: &[Foreign],
+    ) -> Result<(), Error> {
+        let claimed = |name: &str| foreign.iter().any(|f| f.files.files.contains_key(name));
+        for (name, hashes) in &ours.files {
+            // Another generator's ledger listing it too makes it not ours alone: keep it.
+            if names.contains(name.as_str()) || claimed(name) {
+                continue;
+            }
+            let path = dir.join(name);
+            match orphan_state(&path, hashes, self.generator)? {
+                OrphanState::Unchanged => self.removals.push(Removal {
+                    path,
+                    kind: Orphan::Output,
+                    hashes: hashes.clone(),
+                }),
+                OrphanState::Kept(warning) => self.warnings.push(warning),
+                OrphanState::Gone => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The ledgers of other generators in `dir`.
+fn foreign_ledgers(dir: &Path, generator: &str) -> Result<Vec<Foreign>, Error> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(IoAction::List, dir)(e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(io(IoAction::List, dir))?;
+        let file_name = entry.file_name();
+        let Some(other) = file_name.to_str().and_then(ledger::generator_of) else {
+            continue;
+        };
+        if other == generator {
+            continue;
+        }
+        let path = entry.path();
+        let text = std::fs::read_to_string(&path).map_err(io(IoAction::Read, &path))?;
+        out.push(Foreign {
+            generator: other.to_string(),
+            files: Ledger::parse(&text).0,
+            ledger: path,
+        });
+    }
+    out.sort_by(|a, b| a.generator.cmp(&b.generator));
+    Ok(out)
+}
+
+/// Whether a file our ledger lists (with `hashes`), and that we no longer generate, may be
+/// removed.
+pub(super) fn orphan_state(
+    path: &Path,
+    hashes: &BTreeSet<String>,
+    generator: &str,
+) -> Result<OrphanState, Error> {
+    let metadata = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(OrphanState::Gone),
+        Err(e) => return Err(io(IoAction::Read, path)(e)),
+    };
+    let kept = |not_a_file| {
+        OrphanState::Kept(FileWarning::KeptChanged {
+            path: path.to_path_buf(),
+            generator: generator.to_string(),
+            not_a_file,
+        })
+    };
+    if !metadata.is_file() {
+        return Ok(kept(true));
+    }
+    let content = std::fs::read(path).map_err(io(IoAction::Read, path))?;
+    Ok(if hashes.contains(&ledger::sha256_hex(&content)) {
+        OrphanState::Unchanged
+    } else {
+        kept(false)
+    })
+}
+
+/// Before this generator had a ledger in `dir`, it removed every YAML file carrying its
+/// version annotation; now such a file is not provably its own. Say so once, on the run that
+/// creates the ledger.
+fn unledgered_outputs_of_earlier_versions(
+    dir: &Path,
+    outputs: &BTreeSet<&str>,
+    foreign: &[Foreign],
+    generator: &str,
+) -> Vec<FileWarning> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let marker = format!("{}: ", kube_markers_registry::crd::VERSION_ANNOTATION);
+    let mut found: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".yaml") && !outputs.contains(name.as_str()))
+        .filter(|name| !foreign.iter().any(|f| f.files.files.contains_key(name)))
+        .filter(|name| {
+            std::fs::read_to_string(dir.join(name)).is_ok_and(|text| text.contains(&marker))
+        })
+        .collect();
+    found.sort();
+    found
+        .into_iter()
+        .map(|name| FileWarning::Unledgered {
+            path: dir.join(name),
+            generator: generator.to_string(),
+        })
+        .collect()
+}
