@@ -118,7 +118,7 @@ pub(crate) fn with_sources(e: &dyn std::error::Error) -> String {
 /// | `custom_verbs` | flag | allow verbs of aggregated APIs beyond the built-in ones |
 ///
 /// A list is a semicolon string (`"get;list"`) or an array (`["get", "list"]`). Every
-/// argument is checked at compile time: see the README for the full list of errors. The
+/// argument is checked at compile time: see `docs/attributes.md` for the full list of errors. The
 /// attribute may stand on functions and methods (async or not), `impl` blocks, structs, enums
 /// and `const _: () = ();`, any number of times; the item is emitted unchanged.
 pub use kube_markers_macros::rbac;
@@ -180,7 +180,7 @@ macro_rules! link {
 /// Arguments: `storage` (this type is the storage version of a kind with several versions) and
 /// `validation(rule = ..., ...)` (rules whose `self` is the whole object). Types used inside the
 /// spec take their markers with [`schema`](macro@schema). The generator writes one CRD per
-/// group and kind; see the README for the `#[k8s]` vocabulary. A running operator gets the same
+/// group and kind; see `docs/crds.md` for the `#[k8s]` vocabulary. A running operator gets the same
 /// CRDs from [`crd::definition`] and [`crd::definitions`], to install them from code.
 pub use kube_markers_macros::crd;
 
