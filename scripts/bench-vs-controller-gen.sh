@@ -46,8 +46,9 @@ for n in "${sizes[@]}"; do
     echo 'members = ["ops", "gen"]'
     echo 'resolver = "3"'
     echo
-    # OPTIMIZED=1: plus the README's optional lines (quick start, step 3), kube-markers and
-    # kube-markers-core at opt-level 3 (in place of this workspace's opt-level 1 for core).
+    # OPTIMIZED=1: plus the README's optional lines (quick start, step 3), kube-markers-codegen,
+    # kube-markers-rbac and kube-markers-core at opt-level 3 (in place of this workspace's
+    # opt-level 1 for core).
     sed -n '/^\[profile/,$p' "$root/Cargo.toml" |
       awk -v optimized="${OPTIMIZED:-0}" '/^\[/ { drop = optimized == 1 && $0 == "[profile.dev.package.kube-markers-core]" } !drop'
     if [ "${OPTIMIZED:-0}" = 1 ]; then
