@@ -35,7 +35,7 @@ pub fn attr_kind_of(leading: bool, segs: &[&str]) -> Option<AttrKind> {
 
 /// An attribute's arguments as one comparable text: tokens joined by one space, punctuation
 /// one character at a time, literals as written. The macro keeps this text of the tokens it
-/// was given in the registry entry; the scan computes [`normalized_text`] of the source, and
+/// was given in the registry entry; the generator's scan computes the same text of the source, and
 /// equal texts are the same arguments. Texts that differ only in form (a doc comment, a
 /// lifetime) are compared by parsing both, so the shortcut never decides that two
 /// attributes differ.

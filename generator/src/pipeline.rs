@@ -2,7 +2,7 @@
 //!
 //! An input collects what a run generates from ([`Inputs`]: the linked registry, or with
 //! `--rbac-from-source` the `#[rbac]` attributes read from the sources) and what it learned on
-//! the way ([`Collected`]). The runner then lints the attributes, calls each generator in turn
+//! the way (`Collected`). The runner then lints the attributes, calls each generator in turn
 //! (roles, CRDs, webhooks, then the bundle, which reads what they made), plans every file
 //! against what is on disk, and writes or checks. Everything is generated, and every
 //! destination validated, before anything is written: a bad CRD or a bad path leaves no

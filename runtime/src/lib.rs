@@ -4,7 +4,7 @@
 //! registered in a link-time [`registry`]. A generator binary whose `main` is
 //! `kube_markers::codegen::main` (feature `codegen`, with the crates it collects named by
 //! [`link!`]) merges every entry into ClusterRole/Role manifests exactly as controller-gen does
-//! ([`rbac`](mod@rbac)) and writes them with controller-gen's YAML conventions.
+//! and writes them with controller-gen's YAML conventions.
 //!
 //! ```
 //! use kube_markers::rbac;

@@ -3,7 +3,7 @@
 //! ([`kube_markers_core::lints::Lint`] has the list, their names and sources).
 //!
 //! Every check asks the question of the attribute's own rule, with kube-apiserver's matching
-//! ([`crate::authz`]): "would this rule allow one of these requests?", so that a wildcard is
+//! (`kube_markers_rbac::authorize`): "would this rule allow one of these requests?", so that a wildcard is
 //! caught by every lint whose requests it allows, and `redundant` compares whole rules with
 //! the API server's escalation check's "covers".
 

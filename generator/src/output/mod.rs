@@ -1,5 +1,5 @@
 //! Write: the files a run generated, planned against what is on disk and its ledgers
-//! ([`plan`], [`ledger`]), then written or checked ([`write`]), in controller-gen's YAML
+//! (its plan and ledgers), then written or checked ([`write`](mod@write)), in controller-gen's YAML
 //! ([`yaml`]).
 
 pub mod files;

@@ -1,5 +1,5 @@
 //! Writing or checking the planned files: staged next to their destinations and renamed into
-//! place ([`apply`]), or compared with what is on disk ([`check`]).
+//! place (`apply`), or compared with what is on disk (`check`).
 
 use crate::output::files::{FileStatus, FileWarning, Orphan, Output};
 use crate::output::plan::{OrphanState, Plan, io, orphan_state, parent_dir};

@@ -74,7 +74,7 @@ pub enum RoleObject {
 }
 
 impl RoleObject {
-    /// The object as JSON, ready for [`crate::yaml`].
+    /// The object as JSON, ready for the generator's YAML writer.
     pub fn to_value(&self) -> serde_json::Value {
         let value = match self {
             RoleObject::ClusterRole(r) => serde_json::to_value(r),

@@ -2,7 +2,7 @@
 //! operator's generated roles, before it leaves the process (feature `audit`).
 //!
 //! Each request's method and URL become the attributes the API server authorizes
-//! ([`kube_markers_rbac::authorize::request_info`]: `GET …?watch=true` is `watch`, `DELETE` on a collection
+//! ([`request_info`]: `GET …?watch=true` is `watch`, `DELETE` on a collection
 //! `deletecollection`, …), which are evaluated with the RBAC authorizer's semantics against
 //! [`Permissions`]: the linked `#[rbac]` attributes aggregated as `role.yaml` is, or the roles of
 //! a directory of manifests. What the [`Mode`] does with a request no rule covers: record it,
@@ -35,8 +35,13 @@ pub use layer::{AuditLayer, AuditService, ResponseFuture};
 pub use permissions::{Declared, ManifestsError, Permission, Permissions};
 pub use report::{Report, Uncovered, Unused};
 
+/// What the audit's API names of kube-apiserver's authorization: a request's attributes, the
+/// identity roles are evaluated for, and what reading manifests can find wrong.
+pub use kube_markers_rbac::authorize::manifests::ManifestProblem;
+pub use kube_markers_rbac::authorize::{RequestAttributes, RequestInfo, UserInfo, request_info};
+
 use k8s_openapi::api::rbac::v1::PolicyRule;
-use kube_markers_rbac::authorize::{RequestAttributes, request_info, resource_matches};
+use kube_markers_rbac::authorize::resource_matches;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -5,7 +5,7 @@
 //!
 //! The path of the data: the [`Identity`] (flags, `Cargo.toml` metadata, defaults) and what the
 //! generator already made (roles, CRDs) go into [`generate`], a pure function that returns
-//! the files or every problem found; [`plan`] adds reading the workspace and the previous run's
+//! the files or every problem found; [`generate_for_run`] adds reading the workspace and the previous run's
 //! files, which the next run removes when it no longer generates them.
 
 mod bindings;

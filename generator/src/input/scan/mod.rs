@@ -118,7 +118,7 @@ pub fn scan_source(text: &str) -> syn::Result<FileScan> {
     }
 }
 
-/// [`normalized_tokens`] of source text, from the scan's own lexer; `None` if it does not lex
+/// `kube_markers_core::call_site::normalized_tokens` of source text, from the scan's own lexer; `None` if it does not lex
 /// or holds a doc comment (which proc_macro2 turns into `#[doc = ...]`).
 pub fn normalized_text(text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 8);

@@ -10,11 +10,11 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::visit::Visit;
 
 /// Finds the attributes, module declarations and includes of one parsed file: the syn-based
-/// scan, which [`scan_source`] falls back to, and the oracle its token walk is tested
+/// scan, which [`super::scan_source`] falls back to, and the oracle its token walk is tested
 /// against.
 ///
 /// Attributes inside macro invocations and `macro_rules!` bodies are not found (they are token
-/// trees until expanded): [`check_call_site`] makes such attributes compile errors.
+/// trees until expanded): `kube_markers_core::call_site::check_call_site` makes such attributes compile errors.
 pub fn scan_file(file: &syn::File) -> FileScan {
     let mut visitor = FileVisitor {
         out: FileScan::default(),
