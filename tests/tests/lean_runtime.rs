@@ -106,7 +106,13 @@ fn the_default_features_link_no_audit_code() {
     ] {
         assert!(audit.iter().any(|d| d == name), "{name} not in {audit:#?}");
     }
-    for name in ["kube-markers-codegen", "syn", "similar", "kube-cel", "jsonschema"] {
+    for name in [
+        "kube-markers-codegen",
+        "syn",
+        "similar",
+        "kube-cel",
+        "jsonschema",
+    ] {
         assert!(!audit.iter().any(|d| d == name), "{name} in {audit:#?}");
     }
 }

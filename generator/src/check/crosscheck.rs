@@ -4,6 +4,7 @@
 use crate::input::cfg::{CfgEnv, Truth};
 use crate::input::scan::normalized_text_is;
 use crate::input::workspace::{AttrKind, FoundAttr, ScanProblem, ScanReport, TargetKind};
+use kube_markers_core::cfg::Cfg;
 use kube_markers_registry::{CrdEntry, RbacEntry, Source};
 use std::collections::HashMap;
 use std::fmt;
@@ -128,6 +129,13 @@ pub enum Problem {
         /// The entry's item.
         item: String,
     },
+    /// In the registry, but behind a `cfg` the build profile sets (`debug_assertions`,
+    /// `overflow_checks`, `panic`): the generator's build compiled it, the deployed build of
+    /// another profile may not (or the reverse), so the roles would not be the operator's.
+    ProfileDependent {
+        /// The cfgs, as written.
+        cfgs: String,
+    },
     /// A problem of the scan itself (unreadable or unparsable file, module not found); the text
     /// names the place.
     Scan(ScanProblem),
@@ -251,6 +259,13 @@ impl fmt::Display for Finding {
                 "registry entry of #[{name}] ({item}) has no attribute at that place in the \
                  scanned sources (is the generator built from other sources, or is the file \
                  outside the scanned packages?)"
+            ),
+            Problem::ProfileDependent { cfgs } => write!(
+                f,
+                "#[{name}] behind `{cfgs}`, which the build profile sets: the generator's \
+                 build compiled it, so the roles grant it, but a build of another profile (the \
+                 deployed release build, say) does not compile it, or the reverse; use a \
+                 feature instead"
             ),
             Problem::Scan(problem) => problem.fmt(f),
         }
@@ -526,6 +541,11 @@ pub fn cross_check_all(
             {
                 findings.errors.push(finding(Problem::Stale));
             }
+            if attr.cfgs.iter().any(depends_on_the_profile) {
+                findings.errors.push(finding(Problem::ProfileDependent {
+                    cfgs: shown_cfgs(attr),
+                }));
+            }
             continue;
         }
         let truth = if attr.cfgs.is_empty() {
@@ -578,6 +598,18 @@ pub fn cross_check_all(
     findings
 }
 
+/// Whether `cfg` names a cfg the build profile sets (`debug_assertions`, `overflow_checks`,
+/// `panic = "..."`): the generator's build cannot stand for the deployed one there.
+fn depends_on_the_profile(cfg: &Cfg) -> bool {
+    match cfg {
+        Cfg::All(items) | Cfg::Any(items) => items.iter().any(depends_on_the_profile),
+        Cfg::Not(inner) => depends_on_the_profile(inner),
+        Cfg::Name(name) => matches!(name.as_str(), "debug_assertions" | "overflow_checks"),
+        Cfg::KeyValue(key, _) => key == "panic",
+        Cfg::Literal(_) => false,
+    }
+}
+
 fn shown_cfgs(attr: &FoundAttr) -> String {
     attr.cfgs
         .iter()
@@ -628,5 +660,71 @@ fn missing(attr: &FoundAttr, linked_crates: &[&str], truth: &Truth) -> Problem {
         }
     } else {
         Problem::NotLinked { krate, active }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{marker, rbac};
+    use kube_markers_core::cfg::Cfg;
+
+    /// One scanned `#[rbac]` in `root/src/lib.rs` at line 3, behind `cfgs`, and its registry
+    /// entry.
+    fn one(root: &Path, cfgs: Vec<Cfg>) -> (ScanReport, RbacEntry) {
+        let file = root.join("src/lib.rs");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "").unwrap();
+        let args = r#"groups = "", resources = "events", verbs = "create""#;
+        let attr = FoundAttr {
+            kind: AttrKind::Rbac,
+            package: "op".into(),
+            krate: "op".into(),
+            target: Some(TargetKind::Lib),
+            file,
+            line: 3,
+            column: 1,
+            outer: None,
+            cfgs,
+            args: args.into(),
+        };
+        let report = ScanReport {
+            attrs: vec![attr],
+            ..ScanReport::default()
+        };
+        let entry = rbac(
+            marker(&[""], &["events"], &["create"]),
+            Source::__new("src/lib.rs", 3, 1, "op", "reconcile"),
+        );
+        (report, entry)
+    }
+
+    #[test]
+    fn an_attribute_the_build_profile_decides_is_an_error_even_when_compiled() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = CfgEnv::fixed(Default::default(), &[], Some(Vec::new()));
+        let profile = [
+            Cfg::Name("debug_assertions".into()),
+            Cfg::Not(Box::new(Cfg::Name("overflow_checks".into()))),
+            Cfg::All(vec![Cfg::KeyValue("panic".into(), "unwind".into())]),
+        ];
+        for cfg in profile {
+            let (report, entry) = one(dir.path(), vec![cfg.clone()]);
+            let findings = cross_check(&[&entry], &[], &report, &["op"], dir.path(), &env);
+            assert_eq!(findings.errors.len(), 1, "{cfg}: {:?}", findings.errors);
+            let text = findings.errors[0].to_string();
+            assert!(
+                text.starts_with(&format!("src/lib.rs:3:1: #[rbac] behind `cfg({cfg})`"))
+                    && text.contains("use a feature instead"),
+                "{text}"
+            );
+        }
+        // A feature is the build's own choice: compiled and registered is fine.
+        let (report, entry) = one(
+            dir.path(),
+            vec![Cfg::KeyValue("feature".into(), "x".into())],
+        );
+        let findings = cross_check(&[&entry], &[], &report, &["op"], dir.path(), &env);
+        assert!(findings.errors.is_empty(), "{:?}", findings.errors);
     }
 }
