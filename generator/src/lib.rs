@@ -12,7 +12,8 @@
 //! ```
 //!
 //! `cargo run -p codegen` then writes `rbac-out/role.yaml`; `cargo run -p codegen -- --check`
-//! verifies it is fresh. See [`help`] (`codegen --help`) for every flag and subcommand.
+//! verifies it is fresh. See [`help`] (`codegen --help`) for every flag and subcommand, and
+//! `codegen completions bash` (or `zsh`, `fish`) for a shell completion script.
 //!
 //! Every destination is validated before anything is written. In each directory it writes to,
 //! the generator keeps a ledger of the files it wrote and their SHA-256

@@ -1,6 +1,6 @@
 //! One table per command line: each flag is defined once (its names, its value, its help and
-//! how it sets the options) and the parser and `--help` (`help.rs`) are both read from it,
-//! so they cannot disagree.
+//! how it sets the options) and the parser, `--help` ([`super::help`]) and the shell
+//! completions ([`super::completions`]) are all read from it, so they cannot disagree.
 //!
 //! Every command line is read as kubectl reads one: flags anywhere among the positional
 //! arguments, `--flag value`, `--flag=value`, `-n value`, `-nvalue`, `-n=value`, and `--`
@@ -106,6 +106,7 @@ impl<O> Flag<O> {
                 Takes::Nothing(_) => None,
                 Takes::Value(name, _) => Some(name),
             },
+            repeatable: self.repeatable,
             default: self.default,
             choices: self.choices,
             help: self.help,
@@ -315,6 +316,8 @@ pub(crate) struct FlagDoc {
     pub short: Option<char>,
     /// The name of its value; `None` for a switch.
     pub value: Option<&'static str>,
+    /// May be given more than once.
+    pub repeatable: bool,
     /// What applies without it.
     pub default: Option<&'static str>,
     /// The only values it accepts; empty for any.
@@ -334,6 +337,8 @@ pub(crate) struct Doc {
     pub about: &'static str,
     /// [`CommandLine::usage`].
     pub usage: &'static [&'static str],
+    /// The choices of its positional arguments (empty for any); `None` if it takes none.
+    pub positionals: Option<&'static [&'static str]>,
     /// Its flags, then `--help`.
     pub flags: Vec<FlagDoc>,
     /// [`CommandLine::notes`].
@@ -360,6 +365,7 @@ impl<O> Described for CommandLine<O> {
             long: "help",
             short: Some('h'),
             value: None,
+            repeatable: false,
             default: None,
             choices: &[],
             help: "Print this help",
@@ -369,6 +375,7 @@ impl<O> Described for CommandLine<O> {
             summary: self.summary,
             about: self.about,
             usage: self.usage,
+            positionals: self.positionals.as_ref().map(|p| p.choices),
             flags,
             notes: self.notes,
         }

@@ -1,12 +1,14 @@
 //! The command lines of the generator: its run ([`generate`]), and its subcommands `explain`
-//! and `can-i` (whose resource arguments are kubectl's, [`kubectl`]). Each is one table of
-//! flags (`flags.rs`) from which it is parsed and its help rendered (`help.rs`).
+//! and `can-i` (whose resource arguments are kubectl's, [`kubectl`]) and [`completions`]. Each
+//! is one table of flags (`flags.rs`) from which it is parsed, its help rendered (`help.rs`)
+//! and its shell completions written.
 //!
 //! A new subcommand is a `flags::CommandLine` (its name, summary, help and flags), a
 //! `main(&[String]) -> ExitCode` that parses with it, and one row of `SUBCOMMANDS`: the
-//! generator's help and its dispatch then know it.
+//! generator's help, its dispatch and the completion scripts then know it.
 
 pub mod can_i;
+pub mod completions;
 pub mod explain;
 pub(crate) mod flags;
 pub mod generate;
@@ -34,6 +36,10 @@ pub(crate) static SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {
         line: &can_i::COMMAND_LINE,
         main: crate::can_i::main,
+    },
+    Subcommand {
+        line: &completions::COMMAND_LINE,
+        main: completions::main,
     },
 ];
 
