@@ -175,6 +175,45 @@ fn help_and_usage_errors() {
     );
 }
 
+/// Every subcommand answers `-h`, the generator's help lists them, and `completions` writes a
+/// script for the binary as its user names it.
+#[test]
+fn every_subcommand_has_help_and_completions() {
+    let help = text(&codegen(&["-h"]).stdout);
+    for (name, usage) in [
+        ("explain", "Usage: codegen explain"),
+        ("can-i", "Usage: codegen can-i VERB"),
+        ("completions", "Usage: codegen completions SHELL"),
+    ] {
+        assert!(help.contains(&format!("\n  {name} ")), "{help}");
+        let out = codegen(&[name, "-h"]);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        assert!(text(&out.stdout).contains(usage), "{}", text(&out.stdout));
+    }
+    for shell in ["bash", "zsh", "fish"] {
+        let out = codegen(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = text(&out.stdout);
+        for flag in ["--check", "--namespace", "--as-group", "--format"] {
+            assert!(
+                script.contains(flag.trim_start_matches('-')),
+                "{shell}: {flag}"
+            );
+        }
+    }
+    assert!(
+        text(&codegen(&["completions", "bash"]).stdout).contains("complete -F _codegen codegen")
+    );
+    let bad = codegen(&["completions", "tcsh"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("`tcsh` is not a shell")
+            && text(&bad.stderr).contains("Run `codegen completions --help` for usage."),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
 #[test]
 fn unreadable_header_and_unwritable_output_are_named() {
     let out = codegen(&["--check", "--header-file", "/nonexistent/header.txt"]);

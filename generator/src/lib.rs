@@ -12,7 +12,8 @@
 //! ```
 //!
 //! `cargo run -p codegen` then writes `rbac-out/role.yaml`; `cargo run -p codegen -- --check`
-//! verifies it is fresh. See [`HELP`] for every flag.
+//! verifies it is fresh. See [`help`] (`codegen --help`) for every flag and subcommand, and
+//! `codegen completions bash` (or `zsh`, `fish`) for a shell completion script.
 //!
 //! Every destination is validated before anything is written. In each directory it writes to,
 //! the generator keeps a ledger of the files it wrote and their SHA-256
@@ -39,7 +40,7 @@ mod warning;
 pub use kube_markers_rbac as rbac;
 
 pub use check::{crosscheck, lints};
-pub use cli::generate::{Command, HELP, Options, TargetProblem, UsageError};
+pub use cli::generate::{Command, Options, TargetProblem, UsageError, help};
 pub(crate) use error::with_sources;
 pub use error::{Denied, Error, IoAction, ScanError};
 pub use generate::crds::render_crd;
@@ -92,28 +93,18 @@ pub fn roles_for(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Generat
     generate_roles_counting(entries.iter().map(|e| &e.marker), default_role_name).0
 }
 
-/// The generator's entry point: parses `std::env::args`, runs, prints, and returns the exit
-/// code (0 done or fresh, 1 failed or stale, 2 bad command line).
+/// The generator's entry point: parses `std::env::args`, runs a subcommand or generates,
+/// prints, and returns the exit code (0 done or fresh, 1 failed or stale, 2 bad command line).
 pub fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("can-i") => return can_i::main(&args[1..]),
-        Some("explain") => return explain::main(&args[1..]),
-        _ => {}
+    if let Some(subcommand) = args.first().and_then(|name| cli::subcommand(name)) {
+        return (subcommand.main)(&args[1..]);
     }
-    let command = match Command::parse(args) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}\n\nRun with --help for usage.");
-            return ExitCode::from(2);
-        }
-    };
-    let opts = match command {
-        Command::Help => {
-            print!("{HELP}");
-            return ExitCode::SUCCESS;
-        }
-        Command::Run(opts) => opts,
+    let line = &cli::generate::COMMAND_LINE;
+    let opts = match Command::parse(args) {
+        Ok(Command::Run(opts)) => opts,
+        Ok(Command::Help) => return cli::print_help(line),
+        Err(e) => return cli::usage_error(line, &e),
     };
     match run(&opts) {
         Ok(report) => {

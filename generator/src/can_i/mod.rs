@@ -8,7 +8,7 @@
 //! that produce the rule.
 
 pub(crate) use crate::cli::can_i::parse_target;
-pub use crate::cli::can_i::{CAN_I_HELP, CanICommand, CanIOptions, Target};
+pub use crate::cli::can_i::{CanICommand, CanIOptions, Target, help};
 pub use kube_markers_rbac::authorize::manifests::{ManifestProblem, Manifests, Origin, load};
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
@@ -388,19 +388,14 @@ fn unknown_verb_warning(opts: &CanIOptions) -> Option<String> {
         .then(|| format!("Warning: verb {:?} is not a known verb", opts.verb))
 }
 
-/// `codegen can-i ARGS`: parses, answers, prints; exit 0 yes, 1 no, 2 bad arguments or
+/// `<bin> can-i ARGS`: parses, answers, prints; exit 0 yes, 1 no, 2 bad arguments or
 /// manifests.
 pub fn main(args: &[String]) -> ExitCode {
+    let line = &crate::cli::can_i::COMMAND_LINE;
     let opts = match CanICommand::parse(args.iter().cloned()) {
-        Ok(CanICommand::Help) => {
-            print!("{CAN_I_HELP}");
-            return ExitCode::SUCCESS;
-        }
+        Ok(CanICommand::Help) => return crate::cli::print_help(line),
         Ok(CanICommand::Ask(opts)) => opts,
-        Err(e) => {
-            eprintln!("error: {e}\n\nRun `codegen can-i --help` for usage.");
-            return ExitCode::from(2);
-        }
+        Err(e) => return crate::cli::usage_error(line, &e),
     };
     if let Some(warning) = unknown_verb_warning(&opts) {
         eprintln!("{warning}");

@@ -1,6 +1,7 @@
 //! `can-i`'s command line: `kubectl auth can-i`'s arguments, read without a cluster.
 
-use crate::cli::kubectl::{self, Flags, Word, Words};
+use super::flags::{CommandLine, Flag, Parsed, Positionals};
+use super::kubectl;
 use crate::{TargetProblem, UsageError};
 use std::path::PathBuf;
 
@@ -76,43 +77,118 @@ pub enum CanICommand {
     Ask(Box<CanIOptions>),
 }
 
-/// The text of `can-i --help`.
-pub const CAN_I_HELP: &str = "\
-Check offline whether an identity may perform an action, against RBAC manifests, with
-kube-apiserver's RBAC semantics. Prints yes or no and exits 0 or 1, as `kubectl auth can-i`.
+/// What the command line gives, before its arguments are checked together.
+#[derive(Default)]
+pub(crate) struct Args {
+    positional: Vec<String>,
+    namespace: Option<String>,
+    all_namespaces: bool,
+    subresource: Option<String>,
+    as_user: Option<String>,
+    as_groups: Vec<String>,
+    from: Option<PathBuf>,
+    role_name: Option<String>,
+    explain: bool,
+}
 
-Usage: codegen can-i VERB (TYPE | TYPE.GROUP | TYPE/NAME | TYPE.GROUP/NAME | /URL) [OPTIONS]
+/// Names the options' type once, for the closures of the table.
+type F = Flag<Args>;
 
-Options:
-  -n, --namespace <NS>      Ask in this namespace [default: cluster-wide]
-  -A, --all-namespaces      Ask cluster-wide (the default; conflicts with --namespace)
-      --subresource <SUB>   Ask about this subresource (status, scale, log, exec, ...)
-      --as <USER>           Evaluate as this user; system:serviceaccount:NS:NAME implies the
-                            ServiceAccount's groups [default: the one ServiceAccount in --from]
-      --as-group <GROUP>    A group of --as; repeat for several
-      --from <PATH>         A YAML file or a directory of them (read recursively), multi-document
-                            [default: rbac-out]
-      --explain             Name the rule, role, binding and #[rbac] attributes that allow it,
-                            or what applies when nothing does
-      --role-name <NAME>    The generator's --role-name, to find the attributes of a role
-                            [default: manager-role]
-  -h, --help                Print this help
+/// `can-i`'s command line.
+pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
+    name: "can-i",
+    summary: "Check offline whether an identity may perform an action, against RBAC manifests",
+    about: "Check offline whether an identity may perform an action, against RBAC manifests, with \
+            kube-apiserver's RBAC semantics. Prints yes or no and exits 0 or 1, as `kubectl auth \
+            can-i`.",
+    usage: &["VERB (TYPE | TYPE.GROUP | TYPE/NAME | TYPE.GROUP/NAME | /URL) [OPTIONS]"],
+    positionals: Some(Positionals {
+        what: "argument",
+        choices: &[],
+        add: |args, arg| {
+            args.positional.push(arg);
+            Ok(())
+        },
+    }),
+    flags: &[
+        F::value("namespace", "NS", "Ask in this namespace", |args, v| {
+            args.namespace = Some(kubectl::namespace(v)?);
+            Ok(())
+        })
+        .short('n')
+        .default("cluster-wide"),
+        F::switch(
+            "all-namespaces",
+            "Ask cluster-wide (the default; conflicts with --namespace)",
+            |args| args.all_namespaces = true,
+        )
+        .short('A'),
+        F::value(
+            "subresource",
+            "SUB",
+            "Ask about this subresource (status, scale, log, exec, ...)",
+            |args, v| {
+                args.subresource = Some(kubectl::subresource(v)?);
+                Ok(())
+            },
+        ),
+        F::value(
+            "as",
+            "USER",
+            "Evaluate as this user; system:serviceaccount:NS:NAME implies the ServiceAccount's \
+             groups",
+            |args, v| {
+                args.as_user = Some(v);
+                Ok(())
+            },
+        )
+        .default("the one ServiceAccount in --from"),
+        F::value(
+            "as-group",
+            "GROUP",
+            "A group of --as; repeat for several",
+            |args, v| {
+                args.as_groups.push(v);
+                Ok(())
+            },
+        )
+        .repeatable(),
+        F::value(
+            "from",
+            "PATH",
+            "A YAML file or a directory of them (read recursively), multi-document",
+            |args, v| {
+                args.from = Some(PathBuf::from(v));
+                Ok(())
+            },
+        )
+        .default("rbac-out"),
+        F::switch(
+            "explain",
+            "Name the rule, role, binding and #[rbac] attributes that allow it, or what applies \
+             when nothing does",
+            |args| args.explain = true,
+        ),
+        F::value(
+            "role-name",
+            "NAME",
+            "The generator's --role-name, to find the attributes of a role",
+            |args, v| {
+                args.role_name = Some(v);
+                Ok(())
+            },
+        )
+        .default(kube_markers_rbac::DEFAULT_ROLE_NAME),
+    ],
+    notes: "TYPE is a plural resource name taken literally (no discovery, no short names or \
+            kinds).\n\
+            Exit codes: 0 yes, 1 no, 2 bad arguments or unreadable manifests.",
+};
 
-TYPE is a plural resource name taken literally (no discovery, no short names or kinds).
-Exit codes: 0 yes, 1 no, 2 bad arguments or unreadable manifests.
-";
-
-const FLAGS: &[&str] = &[
-    "--namespace",
-    "--all-namespaces",
-    "--subresource",
-    "--as",
-    "--as-group",
-    "--from",
-    "--explain",
-    "--role-name",
-    "--help",
-];
+/// `can-i --help`, naming the generator as `invocation` runs it.
+pub fn help(invocation: &crate::Invocation) -> String {
+    super::render_help(&COMMAND_LINE, invocation)
+}
 
 /// `v1`, `v1beta2`, `v2alpha1`: a Kubernetes API version.
 fn looks_like_version(s: &str) -> bool {
@@ -180,37 +256,21 @@ impl CanICommand {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let mut positional: Vec<String> = Vec::new();
-        let mut namespace = None;
-        let mut all_namespaces = false;
-        let mut subresource = None;
-        let mut as_user = None;
-        let mut as_groups = Vec::new();
-        let mut from = None;
-        let mut role_name = None;
-        let mut explain = false;
-        let flags = Flags {
-            known: FLAGS,
-            switches: &["--all-namespaces", "--explain"],
-            repeatable: &["--as-group"],
-        };
-        for word in Words::new(args.into_iter().map(Into::into), flags) {
-            match word? {
-                Word::Positional(arg) => positional.push(arg),
-                Word::Help => return Ok(CanICommand::Help),
-                Word::Switch("--explain") => explain = true,
-                Word::Switch(_) => all_namespaces = true,
-                Word::Value("--namespace", value) => namespace = Some(kubectl::namespace(value)?),
-                Word::Value("--subresource", value) => {
-                    subresource = Some(kubectl::subresource(value)?)
-                }
-                Word::Value("--as", value) => as_user = Some(value),
-                Word::Value("--as-group", value) => as_groups.push(value),
-                Word::Value("--from", value) => from = Some(PathBuf::from(value)),
-                Word::Value(_, value) => role_name = Some(value),
-            }
+        let mut given = Args::default();
+        if COMMAND_LINE.parse(&mut given, args.into_iter().map(Into::into))? == Parsed::Help {
+            return Ok(CanICommand::Help);
         }
-
+        let Args {
+            positional,
+            namespace,
+            all_namespaces,
+            subresource,
+            as_user,
+            as_groups,
+            from,
+            role_name,
+            explain,
+        } = given;
         let (verb, target) = match positional.as_slice() {
             [verb, target] => (verb.clone(), target.clone()),
             [] => return Err(UsageError::MissingQuestion),

@@ -1,8 +1,9 @@
 //! `explain`'s command line: no arguments for every rule, or `can-i`'s question grammar.
 
+use super::flags::{CommandLine, Flag, Parsed, Positionals, invalid};
+use super::kubectl;
 use crate::UsageError;
 use crate::can_i::Target;
-use crate::cli::kubectl::{self, Flags, Word, Words};
 
 /// How to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -63,39 +64,110 @@ pub enum ExplainCommand {
     Explain(ExplainOptions),
 }
 
-/// The text of `explain --help`.
-pub const EXPLAIN_HELP: &str = "\
-Show where each generated permission comes from: every rule of every role with the #[rbac]
-attributes (file:line:column and item) behind each of its groups, resources, resource names,
-URLs and verbs, from the same aggregation that writes role.yaml. With VERB and TYPE, the
-attributes that give that one permission.
+/// What the command line gives, before its arguments are checked together.
+#[derive(Default)]
+pub(crate) struct Args {
+    positional: Vec<String>,
+    namespace: Option<String>,
+    all_namespaces: bool,
+    subresource: Option<String>,
+    format: Format,
+    role_name: Option<String>,
+}
 
-Usage: codegen explain [OPTIONS]
-       codegen explain VERB (TYPE | TYPE.GROUP | TYPE/NAME | TYPE.GROUP/NAME | /URL) [OPTIONS]
+/// Names the options' type once, for the closures of the table.
+type F = Flag<Args>;
 
-Options:
-  -n, --namespace <NS>      Ask in this namespace: the ClusterRoles and the Roles of NS (each
-                            bound as the deploy bundle binds it) [default: cluster-wide, the
-                            ClusterRoles only]
-  -A, --all-namespaces      Ask cluster-wide (the default; conflicts with --namespace)
-      --subresource <SUB>   Ask about this subresource (status, scale, log, exec, ...)
-      --format <FORMAT>     text or json [default: text]
-      --role-name <NAME>    The generator's --role-name, for attributes that set no role_name
-                            [default: manager-role]
-  -h, --help                Print this help
+/// `explain`'s command line.
+pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
+    name: "explain",
+    summary: "Show where each generated permission comes from: the #[rbac] attributes behind it",
+    about: "Show where each generated permission comes from: every rule of every role with the \
+            #[rbac] attributes (file:line:column and item) behind each of its groups, resources, \
+            resource names, URLs and verbs, from the same aggregation that writes role.yaml. With \
+            VERB and TYPE, the attributes that give that one permission.",
+    usage: &[
+        "[OPTIONS]",
+        "VERB (TYPE | TYPE.GROUP | TYPE/NAME | TYPE.GROUP/NAME | /URL) [OPTIONS]",
+    ],
+    positionals: Some(Positionals {
+        what: "argument",
+        choices: &[],
+        add: |args, arg| {
+            args.positional.push(arg);
+            Ok(())
+        },
+    }),
+    flags: &[
+        F::value(
+            "namespace",
+            "NS",
+            "Ask in this namespace: the ClusterRoles and the Roles of NS (each bound as the \
+             deploy bundle binds it)",
+            |args, v| {
+                args.namespace = Some(kubectl::namespace(v)?);
+                Ok(())
+            },
+        )
+        .short('n')
+        .default("cluster-wide, the ClusterRoles only"),
+        F::switch(
+            "all-namespaces",
+            "Ask cluster-wide (the default; conflicts with --namespace)",
+            |args| args.all_namespaces = true,
+        )
+        .short('A'),
+        F::value(
+            "subresource",
+            "SUB",
+            "Ask about this subresource (status, scale, log, exec, ...)",
+            |args, v| {
+                args.subresource = Some(kubectl::subresource(v)?);
+                Ok(())
+            },
+        ),
+        F::value(
+            "format",
+            "FORMAT",
+            "How to print: text for people, json for tools",
+            |args, v| {
+                // The parser accepted only the choices.
+                args.format = match v.as_str() {
+                    "json" => Format::Json,
+                    _ => Format::Text,
+                };
+                Ok(())
+            },
+        )
+        .choices(&["text", "json"])
+        .default("text"),
+        F::value(
+            "role-name",
+            "NAME",
+            "The generator's --role-name, for attributes that set no role_name",
+            |args, v| {
+                if let Err(why) = kube_markers_core::names::dns1123_subdomain(&v) {
+                    return Err(invalid(
+                        "--role-name",
+                        v,
+                        format!("is not a valid role name: {why}"),
+                    ));
+                }
+                args.role_name = Some(v);
+                Ok(())
+            },
+        )
+        .default(kube_markers_rbac::DEFAULT_ROLE_NAME),
+    ],
+    notes: "TYPE is a plural resource name taken literally, as with can-i.\n\
+            Exit codes: 0 listed (or: some attribute gives it), 1 no attribute gives it, 2 bad \
+            arguments.",
+};
 
-TYPE is a plural resource name taken literally, as with can-i.
-Exit codes: 0 listed (or: some attribute gives it), 1 no attribute gives it, 2 bad arguments.
-";
-
-const FLAGS: &[&str] = &[
-    "--namespace",
-    "--all-namespaces",
-    "--subresource",
-    "--format",
-    "--role-name",
-    "--help",
-];
+/// `explain --help`, naming the generator as `invocation` runs it.
+pub fn help(invocation: &crate::Invocation) -> String {
+    super::render_help(&COMMAND_LINE, invocation)
+}
 
 impl ExplainCommand {
     /// Parses the arguments after `explain`, with `can-i`'s conventions: flags anywhere,
@@ -105,51 +177,18 @@ impl ExplainCommand {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let mut positional: Vec<String> = Vec::new();
-        let mut namespace = None;
-        let mut all_namespaces = false;
-        let mut subresource = None;
-        let mut format = None;
-        let mut role_name = None;
-        let flags = Flags {
-            known: FLAGS,
-            switches: &["--all-namespaces"],
-            repeatable: &[],
-        };
-        for word in Words::new(args.into_iter().map(Into::into), flags) {
-            match word? {
-                Word::Positional(arg) => positional.push(arg),
-                Word::Help => return Ok(ExplainCommand::Help),
-                Word::Switch(_) => all_namespaces = true,
-                Word::Value("--namespace", value) => namespace = Some(kubectl::namespace(value)?),
-                Word::Value("--subresource", value) => {
-                    subresource = Some(kubectl::subresource(value)?)
-                }
-                Word::Value("--format", value) => {
-                    format = Some(match value.as_str() {
-                        "text" => Format::Text,
-                        "json" => Format::Json,
-                        _ => {
-                            return Err(kubectl::invalid(
-                                "--format",
-                                value,
-                                "is not a format: use `text` or `json`".into(),
-                            ));
-                        }
-                    });
-                }
-                Word::Value(_, value) => {
-                    if let Err(why) = kube_markers_core::names::dns1123_subdomain(&value) {
-                        return Err(kubectl::invalid(
-                            "--role-name",
-                            value,
-                            format!("is not a valid role name: {why}"),
-                        ));
-                    }
-                    role_name = Some(value);
-                }
-            }
+        let mut given = Args::default();
+        if COMMAND_LINE.parse(&mut given, args.into_iter().map(Into::into))? == Parsed::Help {
+            return Ok(ExplainCommand::Help);
         }
+        let Args {
+            positional,
+            namespace,
+            all_namespaces,
+            subresource,
+            format,
+            role_name,
+        } = given;
         let question = match positional.as_slice() {
             [] => None,
             [verb] => {
@@ -201,7 +240,7 @@ impl ExplainCommand {
         };
         Ok(ExplainCommand::Explain(ExplainOptions {
             question,
-            format: format.unwrap_or_default(),
+            format,
             role_name: role_name
                 .unwrap_or_else(|| kube_markers_rbac::DEFAULT_ROLE_NAME.to_string()),
         }))

@@ -1,8 +1,8 @@
 //! Command-line flags of the generator, controller-gen's options spelled the Unix way.
 
+use super::flags::{CommandLine, Flag, Parsed, invalid};
 use crate::generate::bundle::BundleFlags;
 use crate::output::ledger;
-use kube_markers_core::suggest::did_you_mean;
 use std::path::PathBuf;
 
 /// What the generator is asked to do.
@@ -224,6 +224,20 @@ pub enum UsageError {
         /// The option.
         flag: &'static str,
     },
+    /// A positional argument that is not one of those accepted.
+    #[error("`{arg}` {why}")]
+    InvalidArgument {
+        /// As given.
+        arg: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A required positional argument left out.
+    #[error("missing {what}")]
+    MissingArgument {
+        /// What is missing, and what it may be.
+        what: String,
+    },
 }
 
 /// What is wrong with a `TYPE[.GROUP][/NAME]` argument.
@@ -276,172 +290,209 @@ pub enum Command {
     Run(Options),
 }
 
-/// The text of `--help`.
-pub const HELP: &str = "\
-Generate RBAC manifests and CRDs from the #[kube_markers::rbac] and #[kube_markers::crd]
-attributes linked into this binary.
+/// Names the options' type once, for the closures of the table.
+type F = Flag<Options>;
 
-Usage: codegen [OPTIONS]
-       codegen explain [VERB TYPE[.GROUP][/NAME]] [OPTIONS] (see `codegen explain --help`)
-       codegen can-i VERB TYPE[.GROUP][/NAME] [OPTIONS]   (see `codegen can-i --help`)
+/// The generator's run: its flags set [`Options`] directly.
+pub(crate) static COMMAND_LINE: CommandLine<Options> = CommandLine {
+    name: "",
+    summary: "",
+    about: "Generate RBAC manifests, CRDs, webhook manifests and a deploy bundle from the \
+            #[kube_markers::rbac], #[kube_markers::crd] and #[kube_markers::webhook] attributes \
+            linked into this binary.",
+    usage: &["[OPTIONS]", "COMMAND [ARGS]"],
+    positionals: None,
+    flags: &[
+        F::value("out", "DIR", "Directory to write manifests to", |o, v| {
+            o.out_dir = v.into();
+            Ok(())
+        })
+        .default("rbac-out"),
+        F::value(
+            "crd-out",
+            "DIR",
+            "Directory to write CRDs to, one <group>_<plural>.yaml each",
+            |o, v| {
+                o.crd_out_dir = Some(v.into());
+                Ok(())
+            },
+        )
+        .default("<out>/crd"),
+        F::value(
+            "webhook-out",
+            "DIR",
+            "Directory to write the webhooks' manifests.yaml to",
+            |o, v| {
+                o.webhook_out_dir = Some(v.into());
+                Ok(())
+            },
+        )
+        .default("<out>/webhook"),
+        F::value(
+            "role-name",
+            "NAME",
+            "Name of the ClusterRole/Roles whose attributes set no role_name",
+            |o, v| {
+                kube_markers_core::names::dns1123_subdomain(&v).map_err(|why| {
+                    invalid(
+                        "--role-name",
+                        v.clone(),
+                        format!("is not a valid role name: {why}"),
+                    )
+                })?;
+                o.role_name = v;
+                Ok(())
+            },
+        )
+        .default(kube_markers_rbac::DEFAULT_ROLE_NAME),
+        F::value(
+            "file-name",
+            "NAME",
+            "File name of the RBAC manifest in --out",
+            |o, v| {
+                if !ledger::is_plain_file_name(&v) {
+                    return Err(invalid(
+                        "--file-name",
+                        v,
+                        "must be a plain file name; use `--out` for the directory".into(),
+                    ));
+                }
+                o.file_name = v;
+                Ok(())
+            },
+        )
+        .default("role.yaml"),
+        F::value(
+            "header-file",
+            "PATH",
+            "Text to put before the manifests; \" YEAR\" is replaced by --year",
+            |o, v| {
+                o.header_file = Some(v.into());
+                Ok(())
+            },
+        ),
+        F::value(
+            "year",
+            "YEAR",
+            "Replacement for \" YEAR\" in the header",
+            |o, v| {
+                o.year = v;
+                Ok(())
+            },
+        )
+        .default("empty, as controller-gen"),
+        F::switch(
+            "check",
+            "Write nothing; fail with a unified diff if a file is stale or missing",
+            |o| o.check = true,
+        ),
+        F::value(
+            "manifest-path",
+            "PATH",
+            "Cargo.toml of the workspace to scan for attributes",
+            |o, v| {
+                o.manifest_path = Some(v.into());
+                Ok(())
+            },
+        )
+        .default("found by cargo from the current directory"),
+        F::switch(
+            "no-scan",
+            "Skip the workspace scan that catches crates missing from link!() (and reading the \
+             bundle's identity from Cargo.toml)",
+            |o| o.no_scan = true,
+        ),
+        F::value(
+            "generator-name",
+            "NAME",
+            "Names this generator's ledger, .kube-markers-<NAME>.sha256, in each directory it \
+             writes to",
+            |o, v| {
+                ledger::check_generator_name(&v).map_err(|why| {
+                    invalid(
+                        "--generator-name",
+                        v.clone(),
+                        format!("is not a valid generator name: {why}"),
+                    )
+                })?;
+                o.generator_name = v;
+                Ok(())
+            },
+        )
+        .default("the binary's name"),
+        F::switch(
+            "deny-warnings",
+            "Fail (exit 1, writing nothing) if there is any warning: a lint of an #[rbac] \
+             attribute that no allow(LINT, reason = \"...\") accepts, or any other warning known \
+             before writing",
+            |o| o.deny_warnings = true,
+        ),
+        F::switch(
+            "rbac-from-source",
+            "Regenerate the roles and the deploy bundle from the #[rbac] attributes in the \
+             workspace's sources, without rebuilding this binary: for the edit loop. It refuses \
+             (writing nothing) attributes only the compiler can read (undecidable or off cfgs, \
+             macro input, files the scan cannot follow); CRDs and webhooks are left as they are, \
+             so after editing types run `{rerun}`",
+            |o| o.rbac_from_source = true,
+        ),
+        F::switch(
+            "no-bundle",
+            "Write only the roles and CRDs, no deploy bundle",
+            |o| o.bundle.off = true,
+        ),
+        F::value(
+            "operator-name",
+            "NAME",
+            "The operator's name (bundle)",
+            |o, v| {
+                o.bundle.name = Some(v);
+                Ok(())
+            },
+        )
+        .default("from Cargo.toml metadata"),
+        F::value(
+            "operator-namespace",
+            "NS",
+            "The operator's namespace (bundle)",
+            |o, v| {
+                o.bundle.namespace = Some(v);
+                Ok(())
+            },
+        )
+        .default("<name>-system"),
+        F::value("image", "IMAGE", "The manager's image (bundle)", |o, v| {
+            o.bundle.image = Some(v);
+            Ok(())
+        })
+        .default("controller:latest"),
+    ],
+    notes: "Every #[rbac], #[crd] and #[webhook] found in the workspace's library sources must be \
+            in the registry: a crate the generator does not link is an error naming the file and \
+            line, never a silently smaller role, a missing CRD or a missing webhook.\n\
+            \n\
+            The ledger lists the files this generator wrote with their SHA-256. It removes a file \
+            only if the ledger lists it, it no longer generates it, and its content is unchanged; \
+            files it did not write are never touched. Commit the ledgers with the outputs: \
+            --check checks them too.",
+};
 
-Options:
-      --out <DIR>             Directory to write manifests to [default: rbac-out]
-      --crd-out <DIR>         Directory to write CRDs to, one <group>_<plural>.yaml each
-                              [default: <out>/crd]
-      --webhook-out <DIR>     Directory to write the webhooks' manifests.yaml to
-                              [default: <out>/webhook]
-      --role-name <NAME>      Name of the ClusterRole/Roles whose attributes set no role_name
-                              [default: manager-role]
-      --file-name <NAME>      File name of the RBAC manifest in --out [default: role.yaml]
-      --header-file <PATH>    Text to put before the manifests; \" YEAR\" is replaced by --year
-      --year <YEAR>           Replacement for \" YEAR\" in the header [default: empty, as controller-gen]
-      --check                 Write nothing; fail with a unified diff if a file is stale or missing
-      --manifest-path <PATH>  Cargo.toml of the workspace to scan for attributes
-                              [default: found by cargo from the current directory]
-      --no-scan               Skip the workspace scan that catches crates missing from link!()
-                              (and reading the bundle's identity from Cargo.toml)
-      --generator-name <NAME> Names this generator's ledger, .kube-markers-<NAME>.sha256, in each
-                              directory it writes to [default: the binary's name]
-      --deny-warnings         Fail (exit 1, writing nothing) if there is any warning: a lint of an
-                              #[rbac] attribute that no allow(LINT, reason = \"...\") accepts, or any
-                              other
-      --rbac-from-source      Regenerate the roles and the deploy bundle from the #[rbac]
-                              attributes in the workspace's sources, without rebuilding this
-                              binary: for the edit loop. It refuses (writing nothing) attributes
-                              only the compiler can read (undecidable or off cfgs, macro input,
-                              files the scan cannot follow); CRDs and webhooks are left as they
-                              are, so after editing types run `cargo run -p codegen`
-      --no-bundle             Write only the roles and CRDs, no deploy bundle
-      --operator-name <NAME>  The operator's name (bundle) [default: from Cargo.toml metadata]
-      --operator-namespace <NS>
-                              The operator's namespace (bundle) [default: <name>-system]
-      --image <IMAGE>         The manager's image (bundle) [default: controller:latest]
-  -h, --help                  Print this help
-
-Every #[rbac], #[crd] and #[webhook] found in the workspace's library sources must be in the
-registry: a crate the generator does not link is an error naming the file and line, never a
-silently smaller role, a missing CRD or a missing webhook.
-
-The ledger lists the files this generator wrote with their SHA-256. It removes a file only if
-the ledger lists it, it no longer generates it, and its content is unchanged; files it did not
-write are never touched. Commit the ledgers with the outputs: --check checks them too.
-";
-
-const FLAGS: &[&str] = &[
-    "--out",
-    "--crd-out",
-    "--webhook-out",
-    "--role-name",
-    "--file-name",
-    "--header-file",
-    "--year",
-    "--check",
-    "--manifest-path",
-    "--no-scan",
-    "--generator-name",
-    "--no-bundle",
-    "--deny-warnings",
-    "--rbac-from-source",
-    "--operator-name",
-    "--operator-namespace",
-    "--image",
-    "--help",
-];
+/// The generator's `--help`, naming it as `invocation` runs it, with its subcommands.
+pub fn help(invocation: &crate::Invocation) -> String {
+    super::render_help(&COMMAND_LINE, invocation)
+}
 
 impl Command {
-    /// Parses arguments (without the program name). `--flag value` and `--flag=value` both work.
+    /// Parses arguments (without the program name, nor a subcommand): `--flag value` and
+    /// `--flag=value` both work, and `-h`.
     pub fn parse<I, S>(args: I) -> Result<Command, UsageError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
         let mut opts = Options::default();
-        let mut seen: Vec<String> = Vec::new();
-        let mut args = args.into_iter().map(Into::into);
-        while let Some(arg) = args.next() {
-            let (flag, inline) = match arg.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-                _ => (arg.clone(), None),
-            };
-            if flag == "-h" || flag == "--help" {
-                return Ok(Command::Help);
-            }
-            if !FLAGS.contains(&flag.as_str()) {
-                let names: Vec<&str> = FLAGS.iter().map(|f| &f[2..]).collect();
-                let suggestion =
-                    did_you_mean(flag.trim_start_matches('-'), &names).map(str::to_string);
-                return Err(if flag.starts_with('-') {
-                    UsageError::UnknownOption { arg, suggestion }
-                } else {
-                    UsageError::UnexpectedArgument { arg, suggestion }
-                });
-            }
-            if seen.contains(&flag) {
-                return Err(UsageError::Repeated { flag });
-            }
-            seen.push(flag.clone());
-            let is_switch = matches!(
-                flag.as_str(),
-                "--check" | "--no-scan" | "--no-bundle" | "--deny-warnings" | "--rbac-from-source"
-            );
-            if is_switch {
-                if inline.is_some() {
-                    return Err(UsageError::TakesNoValue { flag });
-                }
-                match flag.as_str() {
-                    "--check" => opts.check = true,
-                    "--no-bundle" => opts.bundle.off = true,
-                    "--deny-warnings" => opts.deny_warnings = true,
-                    "--rbac-from-source" => opts.rbac_from_source = true,
-                    _ => opts.no_scan = true,
-                }
-                continue;
-            }
-            let value = match inline {
-                Some(v) => v,
-                None => args
-                    .next()
-                    .filter(|v| !v.starts_with("--"))
-                    .ok_or_else(|| UsageError::NeedsValue { flag: flag.clone() })?,
-            };
-            if value.is_empty() {
-                return Err(UsageError::EmptyValue { flag });
-            }
-            if opts.bundle.set(&flag, value.clone()) {
-                continue;
-            }
-            let invalid = |why: String| UsageError::InvalidValue {
-                flag: flag.clone(),
-                value: value.clone(),
-                why,
-            };
-            match flag.as_str() {
-                "--out" => opts.out_dir = value.into(),
-                "--crd-out" => opts.crd_out_dir = Some(value.into()),
-                "--webhook-out" => opts.webhook_out_dir = Some(value.into()),
-                "--role-name" => {
-                    kube_markers_core::names::dns1123_subdomain(&value)
-                        .map_err(|why| invalid(format!("is not a valid role name: {why}")))?;
-                    opts.role_name = value;
-                }
-                "--file-name" => {
-                    if !ledger::is_plain_file_name(&value) {
-                        return Err(invalid(
-                            "must be a plain file name; use `--out` for the directory".into(),
-                        ));
-                    }
-                    opts.file_name = value;
-                }
-                "--header-file" => opts.header_file = Some(value.into()),
-                "--year" => opts.year = value,
-                "--generator-name" => {
-                    ledger::check_generator_name(&value)
-                        .map_err(|why| invalid(format!("is not a valid generator name: {why}")))?;
-                    opts.generator_name = value;
-                }
-                _ => opts.manifest_path = Some(value.into()),
-            }
+        if COMMAND_LINE.parse(&mut opts, args.into_iter().map(Into::into))? == Parsed::Help {
+            return Ok(Command::Help);
         }
         if opts.no_scan && opts.rbac_from_source {
             // The attributes are read by the scan.

@@ -7,7 +7,7 @@
 //!
 //! `--format json` prints [`Explanation`] or [`Answer`]; their field names are stable.
 
-pub use crate::cli::explain::{EXPLAIN_HELP, ExplainCommand, ExplainOptions, Format, Question};
+pub use crate::cli::explain::{ExplainCommand, ExplainOptions, Format, Question, help};
 
 use crate::can_i::suggestions;
 use kube_markers_core::model::Text;
@@ -491,18 +491,13 @@ fn json<T: Serialize>(value: &T) -> String {
     text
 }
 
-/// `codegen explain ARGS`: exit 0 listed (or allowed), 1 not allowed, 2 bad arguments.
+/// `<bin> explain ARGS`: exit 0 listed (or allowed), 1 not allowed, 2 bad arguments.
 pub fn main(args: &[String]) -> ExitCode {
+    let line = &crate::cli::explain::COMMAND_LINE;
     let opts = match ExplainCommand::parse(args.iter().cloned()) {
-        Ok(ExplainCommand::Help) => {
-            print!("{EXPLAIN_HELP}");
-            return ExitCode::SUCCESS;
-        }
+        Ok(ExplainCommand::Help) => return crate::cli::print_help(line),
         Ok(ExplainCommand::Explain(opts)) => opts,
-        Err(e) => {
-            eprintln!("error: {e}\n\nRun `codegen explain --help` for usage.");
-            return ExitCode::from(2);
-        }
+        Err(e) => return crate::cli::usage_error(line, &e),
     };
     let (text, code) = run(&opts, &kube_markers_registry::rbac_entries());
     print!("{text}");

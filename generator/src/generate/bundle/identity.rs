@@ -57,21 +57,6 @@ pub struct BundleFlags {
 }
 
 impl BundleFlags {
-    /// The flags this type understands, for the command-line parser.
-    pub const FLAGS: &[&str] = &["--operator-name", "--operator-namespace", "--image"];
-
-    /// Records `--flag value`; `false` if `flag` is not one of [`Self::FLAGS`].
-    pub fn set(&mut self, flag: &str, value: String) -> bool {
-        let slot = match flag {
-            "--operator-name" => &mut self.name,
-            "--operator-namespace" => &mut self.namespace,
-            "--image" => &mut self.image,
-            _ => return false,
-        };
-        *slot = Some(value);
-        true
-    }
-
     fn any_identity(&self) -> bool {
         self.name.is_some() || self.namespace.is_some() || self.image.is_some()
     }
