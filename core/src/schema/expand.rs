@@ -2,12 +2,10 @@
 //! plus (for `crd`) the registry entry of the custom resource.
 
 use super::patch::Patch;
-use super::vocabulary::{
-    self, OneOf, Parsed, Place, RuleProperty, Shape, immutable_once_set_rule, item_type,
-    one_of_rule, shape_of, strip_wrappers,
-};
+use super::rules::{immutable_once_set_rule, one_of_rule, rule_property};
+use super::shape::{Shape, item_type, shape_of, strip_wrappers};
+use super::vocabulary::{self, OneOf, Parsed, Place};
 use crate::args::{Arg, ArgValue, KeySpec, KeyTable, Value, parse_args};
-use crate::cel;
 use crate::ctxt::Ctxt;
 use crate::names::fields::{apply_rename_all, conditional_naming, serde_has, serde_str};
 use proc_macro2::{Span, TokenStream};
@@ -578,26 +576,6 @@ fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
     if !container.is_empty() {
         let span = type_span.unwrap_or_else(|| s.ident.span());
         s.attrs.push(transform_attr(&container, span));
-    }
-}
-
-/// A property a generated CEL rule names, or an error at `span` when CEL cannot reach it.
-fn rule_property(json_name: &str, marker: &str, span: Span, cx: &mut Ctxt) -> Option<RuleProperty> {
-    match cel::escape_property(json_name) {
-        Ok(cel_name) => Some(RuleProperty {
-            json_name: json_name.to_string(),
-            cel_name,
-        }),
-        Err(why) => {
-            cx.error_at(
-                span,
-                format!(
-                    "`{marker}` writes a CEL rule naming the field `{json_name}` (JSON name), but \
-                     Kubernetes cannot name it in CEL: {why}; rename it with #[serde(rename = \"...\")]"
-                ),
-            );
-            None
-        }
     }
 }
 
