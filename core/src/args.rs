@@ -665,105 +665,18 @@ pub fn list(arg: &Arg, elements: Elements, cx: &mut Ctxt) -> Option<ListArg> {
         }
     };
     let empty_ok = elements == Elements::CoreGroup;
-    let mut items = Vec::new();
-    let mut ok = true;
-    match value {
-        Value::Lit(syn::Lit::Str(lit)) => {
-            let text = lit.value();
-            if text.is_empty() {
-                if empty_ok {
-                    items.push(Item {
-                        value: String::new(),
-                        span: lit.span(),
-                    });
-                }
-            } else {
-                let mut empty = false;
-                for part in text.split(';') {
-                    if part.is_empty() {
-                        empty = true;
-                    } else {
-                        items.push(Item {
-                            value: part.to_string(),
-                            span: lit.span(),
-                        });
-                    }
-                }
-                if empty {
-                    let what = if text.ends_with(';') || text.starts_with(';') {
-                        "a leading or trailing `;`"
-                    } else {
-                        "`;;`"
-                    };
-                    let hint = if empty_ok {
-                        format!(
-                            "; to name the core group among others write an array: `{key} = [\"\", \"apps\"]`"
-                        )
-                    } else {
-                        String::new()
-                    };
-                    cx.error_at(
-                        lit.span(),
-                        format!("empty element in `{key}` (\"{text}\" has {what}){hint}"),
-                    );
-                    ok = false;
-                }
-            }
-        }
-        Value::Array(elems, _) => {
-            for elem in elems {
-                let Value::Lit(syn::Lit::Str(lit)) = elem else {
-                    cx.push(elem.range().error(
-                        "list elements must be string literals, e.g. `[\"get\", \"list\"]`",
-                    ));
-                    ok = false;
-                    continue;
-                };
-                let text = lit.value();
-                if text.is_empty() && !empty_ok {
-                    cx.error_at(lit.span(), format!("empty element in `{key}`"));
-                    ok = false;
-                    continue;
-                }
-                if text.contains(';') {
-                    cx.error_at(
-                        lit.span(),
-                        format!(
-                            "`;` inside an array element of `{key}`: use either \"a;b\" or [\"a\", \"b\"], not both"
-                        ),
-                    );
-                    ok = false;
-                    continue;
-                }
-                items.push(Item {
-                    value: text,
-                    span: lit.span(),
-                });
-            }
-        }
+    let (items, mut ok) = match value {
+        Value::Lit(syn::Lit::Str(lit)) => semicolon_list(lit, key, empty_ok, cx),
+        Value::Array(elems, _) => array_list(elems, key, empty_ok, cx),
         other => {
-            let hint = match other {
-                Value::Word(word) => format!("; quote it: `{key} = \"{word}\"`"),
-                _ => String::new(),
-            };
             cx.push(other.range().error(format!(
-                "`{key}` takes a list of strings, e.g. `{key} = \"a;b\"` or `[\"a\", \"b\"]`{hint}"
+                "`{key}` takes a list of strings, e.g. `{key} = \"a;b\"` or `[\"a\", \"b\"]`{}",
+                quote_hint(key, other)
             )));
             return None;
         }
-    }
-    for item in &items {
-        if item.value.trim() != item.value {
-            cx.error_at(
-                item.span,
-                format!(
-                    "`{key}` element {:?} has leading or trailing whitespace",
-                    item.value
-                ),
-            );
-            ok = false;
-        }
-    }
+    };
+    ok &= check_trimmed(&items, key, cx);
     if ok && items.is_empty() {
         cx.error_at(
             value.span(),
@@ -776,6 +689,104 @@ pub fn list(arg: &Arg, elements: Elements, cx: &mut Ctxt) -> Option<ListArg> {
         items,
         value_span: value.span(),
     })
+}
+
+/// The elements of `key = "a;b"`, each with the string's span, and whether none was empty
+/// (the error is recorded). `""` alone is the core group where the key takes it.
+fn semicolon_list(
+    lit: &syn::LitStr,
+    key: &str,
+    empty_ok: bool,
+    cx: &mut Ctxt,
+) -> (Vec<Item>, bool) {
+    let text = lit.value();
+    let item = |value: &str| Item {
+        value: value.to_string(),
+        span: lit.span(),
+    };
+    if text.is_empty() {
+        let items = if empty_ok { vec![item("")] } else { Vec::new() };
+        return (items, true);
+    }
+    let items = text
+        .split(';')
+        .filter(|p| !p.is_empty())
+        .map(item)
+        .collect();
+    if !text.split(';').any(str::is_empty) {
+        return (items, true);
+    }
+    let what = if text.ends_with(';') || text.starts_with(';') {
+        "a leading or trailing `;`"
+    } else {
+        "`;;`"
+    };
+    let hint = if empty_ok {
+        format!("; to name the core group among others write an array: `{key} = [\"\", \"apps\"]`")
+    } else {
+        String::new()
+    };
+    cx.error_at(
+        lit.span(),
+        format!("empty element in `{key}` (\"{text}\" has {what}){hint}"),
+    );
+    (items, false)
+}
+
+/// The elements of `key = ["a", "b"]`, and whether all were good: string literals, not empty
+/// (but where `empty_ok`), without `;`. Each bad one is recorded and left out.
+fn array_list(elems: &[Value], key: &str, empty_ok: bool, cx: &mut Ctxt) -> (Vec<Item>, bool) {
+    let mut items = Vec::new();
+    let mut ok = true;
+    for elem in elems {
+        let Value::Lit(syn::Lit::Str(lit)) = elem else {
+            cx.push(
+                elem.range()
+                    .error("list elements must be string literals, e.g. `[\"get\", \"list\"]`"),
+            );
+            ok = false;
+            continue;
+        };
+        let text = lit.value();
+        if text.is_empty() && !empty_ok {
+            cx.error_at(lit.span(), format!("empty element in `{key}`"));
+            ok = false;
+            continue;
+        }
+        if text.contains(';') {
+            cx.error_at(
+                lit.span(),
+                format!(
+                    "`;` inside an array element of `{key}`: use either \"a;b\" or [\"a\", \"b\"], not both"
+                ),
+            );
+            ok = false;
+            continue;
+        }
+        items.push(Item {
+            value: text,
+            span: lit.span(),
+        });
+    }
+    (items, ok)
+}
+
+/// Whether no element has leading or trailing whitespace; records each that has.
+fn check_trimmed(items: &[Item], key: &str, cx: &mut Ctxt) -> bool {
+    let mut ok = true;
+    for item in items {
+        if item.value.trim() != item.value {
+            cx.error_at(
+                item.span,
+                format!(
+                    "`{key}` element {:?} has leading or trailing whitespace",
+                    item.value
+                ),
+            );
+            ok = false;
+        }
+    }
+    ok
 }
 
 #[cfg(test)]
