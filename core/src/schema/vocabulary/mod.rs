@@ -312,3 +312,6 @@ fn check_required_or_optional(flags: &FieldFlags, cx: &mut Ctxt) {
         cx.error_at(r, "a field cannot be both `required` and `optional`");
     }
 }
+
+#[cfg(test)]
+mod tests;

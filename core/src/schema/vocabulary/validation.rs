@@ -49,7 +49,7 @@ pub(super) fn validation(arg: &Arg, cx: &mut Ctxt) -> Option<Value> {
     let errors_before = cx.error_count();
     let mut out = Map::new();
     let mut ok = true;
-    VALIDATION_KEYS.read(&inner, cx, |spec, a, cx| {
+    let written = VALIDATION_KEYS.read(&inner, cx, |spec, a, cx| {
         let json_name = spec.data;
         if spec.name == "optional_old_self" {
             let Some(b) = flag(a, cx) else {
@@ -93,10 +93,13 @@ pub(super) fn validation(arg: &Arg, cx: &mut Ctxt) -> Option<Value> {
     // Unknown, repeated or malformed keys inside are errors too (recorded by `read`).
     let ok = ok && cx.error_count() == errors_before;
     if !out.contains_key("rule") {
-        cx.error_at(
-            arg.value_span(),
-            "`validation(...)` needs a `rule = \"...\"`",
-        );
+        // A `rule` written but malformed, or misspelled, has its error already.
+        if !written.contains("rule") {
+            cx.error_at(
+                arg.value_span(),
+                "`validation(...)` needs a `rule = \"...\"`",
+            );
+        }
         return None;
     }
     ok.then_some(Value::Object(out))
