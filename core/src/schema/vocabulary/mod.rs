@@ -221,7 +221,7 @@ fn unknown_key_hint(key: &str, place: Place) -> String {
         .unwrap_or_default()
 }
 
-/// Where the controller-gen markers that #[k8s] leaves to serde and schemars are written.
+/// Where the controller-gen markers that `#[k8s]` leaves to serde and schemars are written.
 fn left_to_serde_and_schemars(key: &str) -> Option<&'static str> {
     Some(match key {
         "default" => {
