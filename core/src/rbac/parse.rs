@@ -156,85 +156,12 @@ fn parse_allow(arg: &Arg, earlier: &[AllowArg], cx: &mut Ctxt) -> Option<AllowAr
     // A piece that did not parse was a lint or the reason: no "names no lint" on top.
     let mut ok = cx.error_count() == errors_before;
     for piece in &inner {
-        if piece.name() == "reason" {
+        ok &= if piece.name() == "reason" {
             reason_written = true;
-            if matches!(piece.value, args::ArgValue::Invalid) {
-                continue;
-            }
-            match args::value_of(piece, "\"...\"") {
-                Ok(args::Value::Lit(syn::Lit::Str(lit))) => {
-                    if reason.is_some() {
-                        cx.error_at(lit.span(), "`reason` given twice in one `allow(...)`");
-                        ok = false;
-                    } else if lit.value().trim().is_empty() {
-                        cx.error_at(
-                            lit.span(),
-                            "empty `reason`: say why this attribute needs what the lint warns about",
-                        );
-                        ok = false;
-                    } else {
-                        reason = Some(lit.value());
-                    }
-                }
-                Ok(other) => {
-                    cx.push(
-                        other
-                            .range()
-                            .error("`reason` takes a string, e.g. `reason = \"...\"`"),
-                    );
-                    ok = false;
-                }
-                Err(e) => {
-                    cx.push(e);
-                    ok = false;
-                }
-            }
-            continue;
-        }
-        if matches!(piece.value, args::ArgValue::Invalid) {
-            continue;
-        }
-        if !matches!(piece.value, args::ArgValue::Flag) {
-            cx.push(piece.value_range().error(format!(
-                "a lint name stands alone in `allow`: `{}` takes no value, {ALLOW_EXAMPLE}",
-                piece.name()
-            )));
-            ok = false;
-            continue;
-        }
-        let name = piece.name();
-        let span = piece.key.span();
-        let Some(lint) = Lint::from_name(name) else {
-            let names = Lint::names();
-            // A typo, or a part of the name (`secrets-read` for `cluster-secrets-read`).
-            let part = name.replace('_', "-");
-            let hint = did_you_mean(name, &names)
-                .or_else(|| {
-                    let mut containing = names.iter().filter(|n| n.contains(&part));
-                    containing
-                        .next()
-                        .filter(|_| containing.next().is_none())
-                        .copied()
-                })
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
-            cx.push(piece.key.error(format!(
-                "unknown lint `{name}` in `allow`{hint} (the lints: {})",
-                names.join(", ")
-            )));
-            ok = false;
-            continue;
+            read_reason(piece, &mut reason, cx)
+        } else {
+            read_lint(piece, earlier, &mut lints, cx)
         };
-        let twice = lints.iter().any(|(l, _)| *l == lint)
-            || earlier
-                .iter()
-                .any(|a| a.lints.iter().any(|(l, _)| *l == lint));
-        if twice {
-            cx.push(piece.key.error(format!("lint `{lint}` allowed twice")));
-            ok = false;
-            continue;
-        }
-        lints.push((lint, span));
     }
     if lints.is_empty() && ok {
         cx.error_at(
@@ -255,4 +182,98 @@ fn parse_allow(arg: &Arg, earlier: &[AllowArg], cx: &mut Ctxt) -> Option<AllowAr
         return None;
     };
     ok.then_some(AllowArg { lints, reason })
+}
+
+/// `reason = "..."` in `allow(...)`, into `reason`: once, and saying something. `false` when it
+/// recorded a problem (a value that did not parse has its error already).
+fn read_reason(piece: &Arg, reason: &mut Option<String>, cx: &mut Ctxt) -> bool {
+    if matches!(piece.value, args::ArgValue::Invalid) {
+        return true;
+    }
+    match args::value_of(piece, "\"...\"") {
+        Ok(args::Value::Lit(syn::Lit::Str(lit))) => {
+            if reason.is_some() {
+                cx.error_at(lit.span(), "`reason` given twice in one `allow(...)`");
+                false
+            } else if lit.value().trim().is_empty() {
+                cx.error_at(
+                    lit.span(),
+                    "empty `reason`: say why this attribute needs what the lint warns about",
+                );
+                false
+            } else {
+                *reason = Some(lit.value());
+                true
+            }
+        }
+        Ok(other) => {
+            cx.push(
+                other
+                    .range()
+                    .error("`reason` takes a string, e.g. `reason = \"...\"`"),
+            );
+            false
+        }
+        Err(e) => {
+            cx.push(e);
+            false
+        }
+    }
+}
+
+/// A lint name in `allow(...)`, into `lints`: a known lint, standing alone, not allowed before
+/// in this attribute. `false` when it recorded a problem (a piece that did not parse has its
+/// error already).
+fn read_lint(
+    piece: &Arg,
+    earlier: &[AllowArg],
+    lints: &mut Vec<(Lint, Span)>,
+    cx: &mut Ctxt,
+) -> bool {
+    if matches!(piece.value, args::ArgValue::Invalid) {
+        return true;
+    }
+    if !matches!(piece.value, args::ArgValue::Flag) {
+        cx.push(piece.value_range().error(format!(
+            "a lint name stands alone in `allow`: `{}` takes no value, {ALLOW_EXAMPLE}",
+            piece.name()
+        )));
+        return false;
+    }
+    let name = piece.name();
+    let Some(lint) = Lint::from_name(name) else {
+        cx.push(piece.key.error(format!(
+            "unknown lint `{name}` in `allow`{} (the lints: {})",
+            lint_hint(name),
+            Lint::names().join(", ")
+        )));
+        return false;
+    };
+    let twice = lints.iter().any(|(l, _)| *l == lint)
+        || earlier
+            .iter()
+            .any(|a| a.lints.iter().any(|(l, _)| *l == lint));
+    if twice {
+        cx.push(piece.key.error(format!("lint `{lint}` allowed twice")));
+        return false;
+    }
+    lints.push((lint, piece.key.span()));
+    true
+}
+
+/// "; did you mean `...`?" for an unknown lint name: a typo of a lint's name, or a part of
+/// just one (`secrets-read` for `cluster-secrets-read`).
+fn lint_hint(name: &str) -> String {
+    let names = Lint::names();
+    let part = name.replace('_', "-");
+    did_you_mean(name, &names)
+        .or_else(|| {
+            let mut containing = names.iter().filter(|n| n.contains(&part));
+            containing
+                .next()
+                .filter(|_| containing.next().is_none())
+                .copied()
+        })
+        .map(|s| format!("; did you mean `{s}`?"))
+        .unwrap_or_default()
 }

@@ -2,12 +2,10 @@
 //! plus (for `crd`) the registry entry of the custom resource.
 
 use super::patch::Patch;
-use super::vocabulary::{
-    self, OneOf, Parsed, Place, RuleProperty, Shape, immutable_once_set_rule, item_type,
-    one_of_rule, shape_of, strip_wrappers,
-};
+use super::rules::{immutable_once_set_rule, one_of_rule, rule_property};
+use super::shape::{Shape, item_type, shape_of, strip_wrappers};
+use super::vocabulary::{self, FieldFlags, OneOf, Parsed, Place};
 use crate::args::{Arg, ArgValue, KeySpec, KeyTable, Value, parse_args};
-use crate::cel;
 use crate::ctxt::Ctxt;
 use crate::names::fields::{apply_rename_all, conditional_naming, serde_has, serde_str};
 use proc_macro2::{Span, TokenStream};
@@ -349,70 +347,87 @@ fn transform_attr(patch: &Patch, span: Span) -> syn::Attribute {
 struct FieldInfo {
     json_name: Option<String>,
     optional: bool,
+    /// `#[serde(flatten)]`: its fields are the struct's, under names we cannot see.
+    flatten: bool,
+}
+
+/// What the struct's serde attributes say about every field.
+struct ContainerSerde {
+    rename_all: Option<String>,
+    /// `#[serde(default)]`: every field may be left out.
+    default: bool,
 }
 
 fn rewrite_item(item: &mut syn::Item, cx: &mut Ctxt) {
     match item {
         syn::Item::Struct(s) => rewrite_struct(s, cx),
-        syn::Item::Enum(e) => {
-            let (args, span) = take_k8s(&mut e.attrs, cx);
-            for variant in &mut e.variants {
-                let (vargs, vspan) = take_k8s(&mut variant.attrs, cx);
-                if let (false, Some(vspan)) = (vargs.is_empty(), vspan) {
-                    cx.error_at(
-                        vspan,
-                        "#[k8s] is not supported on enum variants; put it on the enum or on fields",
-                    );
-                }
-                for field in &mut variant.fields {
-                    let (fargs, fspan) = take_k8s(&mut field.attrs, cx);
-                    if let (false, Some(fspan)) = (fargs.is_empty(), fspan) {
-                        let parsed = vocabulary::parse(
-                            &fargs,
-                            Place::Field,
-                            shape_of(&field.ty),
-                            item_type(&field.ty),
-                            cx,
-                        );
-                        // These change the variant's object schema, which schemars builds
-                        // without a hook for us: refused rather than dropped.
-                        let flags = [
-                            (parsed.flags.required, "required"),
-                            (parsed.flags.optional, "optional"),
-                            (parsed.flags.immutable, "immutable"),
-                        ];
-                        for (span, flag) in flags {
-                            if let Some(span) = span {
-                                cx.error_at(
-                                    span,
-                                    format!(
-                                        "`{flag}` is not supported on the fields of enum \
-                                         variants; move the fields into a struct with \
-                                         #[kube_markers::schema] and mark them there"
-                                    ),
-                                );
-                            }
-                        }
-                        if !parsed.patch.is_empty() {
-                            field.attrs.push(transform_attr(&parsed.patch, fspan));
-                        }
-                    }
-                }
-            }
-            if let Some(span) = span {
-                let parsed = vocabulary::parse(&args, Place::Type, Shape::Unknown, None, cx);
-                reject_one_ofs(&parsed, cx, "enums");
-                if !parsed.patch.is_empty() {
-                    e.attrs.push(transform_attr(&parsed.patch, span));
-                }
-            }
-        }
+        syn::Item::Enum(e) => rewrite_enum(e, cx),
         other => {
             cx.error_at(
                 first_span(&quote!(#other)),
                 "#[kube_markers::schema] goes on the structs and enums of a CRD's schema",
             );
         }
+    }
+}
+
+/// An enum takes markers on itself and on the fields of its variants, not on the variants.
+fn rewrite_enum(e: &mut syn::ItemEnum, cx: &mut Ctxt) {
+    let (args, span) = take_k8s(&mut e.attrs, cx);
+    for variant in &mut e.variants {
+        let (vargs, vspan) = take_k8s(&mut variant.attrs, cx);
+        if let (false, Some(vspan)) = (vargs.is_empty(), vspan) {
+            cx.error_at(
+                vspan,
+                "#[k8s] is not supported on enum variants; put it on the enum or on fields",
+            );
+        }
+        for field in &mut variant.fields {
+            rewrite_variant_field(field, cx);
+        }
+    }
+    if let Some(span) = span {
+        let parsed = vocabulary::parse(&args, Place::Type, Shape::Unknown, None, cx);
+        reject_one_ofs(&parsed, cx, "enums");
+        if !parsed.patch.is_empty() {
+            e.attrs.push(transform_attr(&parsed.patch, span));
+        }
+    }
+}
+
+/// The field of an enum variant takes the markers of its own schema only.
+fn rewrite_variant_field(field: &mut syn::Field, cx: &mut Ctxt) {
+    let (args, span) = take_k8s(&mut field.attrs, cx);
+    let (false, Some(span)) = (args.is_empty(), span) else {
+        return;
+    };
+    let parsed = vocabulary::parse(
+        &args,
+        Place::Field,
+        shape_of(&field.ty),
+        item_type(&field.ty),
+        cx,
+    );
+    // These change the variant's object schema, which schemars builds without a hook for us:
+    // refused rather than dropped.
+    let flags = [
+        (parsed.flags.required, "required"),
+        (parsed.flags.optional, "optional"),
+        (parsed.flags.immutable, "immutable"),
+    ];
+    for (span, flag) in flags {
+        if let Some(span) = span {
+            cx.error_at(
+                span,
+                format!(
+                    "`{flag}` is not supported on the fields of enum variants; move the fields \
+                     into a struct with #[kube_markers::schema] and mark them there"
+                ),
+            );
+        }
+    }
+    if !parsed.patch.is_empty() {
+        field.attrs.push(transform_attr(&parsed.patch, span));
     }
 }
 
@@ -428,151 +443,27 @@ fn reject_one_ofs(parsed: &Parsed, cx: &mut Ctxt, what: &str) {
     }
 }
 
+/// A struct's fields get their own transforms; the struct's gets what its markers set, what its
+/// fields ask of it (`required`, `optional`, once-set rules) and its one-of rules.
 fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
-    // The markers name fields by their JSON names; a naming attribute the build may or may
-    // not apply would make those names guesses (a `required` never met, a CEL rule on a field
-    // that does not exist).
-    let marked = s.attrs.iter().any(|a| a.path().is_ident("k8s"))
-        || s.fields
-            .iter()
-            .any(|f| f.attrs.iter().any(|a| a.path().is_ident("k8s")));
-    if marked {
-        let naming = std::iter::once(&s.attrs[..])
-            .chain(s.fields.iter().map(|f| &f.attrs[..]))
-            .filter_map(conditional_naming);
-        for span in naming {
-            cx.error_at(
-                span,
-                "#[k8s] markers need the JSON names of the fields, and a `cfg_attr` around \
-                 #[serde(...)] or #[schemars(...)] makes them depend on the build: write the \
-                 attribute without `cfg_attr`",
-            );
-        }
-    }
-    let rename_all = serde_str(&s.attrs, "rename_all");
-    let container_default = serde_has(&s.attrs, "default");
+    reject_conditional_naming(s, cx);
+    let serde = ContainerSerde {
+        rename_all: serde_str(&s.attrs, "rename_all"),
+        default: serde_has(&s.attrs, "default"),
+    };
     let (type_args, type_span) = take_k8s(&mut s.attrs, cx);
-    let mut container = Patch::default();
-    let mut fields: Vec<FieldInfo> = Vec::new();
-    let mut has_flatten = false;
     let named = matches!(s.fields, syn::Fields::Named(_));
-
-    for field in s.fields.iter_mut() {
-        let flatten = serde_has(&field.attrs, "flatten");
-        has_flatten |= flatten;
-        let (_, option) = strip_wrappers(&field.ty);
-        let json_name = field.ident.as_ref().map(|ident| {
-            let raw = ident.to_string();
-            let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
-            serde_str(&field.attrs, "rename")
-                .or_else(|| {
-                    rename_all
-                        .as_deref()
-                        .and_then(|r| apply_rename_all(r, &raw))
-                })
-                .unwrap_or(raw)
-        });
-        let optional = option || container_default || serde_has(&field.attrs, "default");
-        let (args, span) = take_k8s(&mut field.attrs, cx);
-        if let Some(span) = span {
-            let parsed = vocabulary::parse(
-                &args,
-                Place::Field,
-                shape_of(&field.ty),
-                item_type(&field.ty),
-                cx,
-            );
-            let name = json_name.clone().unwrap_or_default();
-            if let Some(r) = parsed.flags.required {
-                if named {
-                    container.required.push(name.clone());
-                } else {
-                    cx.error_at(r, "`required` needs a named field");
-                }
-            }
-            if let Some(o) = parsed.flags.optional {
-                if !optional {
-                    cx.error_at(
-                        o,
-                        "`optional` needs a field serde can leave out when deserializing: make it \
-                         `Option<T>` or add `#[serde(default)]` (otherwise objects the API server \
-                         accepts would fail to deserialize)",
-                    );
-                } else {
-                    container.optional.push(name.clone());
-                }
-            }
-            if let Some(immutable) = parsed.flags.immutable
-                && optional
-                && named
-                && let Some(property) = rule_property(&name, "immutable", immutable, cx)
-            {
-                container
-                    .validations
-                    .push(immutable_once_set_rule(&property));
-            }
-            if !parsed.patch.is_empty() {
-                field.attrs.push(transform_attr(&parsed.patch, span));
-            }
-        }
-        fields.push(FieldInfo {
-            json_name,
-            optional,
-        });
-    }
-
-    let mut type_validations = Vec::new();
-    if type_span.is_some() {
-        let parsed = vocabulary::parse(&type_args, Place::Type, Shape::Unknown, None, cx);
-        type_validations = parsed.patch.validations.clone();
-        let mut patch = parsed.patch;
-        patch.validations.clear();
-        merge_into(&mut container, patch);
-        // controller-gen's order: type rules, then at-most, exactly, at-least one-of rules.
-        let mut one_ofs: Vec<&OneOf> = parsed.one_ofs.iter().collect();
-        one_ofs.sort_by_key(|o| {
-            ["at_most_one_of", "exactly_one_of", "at_least_one_of"]
-                .iter()
-                .position(|k| *k == o.kind)
-        });
-        for one_of in one_ofs {
-            if !named {
-                cx.error_at(
-                    one_of.span,
-                    format!("`{}` needs a struct with named fields", one_of.kind),
-                );
-                continue;
-            }
-            let mut names = Vec::new();
-            for (name, span) in &one_of.fields {
-                match fields.iter().find(|f| f.json_name.as_deref() == Some(name.as_str())) {
-                    Some(f) if !f.optional => cx.error_at(
-                        *span,
-                        format!(
-                            "`{name}` is required, so `{}` could never hold: make it `Option<T>` or `#[serde(default)]`",
-                            one_of.kind
-                        ),
-                    ),
-                    Some(_) => {}
-                    None if has_flatten => {}
-                    None => {
-                        let known: Vec<&str> = fields.iter().filter_map(|f| f.json_name.as_deref()).collect();
-                        let hint = crate::suggest::did_you_mean(name, &known)
-                            .map(|s| format!("; did you mean `{s}`?"))
-                            .unwrap_or_default();
-                        cx.error_at(*span, format!("no field named `{name}` (JSON name) in this struct{hint}"));
-                    }
-                }
-                if let Some(property) = rule_property(name, one_of.kind, *span, cx) {
-                    names.push(property);
-                }
-            }
-            if names.len() == one_of.fields.len() {
-                type_validations.push(one_of_rule(one_of.kind, &names));
-            }
-        }
-    }
-    let mut validations = type_validations;
+    let mut container = Patch::default();
+    let fields: Vec<FieldInfo> = s
+        .fields
+        .iter_mut()
+        .map(|field| rewrite_field(field, &serde, named, &mut container, cx))
+        .collect();
+    let mut validations = match type_span {
+        Some(_) => type_rules(&type_args, named, &fields, &mut container, cx),
+        None => Vec::new(),
+    };
+    // The type's own rules come first, then those its fields add.
     validations.append(&mut container.validations);
     container.validations = validations;
     if !container.is_empty() {
@@ -581,22 +472,193 @@ fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
     }
 }
 
-/// A property a generated CEL rule names, or an error at `span` when CEL cannot reach it.
-fn rule_property(json_name: &str, marker: &str, span: Span, cx: &mut Ctxt) -> Option<RuleProperty> {
-    match cel::escape_property(json_name) {
-        Ok(cel_name) => Some(RuleProperty {
-            json_name: json_name.to_string(),
-            cel_name,
-        }),
-        Err(why) => {
+/// The markers name fields by their JSON names; a naming attribute the build may or may not
+/// apply would make those names guesses (a `required` never met, a CEL rule on a field that
+/// does not exist).
+fn reject_conditional_naming(s: &syn::ItemStruct, cx: &mut Ctxt) {
+    let marked = s.attrs.iter().any(|a| a.path().is_ident("k8s"))
+        || s.fields
+            .iter()
+            .any(|f| f.attrs.iter().any(|a| a.path().is_ident("k8s")));
+    if !marked {
+        return;
+    }
+    let naming = std::iter::once(&s.attrs[..])
+        .chain(s.fields.iter().map(|f| &f.attrs[..]))
+        .filter_map(conditional_naming);
+    for span in naming {
+        cx.error_at(
+            span,
+            "#[k8s] markers need the JSON names of the fields, and a `cfg_attr` around \
+             #[serde(...)] or #[schemars(...)] makes them depend on the build: write the \
+             attribute without `cfg_attr`",
+        );
+    }
+}
+
+/// The field's markers become a transform of its schema; what they ask of the struct goes into
+/// `container`.
+fn rewrite_field(
+    field: &mut syn::Field,
+    serde: &ContainerSerde,
+    named: bool,
+    container: &mut Patch,
+    cx: &mut Ctxt,
+) -> FieldInfo {
+    let flatten = serde_has(&field.attrs, "flatten");
+    let (_, option) = strip_wrappers(&field.ty);
+    let json_name = json_name(field, serde.rename_all.as_deref());
+    let optional = option || serde.default || serde_has(&field.attrs, "default");
+    let (args, span) = take_k8s(&mut field.attrs, cx);
+    if let Some(span) = span {
+        let parsed = vocabulary::parse(
+            &args,
+            Place::Field,
+            shape_of(&field.ty),
+            item_type(&field.ty),
+            cx,
+        );
+        let name = json_name.clone().unwrap_or_default();
+        apply_field_flags(&parsed.flags, &name, optional, named, container, cx);
+        if !parsed.patch.is_empty() {
+            field.attrs.push(transform_attr(&parsed.patch, span));
+        }
+    }
+    FieldInfo {
+        json_name,
+        optional,
+        flatten,
+    }
+}
+
+/// The name serde gives a named field: its `rename`, else the struct's `rename_all` of it.
+fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Option<String> {
+    field.ident.as_ref().map(|ident| {
+        let raw = ident.to_string();
+        let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
+        serde_str(&field.attrs, "rename")
+            .or_else(|| rename_all.and_then(|r| apply_rename_all(r, &raw)))
+            .unwrap_or(raw)
+    })
+}
+
+/// What a field's `required`, `optional` and `immutable` ask of the struct: the field `name`
+/// in its `required` or `optional` list, a rule that keeps an optional field set once set.
+fn apply_field_flags(
+    flags: &FieldFlags,
+    name: &str,
+    optional: bool,
+    named: bool,
+    container: &mut Patch,
+    cx: &mut Ctxt,
+) {
+    if let Some(r) = flags.required {
+        if named {
+            container.required.push(name.to_string());
+        } else {
+            cx.error_at(r, "`required` needs a named field");
+        }
+    }
+    if let Some(o) = flags.optional {
+        if !optional {
+            cx.error_at(
+                o,
+                "`optional` needs a field serde can leave out when deserializing: make it \
+                 `Option<T>` or add `#[serde(default)]` (otherwise objects the API server \
+                 accepts would fail to deserialize)",
+            );
+        } else {
+            container.optional.push(name.to_string());
+        }
+    }
+    if let Some(immutable) = flags.immutable
+        && optional
+        && named
+        && let Some(property) = rule_property(name, "immutable", immutable, cx)
+    {
+        container
+            .validations
+            .push(immutable_once_set_rule(&property));
+    }
+}
+
+/// The struct's own markers: what they set goes into `container`; returned are their rules,
+/// then the one-of rules.
+fn type_rules(
+    args: &[Arg],
+    named: bool,
+    fields: &[FieldInfo],
+    container: &mut Patch,
+    cx: &mut Ctxt,
+) -> Vec<serde_json::Value> {
+    let parsed = vocabulary::parse(args, Place::Type, Shape::Unknown, None, cx);
+    let mut patch = parsed.patch;
+    let mut rules = std::mem::take(&mut patch.validations);
+    merge_into(container, patch);
+    // controller-gen's order: type rules, then at-most, exactly, at-least one-of rules.
+    let mut one_ofs: Vec<&OneOf> = parsed.one_ofs.iter().collect();
+    one_ofs.sort_by_key(|o| {
+        ["at_most_one_of", "exactly_one_of", "at_least_one_of"]
+            .iter()
+            .position(|k| *k == o.kind)
+    });
+    for one_of in one_ofs {
+        if !named {
+            cx.error_at(
+                one_of.span,
+                format!("`{}` needs a struct with named fields", one_of.kind),
+            );
+            continue;
+        }
+        rules.extend(one_of_struct_rule(one_of, fields, cx));
+    }
+    rules
+}
+
+/// The rule of a one-of group, when CEL can name every field it names. Records each field that
+/// is not an optional field of the struct, or that CEL cannot name.
+fn one_of_struct_rule(
+    one_of: &OneOf,
+    fields: &[FieldInfo],
+    cx: &mut Ctxt,
+) -> Option<serde_json::Value> {
+    let mut properties = Vec::new();
+    for (name, span) in &one_of.fields {
+        check_one_of_field(name, *span, one_of.kind, fields, cx);
+        if let Some(property) = rule_property(name, one_of.kind, *span, cx) {
+            properties.push(property);
+        }
+    }
+    (properties.len() == one_of.fields.len()).then(|| one_of_rule(one_of.kind, &properties))
+}
+
+/// A field of a one-of group of `kind` is one the struct may leave out. A name not found may be
+/// one of a flattened field's.
+fn check_one_of_field(name: &str, span: Span, kind: &str, fields: &[FieldInfo], cx: &mut Ctxt) {
+    match fields
+        .iter()
+        .find(|f| f.json_name.as_deref() == Some(name))
+    {
+        Some(f) if !f.optional => cx.error_at(
+            span,
+            format!(
+                "`{name}` is required, so `{kind}` could never hold: make it `Option<T>` or `#[serde(default)]`"
+            ),
+        ),
+        Some(_) => {}
+        None if fields.iter().any(|f| f.flatten) => {}
+        None => {
+            let known: Vec<&str> = fields
+                .iter()
+                .filter_map(|f| f.json_name.as_deref())
+                .collect();
+            let hint = crate::suggest::did_you_mean(name, &known)
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
             cx.error_at(
                 span,
-                format!(
-                    "`{marker}` writes a CEL rule naming the field `{json_name}` (JSON name), but \
-                     Kubernetes cannot name it in CEL: {why}; rename it with #[serde(rename = \"...\")]"
-                ),
+                format!("no field named `{name}` (JSON name) in this struct{hint}"),
             );
-            None
         }
     }
 }

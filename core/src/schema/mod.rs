@@ -25,9 +25,11 @@
 
 mod expand;
 mod patch;
+mod rules;
 pub mod satisfiable;
+mod shape;
 mod vocabulary;
 
 pub use expand::{expand_crd, expand_schema};
 pub use patch::Patch;
-pub use vocabulary::{Shape, shape_of};
+pub use shape::{Shape, shape_of};
