@@ -147,6 +147,9 @@ fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// The registry a rebuild would make: the scanned crates' `#[rbac]` attributes read from the
+/// sources, the other crates' entries of the last build; or every attribute only the compiler
+/// can read.
 fn read_entries(
     workspace: &Workspace,
     scan: &ScanReport,
@@ -157,36 +160,59 @@ fn read_entries(
         .errors
         .iter()
         .chain(&scan.warnings)
-        .map(|text| Refusal {
+        .map(|problem| Refusal {
             place: None,
-            reason: Reason::Scan(text.clone()),
+            reason: Reason::Scan(problem.clone()),
         })
         .collect();
-    let root = &workspace.root;
     let scanned: HashSet<&str> = workspace
         .packages
         .iter()
         .map(|p| p.lib_crate.as_str())
         .collect();
+    let (by_place, kept) = last_build_by_place(workspace, last_build, &scanned, &mut refusals);
+    let entries = entries_from_sources(workspace, scan, linked, &by_place, &mut refusals);
+    if !refusals.is_empty() {
+        return Err(refusals);
+    }
+    let (new_or_changed, gone) = differences(&entries, last_build, &scanned);
+    Ok(Read {
+        from_sources: entries,
+        kept,
+        new_or_changed,
+        gone,
+    })
+}
 
-    // The last build's entries by place, for the module path and item of an attribute that
-    // did not move.
-    let mut by_place: HashMap<(String, usize, usize), &'static RbacEntry> = HashMap::new();
+/// The last build's entries of scanned crates by place (for the module path and item of an
+/// attribute that did not move), and those of crates outside the workspace, kept as they are.
+/// An entry of a crate inside the workspace that the scan does not read is refused.
+#[allow(clippy::type_complexity)]
+fn last_build_by_place(
+    workspace: &Workspace,
+    last_build: &[&'static RbacEntry],
+    scanned: &HashSet<&str>,
+    refusals: &mut Vec<Refusal>,
+) -> (
+    HashMap<(String, usize, usize), &'static RbacEntry>,
+    Vec<&'static RbacEntry>,
+) {
+    let root = &workspace.root;
+    let mut by_place = HashMap::new();
     let canonical_root = canonical(root);
     let mut kept = Vec::new();
     for entry in last_build {
-        if scanned.contains(entry.source.crate_name()) {
-            by_place.insert(
-                (
-                    entry.source.file.to_string(),
-                    entry.source.line as usize,
-                    entry.source.column as usize,
-                ),
-                entry,
+        let source = &entry.source;
+        if scanned.contains(source.crate_name()) {
+            let place = (
+                source.file.to_string(),
+                source.line as usize,
+                source.column as usize,
             );
+            by_place.insert(place, *entry);
             continue;
         }
-        let file = Path::new(&*entry.source.file);
+        let file = Path::new(&*source.file);
         let inside = if file.is_absolute() {
             canonical(file).starts_with(&canonical_root)
         } else {
@@ -195,34 +221,42 @@ fn read_entries(
         if inside {
             refusals.push(Refusal {
                 place: Some(Place {
-                    file: entry.source.file.to_string(),
-                    line: entry.source.line as usize,
-                    column: Some(entry.source.column as usize),
+                    file: source.file.to_string(),
+                    line: source.line as usize,
+                    column: Some(source.column as usize),
                 }),
                 reason: Reason::UnscannedCrate {
-                    krate: entry.source.crate_name().to_string(),
-                    item: entry.source.item.to_string(),
+                    krate: source.crate_name().to_string(),
+                    item: source.item.to_string(),
                 },
             });
         } else {
             kept.push(*entry);
         }
     }
+    (by_place, kept)
+}
 
+/// Every scanned `#[rbac]` the build certainly compiles into the generator, as the macro reads
+/// it; each one only the compiler can read is refused.
+fn entries_from_sources(
+    workspace: &Workspace,
+    scan: &ScanReport,
+    linked: &[&str],
+    by_place: &HashMap<(String, usize, usize), &'static RbacEntry>,
+    refusals: &mut Vec<Refusal>,
+) -> Vec<RbacEntry> {
+    let root = &workspace.root;
     let cfgs = workspace.cfg_env();
     let mut files: BTreeMap<PathBuf, Result<FileFacts, String>> = BTreeMap::new();
     let through_macros = declared_in_macro_inputs(workspace, linked, &mut files);
     let mut entries: Vec<RbacEntry> = Vec::new();
     for attr in scan.attrs.iter().filter(|a| a.kind == AttrKind::Rbac) {
         let file = as_file_macro(&attr.file, root);
-        let place = Place {
+        let place = |line: usize, column: usize| Place {
             file: file.clone(),
-            line: attr.line,
-            column: Some(attr.column),
-        };
-        let refuse = |reason: Reason| Refusal {
-            place: Some(place.clone()),
-            reason,
+            line,
+            column: Some(column),
         };
         let facts = files
             .entry(attr.file.clone())
@@ -236,47 +270,58 @@ fn read_entries(
             Some((_, reason)) => Err(reason.clone()),
             None => Ok(item),
         });
-        match verdict {
-            Err(reason) => refusals.push(refuse(reason)),
-            Ok(item) => match parse(attr) {
+        let item = match verdict {
+            Ok(item) => item,
+            Err(reason) => {
+                refusals.push(Refusal {
+                    place: Some(place(attr.line, attr.column)),
+                    reason,
+                });
+                continue;
+            }
+        };
+        let marker =
+            match parse(attr) {
+                Ok(marker) => marker,
                 Err(messages) => {
-                    refusals.extend(messages.into_iter().map(|(at, message)| Refusal {
-                        place: Some(Place {
-                            file: file.clone(),
-                            line: at.0,
-                            column: Some(at.1),
-                        }),
-                        reason: Reason::Invalid(message),
-                    }))
+                    refusals.extend(messages.into_iter().map(|((line, column), message)| {
+                        Refusal {
+                            place: Some(place(line, column)),
+                            reason: Reason::Invalid(message),
+                        }
+                    }));
+                    continue;
                 }
-                Ok(marker) => {
-                    let last = by_place.get(&(file.clone(), attr.line, attr.column));
-                    let module_path: Text = match last {
-                        Some(e) => e.source.module_path.clone(),
-                        None => attr.krate.clone().into(),
-                    };
-                    let item: Text = match (last, item) {
-                        (_, Some(item)) => item.into(),
-                        (Some(e), None) => e.source.item.clone(),
-                        (None, None) => "?".into(),
-                    };
-                    let source = Source::new(
-                        file,
-                        attr.line as u32,
-                        attr.column as u32,
-                        module_path,
-                        item,
-                    );
-                    entries.push(Attribute::new(marker, source, ""));
-                }
-            },
-        }
+            };
+        let last = by_place.get(&(file.clone(), attr.line, attr.column));
+        let module_path: Text = match last {
+            Some(e) => e.source.module_path.clone(),
+            None => attr.krate.clone().into(),
+        };
+        let item: Text = match (last, item) {
+            (_, Some(item)) => item.into(),
+            (Some(e), None) => e.source.item.clone(),
+            (None, None) => "?".into(),
+        };
+        let source = Source::new(
+            file.clone(),
+            attr.line as u32,
+            attr.column as u32,
+            module_path,
+            item,
+        );
+        entries.push(Attribute::new(marker, source, ""));
     }
-    if !refusals.is_empty() {
-        return Err(refusals);
-    }
+    entries
+}
 
-    // What differs from the last build, places aside (lines shift with every edit above).
+/// How many attributes the sources have that the last build does not (new or changed), and
+/// the reverse (gone), places aside: lines shift with every edit above them.
+fn differences(
+    entries: &[RbacEntry],
+    last_build: &[&'static RbacEntry],
+    scanned: &HashSet<&str>,
+) -> (usize, usize) {
     let mut last: HashMap<_, usize> = HashMap::new();
     for entry in last_build
         .iter()
@@ -285,20 +330,13 @@ fn read_entries(
         *last.entry(content(entry)).or_default() += 1;
     }
     let mut new_or_changed = 0;
-    for entry in &entries {
+    for entry in entries {
         match last.get_mut(&content(entry)) {
             Some(n) if *n > 0 => *n -= 1,
             _ => new_or_changed += 1,
         }
     }
-    let gone: usize = last.values().sum();
-
-    Ok(Read {
-        from_sources: entries,
-        kept,
-        new_or_changed,
-        gone,
-    })
+    (new_or_changed, last.values().sum())
 }
 
 /// Whether the build compiles `attr` into the generator, as far as the sources tell for
