@@ -10,6 +10,7 @@ use outside::{
     quick_start_workspace, readme_block, readme_step1, run_built_generator, run_generator, tree,
     write,
 };
+use std::path::{Path, PathBuf};
 
 const OPERATOR_LIB: &str = r#"use kube_markers::rbac;
 use kube::CustomResource;
@@ -124,10 +125,16 @@ rules:
 #[test]
 fn the_readme_quick_start_works_from_outside_and_loses_nothing() {
     let ws = quick_start_workspace("quick-start", OPERATOR_LIB);
-    let step1 = readme_step1();
+    step4(&ws);
+    edit_loop(&ws);
+    let hand = unlinked_crate_fails(&ws);
+    linked_crate_is_in_the_output(&ws, &hand);
+    from_source_refuses_what_only_the_compiler_reads(&ws);
+}
 
-    // Step 4.
-    let out = run_generator(&ws, &[]);
+/// Step 4 of the README: the run, then `--check`.
+fn step4(ws: &Path) {
+    let out = run_generator(ws, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
@@ -135,18 +142,20 @@ fn the_readme_quick_start_works_from_outside_and_loses_nothing() {
     let crd =
         std::fs::read_to_string(ws.join("rbac-out/crd/cache.example.com_memcacheds.yaml")).unwrap();
     assert!(crd.contains("maximum: 5"), "{crd}");
-    let check = run_generator(&ws, &["--check"]);
+    let check = run_generator(ws, &["--check"]);
     assert!(
         check.status.success(),
         "{}",
         String::from_utf8_lossy(&check.stderr)
     );
+}
 
+fn edit_loop(ws: &Path) {
     // The edit loop: the built generator reads the roles from the sources, no rebuild. On the
     // sources it was built from, its output is the full run's, byte for byte (bundle and
     // ledgers included).
     let full_output = tree(&ws.join("rbac-out"));
-    let fast = run_built_generator(&ws, &["--rbac-from-source", "--check"]);
+    let fast = run_built_generator(ws, &["--rbac-from-source", "--check"]);
     let stderr = String::from_utf8_lossy(&fast.stderr);
     assert!(fast.status.success(), "{stderr}");
     assert!(
@@ -159,7 +168,7 @@ fn the_readme_quick_start_works_from_outside_and_loses_nothing() {
     // regenerated without a rebuild, and what a full run right after makes of the same
     // sources is exactly that, ledgers included.
     write(&ws.join("my-operator/src/lib.rs"), EDITED_LIB);
-    let fast = run_built_generator(&ws, &["--rbac-from-source"]);
+    let fast = run_built_generator(ws, &["--rbac-from-source"]);
     let stderr = String::from_utf8_lossy(&fast.stderr);
     assert!(fast.status.success(), "{stderr}");
     assert!(
@@ -174,29 +183,95 @@ fn the_readme_quick_start_works_from_outside_and_loses_nothing() {
         EDITED_ROLE
     );
     let fast_output = tree(&ws.join("rbac-out"));
-    let full = run_generator(&ws, &[]);
+    let full = run_generator(ws, &[]);
     let stderr = String::from_utf8_lossy(&full.stderr);
     assert!(full.status.success(), "{stderr}");
     assert!(!stderr.contains("wrote"), "{stderr}");
     assert_eq!(tree(&ws.join("rbac-out")), fast_output);
     // And back: the binary built from the edited sources reads the original ones.
     write(&ws.join("my-operator/src/lib.rs"), OPERATOR_LIB);
-    let fast = run_built_generator(&ws, &["--rbac-from-source"]);
+    let fast = run_built_generator(ws, &["--rbac-from-source"]);
     assert!(
         fast.status.success(),
         "{}",
         String::from_utf8_lossy(&fast.stderr)
     );
     assert_eq!(tree(&ws.join("rbac-out")), full_output);
-    let full = run_generator(&ws, &["--check"]);
+    let full = run_generator(ws, &["--check"]);
     assert!(
         full.status.success(),
         "{}",
         String::from_utf8_lossy(&full.stderr)
     );
+}
 
-    // A second crate with an attribute, which the generator does not link: the run fails,
-    // naming the attribute's place and the fix, and writes nothing.
+/// A second crate with an attribute, which the generator does not link: the run fails,
+/// naming the attribute's place and the fix, and writes nothing. Returns a hand-written file
+/// left beside the generated ones.
+fn unlinked_crate_fails(ws: &Path) -> PathBuf {
+    write_other_operator(ws);
+    // A hand-written file beside the generated CRDs, with the text the generator stamps.
+    let hand = ws.join("rbac-out/crd/hand.example.com_things.yaml");
+    write(
+        &hand,
+        "kind: CustomResourceDefinition\n# kube-markers/version: v0\n",
+    );
+    let lost = run_generator(ws, &[]);
+    let stderr = String::from_utf8_lossy(&lost.stderr);
+    assert!(!lost.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "other-operator/src/lib.rs:1:1: #[rbac] in crate `other_operator` is missing from \
+             the registry: the generator does not link crate `other_operator`; add it to \
+             `kube_markers::link!(...)`"
+        ),
+        "{stderr}"
+    );
+    for line in [4, 6, 9, 12] {
+        assert!(
+            stderr.contains(&format!("other-operator/src/lib.rs:{line}:")),
+            "line {line}: {stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("other-operator/src/part.rs:1:1: #[rbac] in crate `other_operator`"),
+        "{stderr}"
+    );
+    // Files reached only through a macro's input, a `cfg_attr(path)` or a second `mod`.
+    for file in [
+        "declared_by_a_macro.rs",
+        "included_by_a_macro.inc",
+        "switched_on.rs",
+        "twice.rs",
+    ] {
+        assert!(
+            stderr.contains(&format!(
+                "other-operator/src/{file}:1:1: #[rbac] in crate `other_operator`"
+            )),
+            "{file}: {stderr}"
+        );
+    }
+    for line in [4, 8, 12, 17, 21] {
+        assert!(
+            stderr.contains(&format!("other-operator/src/tokens.rs:{line}:")),
+            "tokens.rs:{line}: {stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("other-operator/src/tokens/behind_a_mark.rs:1:1: #[rbac] in crate"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("16 problem(s)"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap(),
+        EXPECTED_ROLE
+    );
+    hand
+}
+
+/// The second crate: each form a user may write an attribute in.
+fn write_other_operator(ws: &Path) {
+    let step1 = readme_step1();
     let members = std::fs::read_to_string(ws.join("Cargo.toml"))
         .unwrap()
         .replace(r#""codegen"]"#, r#""codegen", "other-operator"]"#);
@@ -296,64 +371,10 @@ mod tokens;
         "#[kube_markers::rbac(groups = \"\", resources = \"endpoints\", verbs = \"get\")]\n\
          pub fn included() {}\n",
     );
-    // A hand-written file beside the generated CRDs, with the text the generator stamps.
-    let hand = ws.join("rbac-out/crd/hand.example.com_things.yaml");
-    write(
-        &hand,
-        "kind: CustomResourceDefinition\n# kube-markers/version: v0\n",
-    );
-    let lost = run_generator(&ws, &[]);
-    let stderr = String::from_utf8_lossy(&lost.stderr);
-    assert!(!lost.status.success(), "{stderr}");
-    assert!(
-        stderr.contains(
-            "other-operator/src/lib.rs:1:1: #[rbac] in crate `other_operator` is missing from \
-             the registry: the generator does not link crate `other_operator`; add it to \
-             `kube_markers::link!(...)`"
-        ),
-        "{stderr}"
-    );
-    for line in [4, 6, 9, 12] {
-        assert!(
-            stderr.contains(&format!("other-operator/src/lib.rs:{line}:")),
-            "line {line}: {stderr}"
-        );
-    }
-    assert!(
-        stderr.contains("other-operator/src/part.rs:1:1: #[rbac] in crate `other_operator`"),
-        "{stderr}"
-    );
-    // Files reached only through a macro's input, a `cfg_attr(path)` or a second `mod`.
-    for file in [
-        "declared_by_a_macro.rs",
-        "included_by_a_macro.inc",
-        "switched_on.rs",
-        "twice.rs",
-    ] {
-        assert!(
-            stderr.contains(&format!(
-                "other-operator/src/{file}:1:1: #[rbac] in crate `other_operator`"
-            )),
-            "{file}: {stderr}"
-        );
-    }
-    for line in [4, 8, 12, 17, 21] {
-        assert!(
-            stderr.contains(&format!("other-operator/src/tokens.rs:{line}:")),
-            "tokens.rs:{line}: {stderr}"
-        );
-    }
-    assert!(
-        stderr.contains("other-operator/src/tokens/behind_a_mark.rs:1:1: #[rbac] in crate"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("16 problem(s)"), "{stderr}");
-    assert_eq!(
-        std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap(),
-        EXPECTED_ROLE
-    );
+}
 
-    // Linked, everything is in the output, and the hand-written file is still there.
+/// Linked, everything is in the output, and the hand-written file is still there.
+fn linked_crate_is_in_the_output(ws: &Path, hand: &Path) {
     let codegen_toml = std::fs::read_to_string(ws.join("codegen/Cargo.toml")).unwrap();
     write(
         &ws.join("codegen/Cargo.toml"),
@@ -364,7 +385,7 @@ mod tokens;
         &readme_block("// codegen/src/main.rs")
             .replace("link!(my_operator)", "link!(my_operator, other_operator)"),
     );
-    let linked = run_generator(&ws, &[]);
+    let linked = run_generator(ws, &[]);
     let stderr = String::from_utf8_lossy(&linked.stderr);
     assert!(linked.status.success(), "{stderr}");
     let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
@@ -395,11 +416,13 @@ mod tokens;
         hand.is_file(),
         "a file the generator did not write was removed"
     );
+}
 
-    // From the sources, the attributes only the compiler can read are refused, each at its
-    // place, and nothing is written.
+/// From the sources, the attributes only the compiler can read are refused, each at its
+/// place, and nothing is written.
+fn from_source_refuses_what_only_the_compiler_reads(ws: &Path) {
     let before = tree(&ws.join("rbac-out"));
-    let fast = run_built_generator(&ws, &["--rbac-from-source"]);
+    let fast = run_built_generator(ws, &["--rbac-from-source"]);
     let stderr = String::from_utf8_lossy(&fast.stderr);
     assert!(!fast.status.success(), "{stderr}");
     for (place, why) in [
