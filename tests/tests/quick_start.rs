@@ -7,8 +7,8 @@
 #[allow(dead_code)] // shared with envtest/tests/outside_crds.rs
 mod outside;
 use outside::{
-    quick_start_workspace, readme_block, readme_step1, run_built_generator, run_generator, tree,
-    write,
+    quick_start_workspace, readme_block, readme_step1, run_built, run_built_generator,
+    run_generator, run_package, tree, write,
 };
 use std::path::{Path, PathBuf};
 
@@ -456,4 +456,74 @@ fn from_source_refuses_what_only_the_compiler_reads(ws: &Path) {
         "{stderr}"
     );
     assert_eq!(tree(&ws.join("rbac-out")), before);
+}
+
+/// A generator that is not this repository's `codegen`: package `xtask`, binary `gen` beside
+/// another binary (so `cargo run -p xtask` alone is ambiguous). Every piece of advice names
+/// the command that runs it: usage errors, `--help` and the edit loop's "run ... to verify".
+#[test]
+fn advice_names_the_generator_as_its_user_runs_it() {
+    let ws = quick_start_workspace("xtask", OPERATOR_LIB);
+    std::fs::rename(ws.join("codegen"), ws.join("xtask")).unwrap();
+    let members = std::fs::read_to_string(ws.join("Cargo.toml"))
+        .unwrap()
+        .replace(r#""codegen"]"#, r#""xtask"]"#);
+    write(&ws.join("Cargo.toml"), &members);
+    let manifest = std::fs::read_to_string(ws.join("xtask/Cargo.toml"))
+        .unwrap()
+        .replace("name = \"codegen\"", "name = \"xtask\"")
+        + "\n[[bin]]\nname = \"gen\"\npath = \"src/main.rs\"\n\n\
+           [[bin]]\nname = \"other\"\npath = \"src/other.rs\"\n";
+    write(&ws.join("xtask/Cargo.toml"), &manifest);
+    write(&ws.join("xtask/src/other.rs"), "fn main() {}\n");
+
+    let out = run_package(&ws, &["-p", "xtask", "--bin", "gen"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap(),
+        EXPECTED_ROLE
+    );
+
+    for (args, hint) in [
+        (&["--bogus"][..], "cargo run -p xtask --bin gen -- --help"),
+        (
+            &["can-i", "--bogus"],
+            "cargo run -p xtask --bin gen -- can-i --help",
+        ),
+        (
+            &["explain", "--bogus"],
+            "cargo run -p xtask --bin gen -- explain --help",
+        ),
+    ] {
+        let bad = run_built(&ws, "gen", args);
+        let stderr = String::from_utf8_lossy(&bad.stderr);
+        assert_eq!(bad.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("unknown option `--bogus`"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("Run `{hint}` for usage.")),
+            "{args:?}: {stderr}"
+        );
+    }
+
+    let help = run_built(&ws, "gen", &["--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("Usage: gen [OPTIONS]"), "{help}");
+    assert!(help.contains("`cargo run -p xtask --bin gen`"), "{help}");
+    assert!(!help.contains("-p codegen"), "{help}");
+    let bash = run_built(&ws, "gen", &["completions", "bash"]);
+    assert!(String::from_utf8_lossy(&bash.stdout).contains("complete -F _gen gen"));
+
+    write(&ws.join("my-operator/src/lib.rs"), EDITED_LIB);
+    let fast = run_built(&ws, "gen", &["--rbac-from-source"]);
+    let stderr = String::from_utf8_lossy(&fast.stderr);
+    assert!(fast.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("run `cargo run -p xtask --bin gen` to verify"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("-p codegen"), "{stderr}");
 }

@@ -68,7 +68,12 @@ fn target_dir(workspace: &Path) -> PathBuf {
 /// The generator [`run_generator`] built, run again without cargo: the edit loop's
 /// `--rbac-from-source`.
 pub fn run_built_generator(workspace: &Path, args: &[&str]) -> Output {
-    Command::new(target_dir(workspace).join("debug/codegen"))
+    run_built(workspace, "codegen", args)
+}
+
+/// The binary `bin` that [`run_package`] built, run without cargo.
+pub fn run_built(workspace: &Path, bin: &str, args: &[&str]) -> Output {
+    Command::new(target_dir(workspace).join("debug").join(bin))
         .args(args)
         .current_dir(workspace)
         .env_remove("CARGO_TARGET_DIR")
@@ -79,11 +84,18 @@ pub fn run_built_generator(workspace: &Path, args: &[&str]) -> Output {
 
 /// `cargo run -p codegen -- args` in the user's workspace.
 pub fn run_generator(workspace: &Path, args: &[&str]) -> Output {
+    run_package(workspace, &["-p", "codegen"], args)
+}
+
+/// `cargo run -q <which> -- args` in the user's workspace (`which`: `-p xtask --bin gen`).
+pub fn run_package(workspace: &Path, which: &[&str], args: &[&str]) -> Output {
     let target_tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let build_dir = target_tmp.parent().unwrap();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     Command::new(cargo)
-        .args(["run", "-q", "-p", "codegen", "--"])
+        .args(["run", "-q"])
+        .args(which)
+        .arg("--")
         .args(args)
         .current_dir(workspace)
         .env_remove("CARGO_TARGET_DIR")
