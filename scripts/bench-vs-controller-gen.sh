@@ -47,10 +47,10 @@ for n in "${sizes[@]}"; do
     echo 'resolver = "3"'
     echo
     # OPTIMIZED=1: plus the README's optional lines (quick start, step 3), kube-markers-codegen,
-    # kube-markers-rbac and kube-markers-core at opt-level 3 (in place of this workspace's
-    # opt-level 1 for core).
+    # kube-markers-scan, kube-markers-rbac and kube-markers-core at opt-level 3 (in place of
+    # this workspace's opt-level 1 for core and scan).
     sed -n '/^\[profile/,$p' "$root/Cargo.toml" |
-      awk -v optimized="${OPTIMIZED:-0}" '/^\[/ { drop = optimized == 1 && $0 == "[profile.dev.package.kube-markers-core]" } !drop'
+      awk -v optimized="${OPTIMIZED:-0}" '/^\[/ { drop = optimized == 1 && ($0 == "[profile.dev.package.kube-markers-core]" || $0 == "[profile.dev.package.kube-markers-scan]") } !drop'
     if [ "${OPTIMIZED:-0}" = 1 ]; then
       echo
       sed -n '/^ *# Cargo.toml (the workspace.s)$/,/^ *```$/p' "$root/README.md" | sed '1d;$d;s/^ *//'

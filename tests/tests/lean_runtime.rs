@@ -39,6 +39,7 @@ fn dependencies(features: &[&str]) -> Vec<String> {
 const GENERATOR_ONLY: &[&str] = &[
     // The generator's own crate, and the authorizer it shares with the audit.
     "kube-markers-codegen",
+    "kube-markers-scan",
     "kube-markers-rbac",
     "cargo_metadata",
     "syn",
@@ -64,6 +65,7 @@ fn the_default_features_link_no_generator_code() {
     let full = dependencies(&["codegen"]);
     for name in [
         "kube-markers-codegen",
+        "kube-markers-scan",
         "kube-markers-rbac",
         "syn",
         "similar",

@@ -7,6 +7,6 @@
 pub mod cfg;
 pub mod from_source;
 pub(crate) mod metadata_cache;
-pub mod scan;
+pub use kube_markers_scan as scan;
 pub mod sources;
 pub mod workspace;

@@ -2,7 +2,7 @@
 //! ends (its body or its `;`), without parsing it.
 
 use super::{Ctx, Item, ItemKind, Walker, is_edition_keyword, is_keyword};
-use crate::input::scan::lex::{Delim, Kind};
+use crate::lex::{Delim, Kind};
 
 impl Walker<'_> {
     /// The first top-level `{ }` of an item from `i` outside `<...>` (not a const generic

@@ -2,8 +2,8 @@
 //! (only these small slices are handed to proc-macro2/syn).
 
 use super::{Attr, Walker, is_keyword};
-use crate::input::scan::lex::{Delim, Kind};
-use crate::input::scan::{Cfg, FoundAttr, cfg_attr_tokens};
+use crate::lex::{Delim, Kind};
+use crate::{Cfg, FoundAttr, cfg_attr_tokens};
 use proc_macro2::LineColumn;
 
 impl Walker<'_> {
@@ -101,7 +101,7 @@ impl Walker<'_> {
             return;
         };
         let names: Vec<&str> = segs.iter().map(|&s| self.src(s)).collect();
-        if let Some(kind) = crate::input::scan::attr_kind_of(leading, &names) {
+        if let Some(kind) = crate::attr_kind_of(leading, &names) {
             let args = match self.group(after) {
                 Some((_, close)) if close + 1 == hi => self.inner_text(after),
                 _ => "",
@@ -148,9 +148,7 @@ impl Walker<'_> {
             };
             let cfgs = self.cfgs.clone();
             let mut found = Vec::new();
-            crate::input::scan::record_cfg_attr(&pred, &metas, at, None, &[], &place, &mut |f| {
-                found.push(f)
-            });
+            crate::record_cfg_attr(&pred, &metas, at, None, &[], &place, &mut |f| found.push(f));
             for (kind, (line, column), outer, extra, args) in found {
                 let mut all = cfgs.clone();
                 all.extend(extra);
@@ -189,10 +187,7 @@ impl Walker<'_> {
         }
         let tokens = self.reparse(self.inner_text(open + 2))?;
         let (pred, metas) = cfg_attr_tokens(tokens).ok()?;
-        let path = metas
-            .iter()
-            .rev()
-            .find_map(crate::input::scan::path_attr_of)?;
+        let path = metas.iter().rev().find_map(crate::path_attr_of)?;
         Some((pred, path))
     }
 

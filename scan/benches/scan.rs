@@ -1,5 +1,5 @@
 //! The workspace scan's per-file cost, on text alone (no compiled crate needed):
-//! `cargo bench -p kube-markers-core --features parse --bench scan`.
+//! `cargo bench -p kube-markers-scan --bench scan`.
 //!
 //! The sources are shaped as `scripts/bench-vs-controller-gen.sh` generates them: 100
 //! `#[rbac]`-annotated functions a file, 25 files for 2,500 rules (250 for 25,000 would be
@@ -8,7 +8,7 @@
 //! `syn_scan` is what it ran before (`syn::parse_file`, the syn visitor, and every `#[rbac]`'s
 //! arguments parsed with the macro's parser).
 
-use kube_markers_codegen::input::scan::{normalized_text, scan_file, scan_source};
+use kube_markers_scan::{normalized_text, scan_file, scan_source};
 use std::fmt::Write;
 
 fn main() {

@@ -9,7 +9,7 @@
 //! `KUBE_MARKERS_SCAN_CORPUS=dir1:dir2` adds directories (every `.rs` file under them);
 //! `KUBE_MARKERS_SCAN_SAMPLE=n` sets the registry sample (default 2,500 files).
 
-use kube_markers_codegen::input::scan::{FileScan, scan_file, scan_source};
+use kube_markers_scan::{FileScan, scan_file, scan_source};
 use proc_macro2::TokenStream;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
