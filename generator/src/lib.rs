@@ -62,8 +62,9 @@ pub use check::crosscheck::{Activity, Finding, Place, Problem};
 pub mod __internals {
     pub use crate::check::crosscheck::{Findings, cross_check, cross_check_all};
     pub use crate::input::cfg::{CfgEnv, Truth};
+    pub use crate::input::sources::{FoundAttr, ScanReport};
     pub use crate::input::workspace::{
-        AttrKind, FoundAttr, Package, ScanReport, Target, TargetKind, Workspace, metadata_for_tests,
+        AttrKind, Package, Target, TargetKind, Workspace, metadata_for_tests,
     };
 
     /// What the generator's `main` prints of a run (for the in-process benchmark of a run).

@@ -10,81 +10,12 @@
 
 use crate::check::crosscheck::cross_check_all;
 use crate::generate::{self, Artifact, Generated};
+pub use crate::generate::{Inputs, Webhooks};
 use crate::input::workspace::{AttrKind, Workspace};
 use crate::output::{Destination, Output, plan, write};
 use crate::timings::Timings;
 use crate::{Denied, Error, IoAction, Options, Report, Warning, bundle, from_source, lints};
-use kube_markers_registry::{
-    self as registry, CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry,
-};
-
-/// What a run generates from.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub struct Inputs<'a> {
-    /// `#[rbac]` attributes, sorted by source.
-    pub rbac: &'a [&'a RbacEntry],
-    /// `#[crd]` types.
-    pub crds: &'a [&'a CrdEntry],
-    /// `#[webhook]`s and `#[webhook_configuration]`s.
-    pub webhooks: Webhooks<'a>,
-    /// The crates named by `kube_markers::link!`.
-    pub linked_crates: &'a [&'a str],
-    /// The artifacts this input cannot vouch for: their files are kept as they are on disk
-    /// (with a warning where this run would write them otherwise). `--rbac-from-source`
-    /// reads only the `#[rbac]` attributes from the sources, so it keeps the CRDs and the
-    /// webhook manifests that the last build made.
-    pub kept: &'a [Artifact],
-}
-
-impl<'a> Inputs<'a> {
-    /// Inputs that vouch for every artifact.
-    pub fn new(
-        rbac: &'a [&'a RbacEntry],
-        crds: &'a [&'a CrdEntry],
-        webhooks: Webhooks<'a>,
-        linked_crates: &'a [&'a str],
-    ) -> Self {
-        Inputs {
-            rbac,
-            crds,
-            webhooks,
-            linked_crates,
-            kept: &[],
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.rbac.is_empty() && self.crds.is_empty() && self.webhooks.is_empty()
-    }
-}
-
-/// The webhook entries a run generates from.
-#[derive(Debug, Clone, Copy, Default)]
-#[non_exhaustive]
-pub struct Webhooks<'a> {
-    /// `#[webhook]`s.
-    pub webhooks: &'a [&'a WebhookEntry],
-    /// `#[webhook_configuration]`s.
-    pub configurations: &'a [&'a WebhookConfigurationEntry],
-}
-
-impl<'a> Webhooks<'a> {
-    /// Webhooks and configuration names.
-    pub fn new(
-        webhooks: &'a [&'a WebhookEntry],
-        configurations: &'a [&'a WebhookConfigurationEntry],
-    ) -> Self {
-        Webhooks {
-            webhooks,
-            configurations,
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.webhooks.is_empty() && self.configurations.is_empty()
-    }
-}
+use kube_markers_registry::{self as registry, CrdEntry, RbacEntry};
 
 /// What an input learned while collecting: the workspace's `cargo metadata` (none with
 /// `--no-scan`), the warnings so far, a note for the summary, and the run's clock.

@@ -7,17 +7,77 @@
 //! the answer names the rule, role and binding, and the `#[rbac]` attributes of this generator
 //! that produce the rule.
 
-pub(crate) use crate::cli::can_i::parse_target;
-pub use crate::cli::can_i::{CanICommand, CanIOptions, Target, help};
 pub use kube_markers_rbac::authorize::manifests::{ManifestProblem, Manifests, Origin, load};
 
+use crate::UsageError;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube_markers_rbac::authorize::{Decision, RequestAttributes, RoleKind, UserInfo, rule_allows};
 use kube_markers_rbac::policy_rule;
 use kube_markers_registry::RbacEntry;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::process::ExitCode;
+
+/// What `can-i` is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CanIOptions {
+    /// The verb, as given (`get`, `list`, `create`, `escalate`, …; an HTTP method for URLs).
+    pub verb: String,
+    /// The resource or URL asked about.
+    pub target: Target,
+    /// `-n/--namespace`; `None` asks cluster-wide, as `-A/--all-namespaces` does.
+    pub namespace: Option<String>,
+    /// `--subresource`.
+    pub subresource: Option<String>,
+    /// `--as`: the user to evaluate as; `None` for the ServiceAccount of the manifests.
+    pub as_user: Option<String>,
+    /// `--as-group`, repeatable.
+    pub as_groups: Vec<String>,
+    /// `--from`: a YAML file or a directory of them (default: `rbac-out`).
+    pub from: PathBuf,
+    /// `--role-name`: the generator's default role name, to find the `#[rbac]` attributes of
+    /// a role for `--explain` (default `manager-role`).
+    pub role_name: String,
+    /// `--explain`: say why.
+    pub explain: bool,
+}
+
+/// The resource or URL of the question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// `TYPE[.GROUP][/NAME]`: a plural resource, taken literally (no discovery).
+    Resource {
+        /// Plural resource (lowercased, as kubectl does).
+        resource: String,
+        /// API group; `""` for the core group.
+        group: String,
+        /// Object name, if one was given.
+        name: Option<String>,
+    },
+    /// `/path`: a non-resource URL.
+    NonResource(String),
+}
+
+impl Target {
+    /// `--subresource` and `--namespace` mean nothing for a non-resource URL, as in kubectl.
+    pub(crate) fn refuse_resource_flags(
+        &self,
+        subresource: bool,
+        namespace: bool,
+    ) -> Result<(), UsageError> {
+        if let Target::NonResource(url) = self {
+            for (given, flag) in [(subresource, "--subresource"), (namespace, "--namespace")] {
+                if given {
+                    return Err(UsageError::NotForUrl {
+                        flag,
+                        url: url.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
 
 /// Why `can-i` could not answer.
 #[derive(Debug, thiserror::Error)]
@@ -362,7 +422,7 @@ fn explain(
 }
 
 /// kubectl's warning for a verb it does not know (the question is still answered).
-fn unknown_verb_warning(opts: &CanIOptions) -> Option<String> {
+pub(crate) fn unknown_verb_warning(opts: &CanIOptions) -> Option<String> {
     let known: &[&str] = match opts.target {
         Target::NonResource(_) => &["get", "put", "post", "head", "options", "delete", "patch"],
         Target::Resource { .. } => &[
@@ -386,37 +446,6 @@ fn unknown_verb_warning(opts: &CanIOptions) -> Option<String> {
     };
     (!known.contains(&opts.verb.as_str()))
         .then(|| format!("Warning: verb {:?} is not a known verb", opts.verb))
-}
-
-/// `<bin> can-i ARGS`: parses, answers, prints; exit 0 yes, 1 no, 2 bad arguments or
-/// manifests.
-pub fn main(args: &[String]) -> ExitCode {
-    let line = &crate::cli::can_i::COMMAND_LINE;
-    let opts = match CanICommand::parse(args.iter().cloned()) {
-        Ok(CanICommand::Help) => return crate::cli::print_help(line),
-        Ok(CanICommand::Ask(opts)) => opts,
-        Err(e) => return crate::cli::usage_error(line, &e),
-    };
-    if let Some(warning) = unknown_verb_warning(&opts) {
-        eprintln!("{warning}");
-    }
-    match run(&opts, &kube_markers_registry::rbac_entries()) {
-        Ok(answer) => {
-            print!("{}", answer.text);
-            if answer.allowed() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Err(e) => {
-            eprint!("error: {e}");
-            if !e.to_string().ends_with('\n') {
-                eprintln!();
-            }
-            ExitCode::from(2)
-        }
-    }
 }
 
 #[cfg(test)]

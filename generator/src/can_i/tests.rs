@@ -1,4 +1,5 @@
 use super::*;
+use crate::cli::can_i::CanICommand;
 use crate::testing::{marker, rbac};
 use kube_markers_core::model::RbacMarker;
 use kube_markers_registry::Source;

@@ -3,7 +3,8 @@
 
 use crate::input::cfg::{CfgEnv, Truth};
 use crate::input::scan::normalized_text_is;
-use crate::input::workspace::{AttrKind, FoundAttr, ScanProblem, ScanReport, TargetKind};
+use crate::input::sources::{FoundAttr, ScanProblem, ScanReport};
+use crate::input::workspace::{AttrKind, TargetKind};
 use kube_markers_core::cfg::Cfg;
 use kube_markers_registry::{CrdEntry, RbacEntry, Source};
 use std::collections::HashMap;

@@ -2,70 +2,10 @@
 
 use super::flags::{CommandLine, Flag, Parsed, Positionals};
 use super::kubectl;
+use crate::can_i::{CanIOptions, Target, run, unknown_verb_warning};
 use crate::{TargetProblem, UsageError};
 use std::path::PathBuf;
-
-/// What `can-i` is asked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct CanIOptions {
-    /// The verb, as given (`get`, `list`, `create`, `escalate`, …; an HTTP method for URLs).
-    pub verb: String,
-    /// The resource or URL asked about.
-    pub target: Target,
-    /// `-n/--namespace`; `None` asks cluster-wide, as `-A/--all-namespaces` does.
-    pub namespace: Option<String>,
-    /// `--subresource`.
-    pub subresource: Option<String>,
-    /// `--as`: the user to evaluate as; `None` for the ServiceAccount of the manifests.
-    pub as_user: Option<String>,
-    /// `--as-group`, repeatable.
-    pub as_groups: Vec<String>,
-    /// `--from`: a YAML file or a directory of them (default: `rbac-out`).
-    pub from: PathBuf,
-    /// `--role-name`: the generator's default role name, to find the `#[rbac]` attributes of
-    /// a role for `--explain` (default `manager-role`).
-    pub role_name: String,
-    /// `--explain`: say why.
-    pub explain: bool,
-}
-
-/// The resource or URL of the question.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// `TYPE[.GROUP][/NAME]`: a plural resource, taken literally (no discovery).
-    Resource {
-        /// Plural resource (lowercased, as kubectl does).
-        resource: String,
-        /// API group; `""` for the core group.
-        group: String,
-        /// Object name, if one was given.
-        name: Option<String>,
-    },
-    /// `/path`: a non-resource URL.
-    NonResource(String),
-}
-
-impl Target {
-    /// `--subresource` and `--namespace` mean nothing for a non-resource URL, as in kubectl.
-    pub(crate) fn refuse_resource_flags(
-        &self,
-        subresource: bool,
-        namespace: bool,
-    ) -> Result<(), UsageError> {
-        if let Target::NonResource(url) = self {
-            for (given, flag) in [(subresource, "--subresource"), (namespace, "--namespace")] {
-                if given {
-                    return Err(UsageError::NotForUrl {
-                        flag,
-                        url: url.clone(),
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
-}
+use std::process::ExitCode;
 
 /// A parsed `can-i` command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -310,6 +250,37 @@ impl CanICommand {
                 .unwrap_or_else(|| kube_markers_rbac::DEFAULT_ROLE_NAME.to_string()),
             explain,
         })))
+    }
+}
+
+/// `<bin> can-i ARGS`: parses, answers, prints; exit 0 yes, 1 no, 2 bad arguments or
+/// manifests.
+pub(crate) fn main(args: &[String]) -> ExitCode {
+    let line = &COMMAND_LINE;
+    let opts = match CanICommand::parse(args.iter().cloned()) {
+        Ok(CanICommand::Help) => return super::print_help(line),
+        Ok(CanICommand::Ask(opts)) => opts,
+        Err(e) => return super::usage_error(line, &e),
+    };
+    if let Some(warning) = unknown_verb_warning(&opts) {
+        eprintln!("{warning}");
+    }
+    match run(&opts, &kube_markers_registry::rbac_entries()) {
+        Ok(answer) => {
+            print!("{}", answer.text);
+            if answer.allowed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprint!("error: {e}");
+            if !e.to_string().ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::from(2)
+        }
     }
 }
 

@@ -3,56 +3,8 @@
 use super::flags::{CommandLine, Flag, Parsed, Positionals, invalid};
 use super::kubectl;
 use crate::UsageError;
-use crate::can_i::Target;
-
-/// How to print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Format {
-    /// For people.
-    #[default]
-    Text,
-    /// For tools: [`crate::explain::Explanation`] or [`crate::explain::Answer`] as JSON.
-    Json,
-}
-
-/// A question: which attributes give this permission?
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Question {
-    /// The verb.
-    pub verb: String,
-    /// The resource or URL.
-    pub target: Target,
-    /// `-n/--namespace`; `None` asks cluster-wide.
-    pub namespace: Option<String>,
-    /// `--subresource`.
-    pub subresource: Option<String>,
-}
-
-/// What `explain` is asked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ExplainOptions {
-    /// `None`: every rule of every role.
-    pub question: Option<Question>,
-    /// `--format`.
-    pub format: Format,
-    /// `--role-name`: the generator's default role name (default `manager-role`).
-    pub role_name: String,
-}
-
-impl Default for ExplainOptions {
-    /// Every rule, as text, with the generator's default role name: `explain` without
-    /// arguments.
-    fn default() -> Self {
-        ExplainOptions {
-            question: None,
-            format: Format::Text,
-            role_name: kube_markers_rbac::DEFAULT_ROLE_NAME.to_string(),
-        }
-    }
-}
+use crate::explain::{ExplainOptions, Format, Question};
+use std::process::ExitCode;
 
 /// A parsed `explain` command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -199,7 +151,7 @@ impl ExplainCommand {
             }
             [verb, target] => Some(Question {
                 verb: verb.clone(),
-                target: crate::can_i::parse_target(target)?,
+                target: super::can_i::parse_target(target)?,
                 namespace: None,
                 subresource: None,
             }),
@@ -247,9 +199,23 @@ impl ExplainCommand {
     }
 }
 
+/// `<bin> explain ARGS`: exit 0 listed (or allowed), 1 not allowed, 2 bad arguments.
+pub(crate) fn main(args: &[String]) -> ExitCode {
+    let line = &COMMAND_LINE;
+    let opts = match ExplainCommand::parse(args.iter().cloned()) {
+        Ok(ExplainCommand::Help) => return super::print_help(line),
+        Ok(ExplainCommand::Explain(opts)) => opts,
+        Err(e) => return super::usage_error(line, &e),
+    };
+    let (text, code) = crate::explain::run(&opts, &kube_markers_registry::rbac_entries());
+    print!("{text}");
+    code
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::can_i::Target;
 
     fn explain(args: &[&str]) -> ExplainOptions {
         match ExplainCommand::parse(args.iter().copied()) {

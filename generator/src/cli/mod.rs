@@ -31,11 +31,11 @@ pub(crate) struct Subcommand {
 pub(crate) static SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {
         line: &explain::COMMAND_LINE,
-        main: crate::explain::main,
+        main: explain::main,
     },
     Subcommand {
         line: &can_i::COMMAND_LINE,
-        main: crate::can_i::main,
+        main: can_i::main,
     },
     Subcommand {
         line: &completions::COMMAND_LINE,

@@ -7,8 +7,7 @@
 //!
 //! `--format json` prints [`Explanation`] or [`Answer`]; their field names are stable.
 
-pub use crate::cli::explain::{ExplainCommand, ExplainOptions, Format, Question, help};
-
+use crate::can_i::Target;
 use crate::can_i::suggestions;
 use kube_markers_core::model::Text;
 use kube_markers_rbac::authorize::{RequestAttributes, rule_allows};
@@ -18,6 +17,55 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::process::ExitCode;
+
+/// How to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Format {
+    /// For people.
+    #[default]
+    Text,
+    /// For tools: [`crate::explain::Explanation`] or [`crate::explain::Answer`] as JSON.
+    Json,
+}
+
+/// A question: which attributes give this permission?
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Question {
+    /// The verb.
+    pub verb: String,
+    /// The resource or URL.
+    pub target: Target,
+    /// `-n/--namespace`; `None` asks cluster-wide.
+    pub namespace: Option<String>,
+    /// `--subresource`.
+    pub subresource: Option<String>,
+}
+
+/// What `explain` is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExplainOptions {
+    /// `None`: every rule of every role.
+    pub question: Option<Question>,
+    /// `--format`.
+    pub format: Format,
+    /// `--role-name`: the generator's default role name (default `manager-role`).
+    pub role_name: String,
+}
+
+impl Default for ExplainOptions {
+    /// Every rule, as text, with the generator's default role name: `explain` without
+    /// arguments.
+    fn default() -> Self {
+        ExplainOptions {
+            question: None,
+            format: Format::Text,
+            role_name: kube_markers_rbac::DEFAULT_ROLE_NAME.to_string(),
+        }
+    }
+}
 
 /// One `#[rbac]` attribute, as `explain` shows it. `id` is its index in
 /// [`Explanation::attributes`], which rules refer to.
@@ -489,19 +537,6 @@ fn json<T: Serialize>(value: &T) -> String {
     let mut text = serde_json::to_string_pretty(value).expect("explain output serializes");
     text.push('\n');
     text
-}
-
-/// `<bin> explain ARGS`: exit 0 listed (or allowed), 1 not allowed, 2 bad arguments.
-pub fn main(args: &[String]) -> ExitCode {
-    let line = &crate::cli::explain::COMMAND_LINE;
-    let opts = match ExplainCommand::parse(args.iter().cloned()) {
-        Ok(ExplainCommand::Help) => return crate::cli::print_help(line),
-        Ok(ExplainCommand::Explain(opts)) => opts,
-        Err(e) => return crate::cli::usage_error(line, &e),
-    };
-    let (text, code) = run(&opts, &kube_markers_registry::rbac_entries());
-    print!("{text}");
-    code
 }
 
 /// What `explain` prints for these attributes, and its exit code.

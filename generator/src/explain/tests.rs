@@ -1,4 +1,5 @@
 use super::*;
+use crate::cli::explain::ExplainCommand;
 use crate::testing::{marker, rbac, texts};
 use kube_markers_core::model::Allow;
 use kube_markers_rbac::generate_roles;

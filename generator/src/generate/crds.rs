@@ -5,8 +5,8 @@
 
 use crate::check::crd as structural;
 use crate::generate::Generated;
+use crate::generate::Inputs;
 use crate::output::Output;
-use crate::pipeline::Inputs;
 use crate::{Error, Options};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_registry::crd::{Built, CrdProblem, CrdType, merge};

@@ -10,9 +10,9 @@
 //! the general path. Tests compare the two on every role they render.
 
 use crate::generate::Generated;
+use crate::generate::Inputs;
 use crate::output::Output;
 use crate::output::yaml::{is_plain_word, is_plain_word_char};
-use crate::pipeline::Inputs;
 use crate::{Options, Warning};
 use kube_markers_rbac::{GeneratedRole, generate_roles_counting};
 

@@ -308,7 +308,7 @@ mod tests {
         write("crates/a/src/lib.rs", "");
         let manifest = ws.path().join("Cargo.toml");
         let ask = || {
-            crate::input::workspace::cargo_metadata(Some(&manifest), &["--no-deps", "--offline"])
+            crate::input::cargo::cargo_metadata(Some(&manifest), &["--no-deps", "--offline"])
                 .expect("cargo metadata")
         };
         let kept = tempfile::tempdir().unwrap();

@@ -4,6 +4,7 @@
 //! ([`sources`]), the `cfg`s its build sets ([`cfg`](mod@cfg)), and the
 //! `#[rbac]` attributes read from the sources in place of the registry ([`from_source`]).
 
+pub(crate) mod cargo;
 pub mod cfg;
 pub mod from_source;
 pub(crate) mod metadata_cache;

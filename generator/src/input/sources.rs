@@ -549,3 +549,10 @@ fn names_an_attribute(text: &str) -> bool {
 fn may_hold_attribute_or_module(text: &str) -> bool {
     names_an_attribute(text) || text.contains("mod") || text.contains("include")
 }
+
+impl Workspace {
+    /// Scans every target of every package (see [`scan`]).
+    pub fn scan(&self) -> ScanReport {
+        scan(self)
+    }
+}

@@ -1,17 +1,15 @@
 //! The workspace as `cargo metadata` describes it: the members that use kube-markers, their
 //! targets (whose module trees the scan walks), and the workspace's kube-markers settings.
 
+use crate::input::cargo::cargo_metadata;
 use crate::input::cfg::CfgEnv;
 use crate::input::metadata_cache::MetadataCache;
-use crate::input::sources;
 use crate::{Error, ScanError};
 use cargo_metadata::{Metadata, Package as CargoPackage};
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-pub use crate::input::sources::{FoundAttr, ScanProblem, ScanReport};
 pub use kube_markers_core::model::AttrKind;
 
 /// What a target is, as far as attributes go: whether a generator can link it.
@@ -171,11 +169,6 @@ impl Workspace {
     pub fn cfg_env(&self) -> CfgEnv {
         CfgEnv::new(self.manifest_path.clone(), self.custom_cfgs.clone())
     }
-
-    /// Scans every target of every package (see [`sources`]).
-    pub fn scan(&self) -> ScanReport {
-        sources::scan(self)
-    }
 }
 
 /// Whether the scan reads `pkg`: it compiles the attributes (it depends on `kube-markers`,
@@ -277,30 +270,6 @@ fn string_list(
             .map(Some),
         other => Err(not_a_list(other).into()),
     }
-}
-
-/// `cargo metadata` as JSON, with extra arguments (`--no-deps`, `--filter-platform`).
-pub(crate) fn cargo_metadata(manifest_path: Option<&Path>, args: &[&str]) -> Result<Value, Error> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(&cargo);
-    cmd.args(["metadata", "--format-version", "1"]).args(args);
-    if let Some(path) = manifest_path {
-        cmd.arg("--manifest-path").arg(path);
-    }
-    let output = cmd.output().map_err(|source| ScanError::CargoNotRun {
-        cargo: cargo.to_string_lossy().into_owned(),
-        source,
-    })?;
-    if !output.status.success() {
-        return Err(ScanError::CargoFailed {
-            manifest_path: manifest_path.map(Path::to_path_buf),
-            stderr: String::from_utf8_lossy(&output.stderr)
-                .trim_end()
-                .to_string(),
-        }
-        .into());
-    }
-    Ok(serde_json::from_slice(&output.stdout).map_err(ScanError::InvalidJson)?)
 }
 
 /// `extern crate <facade> as kube_markers;` in a crate root's text (not kube-markers' own

@@ -3,8 +3,8 @@
 //! generator writes it: merge ([`configurations`]) → render ([`render`]).
 
 use crate::generate::Generated;
+use crate::generate::Inputs;
 use crate::output::Output;
-use crate::pipeline::Inputs;
 use crate::{Error, Options, Warning};
 pub use kube_markers_core::model::{WebhookClient, WebhookConfigurationMarker, WebhookMarker};
 pub use kube_markers_core::webhook::ObjectProblem;

@@ -17,7 +17,8 @@
 use crate::check::crosscheck::Place;
 use crate::generate::Artifact;
 use crate::input::cfg::{CfgEnv, Truth};
-use crate::input::workspace::{AttrKind, FoundAttr, ScanReport, TargetKind, Workspace};
+use crate::input::sources::{FoundAttr, ScanReport};
+use crate::input::workspace::{AttrKind, TargetKind, Workspace};
 use crate::pipeline::{Collected, Inputs, Webhooks, generate_and_write};
 use crate::timings::Timings;
 use crate::{Error, Options, Report};

@@ -1,7 +1,8 @@
 //! Why `--rbac-from-source` refuses to read an attribute, and the warning of a file it keeps.
 
 use crate::check::crosscheck::Place;
-use crate::input::workspace::{ScanProblem, TargetKind};
+use crate::input::sources::ScanProblem;
+use crate::input::workspace::TargetKind;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
