@@ -208,8 +208,7 @@ fn every_subcommand_has_help_and_completions() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(
         text(&bad.stderr).contains("`tcsh` is not a shell")
-            && text(&bad.stderr)
-                .contains("Run `cargo run -p codegen -- completions --help` for usage."),
+            && text(&bad.stderr).contains("Run `codegen completions --help` for usage."),
         "{}",
         text(&bad.stderr)
     );

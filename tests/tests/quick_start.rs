@@ -460,7 +460,8 @@ fn from_source_refuses_what_only_the_compiler_reads(ws: &Path) {
 
 /// A generator that is not this repository's `codegen`: package `xtask`, binary `gen` beside
 /// another binary (so `cargo run -p xtask` alone is ambiguous). Every piece of advice names
-/// the command that runs it: usage errors, `--help` and the edit loop's "run ... to verify".
+/// the generator as its user runs it: usage errors name the binary, `--help` and the edit
+/// loop's "run ... to verify" the cargo command.
 #[test]
 fn advice_names_the_generator_as_its_user_runs_it() {
     let ws = quick_start_workspace("xtask", OPERATOR_LIB);
@@ -486,15 +487,9 @@ fn advice_names_the_generator_as_its_user_runs_it() {
     );
 
     for (args, hint) in [
-        (&["--bogus"][..], "cargo run -p xtask --bin gen -- --help"),
-        (
-            &["can-i", "--bogus"],
-            "cargo run -p xtask --bin gen -- can-i --help",
-        ),
-        (
-            &["explain", "--bogus"],
-            "cargo run -p xtask --bin gen -- explain --help",
-        ),
+        (&["--bogus"][..], "gen --help"),
+        (&["can-i", "--bogus"], "gen can-i --help"),
+        (&["explain", "--bogus"], "gen explain --help"),
     ] {
         let bad = run_built(&ws, "gen", args);
         let stderr = String::from_utf8_lossy(&bad.stderr);

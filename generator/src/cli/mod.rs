@@ -75,13 +75,13 @@ pub(crate) fn print_help(line: &dyn Described) -> ExitCode {
 
 /// Prints a command line's error and where its help is; exit 2.
 pub(crate) fn usage_error(line: &dyn Described, error: &UsageError) -> ExitCode {
-    // The command as the user can run it: `cargo run -p xtask --bin gen -- can-i --help`.
-    let help = match line.name() {
-        "" => "--help".to_string(),
-        name => format!("{name} --help"),
+    // The binary as its user named it (`gen can-i --help`), not this repository's.
+    let bin = Invocation::current().bin;
+    let command = match line.name() {
+        "" => bin,
+        name => format!("{bin} {name}"),
     };
-    let command = Invocation::current().rerun_with(&help);
-    eprintln!("error: {error}\n\nRun `{command}` for usage.");
+    eprintln!("error: {error}\n\nRun `{command} --help` for usage.");
     ExitCode::from(2)
 }
 
