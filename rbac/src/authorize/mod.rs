@@ -43,6 +43,7 @@
 //! ```
 
 mod authorizer;
+pub mod defaults;
 pub mod manifests;
 mod request_info;
 mod rules;

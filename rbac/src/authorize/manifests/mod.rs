@@ -1,6 +1,11 @@
 //! Reading RBAC objects and ServiceAccounts from multi-document YAML files, remembering where
 //! each came from so that answers can name it: what `codegen can-i --from` and
-//! `kube_markers::audit` evaluate (features `codegen` or `audit`).
+//! `kube_markers::audit` evaluate (features `codegen` or `audit`). A directory with a
+//! kustomization is read as `kubectl apply -k` installs it ([`kustomize`]); a file, or a
+//! directory without one, as its YAML documents are.
+
+mod kustomize;
+mod transform;
 
 use crate::authorize::Authorizer;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
@@ -17,6 +22,12 @@ pub struct Origin {
     pub file: PathBuf,
     /// Which `---` document of the file (1-based).
     pub document: usize,
+}
+
+impl Origin {
+    fn new(file: PathBuf, document: usize) -> Origin {
+        Origin { file, document }
+    }
 }
 
 impl fmt::Display for Origin {
@@ -38,11 +49,36 @@ pub struct Manifests {
     pub service_accounts: Vec<(String, String, Origin)>,
     /// Where each object came from.
     pub origins: BTreeMap<ObjectKey, Origin>,
+    /// The name and namespace (`""` for none) an object has in its file, where a
+    /// kustomization rendered it under another.
+    pub renamed: BTreeMap<ObjectKey, (String, String)>,
+    /// The CustomResourceDefinitions, for resolving resource names.
+    pub crds: Vec<CrdNames>,
     /// How many YAML files were read.
     pub files: usize,
+    /// The kustomization rendered, if `--from` is a directory with one.
+    pub kustomization: Option<PathBuf>,
 }
 
-const RBAC_API: &str = "rbac.authorization.k8s.io/v1";
+/// The names a CustomResourceDefinition gives its resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CrdNames {
+    /// `spec.group`.
+    pub group: String,
+    /// `spec.names.plural`.
+    pub plural: String,
+    /// `spec.names.singular` (kube-apiserver defaults it to the lowercased kind).
+    pub singular: String,
+    /// `spec.names.shortNames`.
+    pub short_names: Vec<String>,
+    /// `spec.names.kind`.
+    pub kind: String,
+    /// `spec.scope` is `Namespaced`.
+    pub namespaced: bool,
+    /// Where it was read.
+    pub origin: Origin,
+}
 
 /// Why the manifests cannot be read, each naming the file (and document) at fault.
 #[derive(Debug, thiserror::Error)]
@@ -101,6 +137,14 @@ pub enum ManifestProblem {
         /// Where it was first.
         first: Origin,
     },
+    /// A kustomization that cannot be rendered, or that uses what this reader does not render.
+    #[error("{}: {what}", path.display())]
+    Kustomization {
+        /// The kustomization (or the file it lists) at fault.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
     /// An object does not deserialize as its kind.
     #[error("{kind} {name:?} in {origin} is not a valid object")]
     Invalid {
@@ -147,65 +191,81 @@ fn yaml_files(path: &Path) -> Result<Vec<PathBuf>, ManifestProblem> {
     Ok(files)
 }
 
-/// The `namespace:` of a kustomization at the root of `dir`: what `kubectl apply -k` gives the
-/// objects that name none.
-fn kustomize_namespace(dir: &Path, errors: &mut Vec<ManifestProblem>) -> Option<String> {
-    for name in ["kustomization.yaml", "kustomization.yml", "Kustomization"] {
-        let path = dir.join(name);
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        match serde_saphyr::from_str::<Value>(&text) {
-            Ok(doc) => return doc["namespace"].as_str().map(str::to_string),
-            Err(error) => errors.push(ManifestProblem::NotYaml { path, error }),
+/// A file's YAML documents (`None`, with the problem recorded, if it cannot be read).
+fn read_documents(path: &Path, errors: &mut Vec<ManifestProblem>) -> Option<Vec<Value>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) => {
+            errors.push(ManifestProblem::Read {
+                path: path.to_path_buf(),
+                from: false,
+                error,
+            });
+            return None;
+        }
+    };
+    match serde_saphyr::from_multiple::<Value>(&text) {
+        Ok(docs) => Some(docs.into_iter().filter(|d| !d.is_null()).collect()),
+        Err(error) => {
+            errors.push(ManifestProblem::NotYaml {
+                path: path.to_path_buf(),
+                error,
+            });
+            None
         }
     }
-    None
 }
 
-/// Reads every RBAC object and ServiceAccount under `path`. Other objects (CRDs, Deployments,
-/// the kustomization) are skipped. All problems are reported together.
+/// Reads every RBAC object, ServiceAccount and CRD under `path`: a directory with a
+/// `kustomization.yaml` as kustomize renders it (namespace, name prefix and suffix, the
+/// bundle's transformers, the references they rewrite; overlays too); otherwise every
+/// `*.yaml`/`*.yml` file under it, as written. Other objects (Deployments, ...) are skipped.
+/// All problems are reported together.
 pub fn load(path: &Path) -> Result<Manifests, Vec<ManifestProblem>> {
-    let files = yaml_files(path).map_err(|e| vec![e])?;
     let mut errors = Vec::new();
-    let default_namespace = if path.is_dir() {
-        kustomize_namespace(path, &mut errors)
-    } else {
-        None
-    };
-    let mut out = Manifests {
-        files: files.len(),
-        ..Manifests::default()
-    };
-    for file in &files {
-        let text = match std::fs::read_to_string(file) {
-            Ok(text) => text,
-            Err(error) => {
-                errors.push(ManifestProblem::Read {
-                    path: file.clone(),
-                    from: false,
-                    error,
-                });
-                continue;
-            }
-        };
-        let docs: Vec<Value> = match serde_saphyr::from_multiple(&text) {
-            Ok(docs) => docs,
-            Err(error) => {
-                errors.push(ManifestProblem::NotYaml {
-                    path: file.clone(),
-                    error,
-                });
-                continue;
-            }
-        };
-        for (i, doc) in docs.into_iter().enumerate() {
-            let origin = Origin {
-                file: file.clone(),
-                document: i + 1,
-            };
-            out.add(doc, &origin, default_namespace.as_deref(), &mut errors);
+    let mut out = Manifests::default();
+    let objects = match path
+        .is_dir()
+        .then(|| kustomize::kustomization_file(path))
+        .flatten()
+    {
+        Some(file) => {
+            let objects = kustomize::render(path, &mut errors);
+            let mut files: Vec<&PathBuf> = objects.iter().map(|o| &o.origin.file).collect();
+            files.sort();
+            files.dedup();
+            out.files = files.len();
+            out.kustomization = Some(file);
+            objects
         }
+        None => {
+            let files = yaml_files(path).map_err(|e| vec![e])?;
+            out.files = files.len();
+            let mut objects = Vec::new();
+            for file in &files {
+                for (i, doc) in read_documents(file, &mut errors)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .enumerate()
+                {
+                    let origin = Origin::new(file.clone(), i + 1);
+                    let items = if doc["apiVersion"] == "v1" && doc["kind"] == "List" {
+                        doc["items"].as_array().cloned().unwrap_or_default()
+                    } else {
+                        vec![doc]
+                    };
+                    objects.extend(
+                        items
+                            .into_iter()
+                            .map(|d| kustomize::Object::new(d, origin.clone())),
+                    );
+                }
+            }
+            objects
+        }
+    };
+    for object in objects {
+        out.add(object, &mut errors);
     }
     if errors.is_empty() {
         Ok(out)
@@ -215,30 +275,14 @@ pub fn load(path: &Path) -> Result<Manifests, Vec<ManifestProblem>> {
 }
 
 impl Manifests {
-    fn add(
-        &mut self,
-        mut doc: Value,
-        origin: &Origin,
-        default_namespace: Option<&str>,
-        errors: &mut Vec<ManifestProblem>,
-    ) {
-        let api_version = doc["apiVersion"].as_str().unwrap_or_default().to_string();
-        let kind = doc["kind"].as_str().unwrap_or_default().to_string();
-        if api_version == "v1" && kind == "List" {
-            for item in doc["items"].as_array().cloned().unwrap_or_default() {
-                self.add(item, origin, default_namespace, errors);
-            }
+    fn add(&mut self, object: kustomize::Object, errors: &mut Vec<ManifestProblem>) {
+        let api_version = object.api_version().to_string();
+        let kind = object.kind().to_string();
+        if !kustomize::kept(&api_version, &kind) {
             return;
         }
-        let namespaced = match (api_version.as_str(), kind.as_str()) {
-            (RBAC_API, "Role" | "RoleBinding") | ("v1", "ServiceAccount") => true,
-            (RBAC_API, "ClusterRole" | "ClusterRoleBinding") => false,
-            _ => return,
-        };
-        let name = doc["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let origin = &object.origin;
+        let name = object.name().to_string();
         if name.is_empty() {
             errors.push(ManifestProblem::NoName {
                 kind,
@@ -246,24 +290,25 @@ impl Manifests {
             });
             return;
         }
-        let mut namespace = String::new();
-        if namespaced {
-            namespace = match (doc["metadata"]["namespace"].as_str(), default_namespace) {
-                (Some(ns), _) if !ns.is_empty() => ns.to_string(),
-                (_, Some(ns)) => {
-                    doc["metadata"]["namespace"] = Value::String(ns.to_string());
-                    ns.to_string()
-                }
-                _ => {
-                    errors.push(ManifestProblem::NoNamespace {
-                        kind,
-                        name,
-                        origin: origin.clone(),
-                    });
-                    return;
-                }
-            };
+        if kind == "CustomResourceDefinition" {
+            self.crds.push(crd_names(&object.doc, origin.clone()));
+            return;
         }
+        let namespaced = matches!(kind.as_str(), "Role" | "RoleBinding" | "ServiceAccount");
+        let namespace = if namespaced {
+            object.namespace().to_string()
+        } else {
+            String::new()
+        };
+        if namespaced && namespace.is_empty() {
+            errors.push(ManifestProblem::NoNamespace {
+                kind,
+                name,
+                origin: origin.clone(),
+            });
+            return;
+        }
+        let doc = object.doc.clone();
         let key = (kind.clone(), namespace.clone(), name.clone());
         if let Some(first) = self.origins.get(&key) {
             errors.push(ManifestProblem::Duplicate {
@@ -274,7 +319,12 @@ impl Manifests {
             });
             return;
         }
-        self.origins.insert(key, origin.clone());
+        self.origins.insert(key.clone(), origin.clone());
+        let (file_name, file_namespace) = object.original();
+        if *file_name != name || (namespaced && *file_namespace != namespace) {
+            self.renamed
+                .insert(key, (file_name.clone(), file_namespace.clone()));
+        }
         fn typed<T: serde::de::DeserializeOwned>(
             doc: Value,
             (kind, name, origin): (&str, &str, &Origin),
@@ -310,6 +360,28 @@ impl Manifests {
         }
     }
 
+    /// The name and namespace an object has in its file (the `#[rbac]` attributes' names),
+    /// for the object kustomize renders as `kind`, `namespace`, `name`.
+    pub fn as_in_file(
+        &self,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> (String, Option<String>) {
+        let key = (
+            kind.to_string(),
+            namespace.unwrap_or_default().to_string(),
+            name.to_string(),
+        );
+        match self.renamed.get(&key) {
+            Some((name, namespace)) => (
+                name.clone(),
+                (!namespace.is_empty()).then(|| namespace.clone()),
+            ),
+            None => (name.to_string(), namespace.map(str::to_string)),
+        }
+    }
+
     /// Where an object came from, for messages.
     pub fn origin(&self, kind: &str, namespace: Option<&str>, name: &str) -> Option<&Origin> {
         self.origins.get(&(
@@ -319,3 +391,31 @@ impl Manifests {
         ))
     }
 }
+
+/// The resource names of a CRD document.
+fn crd_names(doc: &Value, origin: Origin) -> CrdNames {
+    let names = &doc["spec"]["names"];
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let kind = text(&names["kind"]);
+    let singular = match text(&names["singular"]) {
+        s if s.is_empty() => kind.to_lowercase(),
+        s => s,
+    };
+    CrdNames {
+        group: text(&doc["spec"]["group"]),
+        plural: text(&names["plural"]),
+        singular,
+        short_names: names["shortNames"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(text)
+            .collect(),
+        kind,
+        namespaced: doc["spec"]["scope"] != "Cluster",
+        origin,
+    }
+}
+
+#[cfg(test)]
+mod tests;
