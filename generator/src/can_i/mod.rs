@@ -1,13 +1,23 @@
 //! `codegen can-i`: `kubectl auth can-i` without a cluster, against the generated manifests.
 //!
-//! The question is turned into the attributes a SelfSubjectAccessReview would carry, and
-//! answered by [`kube_markers_rbac::authorize::Authorizer`] over the Roles, ClusterRoles and bindings of
-//! `--from` (by default the generator's output directory). Without `--as`, the identity is the
-//! ServiceAccount of the manifests (the operator's, in the deploy bundle). With `--explain`,
-//! the answer names the rule, role and binding, and the `#[rbac]` attributes of this generator
-//! that produce the rule.
+//! The question is turned into the attributes a SelfSubjectAccessReview would carry (the
+//! resource resolved as kubectl's discovery would: [`resources`]), and answered by
+//! [`kube_markers_rbac::authorize::Authorizer`] over the Roles, ClusterRoles and bindings of
+//! `--from` (by default the generator's output directory, rendered as `kubectl apply -k`
+//! installs it) and the default roles every cluster gives every user
+//! ([`kube_markers_rbac::authorize::defaults`]). Without `--as`, the identity is the
+//! ServiceAccount of the manifests (the operator's, in the deploy bundle, by its installed
+//! name). With `--explain`, the answer names the rule, role and binding, and the `#[rbac]`
+//! attributes of this generator that produce the rule.
 
+mod explain;
+mod resources;
+
+use kube_markers_rbac::authorize::defaults::{
+    DEFAULT_ROLES, DEFAULT_ROLES_SERVER_VERSION, DefaultRole, default_role,
+};
 pub use kube_markers_rbac::authorize::manifests::{ManifestProblem, Manifests, Origin, load};
+pub use resources::{KnownResource, ResourceSource, builtin_resources, resolve};
 
 use crate::UsageError;
 use k8s_openapi::api::rbac::v1::PolicyRule;
@@ -40,16 +50,19 @@ pub struct CanIOptions {
     pub role_name: String,
     /// `--explain`: say why.
     pub explain: bool,
+    /// Include the default roles every cluster binds to every user (`system:discovery`,
+    /// `system:basic-user`, ...); `false` with `--no-default-roles`.
+    pub default_roles: bool,
 }
 
 /// The resource or URL of the question.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
-    /// `TYPE[.GROUP][/NAME]`: a plural resource, taken literally (no discovery).
+    /// `TYPE[.GROUP][/NAME]`: a resource, as typed (lowercased); [`run`] resolves it.
     Resource {
-        /// Plural resource (lowercased, as kubectl does).
+        /// Plural, singular or short name (lowercased, as kubectl does).
         resource: String,
-        /// API group; `""` for the core group.
+        /// API group; `""` when none is given.
         group: String,
         /// Object name, if one was given.
         name: Option<String>,
@@ -134,6 +147,9 @@ pub struct CanIAnswer {
     pub decision: Decision,
     /// `yes` or `no`, then (with `--explain`) the explanation; ends with a newline.
     pub text: String,
+    /// What the user should know that is not the answer (printed to stderr): a resource
+    /// nothing here knows, a `--as` ServiceAccount no binding names.
+    pub warnings: Vec<String>,
 }
 
 impl CanIAnswer {
@@ -203,12 +219,136 @@ fn identity(opts: &CanIOptions, manifests: &Manifests) -> Result<(UserInfo, Stri
     }
 }
 
+/// The resource the question names, as kubectl's discovery resolves it: a built-in resource,
+/// or a CRD of `known`; a name nothing knows is asked as typed (with a warning, as kubectl
+/// warns).
+fn resolve_target(
+    target: &Target,
+    known: &[KnownResource],
+    warnings: &mut Vec<String>,
+) -> (Target, Option<ResourceSource>) {
+    let Target::Resource {
+        resource,
+        group,
+        name,
+    } = target
+    else {
+        return (target.clone(), None);
+    };
+    if resource == "*" {
+        return (target.clone(), None);
+    }
+    let wanted_group = (!group.is_empty()).then_some(group.as_str());
+    match resolve(known, resource, wanted_group) {
+        Some(found) => (
+            Target::Resource {
+                resource: found.plural.clone(),
+                group: found.group.clone(),
+                name: name.clone(),
+            },
+            Some(found.from.clone()),
+        ),
+        None => {
+            if group.is_empty() {
+                warnings.push(format!(
+                    "Warning: `{resource}` is neither a resource of kube-apiserver \
+                     {DEFAULT_ROLES_SERVER_VERSION} nor a CRD of this generator or --from: asked \
+                     as the resource {resource:?} of the core group (write TYPE.GROUP for \
+                     another group)"
+                ));
+            }
+            (target.clone(), None)
+        }
+    }
+}
+
+/// The default roles' objects added to the manifests' authorizer.
+fn add_default_roles(manifests: &mut Manifests) {
+    let rbac = &mut manifests.authorizer;
+    rbac.cluster_roles
+        .extend(DEFAULT_ROLES.iter().map(DefaultRole::cluster_role));
+    rbac.cluster_role_bindings
+        .extend(DEFAULT_ROLES.iter().map(DefaultRole::cluster_role_binding));
+}
+
+/// For `--as` a ServiceAccount that no binding names: the ServiceAccounts bindings do name, so
+/// that a misspelt (or unprefixed) name is seen.
+fn unbound_service_account(user: &UserInfo, manifests: &Manifests) -> Option<String> {
+    let (namespace, name) = user.service_account_name()?;
+    let rbac = &manifests.authorizer;
+    let subjects = rbac
+        .role_bindings
+        .iter()
+        .flat_map(|b| {
+            b.subjects
+                .iter()
+                .flatten()
+                .map(move |s| (s, b.metadata.namespace.as_deref()))
+        })
+        .chain(
+            rbac.cluster_role_bindings
+                .iter()
+                .flat_map(|b| b.subjects.iter().flatten().map(|s| (s, None))),
+        );
+    let mut bound = Vec::new();
+    for (subject, binding_namespace) in subjects {
+        if subject.kind != "ServiceAccount" {
+            continue;
+        }
+        // A RoleBinding's subject without a namespace is in the binding's.
+        let ns = subject
+            .namespace
+            .as_deref()
+            .or(binding_namespace)
+            .unwrap_or_default();
+        if ns == namespace && subject.name == name {
+            return None;
+        }
+        let text = format!("system:serviceaccount:{ns}:{}", subject.name);
+        if !bound.contains(&text) {
+            bound.push(text);
+        }
+    }
+    let hint = if bound.is_empty() {
+        "no binding there names any ServiceAccount".to_string()
+    } else {
+        format!("the bindings name {}", bound.join(", "))
+    };
+    Some(format!(
+        "Warning: no binding of --from names the ServiceAccount {namespace}/{name} (as \
+         `kubectl apply -k` installs it): {hint}"
+    ))
+}
+
 /// Answers the question against the manifests of `--from`; `entries` are the linked `#[rbac]`
-/// attributes, named by `--explain`.
-pub fn run(opts: &CanIOptions, entries: &[&RbacEntry]) -> Result<CanIAnswer, CanIError> {
-    let manifests = load(&opts.from).map_err(CanIError::Manifests)?;
+/// attributes, named by `--explain`; `crds` the linked CRDs, whose resources the question may
+/// name ([`KnownResource::from_registry`]).
+pub fn run(
+    opts: &CanIOptions,
+    entries: &[&RbacEntry],
+    crds: &[KnownResource],
+) -> Result<CanIAnswer, CanIError> {
+    let mut manifests = load(&opts.from).map_err(CanIError::Manifests)?;
     let (user, identity_source) = identity(opts, &manifests)?;
-    let request = request_attributes(opts);
+    let mut warnings = Vec::new();
+    if opts.as_user.is_some()
+        && let Some(warning) = unbound_service_account(&user, &manifests)
+    {
+        warnings.push(warning);
+    }
+    if opts.default_roles {
+        add_default_roles(&mut manifests);
+    }
+    let mut known = builtin_resources();
+    known.extend(crds.iter().cloned());
+    known.extend(manifests.crds.iter().map(KnownResource::from_manifest));
+    let (target, resolved_from) = resolve_target(&opts.target, &known, &mut warnings);
+    let request = attributes_of(
+        &opts.verb,
+        &target,
+        opts.namespace.as_deref(),
+        opts.subresource.as_deref(),
+    );
     let decision = manifests.authorizer.authorize(&user, &request);
     let mut text = String::from(if decision.is_allowed() {
         "yes\n"
@@ -216,18 +356,31 @@ pub fn run(opts: &CanIOptions, entries: &[&RbacEntry]) -> Result<CanIAnswer, Can
         "no\n"
     });
     if opts.explain {
-        explain(
-            &mut text,
+        let context = Context {
             opts,
-            &manifests,
-            &user,
-            &identity_source,
-            &request,
-            &decision,
+            manifests: &manifests,
+            user: &user,
+            identity_source: &identity_source,
+            resolved_from: resolved_from.as_ref(),
             entries,
-        );
+        };
+        explain::explain(&mut text, &context, &request, &decision);
     }
-    Ok(CanIAnswer { decision, text })
+    Ok(CanIAnswer {
+        decision,
+        text,
+        warnings,
+    })
+}
+
+/// What `--explain` draws on besides the request and decision.
+struct Context<'a> {
+    opts: &'a CanIOptions,
+    manifests: &'a Manifests,
+    user: &'a UserInfo,
+    identity_source: &'a str,
+    resolved_from: Option<&'a ResourceSource>,
+    entries: &'a [&'a RbacEntry],
 }
 
 fn list(items: &Option<Vec<String>>) -> String {
@@ -305,120 +458,6 @@ pub(crate) fn suggestions(request: &RequestAttributes) -> (String, Option<String
         format!("#[rbac({base})]"),
         (narrow != base).then(|| format!("#[rbac({narrow})]")),
     )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn explain(
-    out: &mut String,
-    opts: &CanIOptions,
-    manifests: &Manifests,
-    user: &UserInfo,
-    identity_source: &str,
-    request: &RequestAttributes,
-    decision: &Decision,
-    entries: &[&RbacEntry],
-) {
-    let _ = writeln!(out, "request: {request}");
-    let _ = writeln!(out, "as:      {user}, from {identity_source}");
-    let _ = writeln!(
-        out,
-        "from:    {} ({} YAML file(s): {} ClusterRole(s), {} Role(s), {} ClusterRoleBinding(s), {} RoleBinding(s))",
-        opts.from.display(),
-        manifests.files,
-        manifests.authorizer.cluster_roles.len(),
-        manifests.authorizer.roles.len(),
-        manifests.authorizer.cluster_role_bindings.len(),
-        manifests.authorizer.role_bindings.len(),
-    );
-    let origin = |kind: &str, namespace: Option<&str>, name: &str| {
-        manifests
-            .origin(kind, namespace, name)
-            .map(|o| format!(" in {o}"))
-            .unwrap_or_default()
-    };
-    match decision {
-        Decision::Allow(grant) => {
-            let s = &grant.source;
-            let role_kind = s.role_kind.to_string();
-            let _ = writeln!(
-                out,
-                "rule:    rules[{}] of {} {:?}{}",
-                grant.rule_index,
-                role_kind,
-                s.role_name,
-                origin(&role_kind, s.role_namespace.as_deref(), &s.role_name)
-            );
-            let _ = writeln!(out, "         {}", describe_rule(&grant.rule));
-            let _ = writeln!(
-                out,
-                "binding: {}{}",
-                s,
-                origin(
-                    &s.binding_kind.to_string(),
-                    s.binding_namespace.as_deref(),
-                    &s.binding_name
-                )
-            );
-            let granting = granting_entries(
-                entries,
-                s.role_kind,
-                s.role_namespace.as_deref(),
-                &s.role_name,
-                &opts.role_name,
-                request,
-            );
-            if granting.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "#[rbac]: none of this generator's attributes grants this in {} {:?} on its own",
-                    role_kind, s.role_name
-                );
-            } else {
-                let _ = writeln!(out, "#[rbac]:");
-                for e in granting {
-                    let _ = writeln!(
-                        out,
-                        "  {} ({})",
-                        e.source,
-                        describe_rule(&policy_rule(&e.marker))
-                    );
-                }
-            }
-        }
-        Decision::NoOpinion { errors } => {
-            let applicable = manifests.authorizer.rules_for(user, &request.namespace);
-            let scope = if request.namespace.is_empty() {
-                "cluster-wide".to_string()
-            } else {
-                format!("in namespace {:?}", request.namespace)
-            };
-            if applicable.rules.is_empty() {
-                let _ = writeln!(out, "rules:   no binding gives this user any rule {scope}");
-            } else {
-                let _ = writeln!(out, "rules:   none of these rules {scope} allows it:");
-                for r in &applicable.rules {
-                    let _ = writeln!(
-                        out,
-                        "  rules[{}] of {} {:?} (bound by {} {:?}): {}",
-                        r.rule_index,
-                        r.source.role_kind,
-                        r.source.role_name,
-                        r.source.binding_kind,
-                        r.source.binding_name,
-                        describe_rule(r.rule)
-                    );
-                }
-            }
-            for e in errors {
-                let _ = writeln!(out, "error:   {e}");
-            }
-            let (any, narrowest) = suggestions(request);
-            let _ = writeln!(out, "to allow it: {any}");
-            if let Some(narrowest) = narrowest {
-                let _ = writeln!(out, "  or only this: {narrowest}");
-            }
-        }
-    }
 }
 
 /// kubectl's warning for a verb it does not know (the question is still answered).

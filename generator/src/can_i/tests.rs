@@ -116,7 +116,7 @@ fn ask(dir: &Path, args: &[&str]) -> Result<CanIAnswer, CanIError> {
     let CanICommand::Ask(opts) = CanICommand::parse(all).unwrap() else {
         panic!()
     };
-    run(&opts, &entries())
+    run(&opts, &entries(), &[])
 }
 
 fn manifest_errors(dir: &Path, args: &[&str]) -> String {
@@ -133,7 +133,10 @@ fn answers_as_the_service_account_of_the_manifests() {
     assert!(yes(&["list", "deployments.apps"]));
     assert!(yes(&["watch", "deployments.apps", "-n", "anywhere"]));
     assert!(!yes(&["delete", "deployments.apps/web", "-n", "anywhere"]));
-    assert!(!yes(&["list", "deployments"])); // the core group has no deployments
+    // Resolved as kubectl's discovery resolves it: deployments are apps'.
+    assert!(yes(&["list", "deployments"]));
+    assert!(yes(&["list", "deploy"]));
+    assert!(!yes(&["list", "deployments.extensions"]));
     assert!(yes(&["get", "/metrics"]));
     assert!(!yes(&["post", "/metrics"]));
     // The Role applies in its namespace only.
@@ -182,6 +185,7 @@ fn explain_names_rule_role_binding_and_attributes() {
 request: \"list\" resource \"deployments.apps\" in namespace \"web\"
 as:      \"system:serviceaccount:ops:op\" (groups [\"system:serviceaccounts\", \"system:serviceaccounts:ops\", \"system:authenticated\"]), from the ServiceAccount of {binding_file} (document 1)
 from:    {dir} (2 YAML file(s): 1 ClusterRole(s), 1 Role(s), 1 ClusterRoleBinding(s), 1 RoleBinding(s))
+         and kube-apiserver 1.37.2's default roles for every user: system:basic-user, system:cluster-trust-bundle-discovery, system:discovery, system:public-info-viewer, system:service-account-issuer-discovery (--no-default-roles leaves them out)
 rule:    rules[1] of ClusterRole \"manager-role\" in {role_file} (document 1)
          apiGroups: [\"apps\"], resources: [\"deployments\"], verbs: [\"list\", \"watch\"]
 binding: ClusterRoleBinding \"manager-rolebinding\" of ClusterRole \"manager-role\" to ServiceAccount \"op/ops\" in {binding_file} (document 2)
@@ -245,7 +249,14 @@ fn explain_says_what_applies_when_nothing_allows() {
 
     let text = ask(
         dir.path(),
-        &["get", "/healthz", "--as", "alice", "--explain"],
+        &[
+            "get",
+            "/healthz",
+            "--as",
+            "alice",
+            "--explain",
+            "--no-default-roles",
+        ],
     )
     .unwrap()
     .text;
@@ -338,7 +349,7 @@ fn namespaces_come_from_the_objects_or_the_kustomization() {
         "{e}"
     );
 
-    let kustomization = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ops\nresources:\n- role.yaml\n";
+    let kustomization = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ops\nresources:\n- role.yaml\n- bindings.yaml\n";
     let dir = dir_with(&[
         ("role.yaml", ROLES),
         ("bindings.yaml", &no_namespace),
@@ -351,12 +362,29 @@ fn namespaces_come_from_the_objects_or_the_kustomization() {
         "{}",
         answer.text
     );
-    // Objects that name their namespace keep it.
+    // kustomize's `namespace:` moves every namespaced object, those that name another
+    // namespace too (the deploy bundle's pinned-namespaces transformers put its own back).
     assert!(
-        ask(dir.path(), &["create", "configmaps", "-n", "tenants"])
+        !ask(dir.path(), &["create", "configmaps", "-n", "tenants"])
             .unwrap()
             .allowed()
     );
+    assert!(
+        ask(dir.path(), &["create", "configmaps", "-n", "ops"])
+            .unwrap()
+            .allowed()
+    );
+    // Only the files the kustomization lists are read.
+    let only_roles = kustomization.replace("- bindings.yaml\n", "");
+    let dir = dir_with(&[
+        ("role.yaml", ROLES),
+        ("bindings.yaml", &no_namespace),
+        ("kustomization.yaml", &only_roles),
+    ]);
+    assert!(matches!(
+        ask(dir.path(), &["list", "pods"]),
+        Err(CanIError::NoServiceAccount { .. })
+    ));
 }
 
 #[test]
@@ -414,7 +442,7 @@ fn bad_manifests_are_named_all_together() {
     else {
         panic!()
     };
-    let e = run(&opts, &[]).unwrap_err().to_string();
+    let e = run(&opts, &[], &[]).unwrap_err().to_string();
     assert!(
         e.starts_with(&format!("cannot read --from {}: ", missing.display())),
         "{e}"
@@ -449,7 +477,7 @@ fn lists_and_single_files_are_read() {
     .unwrap() else {
         panic!()
     };
-    assert!(run(&opts, &[]).unwrap().allowed());
+    assert!(run(&opts, &[], &[]).unwrap().allowed());
 }
 
 #[test]
@@ -465,4 +493,201 @@ fn unknown_verbs_are_warned_about_as_kubectl_does() {
     );
     assert_eq!(unknown_verb_warning(&opts(&["post", "/metrics"])), None);
     assert!(unknown_verb_warning(&opts(&["list", "/metrics"])).is_some());
+}
+
+#[test]
+fn every_user_has_the_default_roles_unless_left_out() {
+    let dir = dir_with(&[("role.yaml", ROLES), ("bindings.yaml", BINDINGS)]);
+    let yes = |args: &[&str]| ask(dir.path(), args).unwrap().allowed();
+    for args in [
+        &["get", "/healthz"][..],
+        &["get", "/version"],
+        &["get", "/readyz"],
+        &["get", "/livez"],
+        &["get", "/openapi/v3"],
+        &["get", "/apis/apps/v1"],
+        &["get", "/openid/v1/jwks"],
+        &["create", "selfsubjectaccessreviews"],
+        &["create", "selfsubjectrulesreviews.authorization.k8s.io"],
+        &["create", "selfsubjectreviews"],
+        &["list", "clustertrustbundles"],
+    ] {
+        assert!(yes(args), "{args:?}");
+        let mut without = args.to_vec();
+        without.push("--no-default-roles");
+        assert!(!yes(&without), "{without:?}");
+    }
+    // Only what the server gives: not another verb, not another URL.
+    assert!(!yes(&["post", "/healthz"]));
+    assert!(!yes(&["get", "/healthz/etcd"]));
+    assert!(!yes(&["create", "subjectaccessreviews"]));
+    // OIDC discovery and trust bundles are for ServiceAccounts only.
+    assert!(!yes(&["get", "/openid/v1/jwks", "--as", "alice"]));
+    assert!(yes(&["get", "/healthz", "--as", "alice"]));
+    assert!(yes(&["get", "/healthz", "--as", "system:anonymous"]));
+    assert!(!yes(&["get", "/api", "--as", "system:anonymous"]));
+
+    let text = ask(dir.path(), &["get", "/version", "--explain"])
+        .unwrap()
+        .text;
+    assert!(text.contains("rule:    rules[0] of ClusterRole \"system:discovery\" (a default of kube-apiserver 1.37.2)\n"), "{text}");
+    assert!(text.contains("binding: ClusterRoleBinding \"system:discovery\" of ClusterRole \"system:discovery\" to Group \"system:authenticated\" (a default of kube-apiserver 1.37.2)\n"), "{text}");
+    assert!(
+        text.ends_with("#[rbac]: none needed: every cluster grants this to every such user\n"),
+        "{text}"
+    );
+}
+
+const BACKUP_CRD: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: backups.backup.example.com
+spec:
+  group: backup.example.com
+  names:
+    kind: Backup
+    plural: backups
+    shortNames: [bk]
+  scope: Namespaced
+  versions: []
+";
+
+#[test]
+fn resources_are_resolved_as_kubectl_discovery_does() {
+    let dir = dir_with(&[
+        ("role.yaml", ROLES),
+        ("bindings.yaml", BINDINGS),
+        ("crd/backups.yaml", BACKUP_CRD),
+    ]);
+    let text = ask(dir.path(), &["list", "backups", "--explain"])
+        .unwrap()
+        .text;
+    let crd_file = dir.path().join("crd/backups.yaml").display().to_string();
+    assert!(text.starts_with(&format!(
+        "no\nrequest: \"list\" resource \"backups.backup.example.com\" cluster-wide\n         backups.backup.example.com is the CRD in {crd_file} (document 1)\n"
+    )), "{text}");
+    assert!(text.ends_with("to allow it: #[rbac(groups = \"backup.example.com\", resources = \"backups\", verbs = \"list\")]\n"), "{text}");
+    // Singular (the lowercased kind) and short name.
+    for name in ["backup", "bk", "Backup", "backups.backup.example.com"] {
+        let answer = ask(dir.path(), &["list", name, "--explain"]).unwrap();
+        assert!(
+            answer
+                .text
+                .contains("resource \"backups.backup.example.com\""),
+            "{name}: {}",
+            answer.text
+        );
+        assert!(answer.warnings.is_empty(), "{name}: {:?}", answer.warnings);
+    }
+    // A CRD linked into the generator, without --from knowing it.
+    let bare = dir_with(&[("role.yaml", ROLES), ("bindings.yaml", BINDINGS)]);
+    let CanICommand::Ask(opts) = CanICommand::parse([
+        "list",
+        "bk",
+        "--explain",
+        "--from",
+        bare.path().to_str().unwrap(),
+    ])
+    .unwrap() else {
+        panic!()
+    };
+    let linked = KnownResource {
+        from: ResourceSource::Registry("backup::Backup".into()),
+        ..KnownResource::from_manifest(&load(dir.path()).unwrap().crds[0])
+    };
+    let text = run(&opts, &entries(), &[linked]).unwrap().text;
+    assert!(text.contains("         backups.backup.example.com is the CRD of `backup::Backup` (#[kube_markers::crd])\n"), "{text}");
+    assert!(
+        text.contains("groups = \"backup.example.com\", resources = \"backups\""),
+        "{text}"
+    );
+    // What nothing knows is asked as typed, with a warning, as kubectl warns.
+    let answer = ask(bare.path(), &["list", "widgets"]).unwrap();
+    assert!(!answer.allowed());
+    assert!(
+        answer.warnings[0]
+            .contains("`widgets` is neither a resource of kube-apiserver 1.37.2 nor a CRD"),
+        "{:?}",
+        answer.warnings
+    );
+    let answer = ask(bare.path(), &["list", "widgets.example.com"]).unwrap();
+    assert!(answer.warnings.is_empty(), "{:?}", answer.warnings);
+}
+
+/// The deploy bundle's layout: a name prefix, a namespace, a Role pinned in another namespace.
+fn bundle_dir() -> tempfile::TempDir {
+    dir_with(&[
+        ("role.yaml", ROLES),
+        ("role_binding.yaml", &BINDINGS.replace("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: op\n  namespace: ops\n---\n", "")),
+        ("service_account.yaml", "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: op\n  namespace: ops\n"),
+        ("kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ops\nnamePrefix: my-operator-\nresources:\n- role.yaml\n- service_account.yaml\n- role_binding.yaml\ntransformers:\n- pinned-namespaces\n"),
+        ("pinned-namespaces/kustomization.yaml", "resources:\n- transformers.yaml\n"),
+        ("pinned-namespaces/transformers.yaml", "apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: pin-tenants\npatch: |\n  - op: replace\n    path: /metadata/namespace\n    value: tenants\ntarget:\n  namespace: tenants\n---\napiVersion: builtin\nkind: ReplacementTransformer\nmetadata:\n  name: pinned-subjects\nreplacements:\n- source:\n    fieldPath: metadata.namespace\n    kind: ServiceAccount\n    name: op\n  targets:\n  - fieldPaths:\n    - subjects.[kind=ServiceAccount].namespace\n    select:\n      kind: RoleBinding\n      namespace: tenants\n"),
+    ])
+}
+
+#[test]
+fn a_kustomization_is_evaluated_as_kubectl_apply_k_installs_it() {
+    let dir = bundle_dir();
+    let yes = |args: &[&str]| ask(dir.path(), args).unwrap().allowed();
+    // The default identity is the ServiceAccount as installed: prefixed.
+    let text = ask(dir.path(), &["list", "deployments", "--explain"])
+        .unwrap()
+        .text;
+    assert!(
+        text.contains("as:      \"system:serviceaccount:ops:my-operator-op\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("rule:    rules[1] of ClusterRole \"my-operator-manager-role\" in "),
+        "{text}"
+    );
+    assert!(text.contains("binding: ClusterRoleBinding \"my-operator-manager-rolebinding\" of ClusterRole \"my-operator-manager-role\" to ServiceAccount \"my-operator-op/ops\""), "{text}");
+    // The attributes are found by the names they give, before the prefix.
+    assert!(text.ends_with("#[rbac]: (\"manager-role\" in its file)\n  src/controller.rs:10 (reconcile) (apiGroups: [\"apps\"], resources: [\"deployments\"], verbs: [\"list\", \"watch\"])\n"), "{text}");
+    // The pinned Role stays in its namespace, bound to the moved ServiceAccount.
+    assert!(yes(&["create", "configmaps", "-n", "tenants"]));
+    let text = ask(
+        dir.path(),
+        &["create", "configmaps", "-n", "tenants", "--explain"],
+    )
+    .unwrap()
+    .text;
+    assert!(text.contains("  src/controller.rs:20 (tenant)"), "{text}");
+    assert!(!yes(&["create", "configmaps", "-n", "ops"]));
+    // --as the installed name: the same answers; --as the name in the file: no, and why.
+    let installed = "system:serviceaccount:ops:my-operator-op";
+    assert!(yes(&["list", "deployments", "--as", installed]));
+    assert!(yes(&[
+        "create",
+        "configmaps",
+        "-n",
+        "tenants",
+        "--as",
+        installed
+    ]));
+    let answer = ask(
+        dir.path(),
+        &[
+            "list",
+            "deployments",
+            "--as",
+            "system:serviceaccount:ops:op",
+        ],
+    )
+    .unwrap();
+    assert!(!answer.allowed());
+    assert_eq!(
+        answer.warnings,
+        [
+            "Warning: no binding of --from names the ServiceAccount ops/op (as `kubectl apply -k` installs it): the bindings name system:serviceaccount:ops:my-operator-op"
+        ]
+    );
+    assert!(
+        ask(dir.path(), &["list", "deployments", "--as", installed])
+            .unwrap()
+            .warnings
+            .is_empty()
+    );
 }

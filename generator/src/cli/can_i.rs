@@ -2,7 +2,7 @@
 
 use super::flags::{CommandLine, Flag, Parsed, Positionals};
 use super::kubectl;
-use crate::can_i::{CanIOptions, Target, run, unknown_verb_warning};
+use crate::can_i::{CanIOptions, KnownResource, Target, run, unknown_verb_warning};
 use crate::{TargetProblem, UsageError};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +29,7 @@ pub(crate) struct Args {
     from: Option<PathBuf>,
     role_name: Option<String>,
     explain: bool,
+    no_default_roles: bool,
 }
 
 /// Names the options' type once, for the closures of the table.
@@ -119,9 +120,20 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
             },
         )
         .default(kube_markers_rbac::DEFAULT_ROLE_NAME),
+        F::switch(
+            "no-default-roles",
+            "Leave out the roles every cluster binds to every user (system:discovery, \
+             system:basic-user, system:public-info-viewer, ...: /healthz, /version, \
+             selfsubjectaccessreviews)",
+            |args| args.no_default_roles = true,
+        ),
     ],
-    notes: "TYPE is a plural resource name taken literally (no discovery, no short names or \
-            kinds).\n\
+    notes: "TYPE is resolved as kubectl's discovery does: a plural, singular or short name of \
+            a built-in resource (kube-apiserver 1.37.2's) or of a CRD linked into the \
+            generator or in --from, in any group unless TYPE.GROUP names one.\n\
+            A directory with a kustomization.yaml is read as `kubectl apply -k` installs it \
+            (namespace, namePrefix, overlays), so the default --as is the installed \
+            ServiceAccount.\n\
             Exit codes: 0 yes, 1 no, 2 bad arguments or unreadable manifests.",
 };
 
@@ -210,6 +222,7 @@ impl CanICommand {
             from,
             role_name,
             explain,
+            no_default_roles,
         } = given;
         let (verb, target) = match positional.as_slice() {
             [verb, target] => (verb.clone(), target.clone()),
@@ -249,6 +262,7 @@ impl CanICommand {
             role_name: role_name
                 .unwrap_or_else(|| kube_markers_rbac::DEFAULT_ROLE_NAME.to_string()),
             explain,
+            default_roles: !no_default_roles,
         })))
     }
 }
@@ -265,8 +279,12 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     if let Some(warning) = unknown_verb_warning(&opts) {
         eprintln!("{warning}");
     }
-    match run(&opts, &kube_markers_registry::rbac_entries()) {
+    let crds = KnownResource::from_registry();
+    match run(&opts, &kube_markers_registry::rbac_entries(), &crds) {
         Ok(answer) => {
+            for warning in &answer.warnings {
+                eprintln!("{warning}");
+            }
             print!("{}", answer.text);
             if answer.allowed() {
                 ExitCode::SUCCESS
@@ -392,6 +410,8 @@ mod tests {
         assert_eq!(o.from, PathBuf::from("dir"));
         assert_eq!(o.role_name, "op-role");
         assert!(o.explain);
+        assert!(o.default_roles);
+        assert!(!ask(&["get", "/healthz", "--no-default-roles"]).default_roles);
         assert_eq!(
             ask(&["--", "get", "-weird"]).target,
             resource("-weird", "", None)

@@ -1,6 +1,7 @@
 //! The ClusterRoles and ClusterRoleBindings kube-apiserver creates at startup that grant every
 //! user something: to every authenticated user (`system:authenticated`), every anonymous one
-//! (`system:unauthenticated`) and every ServiceAccount (`system:serviceaccounts`). Without
+//! (`system:unauthenticated`) and every ServiceAccount (`system:serviceaccounts`: the OIDC
+//! discovery documents, and reading ClusterTrustBundles). Without
 //! them, an offline answer says "no" to `get /healthz` or `create selfsubjectaccessreviews`
 //! where every real cluster says "yes".
 //!
@@ -61,6 +62,16 @@ pub static DEFAULT_ROLES: &[DefaultRole] = &[
                 non_resource_urls: &[],
             },
         ],
+    },
+    DefaultRole {
+        name: "system:cluster-trust-bundle-discovery",
+        groups: &["system:serviceaccounts"],
+        rules: &[DefaultRule {
+            verbs: &["get", "list", "watch"],
+            api_groups: &["certificates.k8s.io"],
+            resources: &["clustertrustbundles"],
+            non_resource_urls: &[],
+        }],
     },
     DefaultRole {
         name: "system:discovery",
