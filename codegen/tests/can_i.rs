@@ -100,7 +100,23 @@ fn answers_yes_and_no_with_kubectls_exit_codes() {
             false,
         ),
         (&["get", "/metrics"], true),
-        (&["get", "/healthz"], false),
+        // Every cluster's default roles give every user /healthz, unless left out.
+        (&["get", "/healthz"], true),
+        (&["get", "/healthz", "--no-default-roles"], false),
+        (&["create", "selfsubjectaccessreviews"], true),
+        // TYPE resolved as kubectl's discovery does: a short name, a linked CRD's plural.
+        (&["create", "deploy", "-n", "web"], true),
+        (
+            &[
+                "patch",
+                "memcacheds/m",
+                "--subresource",
+                "status",
+                "-n",
+                "x",
+            ],
+            true,
+        ),
         (&["patch", "configmaps", "-n", "db-tenants"], true),
         (&["patch", "configmaps", "-n", "web"], false),
         (&["list", "deployments.apps", "--as", "alice"], false),
@@ -252,4 +268,85 @@ fn bad_arguments_and_unreadable_manifests_exit_2() {
     let out = can_i(&["--help"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("Usage: codegen can-i VERB"));
+}
+
+/// The committed deploy bundle, `rbac-out/` (a kustomization with a name prefix, a namespace and
+/// a Role pinned in `db-tenants`), as `kubectl apply -k rbac-out` installs it.
+#[test]
+fn the_bundle_is_evaluated_as_kubectl_apply_k_installs_it() {
+    let from = workspace_root().join("rbac-out");
+    let from = from.to_str().unwrap();
+    let installed =
+        "system:serviceaccount:example-operator-system:example-operator-controller-manager";
+    let out = can_i(&["list", "memcacheds", "--explain", "--from", from]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains(&format!("as:      \"{installed}\"")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("rule:    rules[")
+            && stdout.contains(" of ClusterRole \"example-operator-manager-role\" in "),
+        "{stdout}"
+    );
+    let at = attribute(
+        "examples/memcached-operator/src/lib.rs",
+        "resources = \"memcacheds\"",
+    );
+    assert!(
+        stdout.contains(&format!("#[rbac]: (\"manager-role\" in its file)\n  {at} ")),
+        "{at}\n{stdout}"
+    );
+
+    // The pinned Role, in its namespace, bound to the installed ServiceAccount.
+    let out = can_i(&[
+        "patch",
+        "configmaps",
+        "-n",
+        "db-tenants",
+        "--explain",
+        "--from",
+        from,
+    ]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("binding: RoleBinding \"example-operator-mydatabase-tenant-rolebinding/db-tenants\" of Role \"example-operator-mydatabase-tenant\" to ServiceAccount \"example-operator-controller-manager/example-operator-system\""), "{stdout}");
+    let at = attribute(
+        "examples/mydatabase-operator/src/lib.rs",
+        "resources = \"configmaps\"",
+    );
+    assert!(
+        stdout.contains(&format!("  {at} (publish) ")),
+        "{at}\n{stdout}"
+    );
+
+    // --as the installed name answers the same; the name in the file is not bound, and the
+    // warning says which names are.
+    let out = can_i(&["list", "memcacheds", "--as", installed, "--from", from]);
+    assert_eq!(text(&out.stdout), "yes\n", "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    let out = can_i(&[
+        "list",
+        "memcacheds",
+        "--as",
+        "system:serviceaccount:example-operator-system:controller-manager",
+        "--from",
+        from,
+    ]);
+    assert_eq!(text(&out.stdout), "no\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "Warning: no binding of --from names the ServiceAccount example-operator-system/controller-manager (as `kubectl apply -k` installs it): the bindings name {installed}\n"
+        )
+    );
+    // An ungranted resource of the generator's own CRDs: the hint names its group.
+    let out = can_i(&["delete", "mydatabases", "--explain", "--from", from]);
+    assert!(
+        text(&out.stdout).ends_with("to allow it: #[rbac(groups = \"db.example.com\", resources = \"mydatabases\", verbs = \"delete\")]\n"),
+        "{}",
+        text(&out.stdout)
+    );
 }
