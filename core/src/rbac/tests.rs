@@ -230,6 +230,18 @@ fn names_are_validated() {
         namespace = ""
     ));
     assert!(e.contains("leave it out for a ClusterRole"), "{e}");
+    // A Role may go in any namespace, Kubernetes' own included: an operator may need to read
+    // kube-system's extension-apiserver-authentication ConfigMap. (Only the deploy bundle's
+    // own namespace refuses `default` and `kube-*`: it creates and deletes that one.)
+    for namespace in ["kube-system", "kube-public", "default", "kube-ops"] {
+        let m = ok(quote!(
+            groups = "",
+            resources = "configmaps",
+            verbs = "get",
+            namespace = #namespace
+        ));
+        assert_eq!(m.namespace.as_deref(), Some(namespace));
+    }
 }
 
 #[test]
