@@ -21,6 +21,9 @@ use kube_markers_registry::{self as registry, CrdEntry, RbacEntry};
 /// `--no-scan`), the warnings so far, a note for the summary, and the run's clock.
 pub(crate) struct Collected {
     pub(crate) metadata: Option<cargo_metadata::Metadata>,
+    /// The workspace's root, where the default `--out` goes (none with `--no-scan`: then it is
+    /// relative to the current directory).
+    pub(crate) workspace_root: Option<std::path::PathBuf>,
     pub(crate) warnings: Vec<Warning>,
     pub(crate) note: Option<String>,
     pub(crate) timings: Timings,
@@ -75,6 +78,7 @@ pub fn run_with_webhooks(
 fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error> {
     let mut collected = Collected {
         metadata: None,
+        workspace_root: None,
         warnings: Vec::new(),
         note: None,
         timings: Timings::from_env(),
@@ -120,6 +124,7 @@ fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error>
         .map(Warning::CrossCheck)
         .collect();
     collected.metadata = Some(workspace.metadata);
+    collected.workspace_root = Some(workspace.root);
     Ok(collected)
 }
 
@@ -166,10 +171,19 @@ pub(crate) fn generate_and_write(
 ) -> Result<Report, Error> {
     let Collected {
         metadata,
+        workspace_root,
         warnings,
         note,
         mut timings,
     } = collected;
+    let resolved;
+    let opts = match &workspace_root {
+        Some(root) => {
+            resolved = opts.out_in_workspace(root);
+            &resolved
+        }
+        None => opts,
+    };
     if inputs.is_empty() {
         return Err(Error::EmptyRegistry);
     }
@@ -204,6 +218,12 @@ pub(crate) fn generate_and_write(
         .strip_prefix(&opts.out_dir)
         .ok()
         .map(std::path::PathBuf::from);
+    // The command, when `link!` recorded the generator's package (always, in an operator's
+    // generator); else the text names no binary, whose name would change with every build.
+    let regenerate = match &opts.invocation.package {
+        Some(_) => format!("`{rerun}`"),
+        None => "the generator".to_string(),
+    };
     let bundle_input = bundle::Input {
         roles: &roles,
         entries: inputs.rbac,
@@ -211,6 +231,7 @@ pub(crate) fn generate_and_write(
         crds: &crds,
         listed_files: &listed,
         header: &header,
+        regenerate: &regenerate,
         webhook_configurations: &webhooks.documents,
         webhook_file: webhook_file.as_deref(),
     };

@@ -24,7 +24,10 @@ impl Report {
         self.files.iter().any(|(_, s)| {
             matches!(
                 s,
-                FileStatus::Stale(_) | FileStatus::Missing | FileStatus::Orphaned(_)
+                FileStatus::Stale(_)
+                    | FileStatus::Edited(_)
+                    | FileStatus::Missing
+                    | FileStatus::Orphaned(_)
             )
         })
     }
@@ -74,6 +77,17 @@ pub(crate) fn print_report(report: &Report, opts: &Options) -> bool {
                 writeln!(
                     text,
                     "error: {shown} is stale; run the generator without --check to update it"
+                )
+            }
+            FileStatus::Edited(diff) => {
+                flush(&mut text);
+                print!("{diff}");
+                stale = true;
+                writeln!(
+                    text,
+                    "error: {shown} was edited by hand since generator `{generator}` wrote it \
+                     (its SHA-256 is not the one in the ledger); the generator would replace \
+                     the edit: make the change in the attributes instead"
                 )
             }
             FileStatus::Missing => {

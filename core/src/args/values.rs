@@ -22,6 +22,10 @@ pub struct ListArg {
     pub items: Vec<Item>,
     /// Span of the whole value, for errors about the list as a whole.
     pub value_span: Span,
+    /// Whether every element was well formed. When not, `items` holds the good ones (the
+    /// others' errors are recorded), so that their own checks still run in the same compile;
+    /// checks of the list as a whole must not draw conclusions from a partial list.
+    pub complete: bool,
 }
 
 /// The value of `key = value`, or the error for a flag or `key(...)`.
@@ -132,7 +136,9 @@ pub enum Elements {
 }
 
 /// `key = "a;b"` or `key = ["a", "b"]`: a list of strings. Every problem is recorded in `cx`
-/// (each on its literal); `None` when there was one.
+/// (each on its literal). `None` when the value is no list at all (or an empty one); a list
+/// with bad elements comes back with its good ones and `complete: false`, so that each good
+/// element is still checked and every mistake is reported in one compile.
 pub fn list(arg: &Arg, elements: Elements, cx: &mut Ctxt) -> Option<ListArg> {
     let key = arg.name();
     let value = match value_of(arg, "\"a;b\"") {
@@ -154,18 +160,22 @@ pub fn list(arg: &Arg, elements: Elements, cx: &mut Ctxt) -> Option<ListArg> {
             return None;
         }
     };
-    ok &= check_trimmed(&items, key, cx);
-    if ok && items.is_empty() {
-        cx.error_at(
-            value.span(),
-            format!("`{key}` is empty; list at least one element or leave `{key}` out"),
-        );
-        ok = false;
+    let (items, trimmed) = trimmed(items, key, cx);
+    ok &= trimmed;
+    if items.is_empty() {
+        if ok {
+            cx.error_at(
+                value.span(),
+                format!("`{key}` is empty; list at least one element or leave `{key}` out"),
+            );
+        }
+        return None;
     }
-    ok.then_some(ListArg {
+    Some(ListArg {
         key_span: arg.key.span(),
         items,
         value_span: value.span(),
+        complete: ok,
     })
 }
 
@@ -249,20 +259,26 @@ fn array_list(elems: &[Value], key: &str, empty_ok: bool, cx: &mut Ctxt) -> (Vec
     (items, ok)
 }
 
-/// Whether no element has leading or trailing whitespace; records each that has.
-fn check_trimmed(items: &[Item], key: &str, cx: &mut Ctxt) -> bool {
-    let mut ok = true;
-    for item in items {
-        if item.value.trim() != item.value {
-            cx.error_at(
-                item.span,
-                format!(
-                    "`{key}` element {:?} has leading or trailing whitespace",
-                    item.value
-                ),
-            );
-            ok = false;
-        }
-    }
-    ok
+/// The elements without leading or trailing whitespace, and whether that was all of them;
+/// records each that has some (its other checks would only repeat the point).
+fn trimmed(items: Vec<Item>, key: &str, cx: &mut Ctxt) -> (Vec<Item>, bool) {
+    let before = items.len();
+    let kept: Vec<Item> = items
+        .into_iter()
+        .filter(|item| {
+            let clean = item.value.trim() == item.value;
+            if !clean {
+                cx.error_at(
+                    item.span,
+                    format!(
+                        "`{key}` element {:?} has leading or trailing whitespace",
+                        item.value
+                    ),
+                );
+            }
+            clean
+        })
+        .collect();
+    let all = kept.len() == before;
+    (kept, all)
 }

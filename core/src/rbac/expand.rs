@@ -72,7 +72,10 @@ impl Target {
         if let Some(header) = ItemHeader::read(tokens.clone()) {
             return Ok(Target::Header(header));
         }
-        let item: syn::Item = syn::parse2(tokens)?;
+        let item: syn::Item = match syn::parse2(tokens.clone()) {
+            Ok(item) => item,
+            Err(e) => return Err(statement(tokens).unwrap_or(e)),
+        };
         let name = match &item {
             syn::Item::Fn(f) => f.sig.ident.to_string(),
             syn::Item::Struct(s) => s.ident.to_string(),
@@ -164,12 +167,38 @@ fn unsupported(item: &syn::Item) -> syn::Error {
         _ => "this item",
     };
     let span = first_token_span(item);
-    syn::Error::new(
-        span,
-        format!(
-            "#[rbac] cannot stand on {what}: put it on the reconciler function or method, \
-             an `impl` block, a struct, an enum, or `const _: () = ();`"
-        ),
+    syn::Error::new(span, cannot_stand_on(what))
+}
+
+/// The error for tokens that are a statement rather than an item (`let x = ...;`, an
+/// expression): rustc hands attribute macros on statements over (after its own E0658, as they
+/// are unstable there), and syn's "expected one of `fn`, ..." would not say what to do.
+fn statement(tokens: TokenStream) -> Option<syn::Error> {
+    let what = match syn::parse2::<syn::Stmt>(tokens.clone()).ok()? {
+        syn::Stmt::Local(_) => "a `let` statement",
+        syn::Stmt::Expr(..) => "an expression",
+        syn::Stmt::Macro(_) => "a macro invocation",
+        syn::Stmt::Item(_) => return None,
+    };
+    // The statement's first token after its own attributes: `let`, or the expression's.
+    let span = tokens
+        .into_iter()
+        .scan(false, |after_hash, tt| {
+            let skip = *after_hash;
+            *after_hash = matches!(&tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == '#');
+            Some((skip, tt))
+        })
+        .find(|(skip, tt)| {
+            !skip && !matches!(tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == '#')
+        })
+        .map_or_else(Span::call_site, |(_, tt)| tt.span());
+    Some(syn::Error::new(span, cannot_stand_on(what)))
+}
+
+fn cannot_stand_on(what: &str) -> String {
+    format!(
+        "#[rbac] cannot stand on {what}: put it on the reconciler function or method, an \
+         `impl` block, a struct, an enum, or `const _: () = ();`"
     )
 }
 

@@ -92,7 +92,8 @@ pub fn parse_args(tokens: TokenStream, cx: &mut Ctxt) -> RbacArgs {
     let written = KEYS.read(&parsed, cx, |spec, arg, cx| match spec.data {
         Field::List(elements, field) => {
             let list = args::list(arg, elements, cx);
-            let ok = list.is_some();
+            // A list with bad elements keeps its good ones, for their own checks.
+            let ok = list.as_ref().is_some_and(|l| l.complete);
             *field(&mut out) = list;
             ok
         }

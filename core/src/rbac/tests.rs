@@ -230,6 +230,18 @@ fn names_are_validated() {
         namespace = ""
     ));
     assert!(e.contains("leave it out for a ClusterRole"), "{e}");
+    // A Role may go in any namespace, Kubernetes' own included: an operator may need to read
+    // kube-system's extension-apiserver-authentication ConfigMap. (Only the deploy bundle's
+    // own namespace refuses `default` and `kube-*`: it creates and deletes that one.)
+    for namespace in ["kube-system", "kube-public", "default", "kube-ops"] {
+        let m = ok(quote!(
+            groups = "",
+            resources = "configmaps",
+            verbs = "get",
+            namespace = #namespace
+        ));
+        assert_eq!(m.namespace.as_deref(), Some(namespace));
+    }
 }
 
 #[test]
@@ -378,6 +390,95 @@ fn record_data(expansion: &str) -> String {
     syn::parse_str::<syn::LitStr>(literal)
         .expect("data is a string literal")
         .value()
+}
+
+#[test]
+fn every_elements_error_of_every_list_is_reported_in_one_pass() {
+    // The case: the `;;` used to hide the other two.
+    let errs = errors(quote!(
+        groups = "",
+        resources = "pods",
+        verbs = "gett;Get;;list"
+    ));
+    assert_eq!(errs.len(), 3, "{errs:#?}");
+    assert!(errs[0].contains("empty element in `verbs`"), "{errs:#?}");
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("unknown verb `gett`") && e.contains("`get`")),
+        "{errs:#?}"
+    );
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("verb `Get` has uppercase letters")),
+        "{errs:#?}"
+    );
+    // Every list key, strings and arrays: each bad element, beside the list's own problem.
+    let errs = errors(quote!(
+        groups = ["Apps", 1, "batch"],
+        resources = "Pods;;jobs",
+        resource_names = ["a/b", " c"],
+        verbs = ["get", "", "lsit"],
+    ));
+    let expected = [
+        "malformed API group `Apps`",
+        "list elements must be string literals",
+        "empty element in `resources`",
+        "resource `Pods` has uppercase letters",
+        "malformed resource name `a/b`",
+        "`resource_names` element \" c\" has leading or trailing whitespace",
+        "empty element in `verbs`",
+        "unknown verb `lsit`",
+    ];
+    for want in expected {
+        assert!(errs.iter().any(|e| e.contains(want)), "{want}: {errs:#?}");
+    }
+    assert_eq!(errs.len(), expected.len(), "{errs:#?}");
+    let errs = errors(quote!(urls = "/a;;b;/c*d", verbs = "get;PUT;watch"));
+    for want in [
+        "empty element in `urls`",
+        "malformed URL `b`",
+        "malformed URL `/c*d`",
+        "verb `PUT` has uppercase letters",
+        "unknown verb `watch`",
+    ] {
+        assert!(errs.iter().any(|e| e.contains(want)), "{want}: {errs:#?}");
+    }
+    assert_eq!(errs.len(), 5, "{errs:#?}");
+}
+
+#[test]
+fn a_partial_list_draws_no_conclusion_about_the_whole() {
+    // `resource_names` with only `create` could never match, but the left-out element might
+    // have been `get`: only the element's own error.
+    let errs = errors(quote!(
+        groups = "",
+        resources = "pods",
+        resource_names = "p",
+        verbs = ["create", 1]
+    ));
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert!(errs[0].contains("string literals"), "{errs:#?}");
+}
+
+#[test]
+fn on_a_statement_the_error_says_where_it_may_stand() {
+    for (statement, what) in [
+        (quote!(let x = 1;), "a `let` statement"),
+        (quote!(#[allow(unused)] let x = 1;), "a `let` statement"),
+        (quote!(x += 1;), "an expression"),
+    ] {
+        let out = expand(
+            quote!(groups = "", resources = "pods", verbs = "get"),
+            statement,
+            &Default::default(),
+        )
+        .to_string();
+        assert!(
+            out.contains(&format!("#[rbac] cannot stand on {what}: put it on")),
+            "{out}"
+        );
+        assert!(!out.contains("expected one of"), "{out}");
+    }
 }
 
 #[test]

@@ -260,6 +260,10 @@ fn check_resource_names_can_match(args: &RbacArgs, cx: &mut Ctxt) {
     else {
         return;
     };
+    // A verb or resource that was left out for its own error could make the rule useful.
+    if !verbs.complete || !resources.complete {
+        return;
+    }
     if !never_named(&verbs.items, &resources.items) {
         return;
     }

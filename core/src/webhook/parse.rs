@@ -123,7 +123,11 @@ pub(crate) fn parse_args(
                 let Some(list) = args::list(arg, elements(spec.name), cx) else {
                     return false;
                 };
-                Ok(Value::List(list.items, list.value_span))
+                // The good elements of a list with bad ones are still checked, each on its
+                // own; the webhook object is built only when nothing was wrong.
+                let complete = list.complete;
+                values.insert(spec.name, Value::List(list.items, list.value_span));
+                return complete;
             }
         };
         match value {

@@ -123,3 +123,31 @@ fn configuration_needs_mutating() {
     let m = parse_configuration(quote!(mutating = true, name = "foo")).unwrap();
     assert_eq!(m.name.as_deref(), Some("foo"));
 }
+
+#[test]
+fn every_bad_list_element_is_reported_in_one_pass() {
+    let errs = errors(quote!(
+        name = "v.example.com",
+        mutating = true,
+        path = "/m",
+        failure_policy = "Fail",
+        side_effects = "None",
+        groups = "Apps;;batch",
+        resources = "pods",
+        verbs = "creat;;update;upsert",
+        versions = "v1",
+        admission_review_versions = "v1;;v2"
+    ));
+    for want in [
+        "empty element in `groups`",
+        "`groups` element \"Apps\"",
+        "empty element in `verbs`",
+        "`verbs` element \"creat\" is not an admission operation",
+        "`verbs` element \"upsert\"",
+        "empty element in `admission_review_versions`",
+        "`admission_review_versions` element \"v2\"",
+    ] {
+        assert!(errs.iter().any(|e| e.contains(want)), "{want}: {errs:#?}");
+    }
+    assert_eq!(errs.len(), 7, "{errs:#?}");
+}

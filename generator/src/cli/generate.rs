@@ -11,6 +11,9 @@ use std::path::PathBuf;
 pub struct Options {
     /// Directory the manifests go to (`--out`, default `rbac-out`).
     pub out_dir: PathBuf,
+    /// `--out` was not given: the relative default is the workspace root's `rbac-out`, wherever
+    /// in the workspace the generator runs (see [`Options::out_in_workspace`]).
+    pub out_dir_is_default: bool,
     /// Directory the CRDs go to (`--crd-out`, default `<out>/crd`).
     pub crd_out_dir: Option<PathBuf>,
     /// Directory the webhook manifests go to (`--webhook-out`, default `<out>/webhook`).
@@ -62,10 +65,34 @@ impl Options {
     }
 }
 
+impl Options {
+    /// These options with the default `--out` placed in the workspace at `root`: `cargo run -p
+    /// codegen` run in a member's directory writes the workspace's one bundle, not a second
+    /// one under the member. A `--out` given stays relative to the current directory, as
+    /// every path on the command line is. Unchanged when the current directory is `root`, so
+    /// that messages keep showing `rbac-out/...`.
+    pub fn out_in_workspace(&self, root: &std::path::Path) -> Options {
+        let mut opts = self.clone();
+        if !self.out_dir_is_default || self.out_dir.is_absolute() {
+            return opts;
+        }
+        let cwd = std::env::current_dir().ok();
+        let same = |a: &std::path::Path, b: &std::path::Path| {
+            a == b || std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+        };
+        if cwd.as_deref().is_some_and(|cwd| same(cwd, root)) {
+            return opts;
+        }
+        opts.out_dir = root.join(&self.out_dir);
+        opts
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
             out_dir: PathBuf::from("rbac-out"),
+            out_dir_is_default: true,
             crd_out_dir: None,
             webhook_out_dir: None,
             role_name: kube_markers_rbac::DEFAULT_ROLE_NAME.to_string(),
@@ -303,10 +330,17 @@ pub(crate) static COMMAND_LINE: CommandLine<Options> = CommandLine {
     usage: &["[OPTIONS]", "COMMAND [ARGS]"],
     positionals: None,
     flags: &[
-        F::value("out", "DIR", "Directory to write manifests to", |o, v| {
-            o.out_dir = v.into();
-            Ok(())
-        })
+        F::value(
+            "out",
+            "DIR",
+            "Directory to write manifests to, relative to the current directory; by default \
+             the workspace root's rbac-out, from wherever in the workspace the generator runs",
+            |o, v| {
+                o.out_dir = v.into();
+                o.out_dir_is_default = false;
+                Ok(())
+            },
+        )
         .default("rbac-out"),
         F::value(
             "crd-out",

@@ -13,6 +13,9 @@ pub enum FileStatus {
     Written,
     /// `--check`: the file differs; the unified diff from the file to the generated text.
     Stale(String),
+    /// `--check`: the file differs, and is not what this generator wrote there (its SHA-256
+    /// is not in the ledger): edited by hand. The unified diff, as for [`Stale`](Self::Stale).
+    Edited(String),
     /// `--check`: the file does not exist.
     Missing,
     /// `--check`: a file this generator wrote and no longer generates; a run removes it.
@@ -80,6 +83,23 @@ pub enum FileWarning {
     Unledgered {
         /// The file.
         path: PathBuf,
+        /// The generator (`--generator-name`).
+        generator: String,
+    },
+    /// An output edited by hand since this generator wrote it: a run regenerates it (the
+    /// files are generated) and keeps the edited file beside it, so that the edit is not lost.
+    #[error(
+        "{} was edited by hand since generator `{generator}` wrote it (its SHA-256 is not the \
+         one in the ledger); a run regenerates it and keeps the edited file as {}: make the \
+         change in the attributes or the bundle's metadata instead, then delete that copy",
+        path.display(),
+        backup.display()
+    )]
+    HandEdited {
+        /// The file.
+        path: PathBuf,
+        /// Where the edited file is kept.
+        backup: PathBuf,
         /// The generator (`--generator-name`).
         generator: String,
     },

@@ -40,6 +40,9 @@ pub(crate) struct Plan {
     /// Files kept although this generator no longer generates them, and other news.
     pub(crate) warnings: Vec<FileWarning>,
     pub(super) generator: String,
+    /// Outputs (as spelled) whose file on disk is not what this generator wrote there, as its
+    /// ledger proves: edited by hand. Each with where a run keeps the edited file.
+    pub(super) edited: BTreeMap<PathBuf, PathBuf>,
 }
 
 pub(super) fn io(action: IoAction, path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
@@ -121,6 +124,7 @@ pub(crate) fn plan(
         warnings: Vec::new(),
         ledgers: Vec::new(),
         removals: Vec::new(),
+        edited: BTreeMap::new(),
     };
     for (destination, in_dir) in directories(&outputs, destinations).values() {
         planning.directory(destination, in_dir)?;
@@ -130,6 +134,7 @@ pub(crate) fn plan(
         warnings,
         ledgers,
         removals,
+        edited,
         ..
     } = planning;
     problems.extend(same_paths(&outputs, &ledgers, header_file));
@@ -142,6 +147,7 @@ pub(crate) fn plan(
         ledgers,
         warnings,
         generator: generator.to_string(),
+        edited,
     })
 }
 
@@ -202,6 +208,7 @@ struct Planning<'a> {
     warnings: Vec<FileWarning>,
     ledgers: Vec<Output>,
     removals: Vec<Removal>,
+    edited: BTreeMap<PathBuf, PathBuf>,
 }
 
 impl Planning<'_> {
@@ -242,6 +249,9 @@ impl Planning<'_> {
             .iter()
             .filter_map(|&i| self.outputs[i].path.file_name()?.to_str())
             .collect();
+        if let Some(ours) = &ours {
+            self.edited_by_hand(in_dir, ours)?;
+        }
         match &ours {
             Some(ours) => self.orphans(dir, ours, &names, &foreign)?,
             None => self.warnings.extend(unledgered_outputs_of_earlier_versions(
@@ -334,6 +344,32 @@ impl Planning<'_> {
         }
     }
 
+    /// Outputs whose file is listed in the ledger but holds something this generator never
+    /// wrote there, nor generates now: a person's edit, which a run must not replace silently.
+    fn edited_by_hand(&mut self, in_dir: &[usize], ours: &Ledger) -> Result<(), Error> {
+        for &i in in_dir {
+            let o = &self.outputs[i];
+            let name = o.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let Some(hashes) = ours.files.get(name) else {
+                continue;
+            };
+            let Ok(on_disk) = std::fs::read(&o.path) else {
+                continue;
+            };
+            if on_disk == o.content.as_bytes() || hashes.contains(&ledger::sha256_hex(&on_disk)) {
+                continue;
+            }
+            let backup = copy_of_edit(&o.path, &on_disk)?;
+            self.warnings.push(FileWarning::HandEdited {
+                path: o.path.clone(),
+                backup: backup.clone(),
+                generator: self.generator.to_string(),
+            });
+            self.edited.insert(o.path.clone(), backup);
+        }
+        Ok(())
+    }
+
     /// Files the ledger lists that this run does not generate: removed while unchanged, kept
     /// (with a warning) otherwise.
     fn orphans(
@@ -361,6 +397,31 @@ impl Planning<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Where a run keeps the hand-edited `path` (holding `edited`): `<name>.edited` beside it, or
+/// `<name>.edited.2`, ... when that holds another edit (the same edit is kept once). Not a
+/// `.yaml` name, so that `kubectl apply -f <dir>` does not pick it up; no ledger lists it, so
+/// no run touches it.
+fn copy_of_edit(path: &Path, edited: &[u8]) -> Result<PathBuf, Error> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = parent_dir(path);
+    let mut n = 1u64;
+    loop {
+        let copy = match n {
+            1 => dir.join(format!("{name}.edited")),
+            n => dir.join(format!("{name}.edited.{n}")),
+        };
+        match std::fs::read(&copy) {
+            Ok(kept) if kept == edited => return Ok(copy),
+            Ok(_) => n += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(copy),
+            Err(e) => return Err(io(IoAction::Read, &copy)(e)),
+        }
     }
 }
 

@@ -11,7 +11,13 @@ use std::path::{Path, PathBuf};
 pub(crate) fn check(plan: &Plan) -> Result<Vec<(PathBuf, FileStatus)>, Error> {
     let mut report = Vec::new();
     for o in &plan.outputs {
-        report.push((o.path.clone(), check_file(&o.path, &o.content)?));
+        let status = match check_file(&o.path, &o.content)? {
+            FileStatus::Stale(diff) if plan.edited.contains_key(&o.path) => {
+                FileStatus::Edited(diff)
+            }
+            status => status,
+        };
+        report.push((o.path.clone(), status));
     }
     for r in &plan.removals {
         report.push((r.path.clone(), FileStatus::Orphaned(r.kind)));
@@ -124,6 +130,13 @@ pub(crate) fn apply(
         } else {
             staging.stage(&o.path, &o.content)?;
             statuses.insert(o.path.clone(), FileStatus::Written);
+        }
+    }
+    // Edited outputs are copied aside before anything is replaced: nothing is lost, and a
+    // failure here leaves every file as it was. (The plan chose the copies' names.)
+    for (path, backup) in &plan.edited {
+        if !backup.exists() {
+            std::fs::copy(path, backup).map_err(io(IoAction::Write, backup))?;
         }
     }
 

@@ -399,3 +399,77 @@ fn a_malformed_ledger_line_is_a_warning_and_its_file_is_not_ours() {
         "{texts:?}"
     );
 }
+
+#[test]
+fn an_output_edited_by_hand_is_named_and_the_edit_kept_beside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut generator = Gen::new(tmp.path(), "ops");
+    generator.run();
+    let role = generator.opts.out_dir.join("role.yaml");
+    let generated = std::fs::read_to_string(&role).unwrap();
+    let edited = format!("{generated}# a rule added by hand\n");
+    std::fs::write(&role, &edited).unwrap();
+    let backup = generator.opts.out_dir.join("role.yaml.edited");
+    let warning = Warning::Files(FileWarning::HandEdited {
+        path: role.clone(),
+        backup: backup.clone(),
+        generator: "ops".into(),
+    });
+    assert_eq!(
+        warning.to_string(),
+        format!(
+            "{} was edited by hand since generator `ops` wrote it (its SHA-256 is not the one \
+             in the ledger); a run regenerates it and keeps the edited file as {}: make the \
+             change in the attributes or the bundle's metadata instead, then delete that copy",
+            role.display(),
+            backup.display()
+        )
+    );
+
+    // --check says it is an edit, not just stale, and touches nothing.
+    let check = generator.check();
+    assert!(check.is_stale());
+    assert!(
+        matches!(status_of(&check, &role), Some(FileStatus::Edited(diff)) if diff.contains("-# a rule added by hand")),
+        "{check:?}"
+    );
+    assert_eq!(check.warnings, std::slice::from_ref(&warning));
+    assert!(!backup.exists());
+
+    // A run regenerates it and keeps the edit.
+    let run = generator.run();
+    assert_eq!(run.warnings, std::slice::from_ref(&warning));
+    assert_eq!(std::fs::read_to_string(&role).unwrap(), generated);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), edited);
+    // The copy is no output of the generator: the next run says nothing and leaves it.
+    let again = generator.run();
+    assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+    assert!(!generator.check().is_stale());
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), edited);
+    // Another edit does not replace the first one's copy.
+    let second = format!("{generated}# another\n");
+    std::fs::write(&role, &second).unwrap();
+    let run = generator.run();
+    let second_backup = generator.opts.out_dir.join("role.yaml.edited.2");
+    assert_eq!(
+        run.warnings,
+        [Warning::Files(FileWarning::HandEdited {
+            path: role.clone(),
+            backup: second_backup.clone(),
+            generator: "ops".into(),
+        })]
+    );
+    assert_eq!(std::fs::read_to_string(&second_backup).unwrap(), second);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), edited);
+
+    // A file an earlier run wrote (its hash is in the ledger) is stale, not edited.
+    generator.rbac = vec![entry(&["batch"], &["get", "list"], 1)];
+    let check = generator.check();
+    assert!(
+        matches!(status_of(&check, &role), Some(FileStatus::Stale(_))),
+        "{check:?}"
+    );
+    assert!(check.warnings.is_empty(), "{:?}", check.warnings);
+    let run = generator.run();
+    assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+}

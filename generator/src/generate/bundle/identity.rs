@@ -21,8 +21,12 @@ pub const DEFAULT_IMAGE: &str = "controller:latest";
 /// controller-runtime's health probe port.
 pub const DEFAULT_HEALTH_PROBE_PORT: u16 = 8081;
 
-/// Namespaces a bundle must not own: it creates its namespace, and `kubectl delete -k` deletes it.
-const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
+/// Whether a bundle must not own `namespace`: it creates its namespace, and `kubectl delete -k`
+/// deletes it. `default` is every cluster's, and Kubernetes reserves the `kube-` prefix for its
+/// system namespaces (`kube-system`, `kube-public`, `kube-node-lease`, and any it adds).
+fn reserved_namespace(namespace: &str) -> bool {
+    namespace == "default" || namespace.starts_with("kube-")
+}
 
 /// The keys of a `bundle` table.
 const KEYS: &[&str] = &[
@@ -528,7 +532,7 @@ fn validate(id: &Identity, errors: &mut Vec<BundleProblem>) {
         "ServiceAccount name (DNS-1123 subdomain)",
         dns1123_subdomain,
     );
-    if SYSTEM_NAMESPACES.contains(&id.namespace.as_str()) {
+    if reserved_namespace(&id.namespace) {
         errors.push(BundleProblem::SystemNamespace {
             origin: id.origin("namespace"),
             namespace: id.namespace.clone(),

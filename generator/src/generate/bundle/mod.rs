@@ -50,6 +50,9 @@ pub struct Input<'a> {
     pub listed_files: &'a [PathBuf],
     /// Text put before every file (`--header-file`).
     pub header: &'a str,
+    /// How to regenerate the files, named in their "do not edit" line: `` `cargo run -p
+    /// codegen` ``.
+    pub regenerate: &'a str,
     /// The webhook configurations `webhook/manifests.yaml` holds.
     pub webhook_configurations: &'a [Value],
     /// That file relative to the output directory; `None` when it is written elsewhere
@@ -165,8 +168,26 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// A file of the bundle's own (no controller-gen counterpart whose bytes it must match):
+    /// the header, then a line saying it is generated and how to regenerate it.
     fn render(&self, docs: &[Value]) -> String {
-        crate::output::yaml::render_documents(self.input.header, docs)
+        let header = format!(
+            "{}{}",
+            self.input.header,
+            kustomize::generated_line(self.input.regenerate)
+        );
+        crate::output::yaml::render_documents(&header, docs)
+    }
+
+    /// A kustomization: the header, [`kustomize::MARKER`] and how to regenerate it.
+    fn render_kustomization(&self, kustomization: Value) -> String {
+        let header = format!(
+            "{}{}{}",
+            self.input.header,
+            kustomize::MARKER,
+            kustomize::regenerate_line(self.input.regenerate)
+        );
+        crate::output::yaml::render_documents(&header, &[kustomization])
     }
 
     /// A file the kustomization lists as a resource.
@@ -355,10 +376,7 @@ impl<'a> Builder<'a> {
             return false;
         }
         let dir = Path::new(PINNED_DIR);
-        let kustomization = crate::output::yaml::render_documents(
-            &format!("{}{}", self.input.header, kustomize::MARKER),
-            &[kustomize::pinned_kustomization()],
-        );
+        let kustomization = self.render_kustomization(kustomize::pinned_kustomization());
         let transformers = self.render(&kustomize::pinned_transformers(self.id, &pinned));
         self.files.push((dir.join(KUSTOMIZATION), kustomization));
         self.files
@@ -367,16 +385,13 @@ impl<'a> Builder<'a> {
     }
 
     fn kustomization(&mut self, patches: &[Value], configurations: &[&str], pinned: bool) {
-        let text = crate::output::yaml::render_documents(
-            &format!("{}{}", self.input.header, kustomize::MARKER),
-            &[kustomize::kustomization(
-                self.id,
-                &self.listed,
-                patches,
-                configurations,
-                pinned,
-            )],
-        );
+        let text = self.render_kustomization(kustomize::kustomization(
+            self.id,
+            &self.listed,
+            patches,
+            configurations,
+            pinned,
+        ));
         self.files.push((PathBuf::from(KUSTOMIZATION), text));
     }
 

@@ -112,11 +112,13 @@ pub enum BundleProblem {
         /// Why it is invalid.
         reason: String,
     },
-    /// The namespace is one Kubernetes owns.
+    /// The namespace is `default` or has the `kube-` prefix Kubernetes reserves.
     #[error(
-        "{origin}: `namespace = {namespace:?}` is a namespace Kubernetes owns; the bundle \
-         creates its namespace and `kubectl delete -k` would delete it: choose the operator's \
-         own (default `<name>-system`)"
+        "{origin}: `namespace = {namespace:?}` is {}; the bundle creates its namespace and \
+         `kubectl delete -k` would delete it: choose the operator's own (default \
+         `<name>-system`)",
+        if namespace == "default" { "every cluster's `default` namespace" }
+        else { "in the `kube-` prefix Kubernetes reserves for its system namespaces" }
     )]
     SystemNamespace {
         /// Where it is set.

@@ -78,6 +78,7 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
         ..Inputs::new(&entries, &crds, webhooks, &linked)
     };
     let collected = Collected {
+        workspace_root: Some(workspace.root.clone()),
         metadata: Some(workspace.metadata),
         warnings: Vec::new(),
         note: Some(read.note(&opts.file_name, &opts.invocation.rerun())),

@@ -154,7 +154,9 @@ fn bad_identities_are_named_with_their_source() {
         format!(
             "{place}: `name = \"Shop_Op\"` is not a valid operator name (DNS-1123 label): it contains `S`"
         ),
-        format!("{place}: `namespace = \"kube-system\"` is a namespace Kubernetes owns"),
+        format!(
+            "{place}: `namespace = \"kube-system\"` is in the `kube-` prefix Kubernetes reserves"
+        ),
         format!(
             "{place}: `service-account = \"a..b\"` is not a valid ServiceAccount name (DNS-1123 subdomain): it has an empty part between dots"
         ),
@@ -179,6 +181,45 @@ fn bad_identities_are_named_with_their_source() {
             .starts_with("`--operator-namespace`: `namespace = \"Prod\"` is not a valid namespace"),
         "{errors:?}"
     );
+}
+
+#[test]
+fn the_bundle_owns_no_default_and_no_kube_prefixed_namespace() {
+    // The bundle creates its namespace and `kubectl delete -k` deletes it: `default` and the
+    // whole `kube-` prefix Kubernetes reserves are refused, not only today's three.
+    for (namespace, why) in [
+        ("default", "every cluster's `default` namespace"),
+        ("kube-system", "in the `kube-` prefix Kubernetes reserves"),
+        (
+            "kube-node-lease",
+            "in the `kube-` prefix Kubernetes reserves",
+        ),
+        ("kube-ops", "in the `kube-` prefix Kubernetes reserves"),
+    ] {
+        let flags = BundleFlags {
+            name: Some("shop".into()),
+            namespace: Some(namespace.into()),
+            ..BundleFlags::default()
+        };
+        let errors = texts(resolve(&flags, None, None, &[]).unwrap_err());
+        assert_eq!(errors.len(), 1, "{errors:#?}");
+        assert!(
+            errors[0].starts_with(&format!(
+                "`--operator-namespace`: `namespace = \"{namespace}\"` is {why}"
+            )) && errors[0].contains("`kubectl delete -k` would delete it"),
+            "{errors:?}"
+        );
+    }
+    // Names that only look alike are the operator's own.
+    for namespace in ["kube", "kubernetes-ops", "my-kube-ops", "defaults"] {
+        let flags = BundleFlags {
+            name: Some("shop".into()),
+            namespace: Some(namespace.into()),
+            ..BundleFlags::default()
+        };
+        let id = resolve(&flags, None, None, &[]).unwrap().unwrap();
+        assert_eq!(id.namespace, namespace);
+    }
 }
 
 #[test]

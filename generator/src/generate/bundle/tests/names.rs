@@ -182,6 +182,7 @@ fn a_clash_with_the_default_role_name_names_the_flag() {
             crds: &[],
             listed_files: &[],
             header: "",
+            regenerate: "`cargo run -p codegen`",
             webhook_configurations: &[],
             webhook_file: None,
         },
