@@ -395,5 +395,9 @@ async fn the_pod_passes_restricted_only_with_every_hardening_field(
         json!("spec.automountServiceAccountToken");
     let (code, message) = refusal(create(unresolved).await);
     assert_eq!(code, 422, "{message}");
-    assert!(message.contains("Unsupported value"), "{message}");
+    assert!(
+        message.contains("spec.automountServiceAccountToken")
+            && message.contains("field label not supported"),
+        "{message}"
+    );
 }

@@ -64,10 +64,18 @@ pub async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
 /// `/readyz` turns 200 once both controllers' caches have synced, and says so.
 pub async fn become_ready(running: &Running) {
     let addr = running.probes.local_addr();
-    eventually("/readyz to be 200", Duration::from_secs(30), || async {
-        get(addr, "/readyz").await.0 == 200
-    })
-    .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, body) = get(addr, "/readyz").await;
+        if status == 200 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "/readyz still {status} after 30 s:\n{body}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     assert_eq!(
         get(addr, "/readyz?verbose").await,
         (

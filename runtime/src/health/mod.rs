@@ -43,6 +43,8 @@ pub use server::{HealthError, HealthServer};
 pub const DEFAULT_PORT: u16 = 8081;
 /// The environment variable the bundle's Deployment sets to its `health-probe-port`.
 pub const PORT_ENV: &str = "HEALTH_PROBE_PORT";
+/// How often [`Condition::ready_when`] polls its future again.
+pub const RECHECK: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Where to serve the probes: every interface, on the port of `HEALTH_PROBE_PORT` (the
 /// bundle's `health-probe-port`), or [`DEFAULT_PORT`] when it is not set.
@@ -162,11 +164,23 @@ impl Condition {
     /// Waits for `future`, then marks the condition ready if it succeeded, or not ready with
     /// its error: `cache.ready_when(async move { store.wait_until_ready().await })` for a
     /// kube-runtime store. Returns what the future returned.
+    ///
+    /// The future is polled again every [`RECHECK`] as well as when it wakes:
+    /// kube-runtime 5's `Store::wait_until_ready` wakes only the last of the tasks waiting on
+    /// it (a oneshot channel's single waker), and a `Controller` waits on its own store too,
+    /// so a second waiter is never woken.
     pub async fn ready_when<T, E: fmt::Display>(
         self,
         future: impl Future<Output = Result<T, E>>,
     ) -> Result<T, E> {
-        let result = future.await;
+        let mut future = std::pin::pin!(future);
+        let mut recheck = tokio::time::interval(RECHECK);
+        let result = loop {
+            tokio::select! {
+                result = &mut future => break result,
+                _ = recheck.tick() => {}
+            }
+        };
         match &result {
             Ok(_) => self.ready(),
             Err(e) => self.not_ready(e.to_string()),

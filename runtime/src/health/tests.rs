@@ -106,6 +106,35 @@ async fn ready_when_follows_the_future() {
     );
 }
 
+/// A future that is ready once a flag is set but, like a second waiter on kube-runtime's
+/// `Store::wait_until_ready`, is never woken for it: `ready_when` still sees it.
+#[tokio::test]
+async fn ready_when_sees_a_future_that_is_never_woken() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let done = Arc::new(AtomicBool::new(false));
+    let never_woken = {
+        let done = done.clone();
+        std::future::poll_fn(move |_| {
+            if done.load(Ordering::SeqCst) {
+                std::task::Poll::Ready(Ok::<_, String>(()))
+            } else {
+                std::task::Poll::Pending
+            }
+        })
+    };
+    let health = Health::new();
+    let waiting = tokio::spawn(health.condition("cache").ready_when(never_woken));
+    tokio::time::sleep(RECHECK * 2).await;
+    assert!(!health.readiness().is_ready());
+    done.store(true, Ordering::SeqCst);
+    tokio::time::timeout(RECHECK * 8, waiting)
+        .await
+        .expect("polled again without a wake-up")
+        .unwrap()
+        .unwrap();
+    assert!(health.readiness().is_ready());
+}
+
 #[tokio::test]
 async fn other_methods_and_paths_are_refused_and_head_has_no_body() {
     let health = Health::new();
