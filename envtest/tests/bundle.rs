@@ -51,23 +51,41 @@ use access::*;
 
 // ---- on a real API server ----
 
+/// What `docs/bundle.md` says of checking and installing the bundle on a fresh cluster: a
+/// server-side dry run refuses the objects in the operator's namespace (a dry run creates no
+/// Namespace), a client-side dry run accepts every object, and with the namespace created
+/// first the server-side dry run does too; then `kubectl apply -k` installs it.
 async fn install(env: &Envtest, docs: &[Value]) {
-    // Tenant namespaces belong to the cluster: the bundle only grants in them. The operator's
-    // namespace is created beforehand only for the dry run, which creates nothing, so objects
-    // in a namespace it would create are refused.
-    for ns in [TENANT_NS, NS, OPERATOR_NS] {
+    // Tenant namespaces belong to the cluster: the bundle only grants in them.
+    for ns in [TENANT_NS, NS] {
         env.ensure_namespace(ns).await.unwrap();
     }
-    let out = kubectl(
-        env,
-        &[
-            "apply",
-            "--server-side",
-            "--dry-run=server",
-            "-k",
-            "rbac-out",
-        ],
+    let server_dry_run = [
+        "apply",
+        "--server-side",
+        "--dry-run=server",
+        "-k",
+        "rbac-out",
+    ];
+    let out = kubectl(env, &server_dry_run);
+    assert!(!out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("namespaces \"{OPERATOR_NS}\" not found")),
+        "{stderr}"
     );
+
+    let out = kubectl(env, &["apply", "--dry-run=client", "-k", "rbac-out"]);
+    let text = succeeded("kubectl apply --dry-run=client -k rbac-out", &out);
+    assert_eq!(
+        text.matches(" (dry run)\n").count(),
+        docs.len(),
+        "every object passes the client-side dry run:\n{text}"
+    );
+
+    let out = kubectl(env, &["create", "namespace", OPERATOR_NS]);
+    succeeded("kubectl create namespace", &out);
+    let out = kubectl(env, &server_dry_run);
     let text = succeeded("kubectl apply --dry-run=server -k rbac-out", &out);
     assert_eq!(
         text.matches("serverside-applied (server dry run)").count(),
@@ -94,6 +112,37 @@ async fn install(env: &Envtest, docs: &[Value]) {
     succeeded("kubectl wait for the CRDs", &out);
 }
 
+/// The ServiceAccount is `<name-prefix>controller-manager` once kustomize has prefixed it, and
+/// `kubectl create token` with that name gives a token that authenticates as it.
+async fn kubectl_create_token_names_the_prefixed_service_account(env: &Envtest) {
+    let name = format!("{PREFIX}controller-manager");
+    let out = kubectl(env, &["create", "token", &name, "-n", OPERATOR_NS]);
+    let token = succeeded("kubectl create token", &out);
+    let client = env.client_for_token(token.trim(), OPERATOR_NS).unwrap();
+    let whoami = post(
+        &client,
+        "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+        json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        whoami["status"]["userInfo"]["username"],
+        format!("system:serviceaccount:{OPERATOR_NS}:{name}")
+    );
+    // The unprefixed name of the generator's `service-account` key is not there.
+    let out = kubectl(
+        env,
+        &["create", "token", "controller-manager", "-n", OPERATOR_NS],
+    );
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("serviceaccounts \"controller-manager\" not found"),
+        "{out:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bundle_installs_and_the_operators_run_under_exactly_it() {
     let env = Envtest::builder()
@@ -106,6 +155,7 @@ async fn the_bundle_installs_and_the_operators_run_under_exactly_it() {
     let admin = env.admin_client().unwrap();
     let docs = rendered();
     install(&env, &docs).await;
+    kubectl_create_token_names_the_prefixed_service_account(&env).await;
 
     // A real token for the generated ServiceAccount, from the TokenRequest API.
     let (sa_ns, sa_name) = service_account(&docs);
@@ -131,6 +181,7 @@ async fn the_bundle_installs_and_the_operators_run_under_exactly_it() {
         .unwrap()
         .with_layer(&audit.layer())
         .build();
+    readyz_waits_for_the_caches_to_sync(&env).await;
     operators_converge_with_zero_forbidden(&env, &admin, &audited, &user).await;
     every_request_was_covered_and_every_permission_needed(&audit);
     every_binding_grants_exactly_its_role(&env, &admin, &operator, &docs).await;
@@ -140,18 +191,42 @@ async fn the_bundle_installs_and_the_operators_run_under_exactly_it() {
     the_pod_passes_restricted_only_with_every_hardening_field(&env, &admin, &docs).await;
 }
 
+/// Operators whose identity may list nothing never sync their caches: `/readyz` stays 503.
+async fn readyz_waits_for_the_caches_to_sync(env: &Envtest) {
+    let nobody = env
+        .client_as(
+            "system:serviceaccount:e2e:nobody",
+            &["system:authenticated"],
+        )
+        .unwrap();
+    let running = operators::start(nobody).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (status, body) = operators::get(running.probes.local_addr(), "/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.contains("[-]memcacheds cache: not ready yet\n"),
+        "{body}"
+    );
+    for task in running.tasks {
+        task.abort();
+    }
+    running.probes.shutdown().await;
+}
+
 async fn operators_converge_with_zero_forbidden(
     env: &Envtest,
     admin: &Client,
     operator: &Client,
     user: &str,
 ) {
-    let running = operators::start(operator.clone());
+    let running = operators::start(operator.clone()).await;
+    operators::become_ready(&running).await;
     create_objects(admin).await;
     operators::converge(admin).await;
-    for task in running {
+    for task in running.tasks {
         task.abort();
     }
+    running.probes.shutdown().await;
     let forbidden = env.forbidden_requests_of(user).unwrap();
     assert!(
         forbidden.is_empty(),
@@ -300,4 +375,29 @@ async fn the_pod_passes_restricted_only_with_every_hardening_field(
     create(without(&in_container("readOnlyRootFilesystem")))
         .await
         .unwrap();
+
+    // The API server checks the downward API's field paths, so the accepted Pod's
+    // POD_SERVICE_ACCOUNT (spec.serviceAccountName) is one it resolves for environment
+    // variables; a path it does not resolve is refused.
+    let env_vars = &pod["spec"]["containers"][0]["env"];
+    let service_account = env_vars
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|e| e["name"] == "POD_SERVICE_ACCOUNT")
+        .expect("the manager container has POD_SERVICE_ACCOUNT");
+    assert_eq!(
+        env_vars[service_account]["valueFrom"]["fieldRef"]["fieldPath"],
+        "spec.serviceAccountName"
+    );
+    let mut unresolved = pod.clone();
+    unresolved["spec"]["containers"][0]["env"][service_account]["valueFrom"]["fieldRef"]["fieldPath"] =
+        json!("spec.automountServiceAccountToken");
+    let (code, message) = refusal(create(unresolved).await);
+    assert_eq!(code, 422, "{message}");
+    assert!(
+        message.contains("spec.automountServiceAccountToken")
+            && message.contains("field label not supported"),
+        "{message}"
+    );
 }

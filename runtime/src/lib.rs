@@ -75,6 +75,10 @@ pub use kube_markers_codegen as codegen;
 #[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
 pub mod audit;
 
+#[cfg(feature = "health")]
+#[cfg_attr(docsrs, doc(cfg(feature = "health")))]
+pub mod health;
+
 #[cfg(feature = "audit")]
 #[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
 mod preflight;

@@ -148,7 +148,7 @@ fn present<'a>(names: &[&'a str], deps: &[String]) -> Vec<&'a str> {
 }
 
 #[test]
-fn only_the_webhook_server_feature_links_an_http_server() {
+fn only_the_server_features_link_an_http_server() {
     for features in [&[][..], &["webhook"][..]] {
         let deps = dependencies(features);
         let leaked = present(SERVER_ONLY, &deps);
@@ -164,4 +164,17 @@ fn only_the_webhook_server_feature_links_an_http_server() {
     assert_eq!(present(SERVER_ONLY, &server), SERVER_ONLY, "{server:#?}");
     let forbidden = present(NEVER, &server);
     assert!(forbidden.is_empty(), "{forbidden:?} in {server:#?}");
+
+    // The health probes: the same HTTP server, plain (the kubelet probes over HTTP), and
+    // nothing of the generator.
+    let health = dependencies(&["health"]);
+    assert_eq!(
+        present(SERVER_ONLY, &health),
+        ["hyper", "hyper-util", "http-body-util", "tokio"],
+        "{health:#?}"
+    );
+    let forbidden = present(NEVER, &health);
+    assert!(forbidden.is_empty(), "{forbidden:?} in {health:#?}");
+    let leaked = present(GENERATOR_ONLY, &health);
+    assert!(leaked.is_empty(), "{leaked:?} in {health:#?}");
 }

@@ -4,21 +4,86 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
+use kube_markers::health::{Health, HealthServer};
 use memcached_operator::{Memcached, MemcachedSpec};
 use mydatabase_operator::{MyDatabase, MyDatabaseSpec};
 use serde_json::json;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 /// Where the tests create the operators' objects.
 pub const NS: &str = "e2e";
 
-/// Both operators, acting with `client`.
-pub fn start(client: Client) -> Vec<tokio::task::JoinHandle<()>> {
-    vec![
-        tokio::spawn(memcached_operator::run(client.clone())),
-        tokio::spawn(mydatabase_operator::run(client)),
-    ]
+/// Both operators, acting with `client`, and their probes as the examples' binaries serve
+/// them (on loopback).
+pub struct Running {
+    /// The operators' tasks.
+    pub tasks: Vec<tokio::task::JoinHandle<()>>,
+    /// `/healthz` and `/readyz`: ready once both controllers' caches have synced.
+    pub probes: HealthServer,
+}
+
+/// Both operators, acting with `client`; `/readyz` is checked to be 503 before they start.
+pub async fn start(client: Client) -> Running {
+    let health = Health::new();
+    let memcacheds = health.condition("memcacheds cache");
+    let databases = health.condition("mydatabases cache");
+    let probes = health.serve(([127, 0, 0, 1], 0).into()).await.unwrap();
+    let (status, body) = get(probes.local_addr(), "/readyz").await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            503,
+            "[-]memcacheds cache: not ready yet\n[-]mydatabases cache: not ready yet\n\
+             readyz check failed\n"
+        )
+    );
+    let tasks = vec![
+        tokio::spawn(memcached_operator::run(client.clone(), memcacheds)),
+        tokio::spawn(mydatabase_operator::run(client, databases)),
+    ];
+    Running { tasks, probes }
+}
+
+/// `GET path` as the kubelet's prober sends it: (status, body).
+pub async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: kube-probe/1.37\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    (head[9..12].parse().unwrap(), body.to_string())
+}
+
+/// `/readyz` turns 200 once both controllers' caches have synced, and says so.
+pub async fn become_ready(running: &Running) {
+    let addr = running.probes.local_addr();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, body) = get(addr, "/readyz").await;
+        if status == 200 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "/readyz still {status} after 30 s:\n{body}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(
+        get(addr, "/readyz?verbose").await,
+        (
+            200,
+            "[+]memcacheds cache ok\n[+]mydatabases cache ok\nreadyz check passed\n".to_string()
+        )
+    );
+    assert_eq!(get(addr, "/healthz").await, (200, "ok\n".to_string()));
 }
 
 /// A Memcached and a MyDatabase in [`NS`].

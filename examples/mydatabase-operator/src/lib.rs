@@ -401,14 +401,17 @@ pub fn error_policy(_db: Arc<MyDatabase>, error: &Error, _ctx: Arc<Context>) -> 
     Action::requeue(Duration::from_secs(5))
 }
 
-/// Runs the controller until the stream ends (on SIGINT/SIGTERM).
-pub async fn run(client: Client) {
+/// Runs the controller until the stream ends (on SIGINT/SIGTERM); `cache_synced` is ready
+/// once the controller's cache holds every `MyDatabase` (the first list is in).
+pub async fn run(client: Client, cache_synced: kube_markers::health::Condition) {
     let databases = Api::<MyDatabase>::all(client.clone());
-    Controller::new(databases, watcher::Config::default())
-        .owns(
-            Api::<Deployment>::all(client.clone()),
-            watcher::Config::default(),
-        )
+    let controller = Controller::new(databases, watcher::Config::default()).owns(
+        Api::<Deployment>::all(client.clone()),
+        watcher::Config::default(),
+    );
+    let store = controller.store();
+    tokio::spawn(cache_synced.ready_when(async move { store.wait_until_ready().await }));
+    controller
         .shutdown_on_signal()
         .run(reconcile, error_policy, Arc::new(Context { client }))
         .for_each(|result| async move {

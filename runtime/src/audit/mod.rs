@@ -32,7 +32,10 @@ mod permissions;
 mod report;
 
 pub use layer::{AuditLayer, AuditService, ResponseFuture};
-pub use permissions::{Declared, ManifestsError, Permission, Permissions};
+pub use permissions::{
+    Declared, ManifestsError, NAMESPACE_ENV, PLACEHOLDER_USER, Permission, Permissions,
+    SERVICE_ACCOUNT_ENV, operator_user,
+};
 pub use report::{Report, Uncovered, Unused};
 
 /// What the audit's API names of kube-apiserver's authorization: a request's attributes, the

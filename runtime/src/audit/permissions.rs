@@ -21,6 +21,33 @@ use std::path::{Path, PathBuf};
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 const AUTHENTICATED: &str = "system:authenticated";
 
+/// The Pod's namespace, which the deploy bundle's Deployment sets from the downward API
+/// (`fieldRef: metadata.namespace`).
+pub const NAMESPACE_ENV: &str = "POD_NAMESPACE";
+/// The Pod's ServiceAccount, which the deploy bundle's Deployment sets from the downward API
+/// (`fieldRef: spec.serviceAccountName`): the name after kustomize's `namePrefix`, as the API
+/// server admitted the Pod.
+pub const SERVICE_ACCOUNT_ENV: &str = "POD_SERVICE_ACCOUNT";
+/// Who the generated roles are evaluated for when the operator's ServiceAccount is not known.
+pub const PLACEHOLDER_USER: &str = "operator";
+
+/// The user the operator's requests are made as: its ServiceAccount,
+/// `system:serviceaccount:<POD_NAMESPACE>:<POD_SERVICE_ACCOUNT>` with the groups the API server
+/// gives it, when both variables are set (the deploy bundle's Deployment sets them); else the
+/// placeholder user [`PLACEHOLDER_USER`] in `system:authenticated`.
+pub fn operator_user() -> UserInfo {
+    operator_user_from(|name| std::env::var(name).ok())
+}
+
+/// [`operator_user`], from this environment.
+pub(crate) fn operator_user_from(env: impl Fn(&str) -> Option<String>) -> UserInfo {
+    let set = |name| env(name).filter(|v| !v.trim().is_empty());
+    match (set(NAMESPACE_ENV), set(SERVICE_ACCOUNT_ENV)) {
+        (Some(namespace), Some(name)) => UserInfo::service_account(namespace.trim(), name.trim()),
+        _ => UserInfo::new(PLACEHOLDER_USER, [AUTHENTICATED]),
+    }
+}
+
 /// Where a [`Permission`] was declared.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -179,14 +206,19 @@ fn lines<E: std::error::Error>(problems: &[E]) -> String {
 }
 
 impl Permissions {
-    /// The attributes of the linked registry ([`kube_markers_registry::rbac_entries`]).
+    /// The attributes of the linked registry ([`kube_markers_registry::rbac_entries`]), for
+    /// [`operator_user`]: the Pod's ServiceAccount under the deploy bundle, else a placeholder
+    /// user (name the user with [`with_user_name`](Self::with_user_name)).
     pub fn from_registry() -> Self {
         Permissions::from_entries(&kube_markers_registry::rbac_entries())
     }
 
-    /// These attributes (a subset of the registry, say one crate's).
+    /// These attributes (a subset of the registry, say one crate's), for [`operator_user`].
     pub fn from_entries(entries: &[&RbacEntry]) -> Self {
-        let user = UserInfo::new("operator", [AUTHENTICATED]);
+        Permissions::from_entries_for(entries, operator_user())
+    }
+
+    pub(crate) fn from_entries_for(entries: &[&RbacEntry], user: UserInfo) -> Self {
         let subject = Subject {
             kind: "User".into(),
             api_group: Some(RBAC_GROUP.into()),
@@ -365,9 +397,11 @@ impl Permissions {
         }
     }
 
-    /// The same permissions, with requests made (and denied, in [`Mode::Deny`]) as `user`
-    /// (default: `operator`, or the manifests' ServiceAccount). Only the denial message
-    /// shows the name: the roles apply whatever it is.
+    /// The same permissions, with requests made (and denied, in [`Mode::Deny`]) as the user
+    /// `name` (default: [`operator_user`] for the registry's, the manifests' ServiceAccount
+    /// for theirs), say `system:serviceaccount:ops:op` when the operator runs outside the
+    /// bundle's Deployment. Only the denial message shows the name: the generated roles are
+    /// bound to whoever makes the requests, and the groups stay as they were.
     ///
     /// [`Mode::Deny`]: super::Mode::Deny
     pub fn with_user_name(mut self, name: &str) -> Self {
@@ -387,6 +421,11 @@ impl Permissions {
         }
         self.user.name = name.to_string();
         self
+    }
+
+    /// The user requests are evaluated for, and denials name.
+    pub fn user(&self) -> &UserInfo {
+        &self.user
     }
 
     /// The declared rules, in registry (or manifest) order.

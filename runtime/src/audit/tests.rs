@@ -38,8 +38,14 @@ fn here() -> Vec<&'static RbacEntry> {
         .collect()
 }
 
+/// An environment without the bundle's variables.
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
 fn audit(mode: Mode) -> Audit {
-    Audit::new(Permissions::from_entries(&here()), mode)
+    let user = permissions::operator_user_from(no_env);
+    Audit::new(Permissions::from_entries_for(&here(), user), mode)
 }
 
 /// An API server that answers every request with `status` and `body`, counting calls.
@@ -292,6 +298,69 @@ async fn deny_mode_answers_403_forbidden_without_calling_the_server() {
         .unwrap();
     assert_eq!(api.calls.load(Ordering::SeqCst), 1);
     assert_eq!(audit.report().uncovered.len(), 1);
+}
+
+/// Under the deploy bundle's Deployment, the denial names the Pod's ServiceAccount (from the
+/// downward API's variables), and its roles still apply to it; without them, the placeholder.
+#[tokio::test]
+async fn deny_mode_names_the_pods_service_account_from_the_bundles_variables() {
+    let bundle_env = |name: &str| match name {
+        NAMESPACE_ENV => Some("backup-system".to_string()),
+        SERVICE_ACCOUNT_ENV => Some("backup-controller-manager".to_string()),
+        _ => None,
+    };
+    let user = permissions::operator_user_from(bundle_env);
+    assert_eq!(
+        user,
+        UserInfo::service_account("backup-system", "backup-controller-manager")
+    );
+    let audit = Audit::new(Permissions::from_entries_for(&here(), user), Mode::Deny);
+    assert_eq!(
+        audit.permissions().user().name,
+        "system:serviceaccount:backup-system:backup-controller-manager"
+    );
+    let api = MockApi::new(StatusCode::OK, CONFIG_MAP);
+    let client = client(&audit, &api);
+    let (code, message) = match Api::<ConfigMap>::namespaced(client.clone(), "other")
+        .get("dir")
+        .await
+    {
+        Err(kube::Error::Api(status)) => (status.code, status.message),
+        other => panic!("expected the in-process refusal, got {other:?}"),
+    };
+    assert_eq!(code, 403);
+    assert!(
+        message.starts_with(
+            "configmaps \"dir\" is forbidden: User \"system:serviceaccount:backup-system:\
+             backup-controller-manager\" cannot get resource"
+        ),
+        "{message}"
+    );
+    // The roles are bound to that user: its allowed requests are sent.
+    Api::<ConfigMap>::namespaced(client, "tenants")
+        .patch(
+            "dir",
+            &PatchParams::apply("op"),
+            &Patch::Apply(ConfigMap::default()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(api.calls.load(Ordering::SeqCst), 1);
+
+    // One of the two variables, or an empty one, is not an identity: the placeholder.
+    for partial in [
+        &(|name: &str| (name == NAMESPACE_ENV).then(|| "ops".to_string()))
+            as &dyn Fn(&str) -> Option<String>,
+        &|name: &str| (name == SERVICE_ACCOUNT_ENV).then(|| "op".to_string()),
+        &|_: &str| Some(String::new()),
+        &no_env,
+    ] {
+        let user = permissions::operator_user_from(partial);
+        assert_eq!(
+            user,
+            UserInfo::new(PLACEHOLDER_USER, ["system:authenticated"])
+        );
+    }
 }
 
 #[tokio::test]

@@ -16,6 +16,13 @@ pub const CONTAINER: &str = "manager";
 /// The environment variable that tells the operator its namespace (for its Lease, say): it
 /// may be chosen only at install time.
 pub const NAMESPACE_ENV: &str = "POD_NAMESPACE";
+/// The environment variable that tells the operator its ServiceAccount's name, as kustomize's
+/// `namePrefix` and overlays left it (`kube_markers::audit` names it in its denials). The
+/// downward API gives it to environment variables only, not to volumes.
+pub const SERVICE_ACCOUNT_ENV: &str = "POD_SERVICE_ACCOUNT";
+/// The environment variable that tells the operator the port of its `/healthz` and `/readyz`
+/// probes (`kube_markers::health` listens on it), so that `health-probe-port` is set once.
+pub const HEALTH_PROBE_PORT_ENV: &str = "HEALTH_PROBE_PORT";
 
 /// The operator's Namespace.
 pub fn namespace(id: &Identity, labels: &BTreeMap<String, String>) -> Value {
@@ -62,10 +69,17 @@ pub fn deployment(id: &Identity, labels: &BTreeMap<String, String>) -> Value {
     let mut container = json!({
         "name": CONTAINER,
         "image": id.image,
-        "env": [{
-            "name": NAMESPACE_ENV,
-            "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
-        }],
+        "env": [
+            {
+                "name": NAMESPACE_ENV,
+                "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
+            },
+            {
+                "name": SERVICE_ACCOUNT_ENV,
+                "valueFrom": {"fieldRef": {"fieldPath": "spec.serviceAccountName"}},
+            },
+            {"name": HEALTH_PROBE_PORT_ENV, "value": id.health_probe_port.to_string()},
+        ],
         "livenessProbe": http_probe("/healthz", id.health_probe_port, 15, 20),
         "readinessProbe": http_probe("/readyz", id.health_probe_port, 5, 10),
         // kubebuilder's defaults.

@@ -17,7 +17,9 @@ mod roles;
 mod webhooks;
 
 pub use bindings::{Binding, binding_name, bindings_for};
-pub use deployment::{CONTAINER, DEPLOYMENT, NAMESPACE_ENV};
+pub use deployment::{
+    CONTAINER, DEPLOYMENT, HEALTH_PROBE_PORT_ENV, NAMESPACE_ENV, SERVICE_ACCOUNT_ENV,
+};
 pub use identity::{BundleFlags, Identity, Origin, resolve};
 pub use kustomize::{KUSTOMIZATION, PINNED_DIR};
 pub use problem::{BundleProblem, BundleWarning};

@@ -65,6 +65,8 @@ fn identity(all_options: bool) -> Identity {
         id.leader_election = true;
         id.metrics_auth = true;
         id.aggregate_to_default_roles = true;
+        // The probes, and the variable that tells the operator their port, follow it.
+        id.health_probe_port = 9440;
     }
     id
 }

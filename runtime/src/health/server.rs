@@ -1,0 +1,191 @@
+//! The probes' HTTP/1.1 server: plain HTTP (the kubelet probes the Pod's IP), one request per
+//! connection (the kubelet's prober opens a connection per probe), every connection bounded
+//! in time and in number so that slow or many clients cannot keep the probes from answering
+//! for long.
+
+use super::Health;
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode, header};
+use http_body_util::Full;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, watch};
+
+/// Longest a client may take to send a request's headers (the unit tests' clocks are short).
+#[cfg(not(test))]
+pub(super) const HEADERS_DEADLINE: Duration = Duration::from_secs(5);
+#[cfg(test)]
+pub(super) const HEADERS_DEADLINE: Duration = Duration::from_millis(300);
+/// Longest a connection may last, whatever the client does (reading the answer slowly, say).
+#[cfg(not(test))]
+pub(super) const CONNECTION_DEADLINE: Duration = Duration::from_secs(10);
+#[cfg(test)]
+pub(super) const CONNECTION_DEADLINE: Duration = Duration::from_millis(600);
+/// Connections served at once; more wait in the listen backlog.
+pub(super) const MAX_CONNECTIONS: usize = 32;
+
+/// The probes could not be served.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HealthError {
+    /// The probe port's variable is not a port.
+    #[error("{variable}={value:?} is not a port (1 to 65535)")]
+    Port {
+        /// The variable.
+        variable: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// The address could not be bound (in use, say).
+    #[error("cannot serve the health probes on {addr}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The probes, served in the background (see [`Health::serve`]).
+#[derive(Debug)]
+pub struct HealthServer {
+    local_addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    serving: tokio::task::JoinHandle<()>,
+}
+
+impl HealthServer {
+    pub(super) async fn start(health: Health, addr: SocketAddr) -> Result<Self, HealthError> {
+        let bind = |source| HealthError::Bind { addr, source };
+        let listener = TcpListener::bind(addr).await.map_err(bind)?;
+        let local_addr = listener.local_addr().map_err(bind)?;
+        let (stop, stopped) = watch::channel(false);
+        let serving = tokio::spawn(accept(listener, health, stopped));
+        tracing::info!(addr = %local_addr, "serving /healthz and /readyz");
+        Ok(HealthServer {
+            local_addr,
+            stop,
+            serving,
+        })
+    }
+
+    /// The address it listens on (the port picked, for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Stops accepting connections; those under way finish within their deadline.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        let _ = self.serving.await;
+    }
+}
+
+async fn accept(listener: TcpListener, health: Health, mut stopped: watch::Receiver<bool>) {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => return, // never closed
+            },
+            _ = stopped.changed() => return,
+        };
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => {
+                    let health = health.clone();
+                    tokio::spawn(async move {
+                        connection(stream, peer, health).await;
+                        drop(slot);
+                    });
+                }
+                Err(e) => {
+                    // Out of file descriptors, say: back off rather than spin.
+                    tracing::warn!("accepting a health probe connection failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            },
+            _ = stopped.changed() => return,
+        }
+    }
+}
+
+async fn connection(stream: TcpStream, peer: SocketAddr, health: Health) {
+    let service = service_fn(move |request: Request<hyper::body::Incoming>| {
+        let response = respond(request.method(), request.uri(), &health);
+        async move { Ok::<_, Infallible>(response) }
+    });
+    let serving = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADERS_DEADLINE)
+        .keep_alive(false)
+        .serve_connection(TokioIo::new(stream), service);
+    match tokio::time::timeout(CONNECTION_DEADLINE, serving).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::debug!(%peer, "health probe connection ended: {e}"),
+        Err(_) => {
+            tracing::debug!(%peer, "health probe connection closed after {CONNECTION_DEADLINE:?}")
+        }
+    }
+}
+
+/// The answer to one request: `GET`/`HEAD` of `/healthz` (200 `ok`) or `/readyz` (200 `ok`, or
+/// 503 with each condition; `?verbose` lists them on success too); 405 for other methods on
+/// those paths, 404 elsewhere.
+pub(super) fn respond(method: &Method, uri: &http::Uri, health: &Health) -> Response<Full<Bytes>> {
+    let path = uri.path();
+    if path != "/healthz" && path != "/readyz" {
+        return text(StatusCode::NOT_FOUND, "404 page not found\n".into());
+    }
+    if method != Method::GET && method != Method::HEAD {
+        let mut response = text(
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!("{method} is not allowed: GET or HEAD\n"),
+        );
+        response
+            .headers_mut()
+            .insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
+        return response;
+    }
+    if path == "/healthz" {
+        return text(StatusCode::OK, "ok\n".into());
+    }
+    let verbose = uri.query().is_some_and(|q| {
+        q.split('&')
+            .any(|p| p == "verbose" || p.starts_with("verbose="))
+    });
+    let readiness = health.readiness();
+    match (readiness.is_ready(), verbose) {
+        (true, false) => text(StatusCode::OK, "ok\n".into()),
+        (true, true) => text(StatusCode::OK, readiness.to_string()),
+        (false, _) => text(StatusCode::SERVICE_UNAVAILABLE, readiness.to_string()),
+    }
+}
+
+/// A text answer (hyper sends a HEAD answer's headers, with the body's length, and no body).
+fn text(status: StatusCode, body: String) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        header::HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-store"),
+    );
+    response
+}

@@ -1,0 +1,233 @@
+//! The probes over real TCP connections, as the kubelet sends them.
+
+use super::server::{CONNECTION_DEADLINE, HEADERS_DEADLINE, MAX_CONNECTIONS};
+use super::*;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+const LOOPBACK: ([u8; 4], u16) = ([127, 0, 0, 1], 0);
+
+/// One HTTP/1.1 request, as the kubelet's prober sends it; the whole answer as
+/// (status, headers, body).
+async fn request(addr: SocketAddr, method: &str, target: &str) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: kube-probe/1.37\r\n\
+         Accept: */*\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_string(&mut answer))
+        .await
+        .expect("the server answers and closes")
+        .unwrap();
+    let (headers, body) = answer.split_once("\r\n\r\n").unwrap();
+    let status = headers[9..12].parse().unwrap();
+    (status, headers.to_ascii_lowercase(), body.to_string())
+}
+
+#[tokio::test]
+async fn readyz_is_503_until_every_condition_is_ready_and_healthz_is_always_200() {
+    let health = Health::new();
+    let preflight = health.condition("preflight");
+    let cache = health.condition("memcacheds cache");
+    let server = health.serve(LOOPBACK.into()).await.unwrap();
+    let addr = server.local_addr();
+
+    assert_eq!(request(addr, "GET", "/healthz").await.0, 200);
+    let (status, headers, body) = request(addr, "GET", "/readyz").await;
+    assert_eq!(status, 503);
+    assert!(
+        headers.contains("content-type: text/plain; charset=utf-8"),
+        "{headers}"
+    );
+    assert_eq!(
+        body,
+        "[-]preflight: not ready yet\n[-]memcacheds cache: not ready yet\nreadyz check failed\n"
+    );
+
+    preflight.ready();
+    cache.not_ready("the first list failed: 403");
+    let (status, _, body) = request(addr, "GET", "/readyz").await;
+    assert_eq!(status, 503);
+    assert_eq!(
+        body,
+        "[+]preflight ok\n[-]memcacheds cache: the first list failed: 403\nreadyz check failed\n"
+    );
+
+    cache.ready();
+    let (status, _, body) = request(addr, "GET", "/readyz").await;
+    assert_eq!((status, body.as_str()), (200, "ok\n"));
+    let (status, _, body) = request(addr, "GET", "/readyz?verbose").await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        "[+]preflight ok\n[+]memcacheds cache ok\nreadyz check passed\n"
+    );
+    // Readiness can be lost again.
+    preflight.not_ready("a binding was deleted");
+    assert_eq!(request(addr, "GET", "/readyz").await.0, 503);
+    assert_eq!(request(addr, "GET", "/healthz").await.2, "ok\n");
+    server.shutdown().await;
+    assert!(
+        TcpStream::connect(addr).await.is_err(),
+        "nothing listens after shutdown"
+    );
+}
+
+#[tokio::test]
+async fn without_conditions_it_is_ready() {
+    let server = Health::new().serve(LOOPBACK.into()).await.unwrap();
+    let (status, _, body) = request(server.local_addr(), "GET", "/readyz").await;
+    assert_eq!((status, body.as_str()), (200, "ok\n"));
+}
+
+#[tokio::test]
+async fn ready_when_follows_the_future() {
+    let health = Health::new();
+    let synced = health.condition("cache");
+    let failed = health.condition("other cache");
+    let value = synced.ready_when(async { Ok::<_, String>(7) }).await;
+    assert_eq!(value, Ok(7));
+    let error = failed
+        .ready_when(async { Err::<(), _>("writer was dropped before store became ready") })
+        .await;
+    assert!(error.is_err());
+    assert_eq!(
+        health.readiness().conditions,
+        [
+            ("cache".to_string(), State::Ready),
+            (
+                "other cache".to_string(),
+                State::NotReady("writer was dropped before store became ready".into())
+            ),
+        ]
+    );
+}
+
+/// A future that is ready once a flag is set but, like a second waiter on kube-runtime's
+/// `Store::wait_until_ready`, is never woken for it: `ready_when` still sees it.
+#[tokio::test]
+async fn ready_when_sees_a_future_that_is_never_woken() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let done = Arc::new(AtomicBool::new(false));
+    let never_woken = {
+        let done = done.clone();
+        std::future::poll_fn(move |_| {
+            if done.load(Ordering::SeqCst) {
+                std::task::Poll::Ready(Ok::<_, String>(()))
+            } else {
+                std::task::Poll::Pending
+            }
+        })
+    };
+    let health = Health::new();
+    let waiting = tokio::spawn(health.condition("cache").ready_when(never_woken));
+    tokio::time::sleep(RECHECK * 2).await;
+    assert!(!health.readiness().is_ready());
+    done.store(true, Ordering::SeqCst);
+    tokio::time::timeout(RECHECK * 8, waiting)
+        .await
+        .expect("polled again without a wake-up")
+        .unwrap()
+        .unwrap();
+    assert!(health.readiness().is_ready());
+}
+
+#[tokio::test]
+async fn other_methods_and_paths_are_refused_and_head_has_no_body() {
+    let health = Health::new();
+    let _pending = health.condition("cache");
+    let server = health.serve(LOOPBACK.into()).await.unwrap();
+    let addr = server.local_addr();
+
+    let get = request(addr, "GET", "/readyz").await.2;
+    let (status, headers, body) = request(addr, "HEAD", "/readyz").await;
+    assert_eq!(status, 503);
+    assert!(
+        headers.contains(&format!("content-length: {}", get.len())),
+        "the GET answer's length: {headers}"
+    );
+    assert_eq!(body, "");
+    let (status, headers, body) = request(addr, "POST", "/healthz").await;
+    assert_eq!(status, 405);
+    assert!(headers.contains("allow: get, head"), "{headers}");
+    assert_eq!(body, "POST is not allowed: GET or HEAD\n");
+    for path in ["/", "/healthz/ping", "/metrics", "/readyz/"] {
+        assert_eq!(request(addr, "GET", path).await.0, 404, "{path}");
+    }
+}
+
+/// Clients that connect and send nothing, or half their headers, are cut off at the headers'
+/// deadline; while they hang, and when there are more of them than connection slots, the
+/// probes are still answered within the connection deadline.
+#[tokio::test]
+async fn slow_and_silent_clients_do_not_keep_the_probes_from_answering() {
+    let server = Health::new().serve(LOOPBACK.into()).await.unwrap();
+    let addr = server.local_addr();
+
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    let mut partial = TcpStream::connect(addr).await.unwrap();
+    partial
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let started = Instant::now();
+    assert_eq!(request(addr, "GET", "/healthz").await.0, 200);
+    for stream in [&mut silent, &mut partial] {
+        let mut rest = Vec::new();
+        tokio::time::timeout(
+            HEADERS_DEADLINE + Duration::from_secs(2),
+            stream.read_to_end(&mut rest),
+        )
+        .await
+        .expect("the server closes a connection without headers")
+        .ok();
+    }
+    assert!(started.elapsed() >= HEADERS_DEADLINE / 2, "cut too early");
+
+    // Every slot taken by a silent client: the next probe waits for the deadline, no longer.
+    let mut hogs = Vec::new();
+    for _ in 0..MAX_CONNECTIONS + 4 {
+        hogs.push(TcpStream::connect(addr).await.unwrap());
+    }
+    let started = Instant::now();
+    assert_eq!(request(addr, "GET", "/healthz").await.0, 200);
+    assert!(
+        started.elapsed() < CONNECTION_DEADLINE * 3,
+        "answered after {:?}",
+        started.elapsed()
+    );
+    drop(hogs);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_port_in_use_is_an_error_naming_the_address() {
+    let first = Health::new().serve(LOOPBACK.into()).await.unwrap();
+    let addr = first.local_addr();
+    let error = Health::new().serve(addr).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("cannot serve the health probes on {addr}")
+    );
+    assert!(matches!(error, HealthError::Bind { .. }));
+}
+
+#[test]
+fn the_probe_port_comes_from_the_bundles_variable() {
+    assert_eq!(probe_addr_from(None).unwrap(), ([0, 0, 0, 0], 8081).into());
+    assert_eq!(probe_addr_from(Some("")).unwrap().port(), DEFAULT_PORT);
+    assert_eq!(
+        probe_addr_from(Some("9440")).unwrap(),
+        ([0, 0, 0, 0], 9440).into()
+    );
+    for bad in ["0", "65536", "http", "-1", ":8081"] {
+        let error = probe_addr_from(Some(bad)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("HEALTH_PROBE_PORT={bad:?} is not a port (1 to 65535)")
+        );
+    }
+}
