@@ -383,3 +383,349 @@ async fn each_phase_of_a_connection_has_its_own_deadline() {
     }
     server.shutdown().await;
 }
+
+/// A handler slower than the request deadline: 503 at the deadline, and it is cancelled.
+#[tokio::test]
+async fn a_handler_past_the_request_deadline_is_answered_503() {
+    async fn stuck(request: AdmissionRequest<DynamicObject>) -> AdmissionResponse {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        AdmissionResponse::from(&request)
+    }
+    let pki = pki();
+    let (server, client) = serve(&pki, |b| {
+        b.route(Route::typed("/stuck", stuck))
+            .request_timeout(Duration::from_secs(1))
+    })
+    .await;
+    let mut conn = client.connect().await.unwrap();
+    let began = Instant::now();
+    let reply = conn
+        .post("/stuck", &review("u", database(1)))
+        .await
+        .unwrap();
+    assert_eq!(reply.status, 503);
+    assert_eq!(
+        reply.text(),
+        "the webhook handler at /stuck did not answer in time"
+    );
+    assert!(
+        began.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        began.elapsed()
+    );
+    // The connection goes on.
+    let reply = conn
+        .post(VALIDATE, &review("u", database(1)))
+        .await
+        .unwrap();
+    assert_eq!(reply.status, 200);
+    server.shutdown().await;
+}
+
+/// At the connection cap, a new connection waits to be accepted (its handshake does not
+/// finish) and is served as soon as another closes.
+#[tokio::test]
+async fn the_connection_cap_holds_new_connections_until_one_closes() {
+    let pki = pki();
+    let (server, client) = serve(&pki, |b| b.max_connections(4)).await;
+    let body = review("u", database(1));
+    let mut open = Vec::new();
+    for _ in 0..4 {
+        let mut conn = client.connect().await.unwrap();
+        assert_eq!(conn.post(VALIDATE, &body).await.unwrap().status, 200);
+        open.push(conn);
+    }
+    let waiting = tokio::spawn({
+        let client = client.clone();
+        async move { client.connect().await }
+    });
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(!waiting.is_finished(), "a fifth connection was accepted");
+    // The ones open are served meanwhile.
+    assert_eq!(open[0].post(VALIDATE, &body).await.unwrap().status, 200);
+
+    drop(open.pop());
+    let mut fifth = tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("accepted once a connection closed")
+        .unwrap()
+        .unwrap();
+    assert_eq!(fifth.post(VALIDATE, &body).await.unwrap().status, 200);
+    server.shutdown().await;
+}
+
+// ---- memory, in a server process of its own -------------------------------------------------
+
+/// Where [`server_process`] finds its certificate; set only in the server's process.
+const SERVER_CERTS: &str = "WEBHOOK_TRAFFIC_SERVER_CERTS";
+
+/// Not a test: the server process of the memory tests, which start this binary again with
+/// `--exact server_process --ignored` (and [`SERVER_CERTS`] set). It serves until its stdin
+/// closes.
+#[test]
+#[ignore = "the server process the memory tests start"]
+fn server_process() {
+    let Some(dir) = std::env::var_os(SERVER_CERTS) else {
+        return;
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let server = builder(dir.as_ref())
+            .build()
+            .unwrap()
+            .start()
+            .await
+            .unwrap();
+        println!("listening on {}", server.local_addr());
+        tokio::task::spawn_blocking(|| {
+            let mut line = String::new();
+            let _ = std::io::stdin().read_line(&mut line);
+        })
+        .await
+        .unwrap();
+        server.shutdown().await;
+    });
+}
+
+/// The webhook server in a child process, whose memory the tests read from /proc.
+struct ServerProcess {
+    child: std::process::Child,
+    addr: SocketAddr,
+}
+
+impl ServerProcess {
+    /// Starts it, with the soft open-file limit set to `soft_file_limit` first if given.
+    fn start(pki: &Pki, soft_file_limit: Option<u64>) -> ServerProcess {
+        use std::io::BufRead;
+        use std::os::unix::process::CommandExt;
+        let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+        command
+            .args(["server_process", "--exact", "--ignored", "--nocapture"])
+            .env(SERVER_CERTS, pki.dir.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        if let Some(soft) = soft_file_limit {
+            // SAFETY: only async-signal-safe calls between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    let mut limit = libc::rlimit {
+                        rlim_cur: 0,
+                        rlim_max: 0,
+                    };
+                    if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    limit.rlim_cur = soft.min(limit.rlim_max as u64) as libc::rlim_t;
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let mut child = command.spawn().unwrap();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut addr = None;
+        for line in stdout.lines() {
+            if let Some(a) = line.unwrap().strip_prefix("listening on ") {
+                addr = Some(a.parse().unwrap());
+                break;
+            }
+        }
+        ServerProcess {
+            addr: addr.expect("the server process prints its address"),
+            child,
+        }
+    }
+
+    /// A field of /proc/<pid>/status, in bytes (VmRSS: resident now; VmHWM: the peak).
+    fn memory(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let line = status
+            .lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .unwrap_or_else(|| panic!("no {field} in {status}"));
+        line.trim().trim_end_matches(" kB").parse::<u64>().unwrap() << 10
+    }
+
+    /// The soft and hard limits on open files, from /proc/<pid>/limits.
+    fn open_file_limits(&self) -> (String, String) {
+        let limits = std::fs::read_to_string(format!("/proc/{}/limits", self.child.id())).unwrap();
+        let line = limits
+            .lines()
+            .find(|l| l.starts_with("Max open files"))
+            .unwrap();
+        let mut fields = line["Max open files".len()..].split_whitespace();
+        (
+            fields.next().unwrap().to_string(),
+            fields.next().unwrap().to_string(),
+        )
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const MIB: u64 = 1 << 20;
+/// The server's default body limit.
+const BODY_LIMIT: u64 = 8 * MIB;
+
+/// A warmed-up connection to `server` (TLS, hyper's buffers and the handler's path used once)
+/// and the server's RSS then.
+async fn warm(server: &ServerProcess, pki: &Pki) -> (Conn, u64) {
+    let client = Client::new(server.addr, &pki.ca);
+    let mut conn = client.connect().await.unwrap();
+    assert_eq!(
+        conn.post(VALIDATE, &review("u", database(10)))
+            .await
+            .unwrap()
+            .status,
+        200
+    );
+    assert_eq!(
+        conn.post("/dynamic", &review("u", database(10)))
+            .await
+            .unwrap()
+            .status,
+        200
+    );
+    (conn, server.memory("VmRSS"))
+}
+
+/// A body sent one byte per TLS record: each arrives as a frame of its own. Collected frame by
+/// frame, a 1 MB body took 1.8 GB; copied into one buffer, it costs about its size.
+#[tokio::test]
+async fn a_body_sent_one_byte_per_record_costs_about_its_size() {
+    let pki = pki();
+    let server = ServerProcess::start(&pki, None);
+    let (mut conn, before) = warm(&server, &pki).await;
+    let mut body = review("u", database(10));
+    body.resize(30_000, b' '); // JSON allows trailing whitespace
+    conn.stream
+        .write_all(head("/dynamic", body.len()).as_bytes())
+        .await
+        .unwrap();
+    for byte in &body {
+        conn.stream
+            .write_all(std::slice::from_ref(byte))
+            .await
+            .unwrap();
+        conn.stream.flush().await.unwrap();
+        // Paced, so that the server reads each record on its own (this test's runtime has
+        // nothing else to run; the server is another process).
+        std::thread::sleep(Duration::from_micros(50));
+    }
+    let reply = conn.reply().await.unwrap();
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let grown = server.memory("VmHWM").saturating_sub(before);
+    assert!(
+        grown < 3 * BODY_LIMIT,
+        "the server grew by {} MiB",
+        grown / MIB
+    );
+}
+
+/// An 8 MiB review whose object holds a long array of small numbers would decode to hundreds
+/// of MB of JSON values for a DynamicObject handler: refused before decoding, and the server
+/// grows by little more than the body. A smaller one is served.
+#[tokio::test]
+async fn a_review_that_would_decode_past_the_limit_is_refused_unread() {
+    let pki = pki();
+    let server = ServerProcess::start(&pki, None);
+    let (mut conn, before) = warm(&server, &pki).await;
+    let with_numbers = |n: usize| {
+        let mut object = database(1);
+        object["samples"] = Value::Array(vec![Value::from(0); n]);
+        review("u", object)
+    };
+    let big = with_numbers(4_000_000);
+    assert!(big.len() as u64 <= BODY_LIMIT, "{}", big.len());
+    let reply = conn.post("/dynamic", &big).await.unwrap();
+    assert_eq!(reply.status, 413, "{}", reply.text());
+    assert!(
+        reply
+            .text()
+            .starts_with("decoding the AdmissionReview would take about ")
+            && reply
+                .text()
+                .ends_with(" MiB, over the server's decode limit of 64 MiB"),
+        "{}",
+        reply.text()
+    );
+    let grown = server.memory("VmHWM").saturating_sub(before);
+    assert!(
+        grown < 3 * BODY_LIMIT,
+        "the server grew by {} MiB",
+        grown / MIB
+    );
+
+    let mut conn = Client::new(server.addr, &pki.ca).connect().await.unwrap();
+    let reply = conn.post("/dynamic", &with_numbers(100_000)).await.unwrap();
+    assert_eq!(reply.status, 200, "{}", reply.text());
+}
+
+/// After two rounds of 16 concurrent reviews of about 8 MiB each, the server's RSS comes back near where it
+/// was: glibc keeps freed memory unless asked to give it back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_is_returned_after_large_reviews() {
+    let pki = pki();
+    let server = ServerProcess::start(&pki, None);
+    let (_conn, before) = warm(&server, &pki).await;
+    let body = Arc::new(review("u", database(8_000_000)));
+    let client = Client::new(server.addr, &pki.ca);
+    // Two rounds: glibc's mmap threshold rises after the first large free, and the second
+    // round's buffers come from its heap.
+    for _ in 0..2 {
+        let mut tasks = Vec::new();
+        for _ in 0..16 {
+            let (client, body) = (client.clone(), body.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut conn = client.connect().await.unwrap();
+                conn.post(VALIDATE, &body).await.unwrap()
+            }));
+        }
+        for task in tasks {
+            let reply = task.await.unwrap();
+            assert_eq!(reply.status, 200, "{}", reply.text());
+        }
+    }
+    let peak = server.memory("VmHWM").saturating_sub(before);
+    assert!(
+        peak > 64 * MIB,
+        "the reviews were held at once: {} MiB",
+        peak / MIB
+    );
+    // The trim runs on a blocking thread once the last large request is done.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let after = loop {
+        let after = server.memory("VmRSS").saturating_sub(before);
+        if after < 3 * BODY_LIMIT || Instant::now() > deadline {
+            break after;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        after < 3 * BODY_LIMIT,
+        "{} MiB still resident of a {} MiB peak",
+        after / MIB,
+        peak / MIB
+    );
+}
+
+/// Under a soft open-file limit of 1,024 (common in containers), the server raises it to the
+/// hard limit when it starts, as Go programs do.
+#[tokio::test]
+async fn the_soft_open_file_limit_is_raised_to_the_hard_one() {
+    let pki = pki();
+    let server = ServerProcess::start(&pki, Some(1024));
+    let (soft, hard) = server.open_file_limits();
+    assert_eq!(soft, hard, "soft limit {soft}, hard {hard}");
+}
