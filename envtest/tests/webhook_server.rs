@@ -1,6 +1,6 @@
 //! `kube_markers::webhook::server` through a real TLS client (rustls) on loopback: allow, deny
 //! with the handler's message, a mutating handler's JSON patch, refused requests (bad body,
-//! unknown path, method, media type, size), dry-run kept from handlers with side effects,
+//! unknown path, method, media type, size, a review of another kind), dry-run kept from handlers with side effects,
 //! start-up errors, certificate rotation without a new listener, graceful shutdown.
 
 use std::net::SocketAddr;
@@ -345,10 +345,28 @@ async fn requests_that_are_not_reviews_are_refused_with_the_reason() {
     assert!(
         reply
             .text()
-            .starts_with("the request body is not an AdmissionReview: "),
+            .starts_with("the request body is not an admission.k8s.io/v1 AdmissionReview: "),
         "{}",
         reply.text()
     );
+    // A review of another kind or version: the server answers only admission.k8s.io/v1.
+    for (api_version, kind) in [
+        ("v1", "Pod"),
+        ("admission.k8s.io/v1beta1", "AdmissionReview"),
+    ] {
+        let mut wrong = review("uid", config_map("a", json!({"team": "x"})), false);
+        wrong["apiVersion"] = api_version.into();
+        wrong["kind"] = kind.into();
+        let reply = conn().await.unwrap().review("/validate", &wrong).await;
+        assert_eq!(reply.status, 400, "{}", reply.text());
+        assert_eq!(
+            reply.text(),
+            format!(
+                "the request body is not an admission.k8s.io/v1 AdmissionReview: \
+                 its apiVersion is {api_version:?} and its kind {kind:?}"
+            )
+        );
+    }
     let reply = conn()
         .await
         .unwrap()

@@ -44,6 +44,10 @@
 //! # Ok(()) }
 //! ```
 
+mod body;
+mod connection;
+mod envelope;
+mod process;
 mod routes;
 mod tls;
 
@@ -58,12 +62,13 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::rustls::crypto::ring;
 
+use connection::{Accepted, Limits, accept_capped};
 pub use routes::Route;
 use routes::RouteTable;
 use tls::{CertFiles, ReloadingCert};
@@ -75,9 +80,6 @@ pub const DEFAULT_CERT_DIR: &str = "/tmp/k8s-webhook-server/serving-certs";
 /// The default address: every interface, controller-runtime's webhook port.
 pub const DEFAULT_ADDR: SocketAddr =
     SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), 9443);
-
-/// Longest a client may take to finish the TLS handshake or send a request's headers.
-const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why the server cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -192,6 +194,11 @@ pub struct WebhookServerBuilder {
     reload_interval: Duration,
     shutdown_timeout: Duration,
     body_limit: usize,
+    decode_limit: usize,
+    header_timeout: Duration,
+    request_timeout: Duration,
+    idle_timeout: Duration,
+    max_connections: usize,
 }
 
 impl Default for WebhookServerBuilder {
@@ -207,6 +214,19 @@ impl Default for WebhookServerBuilder {
             // The API server's own limit on a request body is 3 MiB; a review carries the
             // object twice (object and oldObject) plus its envelope.
             body_limit: 8 << 20,
+            // Eight times the body limit: a 3 MiB object twice over (an update) decodes to
+            // about 40 MiB of JSON values; an 8 MiB array of small numbers to over 250 MiB.
+            decode_limit: 64 << 20,
+            // Go's servers (controller-runtime) allow 32 s; a TLS client that is slower is
+            // not an API server.
+            header_timeout: Duration::from_secs(10),
+            // The API server's webhook timeout is 10 s by default, 30 s at most.
+            request_timeout: Duration::from_secs(30),
+            // Longer than the API server keeps idle connections (90 s, Go's
+            // `IdleConnTimeout`), so that it is always the client that closes them: a POST
+            // that meets the server's close is not retried, and fails the admission.
+            idle_timeout: Duration::from_secs(120),
+            max_connections: 1024,
         }
     }
 }
@@ -272,13 +292,61 @@ impl WebhookServerBuilder {
         self
     }
 
+    /// The most bytes decoding one request's JSON may allocate (64 MiB by default), as the
+    /// server estimates it for a [`DynamicObject`](kube::core::DynamicObject) handler, which
+    /// decodes every field into `serde_json::Value`s; a body over it gets 413 before any
+    /// handler sees it. Typed handlers skip the fields their type does not have, and usually
+    /// take less.
+    pub fn decode_limit(mut self, bytes: usize) -> Self {
+        self.decode_limit = bytes;
+        self
+    }
+
+    /// How long a client may take to send a request's headers, from its first byte (or from
+    /// the end of the TLS handshake), and to finish the handshake; and how long a connection
+    /// may stall reading an answer (10 s by default).
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// How long one request may take from its first byte to its answer: headers, body and
+    /// handler (30 s by default, the API server's longest webhook timeout). A body not read
+    /// by then gets 408, a handler not done 503 (and is cancelled).
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// How long a keep-alive connection may wait for its next request (120 s by default).
+    /// Keep it longer than the API server keeps idle connections (90 s): it does not retry
+    /// a request whose connection the server closed under it.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// How many connections are served at once (1,024 by default, fewer when the open-file
+    /// limit is lower); further connections wait to be accepted until one closes, and that is
+    /// logged. The server raises the soft open-file limit to the hard one when it starts, as
+    /// Go programs do.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
     /// Checks the routes (at least one, paths absolute and distinct) and loads the
     /// certificate; every problem is reported at once.
     pub fn build(self) -> Result<WebhookServer, BuildError> {
         let mut errors = Vec::new();
-        let table = RouteTable::new(self.routes, self.body_limit)
-            .map_err(|e| errors.extend(e))
-            .ok();
+        let table = RouteTable::new(
+            self.routes,
+            self.body_limit,
+            self.decode_limit,
+            self.request_timeout,
+        )
+        .map_err(|e| errors.extend(e))
+        .ok();
         let provider = Arc::new(ring::default_provider());
         let files = CertFiles {
             cert: self.cert,
@@ -304,6 +372,13 @@ impl WebhookServerBuilder {
             addr: self.addr,
             reload_interval: self.reload_interval,
             shutdown_timeout: self.shutdown_timeout,
+            limits: Limits {
+                handshake_timeout: self.header_timeout,
+                header_timeout: self.header_timeout,
+                request_timeout: self.request_timeout,
+                idle_timeout: self.idle_timeout,
+                max_connections: self.max_connections,
+            },
         })
     }
 }
@@ -316,6 +391,7 @@ pub struct WebhookServer {
     addr: SocketAddr,
     reload_interval: Duration,
     shutdown_timeout: Duration,
+    limits: Limits,
 }
 
 impl std::fmt::Debug for WebhookServer {
@@ -351,6 +427,8 @@ impl WebhookServer {
             addr: self.addr,
             source,
         })?;
+        let mut limits = self.limits;
+        limits.max_connections = process::connection_cap(limits.max_connections);
         let (stop, stopped) = watch::channel(false);
         tokio::spawn(reload_certificate(
             self.cert.clone(),
@@ -361,6 +439,7 @@ impl WebhookServer {
             listener,
             self.acceptor,
             self.table,
+            limits,
             stopped,
             self.shutdown_timeout,
         ));
@@ -427,25 +506,20 @@ async fn accept(
     listener: TcpListener,
     acceptor: TlsAcceptor,
     table: Arc<RouteTable>,
+    limits: Limits,
     mut stopped: watch::Receiver<bool>,
     shutdown_timeout: Duration,
 ) {
     let graceful = GracefulShutdown::new();
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => {
-                    tokio::spawn(connection(stream, peer, acceptor.clone(), table.clone(), graceful.watcher()));
-                }
-                Err(e) => {
-                    // Out of file descriptors, say: back off rather than spin.
-                    tracing::warn!("accepting a webhook connection failed: {e}");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            },
-            _ = stopped.changed() => break,
-        }
-    }
+    accept_capped(&listener, limits, &mut stopped, |accepted| {
+        connection(
+            accepted,
+            acceptor.clone(),
+            table.clone(),
+            graceful.watcher(),
+        )
+    })
+    .await;
     drop(listener);
     if tokio::time::timeout(shutdown_timeout, graceful.shutdown())
         .await
@@ -456,13 +530,18 @@ async fn accept(
 }
 
 async fn connection(
-    stream: TcpStream,
-    peer: SocketAddr,
+    accepted: Accepted,
     acceptor: TlsAcceptor,
     table: Arc<RouteTable>,
     watcher: Watcher,
 ) {
-    let tls = match tokio::time::timeout(CLIENT_TIMEOUT, acceptor.accept(stream)).await {
+    let Accepted {
+        stream,
+        activity,
+        peer,
+        ..
+    } = accepted;
+    let tls = match connection::handshake(&activity, acceptor.accept(stream)).await {
         Ok(Ok(tls)) => tls,
         Ok(Err(e)) => {
             tracing::debug!(%peer, "TLS handshake failed: {e}");
@@ -473,15 +552,26 @@ async fn connection(
             return;
         }
     };
+    let service_activity = activity.clone();
     let service = service_fn(move |request| {
         let table = table.clone();
-        async move { Ok::<_, Infallible>(table.respond(request).await) }
+        let activity = service_activity.clone();
+        async move {
+            let deadline = activity.serve();
+            let response = table.respond(request, deadline).await;
+            activity.served();
+            Ok::<_, Infallible>(response)
+        }
     });
+    // hyper's header timeout would also close idle keep-alive connections (it starts when
+    // the connection waits for a request): `with_deadlines` keeps both deadlines instead.
     let connection = http1::Builder::new()
         .timer(TokioTimer::new())
-        .header_read_timeout(CLIENT_TIMEOUT)
+        .header_read_timeout(None)
         .serve_connection(TokioIo::new(tls), service);
-    if let Err(e) = watcher.watch(connection).await {
-        tracing::debug!(%peer, "webhook connection ended: {e}");
+    match connection::with_deadlines(&activity, watcher.watch(connection)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::debug!(%peer, "webhook connection ended: {e}"),
+        Err(why) => tracing::debug!(%peer, "webhook connection closed: {why}"),
     }
 }

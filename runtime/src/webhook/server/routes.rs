@@ -1,21 +1,28 @@
-//! From an HTTP request to a handler's answer: the path picks the route, the method, media type
-//! and size are checked, dry-run requests are kept from handlers with side effects.
+//! From an HTTP request to a handler's answer: the path picks the route; the method, media type,
+//! size, review type and decoded size are checked for every route alike; the body and the
+//! handler share the request deadline; dry-run requests are kept from handlers with side
+//! effects.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::header::{ALLOW, CONTENT_TYPE};
+use http::header::{ALLOW, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
 use http::{Method, Request, Response, StatusCode};
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::Full;
 use kube::core::Resource;
 use kube::core::admission::{AdmissionRequest, AdmissionResponse};
 use serde::de::DeserializeOwned;
 
 use super::ServerError;
+use super::body::{BodyError, read_body};
+use super::envelope::{ADMISSION_REVIEW, Envelope, ReviewType};
+use super::process::{LARGE_BODY, LargeRequest};
 use crate::webhook::{__handle, HandlerFn, HandlerFuture, SideEffects};
 use kube_markers_registry::WebhookEntry;
+use std::time::Duration;
+use tokio::time::Instant;
 
 /// A type-erased handler, a [`HandlerFn`] or a closure around a typed one.
 type Handler = Arc<dyn Fn(Vec<u8>) -> HandlerFuture + Send + Sync>;
@@ -27,6 +34,8 @@ pub struct Route {
     pub(crate) side_effects: SideEffects,
     pub(crate) handler: Handler,
     pub(crate) origin: String,
+    /// The `apiVersion` and `kind` of the bodies it takes.
+    pub(crate) review: ReviewType,
 }
 
 impl std::fmt::Debug for Route {
@@ -69,6 +78,7 @@ impl Route {
             side_effects,
             handler: Arc::new(handler),
             origin: entry.attribute.source.to_string(),
+            review: ADMISSION_REVIEW,
         })
     }
 
@@ -92,6 +102,7 @@ impl Route {
             side_effects: SideEffects::None,
             handler,
             origin: format!("{}:{}", caller.file(), caller.line()),
+            review: ADMISSION_REVIEW,
         }
     }
 
@@ -119,11 +130,18 @@ impl Route {
 pub(crate) struct RouteTable {
     routes: BTreeMap<String, Route>,
     body_limit: usize,
+    decode_limit: usize,
+    request_timeout: Duration,
 }
 
 impl RouteTable {
     /// The table, or every problem of the routes at once.
-    pub(crate) fn new(routes: Vec<Route>, body_limit: usize) -> Result<Self, Vec<ServerError>> {
+    pub(crate) fn new(
+        routes: Vec<Route>,
+        body_limit: usize,
+        decode_limit: usize,
+        request_timeout: Duration,
+    ) -> Result<Self, Vec<ServerError>> {
         let mut errors = Vec::new();
         if routes.is_empty() {
             errors.push(ServerError::NoRoutes);
@@ -149,6 +167,8 @@ impl RouteTable {
             Ok(RouteTable {
                 routes: table,
                 body_limit,
+                decode_limit,
+                request_timeout,
             })
         } else {
             Err(errors)
@@ -159,10 +179,14 @@ impl RouteTable {
         self.routes.keys().map(String::as_str)
     }
 
-    /// The answer to one request.
-    pub(crate) async fn respond<B>(&self, request: Request<B>) -> Response<Full<Bytes>>
+    /// The answer to one request whose body and handler must be done by `deadline`.
+    pub(crate) async fn respond<B>(
+        &self,
+        request: Request<B>,
+        deadline: Instant,
+    ) -> Response<Full<Bytes>>
     where
-        B: hyper::body::Body,
+        B: hyper::body::Body + Unpin,
         B::Error: std::error::Error + Send + Sync + 'static,
     {
         let path = request.uri().path();
@@ -180,7 +204,8 @@ impl RouteTable {
             let mut response = text(
                 StatusCode::METHOD_NOT_ALLOWED,
                 format!(
-                    "{path} takes POST requests with an AdmissionReview, not {}",
+                    "{path} takes POST requests with an {}, not {}",
+                    route.review.kind,
                     request.method()
                 ),
             );
@@ -204,84 +229,137 @@ impl RouteTable {
                 ),
             );
         }
-        let body = match Limited::new(request.into_body(), self.body_limit)
-            .collect()
-            .await
+        // hyper has checked that a Content-Length is one number.
+        let content_length = request
+            .headers()
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        let mut large = content_length
+            .filter(|&length| length >= LARGE_BODY as u64)
+            .map(|_| LargeRequest::begin());
+        let body = match read_body(
+            request.into_body(),
+            content_length,
+            self.body_limit,
+            deadline,
+        )
+        .await
         {
-            Ok(body) => body.to_bytes(),
-            Err(e) if e.is::<LengthLimitError>() => {
+            Ok(body) => body,
+            Err(BodyError::TooLarge) => {
                 return text(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     format!("the request body exceeds {} bytes", self.body_limit),
                 );
             }
-            Err(e) => {
+            Err(BodyError::TimedOut) => {
+                let mut response = text(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!(
+                        "the request body did not arrive within {} s of the request",
+                        self.request_timeout.as_secs_f64()
+                    ),
+                );
+                response
+                    .headers_mut()
+                    .insert(CONNECTION, http::HeaderValue::from_static("close"));
+                return response;
+            }
+            Err(BodyError::Read(e)) => {
                 return text(
                     StatusCode::BAD_REQUEST,
                     format!("the request body could not be read: {e}"),
                 );
             }
         };
-        route.call(body.to_vec()).await
+        if large.is_none() && body.capacity() >= LARGE_BODY {
+            large = Some(LargeRequest::begin());
+        }
+        let envelope = match Envelope::read(&body) {
+            Ok(envelope) => envelope,
+            Err(e) => {
+                return text(
+                    StatusCode::BAD_REQUEST,
+                    format!("the request body is not an {}: {e}", route.review),
+                );
+            }
+        };
+        if let Some(mismatch) = envelope.mismatch(route.review) {
+            return text(StatusCode::BAD_REQUEST, mismatch);
+        }
+        if envelope.decoded_size > self.decode_limit as u64 {
+            return text(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "decoding the {} would take about {} MiB, over the server's decode limit of {} MiB",
+                    route.review.kind,
+                    envelope.decoded_size >> 20,
+                    self.decode_limit >> 20
+                ),
+            );
+        }
+        let response = route.call(body, &envelope, deadline).await;
+        drop(large);
+        response
     }
 }
 
 impl Route {
-    async fn call(&self, body: Vec<u8>) -> Response<Full<Bytes>> {
+    async fn call(
+        &self,
+        body: Vec<u8>,
+        envelope: &Envelope,
+        deadline: Instant,
+    ) -> Response<Full<Bytes>> {
         if !self.side_effects.allows_dry_run()
-            && let Some(denial) = dry_run_denial(&body, self)
+            && let Some(denial) = dry_run_denial(envelope, self)
         {
             return json(denial);
         }
         // A task of its own, so that a handler that panics is a 500 naming the webhook rather
         // than a connection closed under the API server.
         let handler = self.handler.clone();
-        match tokio::spawn(async move { handler(body).await }).await {
-            Ok(Ok(review)) => json(review),
-            Ok(Err(e)) => text(StatusCode::BAD_REQUEST, e.to_string()),
-            Err(e) => {
+        let mut task = tokio::spawn(async move { handler(body).await });
+        match tokio::time::timeout_at(deadline, &mut task).await {
+            Ok(Ok(Ok(review))) => json(review),
+            Ok(Ok(Err(e))) => text(StatusCode::BAD_REQUEST, e.to_string()),
+            Ok(Err(e)) => {
                 tracing::error!(path = %self.path, origin = %self.origin, "webhook handler failed: {e}");
                 text(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     format!("the webhook handler at {} panicked", self.path),
                 )
             }
+            Err(_) => {
+                // The API server has given up by now (its webhook timeout is at most 30 s).
+                task.abort();
+                tracing::warn!(path = %self.path, origin = %self.origin, "webhook handler did not answer by the request deadline: cancelled");
+                text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    format!(
+                        "the webhook handler at {} did not answer in time",
+                        self.path
+                    ),
+                )
+            }
         }
     }
 }
 
-/// The parts of a review that decide whether it is a dry run, and how to answer it.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct DryRunProbe {
-    api_version: String,
-    kind: String,
-    request: Option<DryRunProbeRequest>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct DryRunProbeRequest {
-    uid: String,
-    #[serde(default)]
-    dry_run: bool,
-}
-
-/// The denial of a dry-run request to a webhook with side effects, or `None` when the body is
-/// not a dry-run review (the handler then answers it, or reports the body as not a review).
-fn dry_run_denial(body: &[u8], route: &Route) -> Option<Vec<u8>> {
-    let probe: DryRunProbe = serde_json::from_slice(body).ok()?;
-    let request = probe.request.filter(|r| r.dry_run)?;
+/// The denial of a dry-run request to a webhook with side effects, or `None` when the review
+/// is not a dry run (the handler then answers it, or reports the body as not a review).
+fn dry_run_denial(envelope: &Envelope, route: &Route) -> Option<Vec<u8>> {
+    let request = envelope.request.as_ref().filter(|r| r.dry_run)?;
     let mut response = AdmissionResponse::invalid("").deny(format!(
         "the webhook at {} has sideEffects {} and is not called for a dry-run request",
         route.path, route.side_effects
     ));
-    response.uid = request.uid;
+    response.uid = request.uid.clone().unwrap_or_default();
     response.result.reason = "Forbidden".into();
     response.result.code = 403;
     let mut review = serde_json::to_value(response.into_review()).ok()?;
-    review["apiVersion"] = probe.api_version.into();
-    review["kind"] = probe.kind.into();
+    review["apiVersion"] = route.review.api_version.into();
+    review["kind"] = route.review.kind.into();
     serde_json::to_vec(&review).ok()
 }
 
