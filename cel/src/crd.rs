@@ -44,6 +44,8 @@ pub struct Problem {
     pub detail: String,
     /// For a cost error: how to fix it.
     pub fix: Option<Fix>,
+    /// The rule or message expression at fault, if one is.
+    pub expression: Option<String>,
 }
 
 /// One expression's cost, for the cost report.
@@ -98,12 +100,13 @@ pub fn check_schema(schema: &Value, path: &str) -> SchemaReport {
     walk.node(schema, Some(&root), path, Some(1), None, &mut Vec::new());
     let most_expensive = std::mem::take(&mut walk.most_expensive);
     if report.total > PER_SCHEMA_LIMIT {
-        for (p, _) in most_expensive {
+        for (p, _, e) in most_expensive {
             report.problems.push(Problem {
                 path: p,
                 severity: Severity::Forbidden,
                 detail: "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema".into(),
                 fix: None,
+                expression: Some(e),
             });
         }
         report.problems.push(Problem {
@@ -115,6 +118,7 @@ pub fn check_schema(schema: &Value, path: &str) -> SchemaReport {
                 PER_SCHEMA_LIMIT,
             ),
             fix: None,
+            expression: None,
         });
     }
     report
@@ -131,7 +135,7 @@ struct Ancestor {
 
 struct Walk<'r> {
     report: &'r mut SchemaReport,
-    most_expensive: Vec<(String, u64)>,
+    most_expensive: Vec<(String, u64, String)>,
 }
 
 impl Walk<'_> {
@@ -238,6 +242,7 @@ impl Walk<'_> {
                 severity: Severity::InternalError,
                 detail: "failed to convert to declType for CEL validation rules".into(),
                 fix: None,
+                expression: None,
             });
             return;
         };
@@ -262,6 +267,7 @@ impl Walk<'_> {
                     if *output != Type::Bool {
                         self.problem(
                             &rule_path,
+                            text,
                             Severity::Invalid,
                             "cel expression must evaluate to a bool".into(),
                         );
@@ -273,6 +279,7 @@ impl Walk<'_> {
                 Err(e) => {
                     self.problem(
                         &rule_path,
+                        text,
                         Severity::Invalid,
                         format!("compilation failed: {e}"),
                     );
@@ -300,9 +307,10 @@ impl Walk<'_> {
                     severity: Severity::Forbidden,
                     detail: cost_error_message("estimated rule cost", cost, PER_EXPRESSION_LIMIT),
                     fix,
+                    expression: Some(text.to_string()),
                 });
             }
-            self.observe(&rule_path, cost);
+            self.observe(&rule_path, text, cost);
             if compiled.is_ok() {
                 self.report.costs.push(ExpressionCost {
                     path: rule_path.clone(),
@@ -321,11 +329,13 @@ impl Walk<'_> {
                     match compile(msg, decl, optional_old_self == Some(true)) {
                         Err(e) => self.problem(
                             &msg_path,
+                            msg,
                             Severity::Invalid,
                             format!("messageExpression compilation failed: {e}"),
                         ),
                         Ok(c) if c.output != Type::String => self.problem(
                             &msg_path,
+                            msg,
                             Severity::Invalid,
                             "messageExpression must evaluate to a string".into(),
                         ),
@@ -351,9 +361,10 @@ impl Walk<'_> {
                                         PER_EXPRESSION_LIMIT,
                                     ),
                                     fix,
+                                    expression: Some(msg.to_string()),
                                 });
                             }
-                            self.observe(&msg_path, cost);
+                            self.observe(&msg_path, msg, cost);
                             self.report.costs.push(ExpressionCost {
                                 path: msg_path,
                                 expression: msg.to_string(),
@@ -371,6 +382,7 @@ impl Walk<'_> {
                     if let Some(u) = uncorrelatable {
                         self.problem(
                             &rule_path,
+                            text,
                             Severity::Invalid,
                             format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {u}"),
                         );
@@ -378,6 +390,7 @@ impl Walk<'_> {
                 } else if optional_old_self.is_some() {
                     self.problem(
                         &format!("{base}.optionalOldSelf"),
+                        text,
                         Severity::Invalid,
                         "may not be set if oldSelf is not used in rule".into(),
                     );
@@ -386,22 +399,24 @@ impl Walk<'_> {
         }
     }
 
-    fn problem(&mut self, path: &str, severity: Severity, detail: String) {
+    fn problem(&mut self, path: &str, expr: &str, severity: Severity, detail: String) {
         self.report.problems.push(Problem {
             path: path.to_string(),
             severity,
             detail,
             fix: None,
+            expression: Some(expr.to_string()),
         });
     }
 
     /// `TotalCost.ObserveExpressionCost`: the sum, and the four costliest above 1% of the limit.
-    fn observe(&mut self, path: &str, cost: u64) {
+    fn observe(&mut self, path: &str, expr: &str, cost: u64) {
         self.report.total = self.report.total.saturating_add(cost);
         if cost < PER_SCHEMA_LIMIT / 100 {
             return;
         }
-        self.most_expensive.push((path.to_string(), cost));
+        self.most_expensive
+            .push((path.to_string(), cost, expr.to_string()));
         self.most_expensive.sort_by(|a, b| b.1.cmp(&a.1));
         self.most_expensive.truncate(4);
     }
