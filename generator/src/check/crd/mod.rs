@@ -4,6 +4,7 @@
 //!
 //! Each problem is a sentence naming the schema location as a path (`spec.conditions[*].type`).
 
+mod cel_rules;
 mod defaults;
 mod formats;
 
@@ -442,6 +443,11 @@ fn split_path(path: &str) -> Vec<&str> {
 pub fn check_version(version: &Value) -> Vec<SchemaProblem> {
     let root = &version["schema"]["openAPIV3Schema"];
     let mut problems = check_schema(root);
+    // As the API server, type-check and cost the rules only of a schema without structural
+    // problems: an invalid schema has no dependable CEL types.
+    if problems.is_empty() {
+        problems.extend(cel_rules::problems(root));
+    }
     for column in version["additionalPrinterColumns"]
         .as_array()
         .into_iter()

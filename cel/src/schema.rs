@@ -1,0 +1,347 @@
+//! A structural schema as a rule sees it: apiserver's `common/schemas.go` `SchemaDeclType`, with
+//! its size bounds (`MaxElements`, `MinSerializedSize`) derived as the server derives them.
+
+use crate::check::Provider;
+use crate::types::Type;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+
+/// kube-apiserver's request-size limit, from which unbounded sizes are derived.
+pub const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
+const MIN_STRING_SIZE: i64 = 2;
+const MIN_BOOL_SIZE: i64 = 4;
+const MIN_NUMBER_SIZE: i64 = 1;
+const MIN_DURATION_SIZE_JSON: i64 = 3;
+const JSON_DATE_SIZE: i64 = 12;
+const MIN_DATETIME_SIZE_JSON: i64 = 21;
+const MAX_DURATION_SIZE_JSON: i64 = 32;
+const MAX_DATETIME_SIZE_JSON: i64 = 32;
+/// `metadata.name`'s length limit (a DNS-1123 subdomain), which 1.37 applies to rules.
+const NAME_MAX_LENGTH: i64 = 253;
+
+#[derive(Clone, Debug)]
+pub enum DeclKind {
+    Scalar(Type),
+    List(Box<DeclType>),
+    /// A map from string keys; `key` is apiserver's shared string type, whose `MaxElements` is 0.
+    Map(Box<DeclType>),
+    Object(BTreeMap<String, DeclType>),
+}
+
+#[derive(Clone, Debug)]
+pub struct DeclType {
+    pub kind: DeclKind,
+    pub max_elements: i64,
+    pub min_serialized_size: i64,
+}
+
+/// The map keys' type (`apiservercel.StringType`).
+pub static MAP_KEY: DeclType = DeclType {
+    kind: DeclKind::Scalar(Type::String),
+    max_elements: 0,
+    min_serialized_size: MIN_STRING_SIZE,
+};
+
+impl DeclType {
+    /// The CEL type, objects named `name` and below it `name.field`, `name.@idx`, `name.@elem`
+    /// (apiserver's `MaybeAssignTypeName`).
+    pub fn cel_type(&self, name: &str) -> Type {
+        match &self.kind {
+            DeclKind::Scalar(t) => t.clone(),
+            DeclKind::List(e) => Type::list(e.cel_type(&format!("{name}.@idx"))),
+            DeclKind::Map(e) => Type::map(Type::String, e.cel_type(&format!("{name}.@elem"))),
+            DeclKind::Object(_) => Type::Struct(name.to_string()),
+        }
+    }
+
+    /// The message types under this node, for the checker.
+    pub fn provider(&self, name: &str) -> Provider {
+        let mut provider = Provider {
+            structs: HashMap::new(),
+        };
+        self.register(name, &mut provider);
+        provider
+    }
+
+    fn register(&self, name: &str, provider: &mut Provider) {
+        match &self.kind {
+            DeclKind::Scalar(_) => {}
+            DeclKind::List(e) => e.register(&format!("{name}.@idx"), provider),
+            DeclKind::Map(e) => e.register(&format!("{name}.@elem"), provider),
+            DeclKind::Object(fields) => {
+                let mut types = HashMap::new();
+                for (field, t) in fields {
+                    let child = format!("{name}.{field}");
+                    types.insert(field.clone(), t.cel_type(&child));
+                    t.register(&child, provider);
+                }
+                provider.structs.insert(name.to_string(), types);
+            }
+        }
+    }
+
+    /// The node a cost path (`self.a.@items.b`) leads to; the first element is the variable.
+    pub fn at_path(&self, path: &[String]) -> Option<&DeclType> {
+        let mut node = self;
+        for name in path.iter().skip(1) {
+            node = match (name.as_str(), &node.kind) {
+                ("@items" | "@values", DeclKind::List(e) | DeclKind::Map(e)) => e,
+                ("@keys", DeclKind::Map(_)) => &MAP_KEY,
+                (field, DeclKind::Object(fields)) => fields.get(field)?,
+                _ => return None,
+            };
+        }
+        Some(node)
+    }
+}
+
+fn int(s: &Value, key: &str) -> Option<i64> {
+    s.get(key).and_then(Value::as_i64)
+}
+fn flag(s: &Value, key: &str) -> bool {
+    s.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+fn zero_if_negative(v: i64) -> i64 {
+    v.max(0)
+}
+
+/// `SchemaDeclType`: `None` where the schema has no CEL type (no `type`, or an array without
+/// `items`), which hides the property from rules.
+pub fn decl_type(s: &Value, resource_root: bool) -> Option<DeclType> {
+    if flag(s, "x-kubernetes-int-or-string") {
+        let max = match int(s, "maxLength") {
+            Some(l) => zero_if_negative(l) * 4,
+            None => MAX_REQUEST_SIZE_BYTES - 2,
+        };
+        return Some(DeclType {
+            kind: DeclKind::Scalar(Type::Dyn),
+            max_elements: max,
+            min_serialized_size: 1,
+        });
+    }
+    let owned;
+    let s = if resource_root {
+        owned = with_type_and_object_meta(s);
+        &owned
+    } else {
+        s
+    };
+    let simple = |t: Type, min: i64, max: i64| DeclType {
+        kind: DeclKind::Scalar(t),
+        max_elements: max,
+        min_serialized_size: min,
+    };
+    match s.get("type").and_then(Value::as_str)? {
+        "array" => {
+            let items = s.get("items")?;
+            let elem = decl_type(items, flag(items, "x-kubernetes-embedded-resource"))?;
+            let max = match int(s, "maxItems") {
+                Some(m) => zero_if_negative(m),
+                None => (MAX_REQUEST_SIZE_BYTES - 2) / (elem.min_serialized_size + 1),
+            };
+            Some(DeclType {
+                kind: DeclKind::List(Box::new(elem)),
+                max_elements: max,
+                min_serialized_size: 2,
+            })
+        }
+        "object" => {
+            if let Some(props) = s.get("additionalProperties").filter(|p| p.is_object()) {
+                let elem = decl_type(props, flag(props, "x-kubernetes-embedded-resource"))?;
+                let max = match int(s, "maxProperties") {
+                    Some(m) => zero_if_negative(m),
+                    None => (MAX_REQUEST_SIZE_BYTES - 2) / (elem.min_serialized_size + 6),
+                };
+                return Some(DeclType {
+                    kind: DeclKind::Map(Box::new(elem)),
+                    max_elements: max,
+                    min_serialized_size: 2,
+                });
+            }
+            let required: Vec<&str> = s
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut fields = BTreeMap::new();
+            let mut min = 2;
+            if let Some(props) = s.get("properties").and_then(Value::as_object) {
+                for (name, prop) in props {
+                    let Some(t) = decl_type(prop, flag(prop, "x-kubernetes-embedded-resource"))
+                    else {
+                        continue;
+                    };
+                    if required.contains(&name.as_str()) && prop.get("default").is_none() {
+                        min += name.len() as i64 + t.min_serialized_size + 4;
+                    }
+                    if let Some(escaped) = escape(name) {
+                        fields.insert(escaped, t);
+                    }
+                }
+            }
+            Some(DeclType {
+                kind: DeclKind::Object(fields),
+                max_elements: 0,
+                min_serialized_size: min,
+            })
+        }
+        "string" => Some(match s.get("format").and_then(Value::as_str) {
+            Some("byte") => {
+                let max = int(s, "maxLength")
+                    .map(zero_if_negative)
+                    .unwrap_or(MAX_REQUEST_SIZE_BYTES - 2);
+                simple(Type::Bytes, MIN_STRING_SIZE, max)
+            }
+            Some("duration") => simple(
+                Type::Duration,
+                MIN_DURATION_SIZE_JSON,
+                MAX_DURATION_SIZE_JSON,
+            ),
+            Some("date") => simple(Type::Timestamp, JSON_DATE_SIZE, JSON_DATE_SIZE),
+            Some("date-time") => simple(
+                Type::Timestamp,
+                MIN_DATETIME_SIZE_JSON,
+                MAX_DATETIME_SIZE_JSON,
+            ),
+            _ => {
+                let max = match (int(s, "maxLength"), s.get("enum").and_then(Value::as_array)) {
+                    (Some(l), _) => zero_if_negative(l) * 4,
+                    (None, Some(values)) if !values.is_empty() => values
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(|v| v.len() as i64)
+                        .max()
+                        .unwrap_or(0),
+                    _ => MAX_REQUEST_SIZE_BYTES - 2,
+                };
+                simple(Type::String, MIN_STRING_SIZE, max)
+            }
+        }),
+        "boolean" => Some(simple(Type::Bool, MIN_BOOL_SIZE, 0)),
+        "number" => Some(simple(Type::Double, MIN_NUMBER_SIZE, 0)),
+        "integer" => Some(simple(Type::Int, MIN_NUMBER_SIZE, 0)),
+        _ => None,
+    }
+}
+
+/// apiextensions' `WithTypeAndObjectMeta`: a resource's `apiVersion`, `kind` and
+/// `metadata.{name,generateName}`, the metadata capped at 253 and 252 characters.
+fn with_type_and_object_meta(s: &Value) -> Value {
+    let props = s.get("properties");
+    let prop_type = |path: &[&str]| {
+        let mut node = props;
+        for (i, p) in path.iter().enumerate() {
+            node = node.and_then(|n| n.get(p));
+            if i + 1 < path.len() {
+                node = node.and_then(|n| n.get("properties"));
+            }
+        }
+        node.and_then(|n| n.get("type"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let has_meta_props = props
+        .and_then(|p| p.get("metadata"))
+        .and_then(|m| m.get("properties"))
+        .is_some();
+    if prop_type(&["kind"]).as_deref() == Some("string")
+        && prop_type(&["apiVersion"]).as_deref() == Some("string")
+        && prop_type(&["metadata"]).as_deref() == Some("object")
+        && has_meta_props
+        && prop_type(&["metadata", "name"]).as_deref() == Some("string")
+        && prop_type(&["metadata", "generateName"]).as_deref() == Some("string")
+    {
+        return s.clone();
+    }
+    let meta_prop = |name: &str| {
+        props
+            .and_then(|p| p.get("metadata"))
+            .and_then(|m| m.get("properties"))
+            .and_then(|p| p.get(name))
+            .and_then(|n| int(n, "maxLength"))
+    };
+    let capped = |existing: Option<i64>, cap: i64| {
+        let max = existing.filter(|l| *l < cap).unwrap_or(cap);
+        serde_json::json!({"type": "string", "maxLength": max})
+    };
+    let mut result = s.clone();
+    let obj = result
+        .as_object_mut()
+        .expect("a resource schema is an object");
+    let props = obj
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Default::default()));
+    if !props.is_object() {
+        *props = Value::Object(Default::default());
+    }
+    let props = props.as_object_mut().expect("properties is an object");
+    props.insert("kind".into(), serde_json::json!({"type": "string"}));
+    props.insert("apiVersion".into(), serde_json::json!({"type": "string"}));
+    props.insert(
+        "metadata".into(),
+        serde_json::json!({"type": "object", "properties": {
+            "name": capped(meta_prop("name"), NAME_MAX_LENGTH),
+            "generateName": capped(meta_prop("generateName"), NAME_MAX_LENGTH - 1),
+        }}),
+    );
+    result
+}
+
+/// The identifier under which a rule sees property `name` (apiserver `pkg/cel/escaping.go`):
+/// reserved words become `__word__`; `__`, `.`, `-`, `/` become `__underscores__`, `__dot__`,
+/// `__dash__`, `__slash__`. `None` for a name CEL cannot reach (a leading digit, another
+/// character). kube-markers-core has the same function behind its parser feature.
+pub fn escape(name: &str) -> Option<String> {
+    const RESERVED: &[&str] = &[
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ];
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '/'))
+    {
+        return None;
+    }
+    if RESERVED.contains(&name) {
+        return Some(format!("__{name}__"));
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("__") {
+            out.push_str("__underscores__");
+            rest = after;
+            continue;
+        }
+        match c {
+            '.' => out.push_str("__dot__"),
+            '-' => out.push_str("__dash__"),
+            '/' => out.push_str("__slash__"),
+            other => out.push(other),
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Some(out)
+}
