@@ -90,6 +90,7 @@ fn kubectl_kustomize_wires_the_webhooks_to_their_service_and_certificate() {
             crds: &[],
             listed_files: &[],
             header: "",
+            regenerate: "`cargo run -p codegen`",
             webhook_configurations: &configurations,
             webhook_file: Some(webhook_file),
         },
