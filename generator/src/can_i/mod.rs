@@ -13,8 +13,9 @@
 mod explain;
 mod resources;
 
-use kube_markers_rbac::authorize::defaults::{
-    DEFAULT_ROLES, DEFAULT_ROLES_SERVER_VERSION, DefaultRole, default_role,
+use kube_markers_rbac::authorize::defaults::default_role;
+pub use kube_markers_rbac::authorize::defaults::{
+    DEFAULT_ROLES, DEFAULT_ROLES_SERVER_VERSION, DefaultRole,
 };
 pub use kube_markers_rbac::authorize::manifests::{ManifestProblem, Manifests, Origin, load};
 pub use resources::{KnownResource, ResourceSource, builtin_resources, resolve};
