@@ -29,7 +29,7 @@ pub(super) fn kept(api_version: &str, kind: &str) -> bool {
 
 /// Kinds a patch could touch that matter to RBAC (a patch whose target is none of these is
 /// left out without changing an answer).
-const RBAC_KINDS: &[&str] = &[
+pub(super) const RBAC_KINDS: &[&str] = &[
     "Role",
     "ClusterRole",
     "RoleBinding",

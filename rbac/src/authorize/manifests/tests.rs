@@ -319,6 +319,47 @@ fn what_is_not_rendered_is_refused_by_name() {
     );
     assert!(refused("resources: [sa.yaml]\ntransformers: [t.yaml]\n").contains("t.yaml"));
     assert!(refused("resources: [sa.yaml]\nhelmCharts: []\n").contains("`helmCharts`"));
+    assert!(
+        refused(
+            "resources: [sa.yaml]\nreplacements:\n- source: {kind: ConfigMap, name: c}\n  \
+             targets:\n  - select: {kind: ServiceAccount}\n    fieldPaths: [metadata.name]\n"
+        )
+        .contains("copies from a \"ConfigMap\"")
+    );
+    assert!(
+        refused(
+            "resources: [sa.yaml]\nreplacements:\n- source: {kind: ServiceAccount, name: op}\n  \
+             targets:\n  - select: {labelSelector: a=b}\n    fieldPaths: [metadata.name]\n"
+        )
+        .contains("selector field `labelSelector`")
+    );
+    // A transformer that is a plugin, or a strategic merge patch.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("kustomization.yaml"),
+        "resources: [sa.yaml]\ntransformers: [t.yaml]\n",
+    );
+    write(
+        &dir.path().join("sa.yaml"),
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: op, namespace: a}\n",
+    );
+    write(
+        &dir.path().join("t.yaml"),
+        "apiVersion: example.com/v1\nkind: Renamer\nmetadata: {name: r}\n---\n\
+         apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: p}\n\
+         patch: 'metadata: {name: x}'\n",
+    );
+    let text: Vec<String> = load(dir.path())
+        .unwrap_err()
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert!(
+        text[0].contains("t.yaml: transformer \"Renamer\""),
+        "{text:?}"
+    );
+    assert!(text[0].contains("is a plugin"), "{text:?}");
+    assert!(text[1].contains("not a JSON 6902 list"), "{text:?}");
     // A patch of a webhook configuration (the bundle's cert-manager patches) changes nothing
     // RBAC reads: it is read past.
     let dir = tempfile::tempdir().unwrap();
