@@ -219,6 +219,22 @@ async fn can_i_answers_as_kubectl_auth_can_i_on_the_installed_bundle() {
     );
     succeeded("kubectl wait for the CRD", &established);
 
+    // As the README runs it, and with the link to the attributes kept through the prefix.
+    let out = outside::run_generator(&ws, &["can-i", "list", "backups", "-A", "--explain"]);
+    let explained = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{explained}");
+    let line = BACKUP_LIB
+        .lines()
+        .position(|l| l.contains("resources = \"backups\""))
+        .unwrap()
+        + 1;
+    assert!(
+        explained.contains(&format!(
+            "#[rbac]: (\"manager-role\" in its file)\n  my-operator/src/lib.rs:{line} (reconcile) "
+        )),
+        "{explained}"
+    );
+
     let mut rows = Vec::new();
     let mut disagreements = Vec::new();
     for question in questions(&operator_ns) {
