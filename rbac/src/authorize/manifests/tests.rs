@@ -391,3 +391,23 @@ fn a_resource_directory_without_a_kustomization_is_refused() {
         "{problems:?}"
     );
 }
+
+#[test]
+fn a_kustomization_that_includes_itself_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("a/kustomization.yaml"),
+        "resources: [../b]\n",
+    );
+    write(
+        &dir.path().join("b/kustomization.yaml"),
+        "resources: [../a]\n",
+    );
+    let problems = load(&dir.path().join("a")).unwrap_err();
+    assert!(
+        problems[0]
+            .to_string()
+            .contains("includes itself (a cycle of resources)"),
+        "{problems:?}"
+    );
+}
