@@ -236,9 +236,6 @@ fn resolve_target(
     else {
         return (target.clone(), None);
     };
-    if resource == "*" {
-        return (target.clone(), None);
-    }
     let wanted_group = (!group.is_empty()).then_some(group.as_str());
     match resolve(known, resource, wanted_group) {
         Some(found) => (
@@ -322,12 +319,12 @@ fn unbound_service_account(user: &UserInfo, manifests: &Manifests) -> Option<Str
 }
 
 /// Answers the question against the manifests of `--from`; `entries` are the linked `#[rbac]`
-/// attributes, named by `--explain`; `crds` the linked CRDs, whose resources the question may
-/// name ([`KnownResource::from_registry`]).
+/// attributes, named by `--explain`; `crds` gives the linked CRDs, whose resources the
+/// question may name ([`KnownResource::from_registry`]).
 pub fn run(
     opts: &CanIOptions,
     entries: &[&RbacEntry],
-    crds: &[KnownResource],
+    crds: impl FnOnce() -> Vec<KnownResource>,
 ) -> Result<CanIAnswer, CanIError> {
     let mut manifests = load(&opts.from).map_err(CanIError::Manifests)?;
     let (user, identity_source) = identity(opts, &manifests)?;
@@ -340,10 +337,18 @@ pub fn run(
     if opts.default_roles {
         add_default_roles(&mut manifests);
     }
-    let mut known = builtin_resources();
-    known.extend(crds.iter().cloned());
-    known.extend(manifests.crds.iter().map(KnownResource::from_manifest));
-    let (target, resolved_from) = resolve_target(&opts.target, &known, &mut warnings);
+    // Every resource's names, as discovery would list them: a CRD's short name takes
+    // precedence over a built-in's singular, as kubectl expands short names first. URLs need
+    // none (nor the linked CRDs' schemas, built on the call).
+    let (target, resolved_from) = match &opts.target {
+        Target::Resource { resource, .. } if resource != "*" => {
+            let mut known = builtin_resources();
+            known.extend(crds());
+            known.extend(manifests.crds.iter().map(KnownResource::from_manifest));
+            resolve_target(&opts.target, &known, &mut warnings)
+        }
+        _ => (opts.target.clone(), None),
+    };
     let request = attributes_of(
         &opts.verb,
         &target,

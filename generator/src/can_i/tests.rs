@@ -116,7 +116,7 @@ fn ask(dir: &Path, args: &[&str]) -> Result<CanIAnswer, CanIError> {
     let CanICommand::Ask(opts) = CanICommand::parse(all).unwrap() else {
         panic!()
     };
-    run(&opts, &entries(), &[])
+    run(&opts, &entries(), Vec::new)
 }
 
 fn manifest_errors(dir: &Path, args: &[&str]) -> String {
@@ -442,7 +442,7 @@ fn bad_manifests_are_named_all_together() {
     else {
         panic!()
     };
-    let e = run(&opts, &[], &[]).unwrap_err().to_string();
+    let e = run(&opts, &[], Vec::new).unwrap_err().to_string();
     assert!(
         e.starts_with(&format!("cannot read --from {}: ", missing.display())),
         "{e}"
@@ -477,7 +477,7 @@ fn lists_and_single_files_are_read() {
     .unwrap() else {
         panic!()
     };
-    assert!(run(&opts, &[], &[]).unwrap().allowed());
+    assert!(run(&opts, &[], Vec::new).unwrap().allowed());
 }
 
 #[test]
@@ -596,7 +596,7 @@ fn resources_are_resolved_as_kubectl_discovery_does() {
         from: ResourceSource::Registry("backup::Backup".into()),
         ..KnownResource::from_manifest(&load(dir.path()).unwrap().crds[0])
     };
-    let text = run(&opts, &entries(), &[linked]).unwrap().text;
+    let text = run(&opts, &entries(), || vec![linked]).unwrap().text;
     assert!(text.contains("         backups.backup.example.com is the CRD of `backup::Backup` (#[kube_markers::crd])\n"), "{text}");
     assert!(
         text.contains("groups = \"backup.example.com\", resources = \"backups\""),

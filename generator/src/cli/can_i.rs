@@ -280,8 +280,11 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     if let Some(warning) = unknown_verb_warning(&opts) {
         eprintln!("{warning}");
     }
-    let crds = KnownResource::from_registry();
-    match run(&opts, &kube_markers_registry::rbac_entries(), &crds) {
+    match run(
+        &opts,
+        &kube_markers_registry::rbac_entries(),
+        KnownResource::from_registry,
+    ) {
         Ok(answer) => {
             for warning in &answer.warnings {
                 eprintln!("{warning}");
