@@ -260,13 +260,23 @@ fn resolve_target(
     }
 }
 
-/// The default roles' objects added to the manifests' authorizer.
+/// The default roles' objects added to the manifests' authorizer, but for those the manifests
+/// hold already (a dump of a cluster's roles has them).
 fn add_default_roles(manifests: &mut Manifests) {
     let rbac = &mut manifests.authorizer;
-    rbac.cluster_roles
-        .extend(DEFAULT_ROLES.iter().map(DefaultRole::cluster_role));
-    rbac.cluster_role_bindings
-        .extend(DEFAULT_ROLES.iter().map(DefaultRole::cluster_role_binding));
+    for role in DEFAULT_ROLES {
+        let named = |name: &Option<String>| name.as_deref() == Some(role.name);
+        if !rbac.cluster_roles.iter().any(|r| named(&r.metadata.name)) {
+            rbac.cluster_roles.push(role.cluster_role());
+        }
+        if !rbac
+            .cluster_role_bindings
+            .iter()
+            .any(|b| named(&b.metadata.name))
+        {
+            rbac.cluster_role_bindings.push(role.cluster_role_binding());
+        }
+    }
 }
 
 /// For `--as` a ServiceAccount that no binding names: the ServiceAccounts bindings do name, so

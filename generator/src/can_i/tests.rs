@@ -527,6 +527,30 @@ fn every_user_has_the_default_roles_unless_left_out() {
     assert!(yes(&["get", "/healthz", "--as", "system:anonymous"]));
     assert!(!yes(&["get", "/api", "--as", "system:anonymous"]));
 
+    // A --from that holds a default role already (a dump of a cluster's roles) is taken as it
+    // is: that cluster's system:discovery, here narrowed to /api.
+    let dump = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: system:discovery\nrules:\n- nonResourceURLs: [/api]\n  verbs: [get]\n";
+    let dumped = dir_with(&[
+        ("role.yaml", ROLES),
+        ("bindings.yaml", BINDINGS),
+        ("dump.yaml", dump),
+    ]);
+    let dumped_yes = |args: &[&str]| ask(dumped.path(), args).unwrap().allowed();
+    assert!(dumped_yes(&["get", "/api"]));
+    assert!(!dumped_yes(&["get", "/openapi/v3"]));
+    assert!(dumped_yes(&["get", "/version"])); // system:public-info-viewer's
+    let text = ask(dumped.path(), &["get", "/api", "--explain"])
+        .unwrap()
+        .text;
+    assert!(
+        text.contains("rule:    rules[0] of ClusterRole \"system:discovery\" in "),
+        "{text}"
+    );
+    assert!(
+        text.contains("(3 YAML file(s): 2 ClusterRole(s), 1 Role(s), 1 ClusterRoleBinding(s), 1 RoleBinding(s))\n"),
+        "{text}"
+    );
+
     let text = ask(dir.path(), &["get", "/version", "--explain"])
         .unwrap()
         .text;
