@@ -120,12 +120,13 @@ impl Permission {
 ///   aggregated exactly as the generator writes `role.yaml` (the generator's own aggregation),
 ///   with each ClusterRole bound cluster-wide and each Role in its namespace, as the deploy
 ///   bundle binds them.
-/// - [`Permissions::from_manifests`]: Roles, ClusterRoles and their bindings from YAML files, for
-///   a ServiceAccount (what `codegen can-i --from` reads).
+/// - [`Permissions::from_manifests`]: Roles, ClusterRoles and their bindings from YAML files (a
+///   directory with a kustomization as `kubectl apply -k` installs it), for a ServiceAccount
+///   (what `codegen can-i --from` reads).
 ///
-/// Both include what every cluster grants every authenticated user (kube-apiserver's default
-/// `system:discovery`, `system:public-info-viewer` and `system:basic-user` roles: discovery
-/// paths, `/healthz`, `/version`, self access reviews), so a client's discovery requests and
+/// Both include what every cluster grants every user (kube-apiserver's default roles,
+/// `kube_markers_rbac::authorize::defaults`: discovery paths, `/healthz`, `/version`, self
+/// access reviews; for ServiceAccounts the OIDC documents), so a client's discovery requests and
 /// [`preflight`](crate::preflight) are covered; those rules are never reported as unused.
 #[derive(Debug, Clone)]
 pub struct Permissions {
