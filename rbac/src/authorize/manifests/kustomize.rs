@@ -110,7 +110,7 @@ fn namespace_of(doc: &Value) -> String {
 }
 
 /// Namespaced, as kustomize's namespace transformer decides for the kinds kept.
-fn namespaced(kind: &str) -> bool {
+pub(super) fn namespaced(kind: &str) -> bool {
     matches!(kind, "Role" | "RoleBinding" | "ServiceAccount")
 }
 

@@ -275,6 +275,49 @@ fn replacements_render_as_kustomize_renders_them() {
     assert_same_as_kustomize(dir.path());
 }
 
+#[test]
+fn patch_targets_select_as_kustomize_selects() {
+    // A namespaced object without a namespace is in `default` for a selector; a cluster-scoped
+    // one in none.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("kustomization.yaml"),
+        "resources: [rbac.yaml]\ntransformers: [rename.yaml]\n",
+    );
+    write(
+        &dir.path().join("rbac.yaml"),
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: op}\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: op}\n\
+         rules: []\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: op, namespace: x}\n\
+         rules: []\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: op}\n\
+         roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: op}\n",
+    );
+    write(
+        &dir.path().join("rename.yaml"),
+        "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: r}\n\
+         target: {namespace: default}\n\
+         patch: |\n  - op: replace\n    path: /metadata/name\n    value: renamed\n",
+    );
+    // The rendering itself (`load` then refuses the ServiceAccount without a namespace).
+    let mut errors = Vec::new();
+    let mut ours: Vec<(String, String, String)> = kustomize::render(dir.path(), &mut errors)
+        .iter()
+        .map(|o| (o.kind().into(), o.namespace().into(), o.name().into()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    ours.sort();
+    let theirs: Vec<(String, String, String)> = kustomized(dir.path())
+        .into_iter()
+        .map(|(kind, namespace, name, _)| (kind, namespace, name))
+        .collect();
+    assert_eq!(ours, theirs);
+    assert!(ours.contains(&("ServiceAccount".into(), "".into(), "renamed".into())));
+    assert!(ours.contains(&("ClusterRole".into(), "".into(), "op".into())));
+    assert!(ours.contains(&("ClusterRoleBinding".into(), "".into(), "op".into())));
+}
+
 fn refused(kustomization: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     write(&dir.path().join("kustomization.yaml"), kustomization);

@@ -3,7 +3,7 @@
 //! JSON 6902 patch, and `ReplacementTransformer`. Objects are selected as kustomize selects
 //! them: by kind, group, version, and by any name and namespace they had.
 
-use super::kustomize::{Object, RBAC_KINDS};
+use super::kustomize::{Object, RBAC_KINDS, namespaced};
 use super::{ManifestProblem, Origin, read_documents};
 use serde_json::Value;
 use std::path::Path;
@@ -34,9 +34,10 @@ fn selects(selector: &Value, object: &Object, by_any_id: bool) -> bool {
     {
         return false;
     }
-    // An object without a namespace is in `default`, for a selector.
+    // A cluster-scoped object is in no namespace; a namespaced one without a namespace is in
+    // `default`, for a selector (kustomize's effective namespace).
     let namespace_matches = |ns: &str, want: &str| {
-        ns == want || (ns.is_empty() && want == "default" && object.kind() != "ClusterRole")
+        namespaced(object.kind()) && (ns == want || (ns.is_empty() && want == "default"))
     };
     let id_matches = |(name, namespace): &(String, String)| {
         field("name").is_none_or(|n| n == name)
