@@ -40,12 +40,7 @@ pub(super) fn explain(
         );
     }
     let _ = writeln!(out, "as:      {}, from {}", c.user, c.identity_source);
-    let rbac = &manifests.authorizer;
-    let defaults = if opts.default_roles {
-        super::DEFAULT_ROLES.len()
-    } else {
-        0
-    };
+    let read = |kind: &str| manifests.origins.keys().filter(|k| k.0 == kind).count();
     let rendered = match &manifests.kustomization {
         Some(k) => format!(
             "{} rendered as `kubectl apply -k` installs it: ",
@@ -58,12 +53,12 @@ pub(super) fn explain(
         "from:    {} ({rendered}{} YAML file(s): {} ClusterRole(s), {} Role(s), {} ClusterRoleBinding(s), {} RoleBinding(s))",
         opts.from.display(),
         manifests.files,
-        rbac.cluster_roles.len() - defaults,
-        rbac.roles.len(),
-        rbac.cluster_role_bindings.len() - defaults,
-        rbac.role_bindings.len(),
+        read("ClusterRole"),
+        read("Role"),
+        read("ClusterRoleBinding"),
+        read("RoleBinding"),
     );
-    if defaults > 0 {
+    if opts.default_roles {
         let names: Vec<&str> = super::DEFAULT_ROLES.iter().map(|r| r.name).collect();
         let _ = writeln!(
             out,
@@ -140,7 +135,7 @@ pub(super) fn explain(
             }
         }
         Decision::NoOpinion { errors } => {
-            let applicable = rbac.rules_for(c.user, &request.namespace);
+            let applicable = manifests.authorizer.rules_for(c.user, &request.namespace);
             let scope = if request.namespace.is_empty() {
                 "cluster-wide".to_string()
             } else {

@@ -13,8 +13,9 @@
 mod explain;
 mod resources;
 
-use kube_markers_rbac::authorize::defaults::{
-    DEFAULT_ROLES, DEFAULT_ROLES_SERVER_VERSION, DefaultRole, default_role,
+use kube_markers_rbac::authorize::defaults::default_role;
+pub use kube_markers_rbac::authorize::defaults::{
+    DEFAULT_ROLES, DEFAULT_ROLES_SERVER_VERSION, DefaultRole,
 };
 pub use kube_markers_rbac::authorize::manifests::{ManifestProblem, Manifests, Origin, load};
 pub use resources::{KnownResource, ResourceSource, builtin_resources, resolve};
@@ -235,9 +236,6 @@ fn resolve_target(
     else {
         return (target.clone(), None);
     };
-    if resource == "*" {
-        return (target.clone(), None);
-    }
     let wanted_group = (!group.is_empty()).then_some(group.as_str());
     match resolve(known, resource, wanted_group) {
         Some(found) => (
@@ -262,13 +260,23 @@ fn resolve_target(
     }
 }
 
-/// The default roles' objects added to the manifests' authorizer.
+/// The default roles' objects added to the manifests' authorizer, but for those the manifests
+/// hold already (a dump of a cluster's roles has them).
 fn add_default_roles(manifests: &mut Manifests) {
     let rbac = &mut manifests.authorizer;
-    rbac.cluster_roles
-        .extend(DEFAULT_ROLES.iter().map(DefaultRole::cluster_role));
-    rbac.cluster_role_bindings
-        .extend(DEFAULT_ROLES.iter().map(DefaultRole::cluster_role_binding));
+    for role in DEFAULT_ROLES {
+        let named = |name: &Option<String>| name.as_deref() == Some(role.name);
+        if !rbac.cluster_roles.iter().any(|r| named(&r.metadata.name)) {
+            rbac.cluster_roles.push(role.cluster_role());
+        }
+        if !rbac
+            .cluster_role_bindings
+            .iter()
+            .any(|b| named(&b.metadata.name))
+        {
+            rbac.cluster_role_bindings.push(role.cluster_role_binding());
+        }
+    }
 }
 
 /// For `--as` a ServiceAccount that no binding names: the ServiceAccounts bindings do name, so
@@ -321,12 +329,12 @@ fn unbound_service_account(user: &UserInfo, manifests: &Manifests) -> Option<Str
 }
 
 /// Answers the question against the manifests of `--from`; `entries` are the linked `#[rbac]`
-/// attributes, named by `--explain`; `crds` the linked CRDs, whose resources the question may
-/// name ([`KnownResource::from_registry`]).
+/// attributes, named by `--explain`; `crds` gives the linked CRDs, whose resources the
+/// question may name ([`KnownResource::from_registry`]).
 pub fn run(
     opts: &CanIOptions,
     entries: &[&RbacEntry],
-    crds: &[KnownResource],
+    crds: impl FnOnce() -> Vec<KnownResource>,
 ) -> Result<CanIAnswer, CanIError> {
     let mut manifests = load(&opts.from).map_err(CanIError::Manifests)?;
     let (user, identity_source) = identity(opts, &manifests)?;
@@ -339,10 +347,18 @@ pub fn run(
     if opts.default_roles {
         add_default_roles(&mut manifests);
     }
-    let mut known = builtin_resources();
-    known.extend(crds.iter().cloned());
-    known.extend(manifests.crds.iter().map(KnownResource::from_manifest));
-    let (target, resolved_from) = resolve_target(&opts.target, &known, &mut warnings);
+    // Every resource's names, as discovery would list them: a CRD's short name takes
+    // precedence over a built-in's singular, as kubectl expands short names first. URLs need
+    // none (nor the linked CRDs' schemas, built on the call).
+    let (target, resolved_from) = match &opts.target {
+        Target::Resource { resource, .. } if resource != "*" => {
+            let mut known = builtin_resources();
+            known.extend(crds());
+            known.extend(manifests.crds.iter().map(KnownResource::from_manifest));
+            resolve_target(&opts.target, &known, &mut warnings)
+        }
+        _ => (opts.target.clone(), None),
+    };
     let request = attributes_of(
         &opts.verb,
         &target,

@@ -654,6 +654,20 @@ mod tests {
                 "{name}"
             );
         }
+        // kubectl expands short names before it looks for plurals and singulars: a CRD's
+        // short name wins over a built-in's singular.
+        assert_eq!(found("job", None), pair("jobs", "batch"));
+        let mut known = builtin_resources();
+        known.push(KnownResource {
+            short_names: vec!["job".into()],
+            ..known.iter().find(|r| r.plural == "pods").unwrap().clone()
+        });
+        known.last_mut().unwrap().group = "ci.example.com".into();
+        let job = resolve(&known, "job", None).unwrap();
+        assert_eq!(
+            (job.plural.as_str(), job.group.as_str()),
+            ("pods", "ci.example.com")
+        );
         // Not there: in another group, or at all.
         assert_eq!(found("deployments", Some("extensions")), None);
         assert_eq!(found("widgets", None), None);

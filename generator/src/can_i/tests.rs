@@ -116,7 +116,7 @@ fn ask(dir: &Path, args: &[&str]) -> Result<CanIAnswer, CanIError> {
     let CanICommand::Ask(opts) = CanICommand::parse(all).unwrap() else {
         panic!()
     };
-    run(&opts, &entries(), &[])
+    run(&opts, &entries(), Vec::new)
 }
 
 fn manifest_errors(dir: &Path, args: &[&str]) -> String {
@@ -442,7 +442,7 @@ fn bad_manifests_are_named_all_together() {
     else {
         panic!()
     };
-    let e = run(&opts, &[], &[]).unwrap_err().to_string();
+    let e = run(&opts, &[], Vec::new).unwrap_err().to_string();
     assert!(
         e.starts_with(&format!("cannot read --from {}: ", missing.display())),
         "{e}"
@@ -477,7 +477,7 @@ fn lists_and_single_files_are_read() {
     .unwrap() else {
         panic!()
     };
-    assert!(run(&opts, &[], &[]).unwrap().allowed());
+    assert!(run(&opts, &[], Vec::new).unwrap().allowed());
 }
 
 #[test]
@@ -526,6 +526,30 @@ fn every_user_has_the_default_roles_unless_left_out() {
     assert!(yes(&["get", "/healthz", "--as", "alice"]));
     assert!(yes(&["get", "/healthz", "--as", "system:anonymous"]));
     assert!(!yes(&["get", "/api", "--as", "system:anonymous"]));
+
+    // A --from that holds a default role already (a dump of a cluster's roles) is taken as it
+    // is: that cluster's system:discovery, here narrowed to /api.
+    let dump = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: system:discovery\nrules:\n- nonResourceURLs: [/api]\n  verbs: [get]\n";
+    let dumped = dir_with(&[
+        ("role.yaml", ROLES),
+        ("bindings.yaml", BINDINGS),
+        ("dump.yaml", dump),
+    ]);
+    let dumped_yes = |args: &[&str]| ask(dumped.path(), args).unwrap().allowed();
+    assert!(dumped_yes(&["get", "/api"]));
+    assert!(!dumped_yes(&["get", "/openapi/v3"]));
+    assert!(dumped_yes(&["get", "/version"])); // system:public-info-viewer's
+    let text = ask(dumped.path(), &["get", "/api", "--explain"])
+        .unwrap()
+        .text;
+    assert!(
+        text.contains("rule:    rules[0] of ClusterRole \"system:discovery\" in "),
+        "{text}"
+    );
+    assert!(
+        text.contains("(3 YAML file(s): 2 ClusterRole(s), 1 Role(s), 1 ClusterRoleBinding(s), 1 RoleBinding(s))\n"),
+        "{text}"
+    );
 
     let text = ask(dir.path(), &["get", "/version", "--explain"])
         .unwrap()
@@ -596,7 +620,7 @@ fn resources_are_resolved_as_kubectl_discovery_does() {
         from: ResourceSource::Registry("backup::Backup".into()),
         ..KnownResource::from_manifest(&load(dir.path()).unwrap().crds[0])
     };
-    let text = run(&opts, &entries(), &[linked]).unwrap().text;
+    let text = run(&opts, &entries(), || vec![linked]).unwrap().text;
     assert!(text.contains("         backups.backup.example.com is the CRD of `backup::Backup` (#[kube_markers::crd])\n"), "{text}");
     assert!(
         text.contains("groups = \"backup.example.com\", resources = \"backups\""),

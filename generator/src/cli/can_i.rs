@@ -83,7 +83,7 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
                 Ok(())
             },
         )
-        .default("the one ServiceAccount in --from"),
+        .default("the one ServiceAccount in --from, as installed"),
         F::value(
             "as-group",
             "GROUP",
@@ -97,7 +97,8 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
         F::value(
             "from",
             "PATH",
-            "A YAML file or a directory of them (read recursively), multi-document",
+            "A YAML file or a directory of them (read recursively), multi-document; a \
+             directory with a kustomization.yaml as `kubectl apply -k` installs it",
             |args, v| {
                 args.from = Some(PathBuf::from(v));
                 Ok(())
@@ -279,8 +280,11 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     if let Some(warning) = unknown_verb_warning(&opts) {
         eprintln!("{warning}");
     }
-    let crds = KnownResource::from_registry();
-    match run(&opts, &kube_markers_registry::rbac_entries(), &crds) {
+    match run(
+        &opts,
+        &kube_markers_registry::rbac_entries(),
+        KnownResource::from_registry,
+    ) {
         Ok(answer) => {
             for warning in &answer.warnings {
                 eprintln!("{warning}");

@@ -6,6 +6,7 @@ use k8s_openapi::api::rbac::v1::{
     ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube_markers_rbac::authorize::defaults::{DEFAULT_ROLES, DefaultRole};
 use kube_markers_rbac::authorize::manifests::ManifestProblem;
 use kube_markers_rbac::authorize::rules_allow;
 use kube_markers_rbac::authorize::{
@@ -146,12 +147,13 @@ impl Permission {
 ///   aggregated exactly as the generator writes `role.yaml` (the generator's own aggregation),
 ///   with each ClusterRole bound cluster-wide and each Role in its namespace, as the deploy
 ///   bundle binds them.
-/// - [`Permissions::from_manifests`]: Roles, ClusterRoles and their bindings from YAML files, for
-///   a ServiceAccount (what `codegen can-i --from` reads).
+/// - [`Permissions::from_manifests`]: Roles, ClusterRoles and their bindings from YAML files (a
+///   directory with a kustomization as `kubectl apply -k` installs it), for a ServiceAccount
+///   (what `codegen can-i --from` reads).
 ///
-/// Both include what every cluster grants every authenticated user (kube-apiserver's default
-/// `system:discovery`, `system:public-info-viewer` and `system:basic-user` roles: discovery
-/// paths, `/healthz`, `/version`, self access reviews), so a client's discovery requests and
+/// Both include what every cluster grants every user (kube-apiserver's default roles,
+/// `kube_markers_rbac::authorize::defaults`: discovery paths, `/healthz`, `/version`, self
+/// access reviews; for ServiceAccounts the OIDC documents), so a client's discovery requests and
 /// [`preflight`](crate::preflight) are covered; those rules are never reported as unused.
 #[derive(Debug, Clone)]
 pub struct Permissions {
@@ -361,7 +363,7 @@ impl Permissions {
         rules: Vec<Permission>,
         rules_generated: bool,
     ) -> Self {
-        let defaults = add_cluster_defaults(&mut authorizer);
+        let defaults = add_cluster_defaults(&mut authorizer, &user);
         let cluster_wide = authorizer
             .rules_for(&user, "")
             .rules
@@ -457,73 +459,23 @@ fn meta(name: &str, namespace: Option<&str>) -> ObjectMeta {
     }
 }
 
-/// kube-apiserver's bootstrap roles bound to `system:authenticated`
-/// (`plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go`); returns their rules.
-fn add_cluster_defaults(authorizer: &mut Authorizer) -> Vec<PolicyRule> {
-    let mut all = Vec::new();
-    let rule = |groups: &[&str], resources: &[&str], urls: &[&str], verb: &str| PolicyRule {
-        api_groups: (!groups.is_empty()).then(|| groups.iter().map(|s| s.to_string()).collect()),
-        resources: (!resources.is_empty())
-            .then(|| resources.iter().map(|s| s.to_string()).collect()),
-        non_resource_urls: (!urls.is_empty()).then(|| urls.iter().map(|s| s.to_string()).collect()),
-        resource_names: None,
-        verbs: vec![verb.to_string()],
-    };
-    let public_info = ["/healthz", "/livez", "/readyz", "/version", "/version/"];
-    let mut discovery = public_info.to_vec();
-    discovery.extend([
-        "/openapi",
-        "/openapi/*",
-        "/api",
-        "/api/*",
-        "/apis",
-        "/apis/*",
-    ]);
-    let defaults = [
-        ("system:discovery", vec![rule(&[], &[], &discovery, "get")]),
-        (
-            "system:public-info-viewer",
-            vec![rule(&[], &[], &public_info, "get")],
-        ),
-        (
-            "system:basic-user",
-            vec![
-                rule(
-                    &["authorization.k8s.io"],
-                    &["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
-                    &[],
-                    "create",
-                ),
-                rule(
-                    &["authentication.k8s.io"],
-                    &["selfsubjectreviews"],
-                    &[],
-                    "create",
-                ),
-            ],
-        ),
-    ];
-    for (name, rules) in defaults {
-        all.extend(rules.iter().cloned());
-        authorizer.cluster_roles.push(ClusterRole {
-            metadata: meta(name, None),
-            rules: Some(rules),
-            ..ClusterRole::default()
-        });
-        authorizer.cluster_role_bindings.push(ClusterRoleBinding {
-            metadata: meta(name, None),
-            role_ref: RoleRef {
-                api_group: Some(RBAC_GROUP.into()),
-                kind: "ClusterRole".into(),
-                name: name.into(),
-            },
-            subjects: Some(vec![Subject {
-                kind: "Group".into(),
-                api_group: Some(RBAC_GROUP.into()),
-                name: AUTHENTICATED.into(),
-                namespace: None,
-            }]),
-        });
-    }
-    all
+/// kube-apiserver's default roles for every user (`kube_markers_rbac::authorize::defaults`,
+/// the table `codegen can-i` uses), bound as the server binds them; returns the rules of those
+/// bound to a group of `user`.
+fn add_cluster_defaults(authorizer: &mut Authorizer, user: &UserInfo) -> Vec<PolicyRule> {
+    authorizer
+        .cluster_roles
+        .extend(DEFAULT_ROLES.iter().map(DefaultRole::cluster_role));
+    authorizer
+        .cluster_role_bindings
+        .extend(DEFAULT_ROLES.iter().map(DefaultRole::cluster_role_binding));
+    DEFAULT_ROLES
+        .iter()
+        .filter(|role| {
+            role.groups
+                .iter()
+                .any(|g| user.groups.iter().any(|u| u == g))
+        })
+        .flat_map(DefaultRole::rules)
+        .collect()
 }

@@ -29,7 +29,7 @@ pub(super) fn kept(api_version: &str, kind: &str) -> bool {
 
 /// Kinds a patch could touch that matter to RBAC (a patch whose target is none of these is
 /// left out without changing an answer).
-const RBAC_KINDS: &[&str] = &[
+pub(super) const RBAC_KINDS: &[&str] = &[
     "Role",
     "ClusterRole",
     "RoleBinding",
@@ -110,7 +110,7 @@ fn namespace_of(doc: &Value) -> String {
 }
 
 /// Namespaced, as kustomize's namespace transformer decides for the kinds kept.
-fn namespaced(kind: &str) -> bool {
+pub(super) fn namespaced(kind: &str) -> bool {
     matches!(kind, "Role" | "RoleBinding" | "ServiceAccount")
 }
 

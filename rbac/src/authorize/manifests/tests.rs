@@ -275,6 +275,49 @@ fn replacements_render_as_kustomize_renders_them() {
     assert_same_as_kustomize(dir.path());
 }
 
+#[test]
+fn patch_targets_select_as_kustomize_selects() {
+    // A namespaced object without a namespace is in `default` for a selector; a cluster-scoped
+    // one in none.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("kustomization.yaml"),
+        "resources: [rbac.yaml]\ntransformers: [rename.yaml]\n",
+    );
+    write(
+        &dir.path().join("rbac.yaml"),
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: op}\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: op}\n\
+         rules: []\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: op, namespace: x}\n\
+         rules: []\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: op}\n\
+         roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: op}\n",
+    );
+    write(
+        &dir.path().join("rename.yaml"),
+        "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: r}\n\
+         target: {namespace: default}\n\
+         patch: |\n  - op: replace\n    path: /metadata/name\n    value: renamed\n",
+    );
+    // The rendering itself (`load` then refuses the ServiceAccount without a namespace).
+    let mut errors = Vec::new();
+    let mut ours: Vec<(String, String, String)> = kustomize::render(dir.path(), &mut errors)
+        .iter()
+        .map(|o| (o.kind().into(), o.namespace().into(), o.name().into()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    ours.sort();
+    let theirs: Vec<(String, String, String)> = kustomized(dir.path())
+        .into_iter()
+        .map(|(kind, namespace, name, _)| (kind, namespace, name))
+        .collect();
+    assert_eq!(ours, theirs);
+    assert!(ours.contains(&("ServiceAccount".into(), "".into(), "renamed".into())));
+    assert!(ours.contains(&("ClusterRole".into(), "".into(), "op".into())));
+    assert!(ours.contains(&("ClusterRoleBinding".into(), "".into(), "op".into())));
+}
+
 fn refused(kustomization: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     write(&dir.path().join("kustomization.yaml"), kustomization);
@@ -319,6 +362,47 @@ fn what_is_not_rendered_is_refused_by_name() {
     );
     assert!(refused("resources: [sa.yaml]\ntransformers: [t.yaml]\n").contains("t.yaml"));
     assert!(refused("resources: [sa.yaml]\nhelmCharts: []\n").contains("`helmCharts`"));
+    assert!(
+        refused(
+            "resources: [sa.yaml]\nreplacements:\n- source: {kind: ConfigMap, name: c}\n  \
+             targets:\n  - select: {kind: ServiceAccount}\n    fieldPaths: [metadata.name]\n"
+        )
+        .contains("copies from a \"ConfigMap\"")
+    );
+    assert!(
+        refused(
+            "resources: [sa.yaml]\nreplacements:\n- source: {kind: ServiceAccount, name: op}\n  \
+             targets:\n  - select: {labelSelector: a=b}\n    fieldPaths: [metadata.name]\n"
+        )
+        .contains("selector field `labelSelector`")
+    );
+    // A transformer that is a plugin, or a strategic merge patch.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("kustomization.yaml"),
+        "resources: [sa.yaml]\ntransformers: [t.yaml]\n",
+    );
+    write(
+        &dir.path().join("sa.yaml"),
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: op, namespace: a}\n",
+    );
+    write(
+        &dir.path().join("t.yaml"),
+        "apiVersion: example.com/v1\nkind: Renamer\nmetadata: {name: r}\n---\n\
+         apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: p}\n\
+         patch: 'metadata: {name: x}'\n",
+    );
+    let text: Vec<String> = load(dir.path())
+        .unwrap_err()
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert!(
+        text[0].contains("t.yaml: transformer \"Renamer\""),
+        "{text:?}"
+    );
+    assert!(text[0].contains("is a plugin"), "{text:?}");
+    assert!(text[1].contains("not a JSON 6902 list"), "{text:?}");
     // A patch of a webhook configuration (the bundle's cert-manager patches) changes nothing
     // RBAC reads: it is read past.
     let dir = tempfile::tempdir().unwrap();
@@ -347,6 +431,26 @@ fn a_resource_directory_without_a_kustomization_is_refused() {
         problems[0]
             .to_string()
             .contains("has no kustomization.yaml"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_kustomization_that_includes_itself_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("a/kustomization.yaml"),
+        "resources: [../b]\n",
+    );
+    write(
+        &dir.path().join("b/kustomization.yaml"),
+        "resources: [../a]\n",
+    );
+    let problems = load(&dir.path().join("a")).unwrap_err();
+    assert!(
+        problems[0]
+            .to_string()
+            .contains("includes itself (a cycle of resources)"),
         "{problems:?}"
     );
 }

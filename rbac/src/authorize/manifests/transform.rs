@@ -3,10 +3,15 @@
 //! JSON 6902 patch, and `ReplacementTransformer`. Objects are selected as kustomize selects
 //! them: by kind, group, version, and by any name and namespace they had.
 
-use super::kustomize::Object;
+use super::kustomize::{Object, RBAC_KINDS, namespaced};
 use super::{ManifestProblem, Origin, read_documents};
 use serde_json::Value;
 use std::path::Path;
+
+/// The kinds the kustomize reader keeps.
+fn kept_kind(kind: &str) -> bool {
+    RBAC_KINDS.contains(&kind) || kind == "CustomResourceDefinition"
+}
 
 fn problem(path: &Path, what: impl Into<String>) -> ManifestProblem {
     ManifestProblem::Kustomization {
@@ -29,9 +34,10 @@ fn selects(selector: &Value, object: &Object, by_any_id: bool) -> bool {
     {
         return false;
     }
-    // An object without a namespace is in `default`, for a selector.
+    // A cluster-scoped object is in no namespace; a namespaced one without a namespace is in
+    // `default`, for a selector (kustomize's effective namespace).
     let namespace_matches = |ns: &str, want: &str| {
-        ns == want || (ns.is_empty() && want == "default" && object.kind() != "ClusterRole")
+        namespaced(object.kind()) && (ns == want || (ns.is_empty() && want == "default"))
     };
     let id_matches = |(name, namespace): &(String, String)| {
         field("name").is_none_or(|n| n == name)
@@ -339,35 +345,24 @@ fn replacement(r: &Value, file: &Path, objects: &mut [Object], errors: &mut Vec<
     let source_object = match sources.as_slice() {
         [one] => *one,
         [] => {
-            // Not among the objects can-i keeps (or nowhere: kustomize then fails).
-            if selector["kind"].as_str().is_some_and(|k| {
-                ![
-                    "Role",
-                    "ClusterRole",
-                    "RoleBinding",
-                    "ClusterRoleBinding",
-                    "ServiceAccount",
-                    "CustomResourceDefinition",
-                ]
-                .contains(&k)
-            }) {
-                for target in r["targets"].as_array().into_iter().flatten() {
-                    if target["select"]["kind"].as_str().is_none_or(|k| {
-                        [
-                            "Role",
-                            "ClusterRole",
-                            "RoleBinding",
-                            "ClusterRoleBinding",
-                            "ServiceAccount",
-                        ]
-                        .contains(&k)
-                    }) {
-                        errors.push(problem(
-                            file,
-                            format!("a replacement copies from {} into roles, bindings or ServiceAccounts, and can-i reads only those kinds", selector["kind"]),
-                        ));
-                        return;
-                    }
+            // A source of a kind can-i does not read (a ConfigMap, a Deployment): only what
+            // it copies into roles, bindings or ServiceAccounts would matter.
+            let unread = selector["kind"].as_str().is_some_and(|k| !kept_kind(k));
+            if unread {
+                let into_rbac = r["targets"].as_array().into_iter().flatten().any(|t| {
+                    t["select"]["kind"]
+                        .as_str()
+                        .is_none_or(|k| RBAC_KINDS.contains(&k))
+                });
+                if into_rbac {
+                    errors.push(problem(
+                        file,
+                        format!(
+                            "a replacement copies from a {} into roles, bindings or \
+                             ServiceAccounts, and can-i reads only those kinds",
+                            selector["kind"]
+                        ),
+                    ));
                 }
                 return;
             }
