@@ -88,6 +88,45 @@ impl fmt::Display for Cfg {
     }
 }
 
+/// The cfgs the build profile sets, each with the `[profile.*]` key that sets it: the
+/// generator's (dev) build cannot stand for the operator's deployed (release) build there.
+/// `rustc --print cfg` prints `debug_assertions` without optimization or with `-C
+/// debug-assertions`, and `panic="unwind"` or `panic="abort"` after `-C panic`; on nightly,
+/// `overflow_checks` and `ub_checks` follow `-C overflow-checks` and the debug assertions.
+pub const PROFILE_CFGS: &[(&str, &str)] = &[
+    ("debug_assertions", "debug-assertions"),
+    ("panic", "panic"),
+    ("overflow_checks", "overflow-checks"),
+    ("ub_checks", "debug-assertions"),
+];
+
+/// Why an attribute behind `name` cannot be decided from the generator's build, if `name` is
+/// one of [`PROFILE_CFGS`]. The one rule the cross-check and the cfg evaluation share.
+pub fn set_by_the_profile(name: &str) -> Option<String> {
+    let (_, key) = PROFILE_CFGS.iter().find(|(cfg, _)| *cfg == name)?;
+    Some(format!(
+        "`{name}` depends on the build profile (`[profile.*] {key}`: the generator's debug \
+         build and the operator's release build differ), so the generator's build cannot stand \
+         for the deployed one; use a feature instead"
+    ))
+}
+
+impl Cfg {
+    /// The first cfg the build profile sets ([`PROFILE_CFGS`]) anywhere in this predicate,
+    /// however nested in `all`, `any` and `not`.
+    pub fn profile_cfg(&self) -> Option<&str> {
+        match self {
+            Cfg::All(items) | Cfg::Any(items) => items.iter().find_map(Cfg::profile_cfg),
+            Cfg::Not(inner) => inner.profile_cfg(),
+            Cfg::Name(name) | Cfg::KeyValue(name, _) => PROFILE_CFGS
+                .iter()
+                .any(|(cfg, _)| cfg == name)
+                .then_some(name.as_str()),
+            Cfg::Literal(_) => None,
+        }
+    }
+}
+
 /// The predicate and attributes of a `cfg_attr(...)` meta.
 pub fn cfg_attr_parts(meta: &syn::Meta) -> syn::Result<(Cfg, Vec<syn::Meta>)> {
     let syn::Meta::List(list) = meta else {
@@ -121,5 +160,25 @@ mod tests {
             "all(unix, not(feature = \"a\"), any(test, false))"
         );
         assert!(Cfg::parse(quote!(nope(a))).is_err());
+    }
+
+    #[test]
+    fn cfgs_the_build_profile_sets_are_found_however_nested() {
+        for (cfg, found) in [
+            (quote!(debug_assertions), Some("debug_assertions")),
+            (quote!(not(debug_assertions)), Some("debug_assertions")),
+            (quote!(all(unix, any(test, panic = "abort"))), Some("panic")),
+            (quote!(panic = "unwind"), Some("panic")),
+            (quote!(not(any(overflow_checks))), Some("overflow_checks")),
+            (quote!(ub_checks), Some("ub_checks")),
+            (quote!(all(unix, feature = "debug_assertions")), None),
+            (quote!(any(debug, target_os = "linux")), None),
+        ] {
+            let cfg = Cfg::parse(cfg).unwrap();
+            assert_eq!(cfg.profile_cfg(), found, "{cfg}");
+        }
+        let why = set_by_the_profile("panic").unwrap();
+        assert!(why.contains("`[profile.*] panic`"), "{why}");
+        assert_eq!(set_by_the_profile("unix"), None);
     }
 }

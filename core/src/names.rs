@@ -37,6 +37,16 @@ fn is_label_char(c: char) -> bool {
     c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'
 }
 
+/// A DNS-1035 label, as Kubernetes names Services: a DNS-1123 label that starts with a
+/// letter.
+pub fn dns1035_label(s: &str) -> Result<(), String> {
+    dns1123_label(s)?;
+    if !s.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return Err("it must start with a letter".into());
+    }
+    Ok(())
+}
+
 /// RFC 1123 label: lowercase alphanumerics and `-`, starting and ending alphanumeric, ≤ 63.
 pub fn dns1123_label(s: &str) -> Result<(), String> {
     if s.is_empty() {

@@ -42,7 +42,8 @@ pub enum Error {
     },
     /// The registry disagrees with the sources: attributes that would be lost.
     #[error(
-        "{}{}",
+        "{}{}{}",
+        built_from_other_sources(errors, warnings),
         list(errors, "between the sources and the registry"),
         also(warnings, "warning(s) of the same cross-check")
     )]
@@ -147,6 +148,24 @@ pub enum ScanError {
 
 /// A heading with the count, then one `  - ` line per problem (with its sources).
 /// `list` of what comes after an error's own list, on the lines below it; nothing if empty.
+/// The headline when the registry is older than the sources (an entry that differs from its
+/// attribute, or one with no attribute at its place: the sources were edited after the
+/// generator was built, e.g. after `--rbac-from-source`): the run checked and wrote nothing,
+/// and no file's freshness can be told before a rebuild.
+fn built_from_other_sources(errors: &[Finding], warnings: &[Finding]) -> &'static str {
+    use crate::check::crosscheck::Problem;
+    let older = errors
+        .iter()
+        .chain(warnings)
+        .any(|f| matches!(f.problem, Problem::Stale | Problem::NoAttribute { .. }));
+    if older {
+        "this generator was built from older sources than the workspace's, so nothing was \
+         checked or written: run it with `cargo run`, which rebuilds it first\n"
+    } else {
+        ""
+    }
+}
+
 fn also<T: std::error::Error>(items: &[T], topic: &str) -> String {
     if items.is_empty() {
         return String::new();

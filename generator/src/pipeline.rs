@@ -14,7 +14,9 @@ pub use crate::generate::{Inputs, Webhooks};
 use crate::input::workspace::{AttrKind, Workspace};
 use crate::output::{Destination, Output, plan, write};
 use crate::timings::Timings;
-use crate::{Denied, Error, IoAction, Options, Report, Warning, bundle, from_source, lints};
+use crate::{
+    Denied, Error, FileStatus, IoAction, Options, Report, Warning, bundle, from_source, lints,
+};
 use kube_markers_registry::{self as registry, CrdEntry, RbacEntry};
 
 /// What an input learned while collecting: the workspace's `cargo metadata` (none with
@@ -134,6 +136,8 @@ struct Made {
     files: Vec<Output>,
     summary: Vec<String>,
     warnings: Vec<Warning>,
+    /// Files kept as they are on disk because the input cannot vouch for them.
+    unverified: Vec<std::path::PathBuf>,
 }
 
 impl Made {
@@ -150,6 +154,7 @@ impl Made {
         self.warnings.extend(generated.warnings);
         for mut file in generated.files {
             if inputs.kept.contains(&artifact) {
+                self.unverified.push(file.path.clone());
                 file.content = from_source::left_as_it_is(
                     &file.path,
                     std::mem::take(&mut file.content),
@@ -243,6 +248,7 @@ pub(crate) fn generate_and_write(
         files,
         summary,
         mut warnings,
+        unverified,
     } = made;
     let mut plan = plan::plan(
         files,
@@ -261,7 +267,7 @@ pub(crate) fn generate_and_write(
             .collect();
         return Err(Error::DeniedWarnings(denied));
     }
-    let files = if opts.check {
+    let mut files = if opts.check {
         write::check(&plan)?
     } else {
         let mut kept = Vec::new();
@@ -269,6 +275,13 @@ pub(crate) fn generate_and_write(
         warnings.extend(kept.into_iter().map(Warning::Files));
         files
     };
+    // A file kept as it is matches what the last build made, which says nothing about the
+    // sources: no "up to date" for it.
+    for (path, status) in &mut files {
+        if *status == FileStatus::Unchanged && unverified.contains(path) {
+            *status = FileStatus::Unverified;
+        }
+    }
     timings.lap("write or check");
     let mut summary = summary.join("; ");
     if let Some(note) = note {

@@ -57,6 +57,18 @@ pub(crate) fn print_report(report: &Report, opts: &Options) -> bool {
         let shown = path.display();
         let _ = match status {
             FileStatus::Unchanged if opts.check => writeln!(text, "{shown} is up to date"),
+            FileStatus::Unverified if opts.check => writeln!(
+                text,
+                "{shown} not checked: --rbac-from-source reads only the #[rbac] attributes; \
+                 `{}` checks it",
+                opts.invocation.rerun_with("--check")
+            ),
+            FileStatus::Unverified => writeln!(
+                text,
+                "{shown} left as it is: --rbac-from-source reads only the #[rbac] attributes; \
+                 `{}` regenerates it",
+                opts.invocation.rerun()
+            ),
             FileStatus::Unchanged => writeln!(text, "{shown} unchanged"),
             FileStatus::Written => writeln!(text, "wrote {shown}"),
             FileStatus::Removed(Orphan::Output) => writeln!(

@@ -120,10 +120,21 @@ pub fn int(arg: &Arg) -> syn::Result<(i64, Span)> {
         Value::Neg(syn::Lit::Int(i), _) => (i, true),
         _ => return Err(wrong()),
     };
-    let n: i64 = lit
-        .base10_parse()
-        .map_err(|e| value.range().error(format!("`{key}`: {e}")))?;
-    Ok((if negative { -n } else { n }, value.span()))
+    // Parsed with its sign, so that `-9223372036854775808` is in range.
+    let digits = lit.base10_digits();
+    let signed = if negative {
+        format!("-{digits}")
+    } else {
+        digits.to_string()
+    };
+    let n: i64 = signed.parse().map_err(|_| {
+        value.range().error(format!(
+            "`{key} = {signed}` does not fit in a 64-bit integer ({} to {})",
+            i64::MIN,
+            i64::MAX
+        ))
+    })?;
+    Ok((n, value.span()))
 }
 
 /// What a list key accepts beyond non-empty strings.

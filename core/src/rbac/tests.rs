@@ -561,3 +561,20 @@ fn allow_errors() {
     assert!(err(quote!(allow(redundant, reason = 1))).contains("`reason` takes a string"));
     assert!(err(quote!(allow("redundant", reason = "x"))).contains("expected a lint name"));
 }
+
+#[test]
+fn custom_verbs_are_for_resources_not_urls() {
+    let e = one_error(quote!(urls = "/x", verbs = "frob", custom_verbs = true));
+    assert!(
+        e.starts_with("`custom_verbs` cannot be combined with `urls`"),
+        "{e}"
+    );
+    // `custom_verbs = false` says nothing either way; with resources it is the point.
+    ok(quote!(urls = "/x", verbs = "get", custom_verbs = false));
+    ok(quote!(
+        groups = "metrics.example.com",
+        resources = "pods",
+        verbs = "frob",
+        custom_verbs = true
+    ));
+}

@@ -102,6 +102,19 @@ fn check_url_rule_keys(args: &RbacArgs, cx: &mut Ctxt) {
              ClusterRoles, and the API server rejects them in a Role",
         );
     }
+    // The API server's verb for a non-resource URL is the request's HTTP method, lowercased:
+    // there is no custom verb to allow.
+    if let Some((span, true)) = args.custom_verbs {
+        cx.error_at(
+            span,
+            format!(
+                "`custom_verbs` cannot be combined with `urls`: the verb of a non-resource URL \
+                 is the request's HTTP method ({}); custom verbs belong to the resources of an \
+                 aggregated API",
+                names::URL_VERBS.join(", ")
+            ),
+        );
+    }
 }
 
 fn check_groups(args: &RbacArgs, cx: &mut Ctxt) {

@@ -151,3 +151,31 @@ fn every_bad_list_element_is_reported_in_one_pass() {
     }
     assert_eq!(errs.len(), 7, "{errs:#?}");
 }
+
+#[test]
+fn an_integer_out_of_64_bits_says_so() {
+    let errs = errors(with("timeout_seconds = 99999999999999999999"));
+    assert_eq!(
+        errs,
+        [
+            "`timeout_seconds = 99999999999999999999` does not fit in a 64-bit integer \
+          (-9223372036854775808 to 9223372036854775807)"
+        ]
+    );
+    // In range for 64 bits (the sign is read with the digits), then out of the key's range.
+    let errs = errors(with("timeout_seconds = -9223372036854775808"));
+    assert!(errs[0].contains("between 1 and 30"), "{errs:?}");
+}
+
+#[test]
+fn the_service_name_is_a_dns_1035_label() {
+    let errs = errors(with("service_name = \"1svc\""));
+    assert_eq!(
+        errs,
+        ["`service_name` \"1svc\": it must start with a letter"]
+    );
+    let errs = errors(with("service_name = \"Svc\""));
+    assert!(errs[0].contains("(names are lowercase)"), "{errs:?}");
+    // A namespace may start with a digit.
+    assert!(parse_marker(with("service_name = \"svc\", service_namespace = \"1ns\"")).is_ok());
+}

@@ -359,8 +359,10 @@ fn service_client(args: &WebhookArgs, path: Item, cx: &mut Ctxt) -> WebhookClien
         Some(Value::Int(n, _)) => Some(*n as i32),
         _ => None,
     };
-    let name = dns_label(args, "service_name", cx);
-    let namespace = dns_label(args, "service_namespace", cx);
+    // A Service's name is a DNS-1035 label (the API server creates no Service named `1svc`,
+    // so a webhook pointing there would fail every call); a namespace's a DNS-1123 label.
+    let name = dns_label(args, "service_name", names::dns1035_label, cx);
+    let namespace = dns_label(args, "service_namespace", names::dns1123_label, cx);
     WebhookClient::Service {
         name: name.map(Text::from),
         namespace: namespace.map(Text::from),
@@ -369,10 +371,15 @@ fn service_client(args: &WebhookArgs, path: Item, cx: &mut Ctxt) -> WebhookClien
     }
 }
 
-/// The string of `key`, a DNS-1123 label (recorded when it is not).
-fn dns_label(args: &WebhookArgs, key: &str, cx: &mut Ctxt) -> Option<String> {
+/// The string of `key`, a label as `check` wants it (recorded when it is not).
+fn dns_label(
+    args: &WebhookArgs,
+    key: &str,
+    check: fn(&str) -> Result<(), String>,
+    cx: &mut Ctxt,
+) -> Option<String> {
     let item = string(args, key)?;
-    if let Err(why) = names::dns1123_label(&item.value) {
+    if let Err(why) = check(&item.value) {
         cx.error_at(item.span, format!("`{key}` {:?}: {why}", item.value));
     }
     Some(item.value)

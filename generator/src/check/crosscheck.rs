@@ -5,7 +5,6 @@ use crate::input::cfg::{CfgEnv, Truth};
 use crate::input::scan::normalized_text_is;
 use crate::input::sources::{FoundAttr, ScanProblem, ScanReport};
 use crate::input::workspace::{AttrKind, TargetKind};
-use kube_markers_core::cfg::Cfg;
 use kube_markers_registry::{CrdEntry, RbacEntry, Source};
 use std::collections::HashMap;
 use std::fmt;
@@ -136,6 +135,8 @@ pub enum Problem {
     ProfileDependent {
         /// The cfgs, as written.
         cfgs: String,
+        /// Whether the generator's build compiled it (it is in the registry).
+        compiled: bool,
     },
     /// A problem of the scan itself (unreadable or unparsable file, module not found); the text
     /// names the place.
@@ -261,12 +262,20 @@ impl fmt::Display for Finding {
                  scanned sources (is the generator built from other sources, or is the file \
                  outside the scanned packages?)"
             ),
-            Problem::ProfileDependent { cfgs } => write!(
+            Problem::ProfileDependent { cfgs, compiled } => write!(
                 f,
-                "#[{name}] behind `{cfgs}`, which the build profile sets: the generator's \
-                 build compiled it, so the roles grant it, but a build of another profile (the \
-                 deployed release build, say) does not compile it, or the reverse; use a \
-                 feature instead"
+                "#[{name}] behind `{cfgs}`, which the build profile sets: {}, but a build of \
+                 another profile (the deployed release build, say) {}; use a feature instead",
+                if *compiled {
+                    "the generator's build compiled it, so the roles grant it"
+                } else {
+                    "the generator's build did not compile it, so the roles do not grant it"
+                },
+                if *compiled {
+                    "may not compile it"
+                } else {
+                    "may compile it"
+                }
             ),
             Problem::Scan(problem) => problem.fmt(f),
         }
@@ -542,11 +551,21 @@ pub fn cross_check_all(
             {
                 findings.errors.push(finding(Problem::Stale));
             }
-            if attr.cfgs.iter().any(depends_on_the_profile) {
+            if attr.cfgs.iter().any(|cfg| cfg.profile_cfg().is_some()) {
                 findings.errors.push(finding(Problem::ProfileDependent {
                     cfgs: shown_cfgs(attr),
+                    compiled: true,
                 }));
             }
+            continue;
+        }
+        // The same rule for one the generator's build left out: whatever else is wrong, the
+        // profile decides it.
+        if attr.cfgs.iter().any(|cfg| cfg.profile_cfg().is_some()) {
+            findings.errors.push(finding(Problem::ProfileDependent {
+                cfgs: shown_cfgs(attr),
+                compiled: false,
+            }));
             continue;
         }
         let truth = if attr.cfgs.is_empty() {
@@ -597,18 +616,6 @@ pub fn cross_check_all(
         }
     }
     findings
-}
-
-/// Whether `cfg` names a cfg the build profile sets (`debug_assertions`, `overflow_checks`,
-/// `panic = "..."`): the generator's build cannot stand for the deployed one there.
-fn depends_on_the_profile(cfg: &Cfg) -> bool {
-    match cfg {
-        Cfg::All(items) | Cfg::Any(items) => items.iter().any(depends_on_the_profile),
-        Cfg::Not(inner) => depends_on_the_profile(inner),
-        Cfg::Name(name) => matches!(name.as_str(), "debug_assertions" | "overflow_checks"),
-        Cfg::KeyValue(key, _) => key == "panic",
-        Cfg::Literal(_) => false,
-    }
 }
 
 fn shown_cfgs(attr: &FoundAttr) -> String {
@@ -716,6 +723,17 @@ mod tests {
             let text = findings.errors[0].to_string();
             assert!(
                 text.starts_with(&format!("src/lib.rs:3:1: #[rbac] behind `cfg({cfg})`"))
+                    && text.contains("the generator's build compiled it")
+                    && text.contains("use a feature instead"),
+                "{text}"
+            );
+            // Not compiled (not in the registry): the same rule, not "missing".
+            let findings = cross_check(&[], &[], &report, &["op"], dir.path(), &env);
+            assert_eq!(findings.errors.len(), 1, "{cfg}: {:?}", findings.errors);
+            let text = findings.errors[0].to_string();
+            assert!(
+                text.starts_with(&format!("src/lib.rs:3:1: #[rbac] behind `cfg({cfg})`"))
+                    && text.contains("the generator's build did not compile it")
                     && text.contains("use a feature instead"),
                 "{text}"
             );

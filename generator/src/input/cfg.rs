@@ -212,30 +212,12 @@ impl CfgEnv {
         if BUILTIN.contains(&name) {
             // The generator is a normal build of libraries and binaries: never a test, a doc
             // build, a proc-macro or miri.
+            // Set by the build profile: the generator's own build says nothing about the
+            // operator's.
+            if let Some(why) = kube_markers_core::cfg::set_by_the_profile(name) {
+                return Truth::Unknown(why);
+            }
             let set = match (name, value) {
-                // On in debug builds, off in release builds: the generator's own build says
-                // nothing about the operator's.
-                ("debug_assertions", None) => {
-                    return Truth::Unknown(
-                        "`debug_assertions` depends on the build profile (on in debug builds, \
-                         off in release builds), so the generator's build cannot stand for the \
-                         deployed one; use a feature instead"
-                            .into(),
-                    );
-                }
-                // Set by `[profile.*] panic` (and `overflow-checks`): the same question.
-                ("panic" | "overflow_checks", _) => {
-                    return Truth::Unknown(format!(
-                        "`{name}` depends on the build profile (`[profile.*] {}`), so the \
-                         generator's build cannot stand for the deployed one; use a feature \
-                         instead",
-                        if name == "panic" {
-                            "panic"
-                        } else {
-                            "overflow-checks"
-                        }
-                    ));
-                }
                 ("test" | "doc" | "doctest" | "docsrs" | "miri" | "proc_macro", _) => Ok(false),
                 ("clippy" | "rustfmt", _) => Ok(false),
                 _ => self
@@ -404,6 +386,9 @@ mod tests {
         // `panic = "abort"` in `[profile.release]` only: on in the deployed build, off here.
         assert!(
             matches!(eval(&env, quote!(panic = "abort")), Truth::Unknown(why) if why.contains("[profile.*] panic"))
+        );
+        assert!(
+            matches!(eval(&env, quote!(ub_checks)), Truth::Unknown(why) if why.contains("[profile.*] debug-assertions"))
         );
         assert!(
             matches!(eval(&env, quote!(not(panic = "unwind"))), Truth::Unknown(why) if why.contains("build profile"))

@@ -18,6 +18,9 @@ pub enum FileStatus {
     Edited(String),
     /// `--check`: the file does not exist.
     Missing,
+    /// `--rbac-from-source`: a file only a rebuild regenerates (CRDs, webhook manifests), left
+    /// as it is; whether it matches the sources is not known, and not claimed.
+    Unverified,
     /// `--check`: a file this generator wrote and no longer generates; a run removes it.
     Orphaned(Orphan),
     /// Such a file, removed.

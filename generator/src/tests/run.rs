@@ -164,6 +164,24 @@ fn problem_lists_are_headed_by_what_they_are_about() {
          to its [dependencies])"
     );
     assert!(!e.to_string().lines().next().unwrap().contains("#[rbac]"));
+    // A registry older than the sources (after `--rbac-from-source`, say) says so first: no
+    // file was checked, and none is claimed up to date.
+    let stale = Finding {
+        problem: Problem::Stale,
+        ..lost("a.rs", 1, 1)
+    };
+    let e = Error::CrossCheck {
+        errors: vec![stale],
+        warnings: Vec::new(),
+    };
+    assert!(
+        e.to_string().starts_with(
+            "this generator was built from older sources than the workspace's, so nothing was \
+             checked or written: run it with `cargo run`, which rebuilds it first\n1 problem(s) \
+             between the sources and the registry:\n  - a.rs:1:1: the registry entry differs"
+        ),
+        "{e}"
+    );
     // The run stops at the errors, before it prints warnings: the cross-check's own warnings
     // come with them.
     let off = Finding {

@@ -89,6 +89,12 @@ pub fn run_generator(workspace: &Path, args: &[&str]) -> Output {
 
 /// `cargo run -q <which> -- args` in the user's workspace (`which`: `-p xtask --bin gen`).
 pub fn run_package(workspace: &Path, which: &[&str], args: &[&str]) -> Output {
+    run_package_in(workspace, workspace, which, args)
+}
+
+/// [`run_package`] with `dir`, a directory of the workspace (a member's), as the current
+/// directory.
+pub fn run_package_in(workspace: &Path, dir: &Path, which: &[&str], args: &[&str]) -> Output {
     let target_tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let build_dir = target_tmp.parent().unwrap();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -97,7 +103,7 @@ pub fn run_package(workspace: &Path, which: &[&str], args: &[&str]) -> Output {
         .args(which)
         .arg("--")
         .args(args)
-        .current_dir(workspace)
+        .current_dir(dir)
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("CARGO_MANIFEST_DIR")
         .env("CARGO_BUILD_BUILD_DIR", build_dir)

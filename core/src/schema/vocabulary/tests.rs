@@ -37,3 +37,33 @@ fn a_malformed_or_misspelled_rule_is_not_also_missing() {
     let unparsed = field_errors(quote!(validation(rule = )));
     assert_eq!(unparsed, ["`rule =` needs a value after `=`"]);
 }
+
+#[test]
+fn an_integer_bound_that_overflows_says_so() {
+    let errors = field_errors(quote!(minimum = 99999999999999999999));
+    assert_eq!(
+        errors,
+        [
+            "`minimum = 99999999999999999999` does not fit in a 64-bit integer \
+          (-9223372036854775808 to 9223372036854775807); an integer bound is kept exactly, so \
+          it must"
+        ]
+    );
+    let errors = field_errors(quote!(maximum = -9223372036854775809));
+    assert!(
+        errors[0].starts_with("`maximum = -9223372036854775809` does not fit"),
+        "{errors:?}"
+    );
+    // The ends of the range are bounds like any other.
+    assert_eq!(
+        field_errors(quote!(minimum = -9223372036854775808)),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        field_errors(quote!(max_length = 99999999999999999999)),
+        [
+            "`max_length = 99999999999999999999` is too large: a count is at most \
+          18446744073709551615"
+        ]
+    );
+}

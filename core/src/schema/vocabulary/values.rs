@@ -35,8 +35,26 @@ fn value_of<'a>(arg: &'a Arg, example: &str, cx: &mut Ctxt) -> Option<&'a ArgLit
 pub(super) fn number(arg: &Arg, cx: &mut Ctxt) -> Option<serde_json::Number> {
     let value = value_of(arg, "1", cx)?;
     let n = number_of(value);
+    let key = arg.name();
+    if let (None, ArgLiteral::Lit(syn::Lit::Int(i)) | ArgLiteral::Neg(syn::Lit::Int(i), _)) =
+        (&n, value)
+    {
+        // An integer literal, too large: say so, not that it is no number.
+        let sign = if matches!(value, ArgLiteral::Neg(..)) {
+            "-"
+        } else {
+            ""
+        };
+        cx.push(value.range().error(format!(
+            "`{key} = {sign}{}` does not fit in a 64-bit integer ({} to {}); an integer bound \
+             is kept exactly, so it must",
+            i.base10_digits(),
+            i64::MIN,
+            i64::MAX
+        )));
+        return None;
+    }
     if n.is_none() {
-        let key = arg.name();
         cx.push(
             value
                 .range()
@@ -50,7 +68,15 @@ pub(super) fn count(arg: &Arg, cx: &mut Ctxt) -> Option<u64> {
     let value = value_of(arg, "1", cx)?;
     match value {
         ArgLiteral::Lit(syn::Lit::Int(i)) => i.base10_parse::<u64>().ok().or_else(|| {
-            cx.error_at(i.span(), "too large");
+            cx.error_at(
+                i.span(),
+                format!(
+                    "`{} = {}` is too large: a count is at most {}",
+                    arg.name(),
+                    i.base10_digits(),
+                    u64::MAX
+                ),
+            );
             None
         }),
         _ => {

@@ -377,6 +377,16 @@ fn included(
                 .collect::<Vec<_>>()
                 .join("` and `")
         };
+        // The cross-check's rule: whatever the rest of the predicate says, a cfg the build
+        // profile sets makes the generator's build no stand-in for the deployed one.
+        if let Some(why) = attr
+            .cfgs
+            .iter()
+            .find_map(Cfg::profile_cfg)
+            .and_then(kube_markers_core::cfg::set_by_the_profile)
+        {
+            return Err(Reason::CfgUnknown { cfgs: shown(), why });
+        }
         if attr.cfgs.iter().any(names_a_feature) {
             return Err(Reason::CfgFeature { cfgs: shown() });
         }

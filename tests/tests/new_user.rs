@@ -1,0 +1,278 @@
+//! What a new user tripped on (issue 19), in a workspace of their own outside this one, made
+//! as the README's quick start tells (`outside/mod.rs`): attributes behind a `cfg` the build
+//! profile decides, the bundle's namespace, hand edits of generated files, `--check` with a
+//! generator older than the sources, and the generator run from a member's directory.
+
+#[allow(dead_code)] // shared with quick_start.rs and envtest/tests/outside_crds.rs
+mod outside;
+use outside::{quick_start_workspace, run_built_generator, run_generator, run_package_in, write};
+use std::process::Output;
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every spelling of a `cfg` the build profile sets, in the user's library. Line numbers
+/// matter: the errors name them.
+const PROFILE_LIB: &str = r#"use kube_markers::rbac;
+
+#[rbac(groups = "apps", resources = "deployments", verbs = "get")]
+pub fn reconcile() {}
+
+#[cfg(debug_assertions)]
+#[rbac(groups = "", resources = "events", verbs = "create")]
+pub fn only_in_debug_builds() {}
+
+#[cfg(not(debug_assertions))]
+#[rbac(groups = "", resources = "leases", verbs = "get")]
+pub fn only_in_release_builds() {}
+
+#[cfg_attr(debug_assertions, rbac(groups = "", resources = "configmaps", verbs = "get"))]
+pub fn through_cfg_attr() {}
+
+#[cfg(all(unix, any(panic = "unwind", target_os = "none")))]
+#[rbac(groups = "", resources = "secrets", verbs = "get")]
+pub fn nested_panic_unwind() {}
+
+#[cfg(panic = "abort")]
+#[rbac(groups = "", resources = "pods", verbs = "delete")]
+pub fn panic_abort() {}
+
+#[cfg(debug_assertions)]
+pub mod debug {
+    #[kube_markers::rbac(groups = "", resources = "pods", verbs = "list")]
+    pub fn in_a_module() {}
+}
+
+#[cfg(debug_assertions)]
+mod in_a_file;
+"#;
+
+const IN_A_FILE: &str = r#"#[kube_markers::rbac(groups = "", resources = "services", verbs = "get")]
+pub fn in_a_file() {}
+"#;
+
+#[test]
+fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
+    let ws = quick_start_workspace("new-user-profile", PROFILE_LIB);
+    write(&ws.join("my-operator/src/in_a_file.rs"), IN_A_FILE);
+    let out = run_generator(&ws, &[]);
+    let text = stderr(&out);
+    assert!(!out.status.success(), "{text}");
+    // One rule, whether the generator's dev build compiled the attribute or not.
+    for (place, cfg, compiled) in [
+        ("src/lib.rs:7:1", "cfg(debug_assertions)", true),
+        ("src/lib.rs:11:1", "cfg(not(debug_assertions))", false),
+        ("src/lib.rs:14:30", "cfg(debug_assertions)", true),
+        (
+            "src/lib.rs:18:1",
+            "cfg(all(unix, any(panic = \"unwind\", target_os = \"none\")))",
+            true,
+        ),
+        ("src/lib.rs:22:1", "cfg(panic = \"abort\")", false),
+        ("src/lib.rs:27:5", "cfg(debug_assertions)", true),
+        ("src/in_a_file.rs:1:1", "cfg(debug_assertions)", true),
+    ] {
+        let expected = format!(
+            "my-operator/{place}: #[rbac] behind `{cfg}`, which the build profile sets: the \
+             generator's build {} it",
+            if compiled {
+                "compiled"
+            } else {
+                "did not compile"
+            }
+        );
+        assert!(text.contains(&expected), "{expected}:\n{text}");
+    }
+    assert!(
+        text.contains("error: 7 problem(s) between the sources and the registry"),
+        "{text}"
+    );
+    assert!(!ws.join("rbac-out").exists(), "{text}");
+    // The edit loop refuses them too.
+    let fast = run_built_generator(&ws, &["--rbac-from-source"]);
+    let text = stderr(&fast);
+    assert!(!fast.status.success(), "{text}");
+    assert!(text.contains("debug_assertions"), "{text}");
+    assert!(!ws.join("rbac-out").exists(), "{text}");
+}
+
+const BUNDLE_LIB: &str = r#"use kube::CustomResource;
+use kube_markers::rbac;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "cache.example.com", version = "v1alpha1", kind = "Memcached", namespaced)]
+pub struct MemcachedSpec {
+    pub size: i32,
+}
+
+#[rbac(groups = "cache.example.com", resources = "memcacheds", verbs = "get;list;watch")]
+// A Role in kube-system is the operator's to ask for: only the bundle's own namespace is
+// refused there.
+#[rbac(groups = "", resources = "configmaps", verbs = "get", namespace = "kube-system",
+       resource_names = "extension-apiserver-authentication")]
+pub async fn reconcile() {}
+"#;
+
+/// The generator's table of the bundle, as the README shows it, with this namespace.
+fn bundle_table(namespace: &str) -> String {
+    format!(
+        "\n[package.metadata.kube-markers.bundle]\nname = \"my-operator\"\n\
+         namespace = \"{namespace}\"\n"
+    )
+}
+
+#[test]
+fn a_new_users_bundle_run_from_a_member_directory_edited_and_checked() {
+    let ws = quick_start_workspace("new-user-bundle", BUNDLE_LIB);
+    let manifest = ws.join("codegen/Cargo.toml");
+    let cargo_toml = std::fs::read_to_string(&manifest).unwrap();
+    let member = ws.join("my-operator");
+    let generate_in_member = |args: &[&str]| run_package_in(&ws, &member, &["-p", "codegen"], args);
+
+    // Item 5: the bundle owns its namespace, and Kubernetes reserves every `kube-` name.
+    write(
+        &manifest,
+        &format!("{cargo_toml}{}", bundle_table("kube-ops")),
+    );
+    let out = generate_in_member(&[]);
+    let text = stderr(&out);
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains(
+            "`namespace = \"kube-ops\"` is in the `kube-` prefix Kubernetes reserves for its \
+             system namespaces; the bundle creates its namespace and `kubectl delete -k` would \
+             delete it"
+        ),
+        "{text}"
+    );
+    assert!(!ws.join("rbac-out").exists() && !member.join("rbac-out").exists());
+
+    // Item 13: run in the member's directory, the default --out is the workspace's.
+    write(
+        &manifest,
+        &format!("{cargo_toml}{}", bundle_table("my-operator-system")),
+    );
+    let out = generate_in_member(&[]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(!member.join("rbac-out").exists(), "{text}");
+    let out_dir = ws.join("rbac-out");
+    assert!(
+        text.contains(&format!("wrote {}", out_dir.join("role.yaml").display())),
+        "{text}"
+    );
+    let role = std::fs::read_to_string(out_dir.join("role.yaml")).unwrap();
+    assert!(
+        role.contains("kind: Role\nmetadata:\n  name: manager-role\n  namespace: kube-system\n"),
+        "{role}"
+    );
+    // A --out given is relative to the current directory, as documented.
+    let out = generate_in_member(&["--out", "here", "--no-bundle"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(member.join("here/role.yaml").is_file());
+    std::fs::remove_dir_all(member.join("here")).unwrap();
+    // From the root, nothing to do: one bundle.
+    let check = run_generator(&ws, &["--check"]);
+    assert!(check.status.success(), "{}", stderr(&check));
+
+    // Item 6: the roles stay controller-gen's bytes; the bundle's own files say what they are.
+    assert!(role.starts_with("---\n"), "{role}");
+    let generated = "# Generated by kube-markers; do not edit: change the attributes or the \
+                     bundle's metadata and run `cargo run -p codegen` instead.\n---\n";
+    for file in ["service_account.yaml", "role_binding.yaml", "manager.yaml"] {
+        let text = std::fs::read_to_string(out_dir.join(file)).unwrap();
+        assert!(text.starts_with(generated), "{file}:\n{text}");
+    }
+    let kustomization_path = out_dir.join("kustomization.yaml");
+    let kustomization = std::fs::read_to_string(&kustomization_path).unwrap();
+    assert!(
+        kustomization.starts_with(
+            "# Generated by kube-markers: the files listed here are regenerated by the \
+             generator; do not edit.\n# Change the attributes or the bundle's metadata and run \
+             `cargo run -p codegen` instead.\n---\n"
+        ),
+        "{kustomization}"
+    );
+
+    // Hand edits: --check names them, a run regenerates the files and keeps the edits.
+    let role_path = out_dir.join("role.yaml");
+    let edited_role = format!("{role}- apiGroups:\n  - \"\"\n  resources:\n  - secrets\n");
+    let edited_kustomization = format!("{kustomization}- extra.yaml\n");
+    write(&role_path, &edited_role);
+    write(&kustomization_path, &edited_kustomization);
+    let check = run_built_generator(&ws, &["--check"]);
+    let text = stderr(&check);
+    assert!(!check.status.success(), "{text}");
+    for file in ["role.yaml", "kustomization.yaml"] {
+        let expected =
+            format!("error: rbac-out/{file} was edited by hand since generator `codegen` wrote it");
+        assert!(text.contains(&expected), "{expected}:\n{text}");
+    }
+    let run = run_built_generator(&ws, &[]);
+    let text = stderr(&run);
+    assert!(run.status.success(), "{text}");
+    for (file, edit) in [
+        ("role.yaml", &edited_role),
+        ("kustomization.yaml", &edited_kustomization),
+    ] {
+        let expected = format!(
+            "warning: rbac-out/{file} was edited by hand since generator `codegen` wrote it \
+             (its SHA-256 is not the one in the ledger); a run regenerates it and keeps the \
+             edited file as rbac-out/{file}.edited"
+        );
+        assert!(text.contains(&expected), "{expected}:\n{text}");
+        let kept = std::fs::read_to_string(out_dir.join(format!("{file}.edited"))).unwrap();
+        assert_eq!(&kept, edit);
+    }
+    assert_eq!(std::fs::read_to_string(&role_path).unwrap(), role);
+    assert_eq!(
+        std::fs::read_to_string(&kustomization_path).unwrap(),
+        kustomization
+    );
+    for file in ["role.yaml", "kustomization.yaml"] {
+        std::fs::remove_file(out_dir.join(format!("{file}.edited"))).unwrap();
+    }
+
+    // Item 7: after the edit loop, the binary is older than the sources: its --check says so
+    // first and claims no file fresh.
+    let lib = member.join("src/lib.rs");
+    write(
+        &lib,
+        &BUNDLE_LIB.replace(
+            "verbs = \"get;list;watch\"",
+            "verbs = \"get;list;watch;patch\"",
+        ),
+    );
+    let fast = run_built_generator(&ws, &["--rbac-from-source"]);
+    assert!(fast.status.success(), "{}", stderr(&fast));
+    let check = run_built_generator(&ws, &["--check"]);
+    let text = stderr(&check);
+    assert!(!check.status.success(), "{text}");
+    assert!(
+        text.starts_with(
+            "error: this generator was built from older sources than the workspace's, so \
+             nothing was checked or written: run it with `cargo run`, which rebuilds it first\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("up to date"), "{text}");
+    // The edit loop's own check vouches only for what it reads.
+    let fast_check = run_built_generator(&ws, &["--rbac-from-source", "--check"]);
+    let text = stderr(&fast_check);
+    assert!(fast_check.status.success(), "{text}");
+    assert!(text.contains("rbac-out/role.yaml is up to date"), "{text}");
+    assert!(
+        text.contains(
+            "rbac-out/crd/cache.example.com_memcacheds.yaml not checked: --rbac-from-source \
+             reads only the #[rbac] attributes; `cargo run -p codegen -- --check` checks it"
+        ),
+        "{text}"
+    );
+    // The rebuild agrees.
+    let check = run_generator(&ws, &["--check"]);
+    assert!(check.status.success(), "{}", stderr(&check));
+}
