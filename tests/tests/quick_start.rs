@@ -7,8 +7,8 @@
 #[allow(dead_code)] // shared with envtest/tests/outside_crds.rs
 mod outside;
 use outside::{
-    quick_start_workspace, readme_block, readme_step1, run_built, run_built_generator,
-    run_generator, run_package, tree, write,
+    build_package, built, quick_start_workspace, readme_block, readme_step1, run_built,
+    run_built_generator, run_generator, run_package, tree, write,
 };
 use std::path::{Path, PathBuf};
 
@@ -521,4 +521,138 @@ fn advice_names_the_generator_as_its_user_runs_it() {
         "{stderr}"
     );
     assert!(!stderr.contains("-p codegen"), "{stderr}");
+}
+
+/// What step 6's `lib.rs` block needs around it: the CRD, a reconciler and its context.
+const PROBES_LIB: &str = r#"use futures::StreamExt;
+use kube::runtime::controller::{Action, Controller};
+use kube::{Api, CustomResource};
+use kube_markers::rbac;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "cache.example.com", version = "v1alpha1", kind = "Memcached", namespaced)]
+pub struct MemcachedSpec {
+    pub size: i32,
+}
+
+pub struct Context {
+    pub client: kube::Client,
+}
+
+#[rbac(groups = "cache.example.com", resources = "memcacheds", verbs = "list;watch")]
+pub async fn reconcile(_obj: Arc<Memcached>, _ctx: Arc<Context>) -> Result<Action, kube::Error> {
+    Ok(Action::requeue(Duration::from_secs(300)))
+}
+
+pub fn error_policy(_obj: Arc<Memcached>, _error: &kube::Error, _ctx: Arc<Context>) -> Action {
+    Action::requeue(Duration::from_secs(5))
+}
+
+"#;
+
+/// A kubeconfig whose API server refuses connections: the controller never lists.
+const UNREACHABLE: &str = "apiVersion: v1
+kind: Config
+clusters: [{name: nowhere, cluster: {server: \"https://127.0.0.1:9\"}}]
+users: [{name: someone, user: {token: t}}]
+contexts: [{name: here, context: {cluster: nowhere, user: someone}}]
+current-context: here
+";
+
+/// `GET path` on loopback: (status, body), or `None` while nothing listens.
+fn get(port: u16, path: &str) -> Option<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).ok()?;
+    let (head, body) = answer.split_once("\r\n\r\n")?;
+    Some((head.get(9..12)?.parse().ok()?, body.to_string()))
+}
+
+/// Step 6: the README's `main.rs` and `run`, built in the user's workspace with the README's
+/// dependency lines, serve the bundle's probes on `HEALTH_PROBE_PORT`: `/healthz` 200 and,
+/// while the controller cannot list (no API server), `/readyz` 503 naming the cache.
+#[test]
+fn the_readme_operator_serves_the_bundles_probes() {
+    let ws = quick_start_workspace("probes", PROBES_LIB);
+    let manifest = std::fs::read_to_string(ws.join("my-operator/Cargo.toml")).unwrap();
+    write(
+        &ws.join("my-operator/Cargo.toml"),
+        &(manifest + &readme_block("# my-operator/Cargo.toml, for the binary")),
+    );
+    let run = readme_block(
+        "// my-operator/src/lib.rs: the controller, ready once its cache holds every Memcached",
+    );
+    write(
+        &ws.join("my-operator/src/lib.rs"),
+        &format!("{PROBES_LIB}{run}"),
+    );
+    write(
+        &ws.join("my-operator/src/main.rs"),
+        &readme_block("// my-operator/src/main.rs"),
+    );
+    let out = build_package(&ws, &["-p", "my-operator", "--bin", "my-operator"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    write(&ws.join("unreachable.kubeconfig"), UNREACHABLE);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut operator = std::process::Command::new(built(&ws, "my-operator"))
+        .current_dir(&ws)
+        .env("KUBECONFIG", ws.join("unreachable.kubeconfig"))
+        .env("HEALTH_PROBE_PORT", port.to_string())
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let healthz = loop {
+        if let Some(answer) = get(port, "/healthz") {
+            break answer;
+        }
+        if let Some(status) = operator.try_wait().unwrap() {
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(operator.stderr.as_mut().unwrap(), &mut stderr).ok();
+            panic!("the operator exited ({status}) before serving its probes:\n{stderr}");
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no probes on port {port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let readyz = get(port, "/readyz");
+    let still_running = operator.try_wait().unwrap().is_none();
+    operator.kill().unwrap();
+    operator.wait().unwrap();
+    assert_eq!(healthz, (200, "ok\n".to_string()));
+    assert_eq!(
+        readyz,
+        Some((
+            503,
+            "[-]memcacheds cache: not ready yet\nreadyz check failed\n".to_string()
+        ))
+    );
+    assert!(
+        still_running,
+        "the operator keeps running while it cannot list"
+    );
 }

@@ -17,7 +17,7 @@
 //! let preflight = health.condition("preflight");
 //! let cache = health.condition("memcacheds cache");
 //! # let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-//! // kube_markers::health::probe_addr()?: 0.0.0.0 and the bundle's HEALTH_PROBE_PORT, or 8081.
+//! // kube_markers::health::probe_addr()?: [::] and the bundle's HEALTH_PROBE_PORT, or 8081.
 //! let probes = health.serve(addr).await?;
 //! assert!(!health.readiness().is_ready());
 //!
@@ -34,7 +34,7 @@ mod server;
 
 use std::fmt;
 use std::future::Future;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
 
 pub use server::{HealthError, HealthServer};
@@ -46,8 +46,10 @@ pub const PORT_ENV: &str = "HEALTH_PROBE_PORT";
 /// How often [`Condition::ready_when`] polls its future again.
 pub const RECHECK: std::time::Duration = std::time::Duration::from_millis(250);
 
-/// Where to serve the probes: every interface, on the port of `HEALTH_PROBE_PORT` (the
-/// bundle's `health-probe-port`), or [`DEFAULT_PORT`] when it is not set.
+/// Where to serve the probes: every interface, IPv6 and IPv4 (`[::]`, as Go's `:8081`: the
+/// kubelet probes the Pod's IP, which is IPv6 in an IPv6 cluster; where the kernel has no IPv6,
+/// [`Health::serve`] listens on `0.0.0.0`), on the port of `HEALTH_PROBE_PORT` (the bundle's
+/// `health-probe-port`), or [`DEFAULT_PORT`] when it is not set.
 pub fn probe_addr() -> Result<SocketAddr, HealthError> {
     probe_addr_from(std::env::var(PORT_ENV).ok().as_deref())
 }
@@ -65,7 +67,7 @@ fn probe_addr_from(port: Option<&str>) -> Result<SocketAddr, HealthError> {
             }
         },
     };
-    Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), port))
+    Ok(SocketAddr::new(IpAddr::V6(Ipv6Addr::UNSPECIFIED), port))
 }
 
 /// The probes' state: what `/readyz` waits for. Cheap to clone (shared).

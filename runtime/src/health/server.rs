@@ -11,7 +11,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
@@ -64,7 +64,18 @@ pub struct HealthServer {
 impl HealthServer {
     pub(super) async fn start(health: Health, addr: SocketAddr) -> Result<Self, HealthError> {
         let bind = |source| HealthError::Bind { addr, source };
-        let listener = TcpListener::bind(addr).await.map_err(bind)?;
+        let listener = match TcpListener::bind(addr).await {
+            Ok(listener) => listener,
+            // `[::]` where the kernel has no IPv6: every IPv4 interface instead.
+            Err(e)
+                if addr.ip() == IpAddr::V6(Ipv6Addr::UNSPECIFIED)
+                    && e.kind() != std::io::ErrorKind::AddrInUse =>
+            {
+                let v4 = SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), addr.port());
+                TcpListener::bind(v4).await.map_err(bind)?
+            }
+            Err(e) => return Err(bind(e)),
+        };
         let local_addr = listener.local_addr().map_err(bind)?;
         let (stop, stopped) = watch::channel(false);
         let serving = tokio::spawn(accept(listener, health, stopped));

@@ -217,17 +217,30 @@ async fn a_port_in_use_is_an_error_naming_the_address() {
 
 #[test]
 fn the_probe_port_comes_from_the_bundles_variable() {
-    assert_eq!(probe_addr_from(None).unwrap(), ([0, 0, 0, 0], 8081).into());
+    let any = std::net::Ipv6Addr::UNSPECIFIED;
+    assert_eq!(probe_addr_from(None).unwrap(), (any, 8081).into());
     assert_eq!(probe_addr_from(Some("")).unwrap().port(), DEFAULT_PORT);
-    assert_eq!(
-        probe_addr_from(Some("9440")).unwrap(),
-        ([0, 0, 0, 0], 9440).into()
-    );
+    assert_eq!(probe_addr_from(Some("9440")).unwrap(), (any, 9440).into());
     for bad in ["0", "65536", "http", "-1", ":8081"] {
         let error = probe_addr_from(Some(bad)).unwrap_err();
         assert_eq!(
             error.to_string(),
             format!("HEALTH_PROBE_PORT={bad:?} is not a port (1 to 65535)")
         );
+    }
+}
+
+/// The probe address, `[::]`, answers the kubelet over IPv4 (and over IPv6 where the machine
+/// has it), as Go's `:8081` does.
+#[tokio::test]
+async fn the_probe_address_answers_over_ipv4_and_ipv6() {
+    let any = SocketAddr::new(std::net::Ipv6Addr::UNSPECIFIED.into(), 0);
+    let server = Health::new().serve(any).await.unwrap();
+    let port = server.local_addr().port();
+    let v4 = SocketAddr::from(([127, 0, 0, 1], port));
+    assert_eq!(request(v4, "GET", "/healthz").await.0, 200);
+    if server.local_addr().is_ipv6() {
+        let v6 = SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port));
+        assert_eq!(request(v6, "GET", "/healthz").await.0, 200);
     }
 }

@@ -82,6 +82,16 @@ pub fn run_built(workspace: &Path, bin: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `cargo build <args>` in the user's workspace; the binaries land in [`built`]'s directory.
+pub fn build_package(workspace: &Path, args: &[&str]) -> Output {
+    cargo(workspace, &["build", "-q"], args)
+}
+
+/// Where [`build_package`] and [`run_package`] put the binary `bin`.
+pub fn built(workspace: &Path, bin: &str) -> PathBuf {
+    target_dir(workspace).join("debug").join(bin)
+}
+
 /// `cargo run -p codegen -- args` in the user's workspace.
 pub fn run_generator(workspace: &Path, args: &[&str]) -> Output {
     run_package(workspace, &["-p", "codegen"], args)
@@ -95,13 +105,24 @@ pub fn run_package(workspace: &Path, which: &[&str], args: &[&str]) -> Output {
 /// [`run_package`] with `dir`, a directory of the workspace (a member's), as the current
 /// directory.
 pub fn run_package_in(workspace: &Path, dir: &Path, which: &[&str], args: &[&str]) -> Output {
+    let mut run = which.to_vec();
+    run.push("--");
+    run.extend(args);
+    cargo_in(workspace, dir, &["run", "-q"], &run)
+}
+
+/// `cargo <command> <args>` in the user's workspace, building into this build's directory.
+fn cargo(workspace: &Path, command: &[&str], args: &[&str]) -> Output {
+    cargo_in(workspace, workspace, command, args)
+}
+
+/// [`cargo`] with `dir`, a directory of the workspace, as the current directory.
+fn cargo_in(workspace: &Path, dir: &Path, command: &[&str], args: &[&str]) -> Output {
     let target_tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let build_dir = target_tmp.parent().unwrap();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     Command::new(cargo)
-        .args(["run", "-q"])
-        .args(which)
-        .arg("--")
+        .args(command)
         .args(args)
         .current_dir(dir)
         .env_remove("CARGO_TARGET_DIR")
@@ -169,7 +190,7 @@ pub fn readme_step1() -> String {
 /// The README's lines for CRDs, less `k8s-openapi`, which step 1 names already.
 fn readme_crd_dependencies() -> String {
     readme_block(
-        r#"kube = { version = "5", features = ["derive"] }   # plus "client", "runtime", ... as usual"#,
+        r#"kube = { version = "5", features = ["derive", "runtime"] }   # "runtime": the Controller of step 6"#,
     )
     .lines()
     .filter(|l| !l.starts_with("k8s-openapi"))
