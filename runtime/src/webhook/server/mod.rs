@@ -214,8 +214,8 @@ impl Default for WebhookServerBuilder {
             // The API server's own limit on a request body is 3 MiB; a review carries the
             // object twice (object and oldObject) plus its envelope.
             body_limit: 8 << 20,
-            // Eight times the body limit: a 3 MiB object twice over (an update) decodes to
-            // about 40 MiB of JSON values; an 8 MiB array of small numbers to over 250 MiB.
+            // Eight times the body limit: an update (object and old object, 1.8 MB each, of
+            // small entries) decodes to about 42 MiB; a 2 MB array of small numbers to 64.
             decode_limit: 64 << 20,
             // Go's servers (controller-runtime) allow 32 s; a TLS client that is slower is
             // not an API server.
