@@ -19,6 +19,7 @@ for c in 1 16 64 256; do "$bench" load --new-connections "$c" 10; done
 "$bench" dynamic 1000000
 "$bench" dynamic 4000000
 "$bench" one-byte 1000000
+"$bench" one-byte 1000000 7
 "$bench" slow-bodies 1000
 idle_runs=("9980 10020")
 if [ "${QUICK:-0}" != 1 ]; then idle_runs+=("89000 89500"); fi

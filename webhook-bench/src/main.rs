@@ -13,7 +13,8 @@
 //!   (`scripts/webhook-go-client.sh` builds it);
 //! - `dynamic NUMBERS`: one review to a `DynamicObject` handler whose object holds an array
 //!   of NUMBERS zeros; its status and the server's RSS growth;
-//! - `one-byte BYTES`: one body of BYTES sent one byte per TLS record; RSS growth;
+//! - `one-byte BYTES [PACE_US]`: one body of BYTES sent one byte per TLS record (PACE_US µs
+//!   apart, busy-waiting, so that the server reads each record on its own); RSS growth;
 //! - `slow-bodies CONNECTIONS`: that many bodies trickling in at a byte a second (under a soft
 //!   open-file limit of 1,024), and 6 ordinary reviews meanwhile; when the trickling ones are
 //!   closed.
@@ -62,7 +63,8 @@ fn main() -> Result<(), Error> {
             ["idle-reuse", c, from, to] => idle_reuse(number(c)?, number(from)?, number(to)?).await,
             ["go-idle-reuse", go, c, from, to] => go_idle_reuse(go, c, from, to).await,
             ["dynamic", n] => dynamic(number(n)?).await,
-            ["one-byte", b] => one_byte(number(b)?).await,
+            ["one-byte", b] => one_byte(number(b)?, 0).await,
+            ["one-byte", b, pace] => one_byte(number(b)?, number(pace)?).await,
             ["slow-bodies", c] => slow_bodies(number(c)?).await,
             _ => Err(format!("usage: see {}", file!()).into()),
         }
@@ -376,20 +378,30 @@ async fn big(concurrency: u64, bytes: u64) -> Result<(), Error> {
         tasks.push(tokio::spawn(async move {
             let mut conn = server.connect().await?;
             barrier.wait().await;
-            conn.post(VALIDATE, &body).await
+            let status = conn.post(VALIDATE, &body).await?;
+            Ok::<_, std::io::Error>((status, conn))
         }));
     }
     let began = Instant::now();
     let mut statuses = std::collections::BTreeMap::new();
+    let mut open = Vec::new();
     for task in tasks {
-        let status = task.await?.map_or(0, |s| s);
-        *statuses.entry(status).or_insert(0) += 1;
+        match task.await? {
+            Ok((status, conn)) => {
+                *statuses.entry(status).or_insert(0) += 1;
+                open.push(conn);
+            }
+            Err(_) => *statuses.entry(0).or_insert(0) += 1,
+        }
     }
     let elapsed = began.elapsed();
     let peak = server.memory("VmHWM");
     tokio::time::sleep(Duration::from_secs(2)).await;
+    let kept_open = server.memory("VmRSS");
+    drop(open);
+    tokio::time::sleep(Duration::from_secs(2)).await;
     println!(
-        "big {concurrency} x {} bytes in {:.2} s: statuses {statuses:?}; server RSS before {before:.1} MiB, peak {peak:.1} MiB, 2 s after {:.1} MiB",
+        "big {concurrency} x {} bytes in {:.2} s: statuses {statuses:?}; server RSS before {before:.1} MiB, peak {peak:.1} MiB, 2 s after {kept_open:.1} MiB (connections kept open), {:.1} MiB 2 s after they closed",
         body.len(),
         elapsed.as_secs_f64(),
         server.memory("VmRSS"),
@@ -481,7 +493,7 @@ async fn dynamic(numbers: u64) -> Result<(), Error> {
     Ok(())
 }
 
-async fn one_byte(bytes: u64) -> Result<(), Error> {
+async fn one_byte(bytes: u64, pace_us: u64) -> Result<(), Error> {
     let server = Server::start(None)?;
     let mut conn = server.connect().await?;
     conn.post(VALIDATE, &review(16)).await?;
@@ -495,10 +507,14 @@ async fn one_byte(bytes: u64) -> Result<(), Error> {
     for byte in &body {
         conn.stream.write_all(std::slice::from_ref(byte)).await?;
         conn.stream.flush().await?;
+        let sent = Instant::now();
+        while sent.elapsed() < Duration::from_micros(pace_us) {
+            std::hint::spin_loop();
+        }
     }
     let status = read_status(&mut conn.stream, &mut conn.buffer).await?;
     println!(
-        "one-byte {bytes} bytes, one per TLS record, in {:.1} s: status {status}; server RSS before {before:.1} MiB, peak {:.1} MiB",
+        "one-byte {bytes} bytes, one per TLS record {pace_us} µs apart, in {:.1} s: status {status}; server RSS before {before:.1} MiB, peak {:.1} MiB",
         began.elapsed().as_secs_f64(),
         server.memory("VmHWM"),
     );
