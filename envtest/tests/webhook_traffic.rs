@@ -572,7 +572,7 @@ impl ServerProcess {
                     if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
                         return Err(std::io::Error::last_os_error());
                     }
-                    limit.rlim_cur = soft.min(limit.rlim_max as u64) as libc::rlim_t;
+                    limit.rlim_cur = soft.min(limit.rlim_max);
                     if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
                         return Err(std::io::Error::last_os_error());
                     }
