@@ -83,7 +83,7 @@ use tls::{CertFiles, ReloadingCert};
 /// `tls.key`: the default of [`WebhookServerBuilder::cert_dir`].
 pub const DEFAULT_CERT_DIR: &str = "/tmp/k8s-webhook-server/serving-certs";
 
-/// The largest read buffer of a connection, and so the largest request head.
+/// The largest read buffer of a connection, and the largest request head.
 const MAX_READ_BUFFER: usize = 64 << 10;
 
 /// The default address: every interface, controller-runtime's webhook port.
@@ -586,9 +586,11 @@ async fn connection(
         .header_read_timeout(None)
         // hyper grows a connection's read buffer to its maximum (about 400 KiB by default)
         // while a large body streams in, and keeps it: 25 MiB for 64 pooled connections.
-        // 64 KiB reads four TLS records at a time, and bounds a request's head (Go's
-        // default is 1 MB; the API server sends a few hundred bytes).
+        // 64 KiB reads four TLS records at a time.
         .max_buf_size(MAX_READ_BUFFER)
+        // A larger head gets 431 (Go's default limit is 1 MB; the API server sends a few
+        // hundred bytes).
+        .max_header_size(MAX_READ_BUFFER)
         .serve_connection(TokioIo::new(tls), service);
     match connection::with_deadlines(&activity, watcher.watch(connection)).await {
         Ok(Ok(())) => {}
