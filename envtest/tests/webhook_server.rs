@@ -1,7 +1,8 @@
 //! `kube_markers::webhook::server` through a real TLS client (rustls) on loopback: allow, deny
 //! with the handler's message, a mutating handler's JSON patch, refused requests (bad body,
-//! unknown path, method, media type, size, head size, a review of another kind), dry-run kept from handlers with side effects,
-//! start-up errors, certificate rotation without a new listener, graceful shutdown.
+//! unknown path, method, media type, size, head size, a review of another kind), dry-run kept
+//! from handlers with side effects, start-up errors, certificate rotation without a new
+//! listener, graceful shutdown.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
