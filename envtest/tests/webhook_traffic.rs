@@ -479,10 +479,42 @@ async fn a_handler_past_the_request_deadline_is_answered_503() {
     server.shutdown().await;
 }
 
+/// The messages of the events logged on this thread while it is the default subscriber.
+#[derive(Clone, Default)]
+struct LogLines(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl tracing::Subscriber for LogLines {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Message<'a>(&'a mut String);
+        impl tracing::field::Visit for Message<'_> {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                use std::fmt::Write;
+                let _ = write!(self.0, " {}={value:?}", field.name());
+            }
+        }
+        let mut line = event.metadata().level().to_string();
+        event.record(&mut Message(&mut line));
+        self.0.lock().unwrap().push(line);
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
 /// At the connection cap, a new connection waits to be accepted (its handshake does not
-/// finish) and is served as soon as another closes.
+/// finish) and is served as soon as another closes; both are logged, once.
 #[tokio::test]
 async fn the_connection_cap_holds_new_connections_until_one_closes() {
+    // A current-thread runtime: the server's tasks log on this thread.
+    let log = LogLines::default();
+    let _logging = tracing::subscriber::set_default(log.clone());
     let pki = pki();
     let (server, client) = serve(&pki, |b| b.max_connections(4)).await;
     let body = review("u", database(1));
@@ -508,7 +540,30 @@ async fn the_connection_cap_holds_new_connections_until_one_closes() {
         .unwrap()
         .unwrap();
     assert_eq!(fifth.post(VALIDATE, &body).await.unwrap().status, 200);
+    // Below the cap again once the others close.
+    open.clear();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut sixth = client.connect().await.unwrap();
+    assert_eq!(sixth.post(VALIDATE, &body).await.unwrap().status, 200);
     server.shutdown().await;
+    let lines = log.0.lock().unwrap().clone();
+    let reached: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("limit reached"))
+        .collect();
+    assert_eq!(
+        reached,
+        [&"WARN message=webhook connection limit reached: new connections wait until one closes max_connections=4".to_string()],
+        "{lines:#?}"
+    );
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("below the limit again"))
+            .count(),
+        1,
+        "{lines:#?}"
+    );
 }
 
 // ---- memory, in a server process of its own -------------------------------------------------
