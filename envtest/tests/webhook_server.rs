@@ -1,7 +1,8 @@
 //! `kube_markers::webhook::server` through a real TLS client (rustls) on loopback: allow, deny
 //! with the handler's message, a mutating handler's JSON patch, refused requests (bad body,
-//! unknown path, method, media type, size, a review of another kind), dry-run kept from handlers with side effects,
-//! start-up errors, certificate rotation without a new listener, graceful shutdown.
+//! unknown path, method, media type, size, head size, a review of another kind), dry-run kept
+//! from handlers with side effects, start-up errors, certificate rotation without a new
+//! listener, graceful shutdown.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -416,6 +417,24 @@ async fn requests_that_are_not_reviews_are_refused_with_the_reason() {
         )
         .await;
     assert_eq!(reply.status, 200, "{}", reply.text());
+
+    // A request head over the 64 KiB read buffer: 431, before any body is read.
+    let mut huge = conn().await.unwrap();
+    let head = format!(
+        "POST /validate HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: {}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}",
+        "a".repeat(70 << 10)
+    );
+    huge.stream.write_all(head.as_bytes()).await.unwrap();
+    huge.stream.flush().await.unwrap();
+    let mut answer = Vec::new();
+    let read = huge.stream.read_to_end(&mut answer);
+    let _ = tokio::time::timeout(Duration::from_secs(5), read).await;
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.starts_with("HTTP/1.1 431 "),
+        "{}",
+        &answer[..answer.len().min(200)]
+    );
 
     let big = vec![b' '; 5000];
     let reply = conn()

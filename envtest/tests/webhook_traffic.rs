@@ -279,6 +279,59 @@ async fn keep_alive_connections_idle_past_the_header_deadline_are_reused() {
     server.shutdown().await;
 }
 
+/// The same probe with Go's net/http client, the API server's own HTTP stack
+/// (`scripts/webhook-go-client.sh` builds it, standard library only): 400 clients idle 9.98 to
+/// 10.02 s between two reviews; 50-60 of them failed when idle connections were closed at
+/// 10 s, none with controller-runtime. `KUBE_MARKERS_SKIP_ORACLE=1` skips it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn go_clients_reusing_connections_idle_past_ten_seconds_do_not_fail() {
+    if std::env::var_os("KUBE_MARKERS_SKIP_ORACLE").is_some_and(|v| v == "1") {
+        eprintln!("SKIPPED: KUBE_MARKERS_SKIP_ORACLE=1, the Go client is not run");
+        return;
+    }
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let built = std::process::Command::new("bash")
+        .arg(format!("{root}/scripts/webhook-go-client.sh"))
+        .output()
+        .expect("bash runs");
+    assert!(
+        built.status.success(),
+        "scripts/webhook-go-client.sh failed (Go is needed; KUBE_MARKERS_SKIP_ORACLE=1 skips): {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let go_client = String::from_utf8(built.stdout).unwrap().trim().to_string();
+    let pki = pki();
+    let (server, _) = serve(&pki, |b| b).await;
+    let ca = pki.dir.path().join("ca.crt");
+    std::fs::write(&ca, pki.ca.pem()).unwrap();
+    let url = format!("https://{}{VALIDATE}", server.local_addr());
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(go_client)
+            .args(["-url", &url, "-ca"])
+            .arg(&ca)
+            .args([
+                "-connections",
+                "400",
+                "-idle-from",
+                "9980ms",
+                "-idle-to",
+                "10020ms",
+            ])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.starts_with("0 of 400 failed"), "{report}");
+    server.shutdown().await;
+}
+
 /// The idle, header and request deadlines, scaled down (header 1 s, request 2 s, idle 3 s):
 /// an idle connection is kept until the idle timeout, not closed at the header deadline; the
 /// header deadline starts with a request's first byte; a body that trickles in is answered 408
@@ -302,20 +355,24 @@ async fn each_phase_of_a_connection_has_its_own_deadline() {
         reused.push(conn);
     }
     tokio::time::sleep(Duration::from_millis(2500)).await;
+    let mut last_answer = Instant::now();
     for conn in &mut reused {
         let reply = conn
             .post(VALIDATE, &body)
             .await
             .expect("kept open while idle");
         assert_eq!(reply.status, 200);
+        last_answer = Instant::now();
     }
-    // Left idle, it is closed at the idle timeout.
-    let closed = reused[0]
-        .closed_after(Duration::from_secs(5))
+    // Left idle, it is closed at the idle timeout (of the last one answered, measured from
+    // its answer).
+    let last = reused.last_mut().unwrap();
+    last.closed_after(Duration::from_secs(6))
         .await
         .expect("closed");
+    let closed = last_answer.elapsed();
     assert!(
-        closed > Duration::from_millis(2800) && closed < Duration::from_millis(4200),
+        closed > Duration::from_millis(2900) && closed < Duration::from_millis(5000),
         "{closed:?}"
     );
 
@@ -333,7 +390,7 @@ async fn each_phase_of_a_connection_has_its_own_deadline() {
         .await
         .expect("closed");
     assert!(
-        closed > Duration::from_millis(800) && closed < Duration::from_millis(1800),
+        closed > Duration::from_millis(800) && closed < Duration::from_millis(2500),
         "{closed:?}"
     );
 
@@ -376,7 +433,7 @@ async fn each_phase_of_a_connection_has_its_own_deadline() {
             "the request body did not arrive within 2 s of the request"
         );
         assert!(
-            at > Duration::from_millis(1800) && at < Duration::from_millis(3000),
+            at > Duration::from_millis(1800) && at < Duration::from_millis(4000),
             "{at:?}"
         );
         assert!(closed, "closed after the 408");
@@ -422,10 +479,42 @@ async fn a_handler_past_the_request_deadline_is_answered_503() {
     server.shutdown().await;
 }
 
+/// The messages of the events logged on this thread while it is the default subscriber.
+#[derive(Clone, Default)]
+struct LogLines(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl tracing::Subscriber for LogLines {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Message<'a>(&'a mut String);
+        impl tracing::field::Visit for Message<'_> {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                use std::fmt::Write;
+                let _ = write!(self.0, " {}={value:?}", field.name());
+            }
+        }
+        let mut line = event.metadata().level().to_string();
+        event.record(&mut Message(&mut line));
+        self.0.lock().unwrap().push(line);
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
 /// At the connection cap, a new connection waits to be accepted (its handshake does not
-/// finish) and is served as soon as another closes.
+/// finish) and is served as soon as another closes; both are logged, once.
 #[tokio::test]
 async fn the_connection_cap_holds_new_connections_until_one_closes() {
+    // A current-thread runtime: the server's tasks log on this thread.
+    let log = LogLines::default();
+    let _logging = tracing::subscriber::set_default(log.clone());
     let pki = pki();
     let (server, client) = serve(&pki, |b| b.max_connections(4)).await;
     let body = review("u", database(1));
@@ -451,7 +540,30 @@ async fn the_connection_cap_holds_new_connections_until_one_closes() {
         .unwrap()
         .unwrap();
     assert_eq!(fifth.post(VALIDATE, &body).await.unwrap().status, 200);
+    // Below the cap again once the others close.
+    open.clear();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut sixth = client.connect().await.unwrap();
+    assert_eq!(sixth.post(VALIDATE, &body).await.unwrap().status, 200);
     server.shutdown().await;
+    let lines = log.0.lock().unwrap().clone();
+    let reached: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("limit reached"))
+        .collect();
+    assert_eq!(
+        reached,
+        [&"WARN message=webhook connection limit reached: new connections wait until one closes max_connections=4".to_string()],
+        "{lines:#?}"
+    );
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("below the limit again"))
+            .count(),
+        1,
+        "{lines:#?}"
+    );
 }
 
 // ---- memory, in a server process of its own -------------------------------------------------
@@ -519,7 +631,7 @@ impl ServerProcess {
                     if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
                         return Err(std::io::Error::last_os_error());
                     }
-                    limit.rlim_cur = soft.min(limit.rlim_max as u64) as libc::rlim_t;
+                    limit.rlim_cur = soft.min(limit.rlim_max);
                     if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
                         return Err(std::io::Error::last_os_error());
                     }

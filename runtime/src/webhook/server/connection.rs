@@ -67,6 +67,9 @@ pub(crate) struct Activity {
     write_blocked: Mutex<Option<Instant>>,
     /// Set while a write is blocked, so that a write that goes through is cheap to record.
     blocked: AtomicBool,
+    /// Whether a request over [`LARGE_BODY`](super::process::LARGE_BODY) came this way: its
+    /// read buffers are freed with the connection.
+    large: AtomicBool,
     /// Wakes the watchdog when a deadline moves earlier.
     earlier: Notify,
     limits: Limits,
@@ -78,6 +81,7 @@ impl Activity {
             phase: Mutex::new(Phase::Head(Instant::now())),
             write_blocked: Mutex::new(None),
             blocked: AtomicBool::new(false),
+            large: AtomicBool::new(false),
             earlier: Notify::new(),
             limits,
         }
@@ -113,6 +117,16 @@ impl Activity {
         };
         *phase = Phase::Serving(started);
         started + self.limits.request_timeout
+    }
+
+    /// A large request came on this connection.
+    pub(crate) fn saw_large_request(&self) {
+        self.large.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a large request came on this connection.
+    pub(crate) fn had_large_request(&self) -> bool {
+        self.large.load(Ordering::Relaxed)
     }
 
     /// The answer is handed to hyper: the connection waits for the next request.

@@ -12,6 +12,12 @@
 //! to new connections without restarting the listener. Shutdown stops accepting, lets the
 //! requests under way finish, and closes idle connections.
 //!
+//! Every route gets the same protection, whatever review it takes: a header deadline from a
+//! request's first byte, a whole-request deadline for its body and handler, an idle timeout
+//! longer than the API server's connection pool keeps connections, a connection cap, a body
+//! read into one buffer under the body limit, and a decode limit checked before the handler
+//! decodes (see the [builder](WebhookServerBuilder)'s methods for each default).
+//!
 //! ```
 //! use kube::core::DynamicObject;
 //! use kube::core::admission::{AdmissionRequest, AdmissionResponse};
@@ -76,6 +82,9 @@ use tls::{CertFiles, ReloadingCert};
 /// Where controller-runtime expects cert-manager's serving certificate, `tls.crt` and
 /// `tls.key`: the default of [`WebhookServerBuilder::cert_dir`].
 pub const DEFAULT_CERT_DIR: &str = "/tmp/k8s-webhook-server/serving-certs";
+
+/// The largest read buffer of a connection, and the largest request head.
+const MAX_READ_BUFFER: usize = 64 << 10;
 
 /// The default address: every interface, controller-runtime's webhook port.
 pub const DEFAULT_ADDR: SocketAddr =
@@ -214,8 +223,8 @@ impl Default for WebhookServerBuilder {
             // The API server's own limit on a request body is 3 MiB; a review carries the
             // object twice (object and oldObject) plus its envelope.
             body_limit: 8 << 20,
-            // Eight times the body limit: a 3 MiB object twice over (an update) decodes to
-            // about 40 MiB of JSON values; an 8 MiB array of small numbers to over 250 MiB.
+            // Eight times the body limit: an update (object and old object, 1.8 MB each, of
+            // small entries) decodes to about 42 MiB; a 2 MB array of small numbers to 64.
             decode_limit: 64 << 20,
             // Go's servers (controller-runtime) allow 32 s; a TLS client that is slower is
             // not an API server.
@@ -558,6 +567,13 @@ async fn connection(
         let activity = service_activity.clone();
         async move {
             let deadline = activity.serve();
+            let length = request.headers().get(hyper::header::CONTENT_LENGTH);
+            if length
+                .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
+                .is_some_and(|length| length >= process::LARGE_BODY)
+            {
+                activity.saw_large_request();
+            }
             let response = table.respond(request, deadline).await;
             activity.served();
             Ok::<_, Infallible>(response)
@@ -568,10 +584,21 @@ async fn connection(
     let connection = http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(None)
+        // hyper grows a connection's read buffer to its maximum (about 400 KiB by default)
+        // while a large body streams in, and keeps it: 25 MiB for 64 pooled connections.
+        // 64 KiB reads four TLS records at a time.
+        .max_buf_size(MAX_READ_BUFFER)
+        // A larger head gets 431 (Go's default limit is 1 MB; the API server sends a few
+        // hundred bytes).
+        .max_header_size(MAX_READ_BUFFER)
         .serve_connection(TokioIo::new(tls), service);
     match connection::with_deadlines(&activity, watcher.watch(connection)).await {
         Ok(Ok(())) => {}
         Ok(Err(e)) => tracing::debug!(%peer, "webhook connection ended: {e}"),
         Err(why) => tracing::debug!(%peer, "webhook connection closed: {why}"),
+    }
+    if activity.had_large_request() {
+        // Its buffers are freed now: hand them back too.
+        drop(process::LargeRequest::begin());
     }
 }

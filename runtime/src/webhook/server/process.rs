@@ -14,6 +14,7 @@ pub(crate) fn raise_open_file_limit() -> Option<u64> {
 }
 
 #[cfg(unix)]
+#[allow(clippy::useless_conversion)] // rlim_t is not u64 on every Unix
 fn raise() -> Option<u64> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
@@ -32,14 +33,14 @@ fn raise() -> Option<u64> {
         // soft limit lower (macOS's OPEN_MAX); the soft limit then stays as it was.
         if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
             tracing::debug!(
-                from = limit.rlim_cur as u64,
-                to = limit.rlim_max as u64,
+                from = u64::from(limit.rlim_cur),
+                to = u64::from(limit.rlim_max),
                 "raised the soft limit on open files"
             );
             limit.rlim_cur = limit.rlim_max;
         }
     }
-    Some(limit.rlim_cur as u64)
+    Some(u64::from(limit.rlim_cur))
 }
 
 #[cfg(not(unix))]

@@ -1,0 +1,3 @@
+module kube-markers/scripts/webhook-go-client
+
+go 1.26
