@@ -458,3 +458,42 @@ pub fn same_problem(server: &(String, String), ours: &kube_markers_cel::Problem)
     };
     server.0 == ours.path && server.1.starts_with(prefix) && server.1.ends_with(&ours.detail)
 }
+
+const CONTRIBUTED: &str =
+    "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema";
+
+/// Whether the server's causes are the report's problems, one for one. The API server names
+/// the four costliest expressions as contributors; among expressions of equal cost which ones
+/// it names follows Go's map iteration order, which varies from run to run. So contributors
+/// are compared as the server can name them: as many, each one of the costliest.
+pub fn agrees(server: &[(String, String)], report: &kube_markers_cel::SchemaReport) -> bool {
+    let is_contributed = |m: &str| m.ends_with(CONTRIBUTED);
+    let (server_contributed, server_rest): (Vec<_>, Vec<_>) =
+        server.iter().partition(|c| is_contributed(&c.1));
+    let (ours_contributed, ours_rest): (Vec<_>, Vec<_>) = report
+        .problems
+        .iter()
+        .partition(|p| p.detail == CONTRIBUTED);
+    if server_rest.len() != ours_rest.len()
+        || !server_rest
+            .iter()
+            .all(|c| ours_rest.iter().any(|o| same_problem(c, o)))
+    {
+        return false;
+    }
+    if server_contributed.len() != ours_contributed.len() {
+        return false;
+    }
+    let Some(cut) = ours_contributed
+        .iter()
+        .filter_map(|p| report.costs.iter().find(|c| c.path == p.path))
+        .map(|c| c.cost)
+        .min()
+    else {
+        return true;
+    };
+    server_contributed.iter().all(|c| {
+        c.1.starts_with("Forbidden: ")
+            && report.costs.iter().any(|e| e.path == c.0 && e.cost >= cut)
+    })
+}
