@@ -34,6 +34,9 @@ pub struct Checked {
     pub output: Type,
     /// Whether an identifier resolved to the variable `oldSelf`.
     pub uses_old_self: bool,
+    /// Calls written `a.f(x)` that are the global function `a.f` (`strings.quote(s)`): cel-go
+    /// rewrites them into global calls, which the cost estimate then sees.
+    pub qualified_calls: HashMap<u32, String>,
 }
 
 /// A checker error at a node.
@@ -60,6 +63,7 @@ pub fn check(
         errors: Vec::new(),
         fresh: 0,
         uses_old_self: false,
+        qualified_calls: HashMap::new(),
     };
     c.check(&parsed.expr);
     if !c.errors.is_empty() {
@@ -70,12 +74,17 @@ pub fn check(
         .iter()
         .map(|t| c.mapping.substitute(t, true))
         .collect();
+    let literal_errors = homogeneous_literals(&parsed.expr, &types);
+    if !literal_errors.is_empty() {
+        return Err(literal_errors);
+    }
     let output = types[parsed.expr.id as usize].clone();
     Ok(Checked {
         types,
         overloads: c.overloads,
         output,
         uses_old_self: c.uses_old_self,
+        qualified_calls: c.qualified_calls,
     })
 }
 
@@ -90,6 +99,7 @@ struct Checker<'a> {
     errors: Vec<CheckError>,
     fresh: u32,
     uses_old_self: bool,
+    qualified_calls: HashMap<u32, String>,
 }
 
 impl Checker<'_> {
@@ -150,7 +160,7 @@ impl Checker<'_> {
                     if optional.contains(&i) {
                         t = self.unwrap_optional_entry(el, t);
                     }
-                    elem = Some(self.join(el, elem, t));
+                    elem = Some(self.join(elem, t));
                 }
                 let elem = elem.unwrap_or_else(|| self.fresh_var());
                 self.set(e, Type::list(elem));
@@ -160,13 +170,13 @@ impl Checker<'_> {
                 for entry in entries {
                     self.check(&entry.key);
                     let kt = self.ty(&entry.key);
-                    key = Some(self.join(&entry.key, key, kt));
+                    key = Some(self.join(key, kt));
                     self.check(&entry.value);
                     let mut vt = self.ty(&entry.value);
                     if entry.optional {
                         vt = self.unwrap_optional_entry(&entry.value, vt);
                     }
-                    val = Some(self.join(&entry.value, val, vt));
+                    val = Some(self.join(val, vt));
                 }
                 let (k, v) = match (key, val) {
                     (Some(k), Some(v)) => (k, v),
@@ -206,19 +216,16 @@ impl Checker<'_> {
         }
     }
 
-    /// HomogeneousAggregateLiterals: every element has the first one's type.
-    fn join(&mut self, e: &Expr, previous: Option<Type>, current: Type) -> Type {
+    /// cel-go's `joinTypes` with dynamic aggregate element types: the checker widens mixed
+    /// literals to `dyn`; `HomogeneousAggregateLiterals` is a validator run after it.
+    fn join(&mut self, previous: Option<Type>, current: Type) -> Type {
         let Some(previous) = previous else {
             return current;
         };
         if self.mapping.assign(&previous, &current) {
             return crate::types::most_general(&previous, &current).clone();
         }
-        self.error(
-            e.id,
-            format!("expected type '{previous}' but found '{current}'"),
-        );
-        Type::Error
+        Type::Dyn
     }
 
     fn check_ident(&mut self, e: &Expr, name: &str) {
@@ -317,6 +324,7 @@ impl Checker<'_> {
         if let Some(prefix) = qualified_name(target) {
             let qualified = format!("{prefix}.{function}");
             if self.functions.by_name.contains_key(&qualified) {
+                self.qualified_calls.insert(e.id, qualified.clone());
                 return self.resolve_or_error(e, &qualified, None, args);
             }
         }
@@ -492,4 +500,60 @@ fn qualified_name(e: &Expr) -> Option<String> {
         } => Some(format!("{}.{field}", qualified_name(operand)?)),
         _ => None,
     }
+}
+
+/// cel-go's `ValidateHomogeneousAggregateLiterals`, which runs on a checked expression: in each
+/// list literal the elements, in each map literal the keys and the values, of one type.
+fn homogeneous_literals(root: &Expr, types: &[Type]) -> Vec<CheckError> {
+    let mut errors = Vec::new();
+    let elem_type = |e: &Expr, optional: bool| {
+        let t = &types[e.id as usize];
+        if optional {
+            t.unwrap_optional().unwrap_or(t).clone()
+        } else {
+            t.clone()
+        }
+    };
+    let mismatch = |id: u32, expected: &Type, found: &Type| CheckError {
+        id,
+        message: format!("expected type '{expected}' but found '{found}'"),
+    };
+    root.walk(&mut |e| match &e.kind {
+        ExprKind::List { elements, optional } => {
+            let mut first: Option<Type> = None;
+            for (i, el) in elements.iter().enumerate() {
+                let t = elem_type(el, optional.contains(&i));
+                match &first {
+                    None => first = Some(t),
+                    Some(f) if *f != t => {
+                        errors.push(mismatch(el.id, f, &t));
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        ExprKind::Map { entries } => {
+            let mut first: Option<(Type, Type)> = None;
+            for entry in entries {
+                let (k, v) = (
+                    elem_type(&entry.key, false),
+                    elem_type(&entry.value, entry.optional),
+                );
+                match &first {
+                    None => first = Some((k, v)),
+                    Some((fk, fv)) => {
+                        if *fk != k {
+                            errors.push(mismatch(entry.key.id, fk, &k));
+                        }
+                        if *fv != v {
+                            errors.push(mismatch(entry.value.id, fv, &v));
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    });
+    errors
 }

@@ -265,7 +265,10 @@ impl<'a> Coster<'a> {
                 function,
                 target,
                 args,
-            } => self.cost_call(e, function, target.as_deref(), args),
+            } => match self.checked.qualified_calls.get(&e.id) {
+                Some(qualified) => self.cost_call(e, qualified, None, args),
+                None => self.cost_call(e, function, target.as_deref(), args),
+            },
             ExprKind::List { elements, .. } => {
                 let mut sum = Estimate::fixed(0);
                 let mut item = Estimate {
@@ -654,9 +657,13 @@ impl<'a> Coster<'a> {
                 .add(Estimate::fixed(LIST_CREATE));
             Some((c, Some(size)))
         };
-        let sort_factor = |t: &Type| match t {
-            Type::List(e) if matches!(**e, Type::String | Type::Bytes) => 2.0 + STRING_TRAVERSAL,
-            _ => 2.0,
+        // The element type of ext.Lists' templated sort overloads is in their ids.
+        let sort_factor = |id: &str| {
+            if id.starts_with("list_string_") || id.starts_with("list_bytes_") {
+                2.0 + STRING_TRAVERSAL
+            } else {
+                2.0
+            }
         };
         match overload {
             "list_sets_contains_list"
@@ -700,9 +707,12 @@ impl<'a> Coster<'a> {
                 list_call(2.0, sz.mul(sz))
             }
             o if o.starts_with("list_") && o.ends_with("_sort") && args.is_empty() => {
-                let t = target?;
-                let sz = self.node_size(t);
-                list_call(sort_factor(&t.ty), sz.mul(sz))
+                let sz = self.node_size(target?);
+                list_call(sort_factor(o), sz.mul(sz))
+            }
+            o if o.ends_with("_sortByAssociatedKeys") && target.is_some() && args.len() == 1 => {
+                let sz = self.node_size(&args[0]);
+                list_call(sort_factor(o), sz.mul(sz))
             }
             _ => None,
         }

@@ -160,8 +160,11 @@ impl Walk<'_> {
         };
         let uint = |k: &str| s.get(k).and_then(Value::as_i64).map(|v| v.max(0) as u64);
         if let Some(props) = s.get("properties").and_then(Value::as_object) {
-            let atomic_map =
-                s.get("x-kubernetes-map-type").and_then(Value::as_str) == Some("atomic");
+            // apiextensions' `MapIsCorrelatable`: granular and atomic maps correlate.
+            let map_type_uncorrelatable = s
+                .get("x-kubernetes-map-type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t != "granular" && t != "atomic");
             for (name, prop) in props {
                 let child_decl =
                     match (decl.map(|d| &d.kind), crate::schema::escape(name).ok_or(())) {
@@ -169,7 +172,11 @@ impl Walk<'_> {
                         _ => None,
                     };
                 let child_path = format!("{path}.properties[{name}]");
-                let unc = uncorrelatable.or(if atomic_map { Some(path) } else { None });
+                let unc = uncorrelatable.or(if map_type_uncorrelatable {
+                    Some(path)
+                } else {
+                    None
+                });
                 let card = if s.get("additionalProperties").is_some() {
                     child_card(uint("maxProperties"))
                 } else {
@@ -377,7 +384,9 @@ impl Walk<'_> {
                     }
                 }
             }
-            if compiled.is_ok() {
+            // `UsesOldSelf` is known only of a rule that compiled; `optionalOldSelf` without it
+            // is refused either way.
+            {
                 if uses_old_self {
                     if let Some(u) = uncorrelatable {
                         self.problem(

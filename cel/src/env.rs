@@ -326,6 +326,11 @@ fn templated() -> String {
     for t in COMPARABLE {
         out.push_str(&format!("sort list_{t}_sort list({t}).() -> list({t})\n"));
     }
+    for t in COMPARABLE {
+        out.push_str(&format!(
+            "@sortByAssociatedKeys list_{t}_sortByAssociatedKeys list(T).(list({t})) -> list(T)\n"
+        ));
+    }
     for f in FORMATS {
         out.push_str(&format!(
             "format.{f} format.{f} () -> kubernetes.NamedFormat\n"

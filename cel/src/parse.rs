@@ -514,6 +514,9 @@ impl Parser {
         if one_var || two_var {
             return self.comprehension_macro(at, name, target, args, two_var);
         }
+        if name == "sortBy" && n == 2 {
+            return self.sort_by(at, target, args);
+        }
         if matches!(name, "optMap" | "optFlatMap") && n == 2 {
             return self.opt_map(at, name, target, args);
         }
@@ -671,6 +674,49 @@ impl Parser {
             result,
         };
         Ok(self.node(at, ExprKind::Comprehension(Box::new(comp))))
+    }
+
+    /// ext.Lists' `l.sortBy(e, key)` = `cel.bind(@__sortBy_input__, l,
+    /// @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key)))`.
+    fn sort_by(&mut self, at: u32, target: Expr, args: Vec<Expr>) -> Result<Expr, ParseError> {
+        const INPUT: &str = "@__sortBy_input__";
+        if !matches!(
+            target.kind,
+            ExprKind::List { .. }
+                | ExprKind::Select { .. }
+                | ExprKind::Ident(_)
+                | ExprKind::Comprehension(_)
+                | ExprKind::Call { .. }
+        ) {
+            return Err(ParseError {
+                at,
+                message: "sortBy can only be applied to a list, identifier, comprehension, call or select expression".into(),
+            });
+        }
+        let input = self.node(at, ExprKind::Ident(INPUT.into()));
+        let keys = self.comprehension_macro(at, "map", input, args, false)?;
+        let input = self.node(at, ExprKind::Ident(INPUT.into()));
+        let result = self.call(at, "@sortByAssociatedKeys", Some(input), vec![keys]);
+        let empty = self.node(
+            at,
+            ExprKind::List {
+                elements: vec![],
+                optional: vec![],
+            },
+        );
+        let f = self.lit(at, Literal::Bool(false));
+        let step = self.node(at, ExprKind::Ident(INPUT.into()));
+        let bind = Comprehension {
+            iter_range: empty,
+            iter_var: "#unused".into(),
+            iter_var2: None,
+            accu_var: INPUT.into(),
+            accu_init: target,
+            loop_condition: f,
+            loop_step: step,
+            result,
+        };
+        Ok(self.node(at, ExprKind::Comprehension(Box::new(bind))))
     }
 
     /// `o.optMap(v, e)` = `o.hasValue() ? optional.of(cel.bind(v, o.value(), e)) : optional.none()`;

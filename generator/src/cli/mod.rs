@@ -8,6 +8,7 @@
 //! generator's help, its dispatch and the completion scripts then know it.
 
 pub mod can_i;
+pub mod check_crds;
 pub mod completions;
 pub mod explain;
 pub(crate) mod flags;
@@ -36,6 +37,10 @@ pub(crate) static SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {
         line: &can_i::COMMAND_LINE,
         main: can_i::main,
+    },
+    Subcommand {
+        line: &check_crds::COMMAND_LINE,
+        main: check_crds::main,
     },
     Subcommand {
         line: &completions::COMMAND_LINE,

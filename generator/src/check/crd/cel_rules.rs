@@ -2,13 +2,27 @@
 //! them when a CRD is created (kube-markers-cel), each problem at its schema node with the
 //! server's own text and, for a rule over the cost budget, the bound that fixes it.
 
-use kube_markers_cel::{Fix, check_schema};
+use kube_markers_cel::{Fix, SchemaReport, check_schema};
 use kube_markers_registry::crd::SchemaProblem;
 use serde_json::Value;
 
+/// How a fix is spelled: as the marker on the Rust field, or as the schema keyword.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fixes {
+    /// `#[k8s(max_items = 48)]` on `xs`: the generator's own CRDs.
+    Attributes,
+    /// `maxItems: 48` at `spec.xs`: any CRD file (`check-crds`).
+    Yaml,
+}
+
+/// The type check and cost estimate of one version's `openAPIV3Schema`.
+pub fn report(root: &Value) -> SchemaReport {
+    check_schema(root, "openAPIV3Schema")
+}
+
 /// The CEL problems of one version's `openAPIV3Schema`.
-pub fn problems(root: &Value) -> Vec<SchemaProblem> {
-    let report = check_schema(root, "openAPIV3Schema");
+pub fn problems(root: &Value, fixes: Fixes) -> Vec<SchemaProblem> {
+    let report = report(root);
     report
         .problems
         .into_iter()
@@ -18,7 +32,14 @@ pub fn problems(root: &Value) -> Vec<SchemaProblem> {
                 (Some(e), Some(w)) => format!("{} `{e}`", describe(w)),
                 _ => "the schema's CEL rules".to_string(),
             };
-            let fix = p.fix.as_ref().map(fix_text).unwrap_or_default();
+            let fix = match &p.fix {
+                Some(f) => fix_text(f, fixes),
+                None if p.detail.contains("cost exceeds budget") => "; no single maxItems, \
+                    maxProperties or maxLength brings it under budget: a value without a size \
+                    estimate (such as string() of a number) costs as if unbounded; simplify it"
+                    .to_string(),
+                None => String::new(),
+            };
             SchemaProblem::at(
                 &node,
                 format!("{subject}: the API server refuses it: {}{fix}", p.detail),
@@ -75,24 +96,33 @@ fn describe(what: &str) -> &'static str {
     }
 }
 
-/// "; fix: add `#[k8s(max_items = 48)]` on `xs` (≤ 48 keeps it under budget)".
-fn fix_text(fix: &Fix) -> String {
-    let attr = match fix.keyword {
-        "maxItems" => "max_items",
-        "maxProperties" => "max_properties",
-        _ => "max_length",
-    };
-    let on = fix
-        .property
-        .as_deref()
-        .map(|p| format!(" on `{p}`"))
-        .unwrap_or_default();
-    format!(
-        "; fix: add `#[k8s({attr} = {max})]`{on} (`{keyword}: {max}` at {node}; a bound ≤ {max} keeps it under budget)",
-        max = fix.max,
-        keyword = fix.keyword,
-        node = generator_path(&fix.schema_path),
-    )
+/// "; fix: add `#[k8s(max_items = 48)]` on `xs` (…)" or "; fix: set `maxItems: 48` at spec.xs".
+fn fix_text(fix: &Fix, fixes: Fixes) -> String {
+    let node = generator_path(&fix.schema_path);
+    let max = fix.max;
+    let keyword = fix.keyword;
+    match fixes {
+        Fixes::Attributes => {
+            let attr = match keyword {
+                "maxItems" => "max_items",
+                "maxProperties" => "max_properties",
+                _ => "max_length",
+            };
+            let on = fix
+                .property
+                .as_deref()
+                .map(|p| format!(" on `{p}`"))
+                .unwrap_or_default();
+            format!(
+                "; fix: add `#[k8s({attr} = {max})]`{on} (`{keyword}: {max}` at {node}; a bound ≤ {max} keeps it under budget)"
+            )
+        }
+        Fixes::Yaml => {
+            format!(
+                "; fix: set `{keyword}: {max}` at {node} (a bound ≤ {max} keeps it under budget)"
+            )
+        }
+    }
 }
 
 #[cfg(test)]
@@ -112,7 +142,7 @@ mod tests {
     }
 
     fn messages(rules: Value) -> Vec<String> {
-        problems(&spec(rules))
+        problems(&spec(rules), super::Fixes::Attributes)
             .iter()
             .map(ToString::to_string)
             .collect()
@@ -167,6 +197,6 @@ mod tests {
         let bounded = json!({"type": "object", "properties": {"spec": {"type": "object",
             "x-kubernetes-validations": [{"rule": "self.xs.all(x, self.xs.all(y, x == y))"}],
             "properties": {"xs": {"type": "array", "maxItems": 48, "items": {"type": "string", "maxLength": 16}}}}}});
-        assert_eq!(problems(&bounded).len(), 0);
+        assert_eq!(problems(&bounded, super::Fixes::Attributes).len(), 0);
     }
 }

@@ -6,7 +6,10 @@
 
 mod cel_rules;
 mod defaults;
+pub mod files;
 mod formats;
+
+pub use cel_rules::Fixes;
 
 use kube_markers_core::cel;
 use kube_markers_core::schema::satisfiable;
@@ -441,12 +444,17 @@ fn split_path(path: &str) -> Vec<&str> {
 /// Checks printer columns, selectable fields and the scale subresource of one version (as
 /// JSON) against its schema.
 pub fn check_version(version: &Value) -> Vec<SchemaProblem> {
+    check_version_as(version, Fixes::Attributes)
+}
+
+/// [`check_version`], with fixes of over-budget rules spelled as `fixes` says.
+pub fn check_version_as(version: &Value, fixes: Fixes) -> Vec<SchemaProblem> {
     let root = &version["schema"]["openAPIV3Schema"];
     let mut problems = check_schema(root);
     // As the API server, type-check and cost the rules only of a schema without structural
     // problems: an invalid schema has no dependable CEL types.
     if problems.is_empty() {
-        problems.extend(cel_rules::problems(root));
+        problems.extend(cel_rules::problems(root, fixes));
     }
     for column in version["additionalPrinterColumns"]
         .as_array()

@@ -101,7 +101,10 @@ fn bash_completes_each_command_lines_flags_and_values() {
         eprintln!("no bash: skipped");
         return;
     };
-    assert_eq!(commands, sorted(&["explain", "can-i", "completions"]));
+    assert_eq!(
+        commands,
+        sorted(&["explain", "can-i", "check-crds", "completions"])
+    );
     for doc in docs() {
         let mut line = vec!["gen"];
         if !doc.name.is_empty() {

@@ -1,0 +1,351 @@
+//! `check-crds`: every check the generator applies to its own CRDs, applied to CRD files
+//! written by anyone (by hand, controller-gen, Helm charts): names and metadata, versions,
+//! structural schemas, defaults, list-map keys, printer-column, selectable-field and scale
+//! paths, and CEL rules type-checked and costed as kube-apiserver 1.37 does.
+//!
+//! YAML is read as kubectl reads it where the two readers differ in values: an unquoted `y`,
+//! `n`, `yes`, `no`, `on` or `off` value is a boolean for both (YAML 1.1). They differ in keys:
+//! kubectl turns such a key into the property `true` or `false`, where this reader keeps the
+//! word; each such key is reported as a warning.
+
+use super::cel_rules::{self, Fixes};
+use kube_markers_cel::{ExpressionCost, PER_SCHEMA_LIMIT};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The verdict on one CRD document.
+#[derive(Debug, Serialize)]
+pub struct CrdReport {
+    /// `metadata.name`, or `document N` when it has none.
+    pub name: String,
+    /// What the API server would refuse, as `location: message`.
+    pub problems: Vec<String>,
+    /// Each version's CEL cost report.
+    pub versions: Vec<VersionCosts>,
+}
+
+/// The CEL expressions of one version and what they cost.
+#[derive(Debug, Serialize)]
+pub struct VersionCosts {
+    pub version: String,
+    /// The sum the API server compares with its per-schema limit.
+    pub total: u64,
+    pub limit: u64,
+    pub expressions: Vec<ExpressionCost>,
+}
+
+/// The verdict on one file.
+#[derive(Debug, Serialize)]
+pub struct FileReport {
+    pub file: String,
+    /// Unreadable files, YAML errors, documents that are not CRDs.
+    pub errors: Vec<String>,
+    /// YAML 1.1 readings kubectl would make.
+    pub warnings: Vec<String>,
+    pub crds: Vec<CrdReport>,
+}
+
+impl FileReport {
+    /// Whether the API server would take every CRD of the file.
+    pub fn accepted(&self) -> bool {
+        self.errors.is_empty() && self.crds.iter().all(|c| c.problems.is_empty())
+    }
+}
+
+/// The files of `paths`, each with whether it was named (a file) rather than found in a
+/// directory walked for `.yaml`, `.yml` and `.json`, sorted so the report's order is stable.
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut found = Vec::new();
+            walk(path, &mut found).map_err(|e| format!("{}: {e}", path.display()))?;
+            out.extend(found.into_iter().map(|p| (p, false)));
+        } else if path.exists() {
+            out.push((path.clone(), true));
+        } else {
+            return Err(format!("{}: no such file or directory", path.display()));
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Checks one file; a file without CRDs is an error.
+pub fn check_file(path: &Path) -> FileReport {
+    check_file_in(path, true)
+}
+
+/// Checks one file; `required`: whether a file without CRDs is an error (a file given by
+/// name) or skipped (one found in a directory, such as a chart's other manifests).
+pub fn check_file_in(path: &Path, required: bool) -> FileReport {
+    let file = path.display().to_string();
+    let mut report = FileReport {
+        file: file.clone(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+        crds: Vec::new(),
+    };
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            report.errors.push(format!("cannot read it: {e}"));
+            return report;
+        }
+    };
+    report.warnings = yaml11_booleans(&text);
+    let docs: Vec<Value> = match serde_saphyr::from_multiple::<Value>(&text) {
+        Ok(docs) => docs,
+        Err(e) => {
+            report.errors.push(format!("not YAML: {e}"));
+            return report;
+        }
+    };
+    let mut saw_crd = false;
+    for (i, doc) in docs.iter().enumerate() {
+        if doc.is_null() {
+            continue;
+        }
+        // A `List` (kubectl get -o yaml) holds CRDs in `items`.
+        let items: Vec<&Value> = match doc["kind"].as_str() {
+            Some("List") => doc["items"].as_array().into_iter().flatten().collect(),
+            _ => vec![doc],
+        };
+        for item in items {
+            if item["kind"] == "CustomResourceDefinition"
+                && item["apiVersion"] == "apiextensions.k8s.io/v1"
+            {
+                saw_crd = true;
+                report.crds.push(check_crd(item, i + 1));
+            }
+        }
+    }
+    if !saw_crd && required {
+        report
+            .errors
+            .push("no apiextensions.k8s.io/v1 CustomResourceDefinition in it".into());
+    }
+    report
+}
+
+/// The checks of one CRD.
+pub fn check_crd(crd: &Value, document: usize) -> CrdReport {
+    let name = crd["metadata"]["name"]
+        .as_str()
+        .map_or_else(|| format!("document {document}"), str::to_string);
+    let mut problems = Vec::new();
+    let spec = &crd["spec"];
+    let group = spec["group"].as_str().unwrap_or_default();
+    let plural = spec["names"]["plural"].as_str().unwrap_or_default();
+    if let Err(why) = kube_markers_core::names::dns1123_subdomain(group) {
+        problems.push(format!("spec.group `{group}`: {why}"));
+    } else if !group.contains('.') {
+        problems.push(format!("spec.group `{group}`: it has no dot"));
+    }
+    if let Err(why) = kube_markers_core::names::dns1123_label(plural) {
+        problems.push(format!("spec.names.plural `{plural}`: {why}"));
+    }
+    if crd["metadata"]["name"].as_str() != Some(&format!("{plural}.{group}")) {
+        problems.push(format!(
+            "metadata.name: must be `{plural}.{group}` (spec.names.plural.spec.group)"
+        ));
+    }
+    if spec["names"]["kind"].as_str().is_none_or(str::is_empty) {
+        problems.push("spec.names.kind: required".into());
+    }
+    if !matches!(spec["scope"].as_str(), Some("Namespaced" | "Cluster")) {
+        problems.push("spec.scope: must be `Namespaced` or `Cluster`".into());
+    }
+    let versions = spec["versions"].as_array().cloned().unwrap_or_default();
+    if versions.is_empty() {
+        problems.push("spec.versions: must have at least one version".into());
+    }
+    let storage = versions.iter().filter(|v| v["storage"] == true).count();
+    if !versions.is_empty() && storage != 1 {
+        problems.push(format!(
+            "spec.versions: exactly one version must be the storage version, not {storage}"
+        ));
+    }
+    let mut seen = Vec::new();
+    let mut costs = Vec::new();
+    for (i, version) in versions.iter().enumerate() {
+        let vname = version["name"].as_str().unwrap_or_default().to_string();
+        if seen.contains(&vname) {
+            problems.push(format!("spec.versions[{i}].name `{vname}`: given twice"));
+        }
+        if let Err(why) = kube_markers_core::names::dns1123_label(&vname) {
+            problems.push(format!("spec.versions[{i}].name `{vname}`: {why}"));
+        }
+        seen.push(vname.clone());
+        if version["schema"]["openAPIV3Schema"].is_null() {
+            problems.push(format!(
+                "spec.versions[{i}].schema.openAPIV3Schema: required"
+            ));
+            continue;
+        }
+        for problem in super::check_version_as(version, Fixes::Yaml) {
+            problems.push(format!("version {vname}: {problem}"));
+        }
+        let report = cel_rules::report(&version["schema"]["openAPIV3Schema"]);
+        costs.push(VersionCosts {
+            version: vname,
+            total: report.total,
+            limit: PER_SCHEMA_LIMIT,
+            expressions: report.costs,
+        });
+    }
+    CrdReport {
+        name,
+        problems,
+        versions: costs,
+    }
+}
+
+/// Unquoted keys kubectl reads as YAML 1.1 booleans (`n:` becomes the property `false`).
+fn yaml11_booleans(text: &str) -> Vec<String> {
+    const TRUE: &[&str] = &["y", "Y", "yes", "Yes", "YES", "on", "On", "ON"];
+    const FALSE: &[&str] = &["n", "N", "no", "No", "NO", "off", "Off", "OFF"];
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start().trim_start_matches("- ").trim_start();
+        let Some((key, rest)) = trimmed.split_once(':') else {
+            continue;
+        };
+        if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+            continue;
+        }
+        let read = if TRUE.contains(&key) {
+            "true"
+        } else if FALSE.contains(&key) {
+            "false"
+        } else {
+            continue;
+        };
+        out.push(format!(
+            "line {}: kubectl reads the key `{key}` as the boolean {read} (YAML 1.1) and sends \
+             the property `{read}`; quote it (\"{key}\") to keep the name",
+            i + 1
+        ));
+    }
+    out
+}
+
+/// An expression's path as the other checks name nodes:
+/// `spec.xs: x-kubernetes-validations[0].rule`.
+pub fn short_path(path: &str) -> String {
+    match path.find(".x-kubernetes-validations") {
+        Some(i) => format!(
+            "{}: {}",
+            cel_rules::generator_path(&path[..i]),
+            &path[i + 1..]
+        ),
+        None => cel_rules::generator_path(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reader and kubectl agree on values (booleans), and differ on keys, which are warned.
+    #[test]
+    fn yaml_1_1_booleans() {
+        let docs: Vec<Value> =
+            serde_saphyr::from_multiple("n: n\ny: [y, n, yes, off]\nq: \"n\"\n").unwrap();
+        assert_eq!(
+            docs[0],
+            serde_json::json!({"n": false, "y": [true, false, true, false], "q": "n"})
+        );
+        let warnings = yaml11_booleans("n: n\ny: [y]\nq: \"n\"\n  - off: 1\nname: n\n");
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(warnings[0].starts_with("line 1: kubectl reads the key `n` as the boolean false"));
+        assert!(warnings[2].starts_with("line 4: kubectl reads the key `off`"));
+    }
+
+    fn crd_file(dir: &Path, name: &str, rules: &str, bound: &str) -> PathBuf {
+        let path = dir.join(name);
+        let text = format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+             metadata: {{name: widgets.example.com}}\nspec:\n  group: example.com\n  \
+             names: {{plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}}\n  \
+             scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    \
+             schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          \
+             spec:\n            type: object\n            x-kubernetes-validations: {rules}\n            \
+             properties:\n              xs: {{type: array, {bound} items: {{type: string, maxLength: 16}}}}\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn refuses_what_the_server_refuses_and_names_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let rule = "[{rule: \"self.xs.all(x, self.xs.all(y, x == y))\"}]";
+        let bad = check_file(&crd_file(dir.path(), "bad.yaml", rule, ""));
+        assert!(!bad.accepted());
+        let problems = &bad.crds[0].problems;
+        assert!(
+            problems[0].contains("estimated rule cost exceeds budget"),
+            "{problems:?}"
+        );
+        let max: u64 = problems[0]
+            .split("fix: set `maxItems: ")
+            .nth(1)
+            .and_then(|r| r.split('`').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{problems:?}"));
+        let fixed = check_file(&crd_file(
+            dir.path(),
+            "ok.yaml",
+            rule,
+            &format!("maxItems: {max},"),
+        ));
+        assert!(fixed.accepted(), "{:?}", fixed.crds[0].problems);
+        let over = check_file(&crd_file(
+            dir.path(),
+            "over.yaml",
+            rule,
+            &format!("maxItems: {},", max + 1),
+        ));
+        assert!(!over.accepted());
+        let costs = &fixed.crds[0].versions[0];
+        assert_eq!(costs.expressions.len(), 1);
+        assert!(costs.expressions[0].cost <= kube_markers_cel::PER_EXPRESSION_LIMIT);
+    }
+
+    #[test]
+    fn names_and_versions_are_checked() {
+        let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "wrong"}, "spec": {"group": "example", "scope": "Namespaced",
+            "names": {"plural": "widgets", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": true, "storage": false,
+                "schema": {"openAPIV3Schema": {"type": "object"}}}]}});
+        let report = check_crd(&crd, 1);
+        assert_eq!(
+            report.problems,
+            [
+                "spec.group `example`: it has no dot",
+                "metadata.name: must be `widgets.example` (spec.names.plural.spec.group)",
+                "spec.versions: exactly one version must be the storage version, not 0",
+            ]
+        );
+    }
+}

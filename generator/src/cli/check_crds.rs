@@ -1,0 +1,175 @@
+//! `check-crds PATH...`: the generator's CRD checks on any CRD file, with a cost report of the
+//! CEL rules (`--costs`, `--output json`).
+
+use super::flags::{CommandLine, Flag, Parsed, Positionals};
+use crate::UsageError;
+use crate::check::crd::files::{self, FileReport};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// What the command line gives.
+#[derive(Default)]
+pub(crate) struct Args {
+    paths: Vec<PathBuf>,
+    costs: bool,
+    json: bool,
+}
+
+type F = Flag<Args>;
+
+/// `check-crds`' command line.
+pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
+    name: "check-crds",
+    summary: "Check CRD files as kube-apiserver 1.37 would on create: schemas, CEL type and cost",
+    about: "Check CRD files (hand-written, controller-gen's, from Helm charts) as the generator \
+            checks its own: names and versions, structural schemas, defaults, list-map keys, \
+            printer-column, selectable-field and scale paths, and every CEL rule and message \
+            expression type-checked and costed as kube-apiserver 1.37 does, with the server's \
+            own errors. A rule over the cost budget names the list, map or string to bound and \
+            the largest bound that keeps it under budget. PATH is a file or a directory \
+            (walked for .yaml, .yml and .json).",
+    usage: &["PATH... [OPTIONS]"],
+    positionals: Some(Positionals {
+        what: "path",
+        choices: &[],
+        add: |args, arg| {
+            args.paths.push(PathBuf::from(arg));
+            Ok(())
+        },
+    }),
+    flags: &[
+        F::switch(
+            "costs",
+            "Also print each CEL expression's estimated cost: per call, how many times it may \
+             run per object, the product and its share of the schema's budget",
+            |args| args.costs = true,
+        ),
+        F::value(
+            "output",
+            "FORMAT",
+            "`text`, or `json` for tools: every file's problems, warnings and cost report",
+            |args, v| {
+                args.json = v == "json";
+                Ok(())
+            },
+        )
+        .short('o')
+        .default("text")
+        .choices(&["text", "json"]),
+    ],
+    notes: "Exit status: 0 when the API server would accept every CRD, 1 when it would refuse \
+            one, 2 for a bad command line.\n\
+            YAML is read as YAML 1.2; kubectl reads YAML 1.1, so an unquoted y, n, yes, no, on \
+            or off is reported as a warning (kubectl sends a boolean there).",
+};
+
+fn parse(args: &[String]) -> Result<Option<Args>, UsageError> {
+    let mut parsed = Args::default();
+    if COMMAND_LINE.parse(&mut parsed, args.iter().cloned())? == Parsed::Help {
+        return Ok(None);
+    }
+    if parsed.paths.is_empty() {
+        return Err(UsageError::MissingArgument {
+            what: "PATH: a CRD file or a directory of them".into(),
+        });
+    }
+    Ok(Some(parsed))
+}
+
+/// `<bin> check-crds PATH...`.
+pub fn main(args: &[String]) -> ExitCode {
+    let args = match parse(args) {
+        Ok(None) => return super::print_help(&COMMAND_LINE),
+        Ok(Some(args)) => args,
+        Err(e) => return super::usage_error(&COMMAND_LINE, &e),
+    };
+    let paths = match files::collect(&args.paths) {
+        Ok(paths) => paths,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Files found in a directory without CRDs in them (a chart's other manifests) are left out.
+    let reports: Vec<FileReport> = paths
+        .iter()
+        .map(|(p, named)| files::check_file_in(p, *named))
+        .filter(|r| !r.crds.is_empty() || !r.errors.is_empty())
+        .collect();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reports).expect("the report serializes")
+        );
+    } else {
+        print!("{}", render(&reports, args.costs));
+    }
+    if reports.iter().all(FileReport::accepted) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// The text report.
+pub fn render(reports: &[FileReport], costs: bool) -> String {
+    let mut out = String::new();
+    let (mut crds, mut refused) = (0, 0);
+    for r in reports {
+        for e in &r.errors {
+            out.push_str(&format!("{}: error: {e}\n", r.file));
+        }
+        for w in &r.warnings {
+            out.push_str(&format!("{}: warning: {w}\n", r.file));
+        }
+        for crd in &r.crds {
+            crds += 1;
+            refused += usize::from(!crd.problems.is_empty());
+            for p in &crd.problems {
+                out.push_str(&format!("{}: {}: {p}\n", r.file, crd.name));
+            }
+            if costs {
+                for v in &crd.versions {
+                    out.push_str(&format!(
+                        "{}: {} {}: CEL cost {} of {} ({:.2}%)\n",
+                        r.file,
+                        crd.name,
+                        v.version,
+                        v.total,
+                        v.limit,
+                        share(v.total, v.limit)
+                    ));
+                    for e in &v.expressions {
+                        let times = if e.cardinality_unbounded {
+                            format!("{} (no maxItems/maxProperties above it)", e.cardinality)
+                        } else {
+                            e.cardinality.to_string()
+                        };
+                        out.push_str(&format!(
+                            "  {}: {} per call × {times} = {} ({:.2}%): {}\n",
+                            files::short_path(&e.path),
+                            e.per_call,
+                            e.cost,
+                            share(e.cost, v.limit),
+                            e.expression
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out.push_str(&format!(
+        "{} file(s), {crds} CRD(s): {}\n",
+        reports.len(),
+        if refused == 0 && reports.iter().all(|r| r.errors.is_empty()) {
+            "the API server would accept them".to_string()
+        } else {
+            format!("{refused} the API server would refuse")
+        }
+    ));
+    out
+}
+
+fn share(cost: u64, limit: u64) -> f64 {
+    cost as f64 * 100.0 / limit as f64
+}
