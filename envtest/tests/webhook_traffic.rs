@@ -811,7 +811,7 @@ async fn memory_is_returned_after_large_reviews() {
     }
     let peak = server.memory("VmHWM").saturating_sub(before);
     assert!(
-        peak > 64 * MIB,
+        peak > 4 * BODY_LIMIT,
         "the reviews were held at once: {} MiB",
         peak / MIB
     );
