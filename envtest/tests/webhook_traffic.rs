@@ -27,6 +27,9 @@ use tokio_rustls::rustls::{ClientConfig, RootCertStore, crypto::ring};
 // The MyDatabase example's handlers, which `registered()` serves.
 use mydatabase_operator as _;
 
+mod webhook_traffic_support;
+use webhook_traffic_support::{LogLines, SERVER_CERTS, ServerProcess};
+
 // ---- a client that behaves like Go's net/http Transport -------------------------------------
 
 /// The API server's HTTP client, as far as these tests need it: one request at a time on a
@@ -479,35 +482,6 @@ async fn a_handler_past_the_request_deadline_is_answered_503() {
     server.shutdown().await;
 }
 
-/// The messages of the events logged on this thread while it is the default subscriber.
-#[derive(Clone, Default)]
-struct LogLines(Arc<std::sync::Mutex<Vec<String>>>);
-
-impl tracing::Subscriber for LogLines {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, event: &tracing::Event<'_>) {
-        struct Message<'a>(&'a mut String);
-        impl tracing::field::Visit for Message<'_> {
-            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-                use std::fmt::Write;
-                let _ = write!(self.0, " {}={value:?}", field.name());
-            }
-        }
-        let mut line = event.metadata().level().to_string();
-        event.record(&mut Message(&mut line));
-        self.0.lock().unwrap().push(line);
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
-}
-
 /// At the connection cap, a new connection waits to be accepted (its handshake does not
 /// finish) and is served as soon as another closes; both are logged, once.
 #[tokio::test]
@@ -568,9 +542,6 @@ async fn the_connection_cap_holds_new_connections_until_one_closes() {
 
 // ---- memory, in a server process of its own -------------------------------------------------
 
-/// Where [`server_process`] finds its certificate; set only in the server's process.
-const SERVER_CERTS: &str = "WEBHOOK_TRAFFIC_SERVER_CERTS";
-
 /// Not a test: the server process of the memory tests, which start this binary again with
 /// `--exact server_process --ignored` (and [`SERVER_CERTS`] set). It serves until its stdin
 /// closes.
@@ -601,89 +572,6 @@ fn server_process() {
         .unwrap();
         server.shutdown().await;
     });
-}
-
-/// The webhook server in a child process, whose memory the tests read from /proc.
-struct ServerProcess {
-    child: std::process::Child,
-    addr: SocketAddr,
-}
-
-impl ServerProcess {
-    /// Starts it, with the soft open-file limit set to `soft_file_limit` first if given.
-    fn start(pki: &Pki, soft_file_limit: Option<u64>) -> ServerProcess {
-        use std::io::BufRead;
-        use std::os::unix::process::CommandExt;
-        let mut command = std::process::Command::new(std::env::current_exe().unwrap());
-        command
-            .args(["server_process", "--exact", "--ignored", "--nocapture"])
-            .env(SERVER_CERTS, pki.dir.path())
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped());
-        if let Some(soft) = soft_file_limit {
-            // SAFETY: only async-signal-safe calls between fork and exec.
-            unsafe {
-                command.pre_exec(move || {
-                    let mut limit = libc::rlimit {
-                        rlim_cur: 0,
-                        rlim_max: 0,
-                    };
-                    if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    limit.rlim_cur = soft.min(limit.rlim_max);
-                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
-        }
-        let mut child = command.spawn().unwrap();
-        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-        let mut addr = None;
-        for line in stdout.lines() {
-            if let Some(a) = line.unwrap().strip_prefix("listening on ") {
-                addr = Some(a.parse().unwrap());
-                break;
-            }
-        }
-        ServerProcess {
-            addr: addr.expect("the server process prints its address"),
-            child,
-        }
-    }
-
-    /// A field of /proc/<pid>/status, in bytes (VmRSS: resident now; VmHWM: the peak).
-    fn memory(&self, field: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let line = status
-            .lines()
-            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-            .unwrap_or_else(|| panic!("no {field} in {status}"));
-        line.trim().trim_end_matches(" kB").parse::<u64>().unwrap() << 10
-    }
-
-    /// The soft and hard limits on open files, from /proc/<pid>/limits.
-    fn open_file_limits(&self) -> (String, String) {
-        let limits = std::fs::read_to_string(format!("/proc/{}/limits", self.child.id())).unwrap();
-        let line = limits
-            .lines()
-            .find(|l| l.starts_with("Max open files"))
-            .unwrap();
-        let mut fields = line["Max open files".len()..].split_whitespace();
-        (
-            fields.next().unwrap().to_string(),
-            fields.next().unwrap().to_string(),
-        )
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 const MIB: u64 = 1 << 20;
@@ -717,7 +605,7 @@ async fn warm(server: &ServerProcess, pki: &Pki) -> (Conn, u64) {
 #[tokio::test]
 async fn a_body_sent_one_byte_per_record_costs_about_its_size() {
     let pki = pki();
-    let server = ServerProcess::start(&pki, None);
+    let server = ServerProcess::start(pki.dir.path(), None);
     let (mut conn, before) = warm(&server, &pki).await;
     let mut body = review("u", database(10));
     body.resize(30_000, b' '); // JSON allows trailing whitespace
@@ -751,7 +639,7 @@ async fn a_body_sent_one_byte_per_record_costs_about_its_size() {
 #[tokio::test]
 async fn a_review_that_would_decode_past_the_limit_is_refused_unread() {
     let pki = pki();
-    let server = ServerProcess::start(&pki, None);
+    let server = ServerProcess::start(pki.dir.path(), None);
     let (mut conn, before) = warm(&server, &pki).await;
     let with_numbers = |n: usize| {
         let mut object = database(1);
@@ -789,7 +677,7 @@ async fn a_review_that_would_decode_past_the_limit_is_refused_unread() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_is_returned_after_large_reviews() {
     let pki = pki();
-    let server = ServerProcess::start(&pki, None);
+    let server = ServerProcess::start(pki.dir.path(), None);
     let (_conn, before) = warm(&server, &pki).await;
     let body = Arc::new(review("u", database(8_000_000)));
     let client = Client::new(server.addr, &pki.ca);
@@ -811,7 +699,7 @@ async fn memory_is_returned_after_large_reviews() {
     }
     let peak = server.memory("VmHWM").saturating_sub(before);
     assert!(
-        peak > 64 * MIB,
+        peak > 4 * BODY_LIMIT,
         "the reviews were held at once: {} MiB",
         peak / MIB
     );
@@ -837,7 +725,7 @@ async fn memory_is_returned_after_large_reviews() {
 #[tokio::test]
 async fn the_soft_open_file_limit_is_raised_to_the_hard_one() {
     let pki = pki();
-    let server = ServerProcess::start(&pki, Some(1024));
+    let server = ServerProcess::start(pki.dir.path(), Some(1024));
     let (soft, hard) = server.open_file_limits();
     assert_eq!(soft, hard, "soft limit {soft}, hard {hard}");
 }
