@@ -6,6 +6,31 @@ use crate::env::{Functions, type_ident};
 use crate::types::{Mapping, Type};
 use std::collections::HashMap;
 
+/// CEL's reserved words, which the API server escapes as `__word__` in property names.
+const RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
 /// The message types a rule can see: the schema's objects, by name, with their fields.
 #[derive(Debug, Default)]
 pub struct Provider {
@@ -15,7 +40,14 @@ pub struct Provider {
 impl Provider {
     fn field(&self, message: &str, field: &str) -> Result<Option<&Type>, ()> {
         match self.structs.get(message) {
-            Some(fields) => Ok(fields.get(field)),
+            // From compatibility version 1.31 a reserved word also finds its escaped property
+            // (`self.namespace` is `self.__namespace__`).
+            Some(fields) => Ok(fields.get(field).or_else(|| {
+                RESERVED
+                    .contains(&field)
+                    .then(|| fields.get(&format!("__{field}__")))
+                    .flatten()
+            })),
             None if message.starts_with("kubernetes.") => Ok(None),
             None => Err(()),
         }
@@ -74,7 +106,11 @@ pub fn check(
         .iter()
         .map(|t| c.mapping.substitute(t, true))
         .collect();
-    let literal_errors = homogeneous_literals(&parsed.expr, &types);
+    let mut literal_errors = homogeneous_literals(&parsed.expr, &types);
+    literal_errors.extend(crate::literals::invalid_literals(
+        &parsed.expr,
+        &c.overloads,
+    ));
     if !literal_errors.is_empty() {
         return Err(literal_errors);
     }

@@ -12,6 +12,7 @@ pub mod cost;
 pub mod crd;
 pub mod env;
 mod lex;
+mod literals;
 pub mod parse;
 pub mod schema;
 pub mod types;
