@@ -80,7 +80,7 @@ fn parse_duration(s: &str) -> bool {
         rest = &rest[unit_len..];
         total += number.parse::<f64>().unwrap_or(f64::INFINITY) * nanos;
     }
-    total <= 9.223372036854775807e18
+    total <= i64::MAX as f64
 }
 
 /// Go's `time.Parse(time.RFC3339, s)`: `2006-01-02T15:04:05[.frac](Z|±07:00)`, fields in range.

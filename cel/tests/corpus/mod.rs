@@ -2,8 +2,6 @@
 //! verdicts kube-apiserver recorded (`tests/data/verdicts.json`, by
 //! `envtest/tests/cel_differential.rs`). Each case is one version's `openAPIV3Schema`.
 
-#![allow(dead_code)]
-
 use serde_json::{Value, json};
 
 pub struct Case {
