@@ -419,3 +419,115 @@ async fn helm_install_runs_the_operators_with_zero_forbidden() {
         "only {theirs} requests by {user} in the audit log"
     );
 }
+
+/// The bundle and chart of the examples' roles, CRDs and webhook configurations for an
+/// identity with webhooks, cert-manager and leader election, written into a directory beside
+/// `rbac-out/` (the role file, CRDs and webhook manifests copied from there: the same
+/// registry made them).
+fn webhook_bundle() -> tempfile::TempDir {
+    use kube_markers::codegen::bundle::{self, Identity};
+    let mut id = Identity::with_defaults("shop-operator");
+    id.webhooks = true;
+    id.cert_manager = true;
+    id.leader_election = true;
+    let entries = kube_markers::registry::rbac_entries();
+    let roles = kube_markers::codegen::roles_for(&entries, "manager-role");
+    let crds =
+        kube_markers::codegen::generate_crds(&kube_markers::registry::crd_entries()).unwrap();
+    let manifests =
+        std::fs::read_to_string(root().join("rbac-out/webhook/manifests.yaml")).unwrap();
+    let configurations = parse_manifests(&manifests).unwrap();
+    let mut listed = vec![PathBuf::from("role.yaml")];
+    listed.extend(crds.iter().map(|c| Path::new("crd").join(&c.file_name)));
+    let input = bundle::Input {
+        roles: &roles,
+        entries: &entries,
+        default_role_name: "manager-role",
+        crds: &crds,
+        listed_files: &listed,
+        header: "",
+        regenerate: "the generator",
+        webhook_configurations: &configurations,
+        webhook_file: Some(Path::new("webhook/manifests.yaml")),
+    };
+    let dir = tempfile::Builder::new()
+        .prefix("helm-webhooks-")
+        .tempdir_in(root().join("target"))
+        .unwrap();
+    let mut files = bundle::generate(&id, &input).unwrap();
+    files.extend(kube_markers::codegen::generate::chart::generate(&id, &input).unwrap());
+    for path in listed
+        .iter()
+        .chain([&PathBuf::from("webhook/manifests.yaml")])
+    {
+        files.push((
+            path.clone(),
+            std::fs::read_to_string(root().join("rbac-out").join(path)).unwrap(),
+        ));
+    }
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn with_webhooks_and_cert_manager_helm_template_is_the_kustomize_bundle() {
+    let Some(helm) = helm() else { return };
+    let dir = webhook_bundle();
+    let kustomized = kustomize(dir.path());
+    let chart = dir.path().join("chart");
+    let render = |args: &[&str]| {
+        let mut all = vec!["template", RELEASE, chart.to_str().unwrap()];
+        all.extend(args);
+        parse_manifests(&succeeded("helm template", &run(&helm, &all))).unwrap()
+    };
+    let docs = render(&[
+        "--namespace",
+        "shop-operator-system",
+        "--set",
+        "createNamespace=true",
+    ]);
+    for kind in [
+        "Service",
+        "Issuer",
+        "Certificate",
+        "ValidatingWebhookConfiguration",
+    ] {
+        assert_eq!(of_kind(&docs, kind).len(), 1, "{kind}");
+    }
+    assert_same_objects(docs, kustomized);
+    // Moved by the values, the names cert-manager reads move too (an overlay would have to
+    // patch them).
+    let docs = render(&["--namespace", "prod-ops"]);
+    let certificate = of_kind(&docs, "Certificate")[0];
+    assert_eq!(
+        certificate["spec"]["dnsNames"][0],
+        "shop-operator-webhook-service.prod-ops.svc"
+    );
+    let configuration = of_kind(&docs, "ValidatingWebhookConfiguration")[0];
+    assert_eq!(
+        configuration["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+        "prod-ops/shop-operator-serving-cert"
+    );
+    // Off, the manager serves no webhooks and nothing calls it.
+    let docs = render(&["--set", "webhooks.enabled=false"]);
+    for kind in [
+        "Service",
+        "Issuer",
+        "Certificate",
+        "ValidatingWebhookConfiguration",
+        "MutatingWebhookConfiguration",
+    ] {
+        assert!(of_kind(&docs, kind).is_empty(), "{kind}");
+    }
+    let pod = &of_kind(&docs, "Deployment")[0]["spec"]["template"]["spec"];
+    assert!(
+        pod.get("volumes").is_none() && pod["containers"][0].get("ports").is_none(),
+        "{pod}"
+    );
+    let out = run(&helm, &["lint", "--strict", chart.to_str().unwrap()]);
+    succeeded("helm lint --strict of the webhook chart", &out);
+}
