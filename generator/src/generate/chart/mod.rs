@@ -23,6 +23,9 @@ pub use files::{CHART_DIR, chart_version, split_image};
 /// The labels the bundle gives its objects, which the chart's own labels replace.
 const BUNDLE_LABELS: &[&str] = &["app.kubernetes.io/managed-by", "app.kubernetes.io/name"];
 
+/// An object and the value that turns it on, if one does.
+type Conditional = (Option<String>, Value);
+
 /// Which optional parts the bundle has, and so which values the chart offers.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Parts {
@@ -52,7 +55,7 @@ pub fn generate(
         .map(|doc| doc["spec"]["template"]["spec"]["containers"][0]["resources"].clone())
         .unwrap_or_else(|| json!({}));
     let mut t = Template::new(&id.name);
-    let mut templates: Vec<(String, Vec<(Option<String>, Value)>)> = Vec::new();
+    let mut templates: Vec<(String, Vec<Conditional>)> = Vec::new();
     let roles: Vec<_> = input
         .roles
         .iter()
