@@ -11,6 +11,9 @@ mod common;
 use common::bundle::{kustomize, of_kind, rendered, service_account};
 use common::operators::{self, NS, create_objects};
 use common::{assets, root};
+use k8s_openapi::api::rbac::v1::ClusterRole;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Api;
 use kube_markers_envtest::{Envtest, parse_manifests};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -418,6 +421,54 @@ async fn helm_install_runs_the_operators_with_zero_forbidden() {
         theirs > 20,
         "only {theirs} requests by {user} in the audit log"
     );
+    uninstall_keeps_the_crds(&env, &helm).await;
+}
+
+/// `helm uninstall` deletes the release's objects but the CRDs (`crds.keep`), which a release
+/// of another name then cannot take over (`crds.install=false` installs beside them).
+async fn uninstall_keeps_the_crds(env: &Envtest, helm: &Path) {
+    let kubeconfig = env.admin_kubeconfig().unwrap();
+    let kubeconfig = kubeconfig.to_str().unwrap();
+    let chart = chart();
+    let helm_in = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["--kubeconfig", kubeconfig, "--namespace", OPERATOR_NS]);
+        run(helm, &all)
+    };
+    let text = succeeded(
+        "helm uninstall",
+        &helm_in(&["uninstall", RELEASE, "--wait"]),
+    );
+    assert!(text.contains("uninstalled"), "{text}");
+    let crds: Api<CustomResourceDefinition> = Api::all(env.admin_client().unwrap());
+    for crd in ["memcacheds.cache.example.com", "mydatabases.db.example.com"] {
+        crds.get(crd)
+            .await
+            .unwrap_or_else(|e| panic!("{crd} is gone: {e}"));
+    }
+    let roles: Api<ClusterRole> = Api::all(env.admin_client().unwrap());
+    let left = roles
+        .get_opt("example-operator-manager-role")
+        .await
+        .unwrap();
+    assert!(left.is_none(), "the release's ClusterRole is left");
+
+    let out = helm_in(&["install", "second", chart.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("CustomResourceDefinition")
+            && stderr.contains("invalid ownership metadata"),
+        "{stderr}"
+    );
+    let out = helm_in(&[
+        "install",
+        "second",
+        chart.to_str().unwrap(),
+        "--set",
+        "crds.install=false",
+    ]);
+    succeeded("helm install with crds.install=false", &out);
 }
 
 /// The bundle and chart of the examples' roles, CRDs and webhook configurations for an
