@@ -39,6 +39,8 @@ pub struct Options {
     pub generator_name: String,
     /// The deploy bundle's flags (`--no-bundle`, `--operator-name`, ...).
     pub bundle: crate::generate::bundle::BundleFlags,
+    /// Write no CRD reference docs into `<out>/docs` (`--no-docs`).
+    pub no_docs: bool,
     /// Fail, writing nothing, when the run has any warning: a lint no `allow(...)` accepts,
     /// or any other (`--deny-warnings`).
     pub deny_warnings: bool,
@@ -104,6 +106,7 @@ impl Default for Options {
             no_scan: false,
             generator_name: default_generator_name(),
             bundle: Default::default(),
+            no_docs: false,
             deny_warnings: false,
             rbac_from_source: false,
             invocation: crate::Invocation::current(),
@@ -469,6 +472,12 @@ pub(crate) static COMMAND_LINE: CommandLine<Options> = CommandLine {
              macro input, files the scan cannot follow); CRDs and webhooks are left as they are, \
              so after editing types run `{rerun}`",
             |o| o.rbac_from_source = true,
+        ),
+        F::switch(
+            "no-docs",
+            "Write no CRD reference docs (<out>/docs: a Markdown page per CRD and an index); \
+             the docs an earlier run wrote there are removed",
+            |o| o.no_docs = true,
         ),
         F::switch(
             "no-bundle",

@@ -1,10 +1,11 @@
 //! Generate: one generator per artifact, each a plain function from what was collected to the
-//! files' text: the roles ([`roles`]), the CRDs ([`crds`]), the webhook configurations
+//! files' text: the roles ([`roles`]), the CRDs ([`crds`]) and their reference docs ([`docs`]), the webhook configurations
 //! ([`webhooks`]), and the deploy bundle around them ([`bundle`]), which reads what the
 //! others made. The runner ([`crate::pipeline`]) calls them in that order and only collects.
 
 pub mod bundle;
 pub mod crds;
+pub mod docs;
 pub mod roles;
 pub mod webhooks;
 
@@ -35,6 +36,8 @@ pub enum Artifact {
     Roles,
     /// The CRD files.
     Crds,
+    /// The CRD reference docs, rendered from the CRDs.
+    Docs,
     /// `webhook/manifests.yaml`.
     Webhooks,
     /// The deploy bundle.

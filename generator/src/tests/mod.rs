@@ -11,6 +11,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 mod destinations;
+mod docs;
 mod ledgers;
 mod run;
 
