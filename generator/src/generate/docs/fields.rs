@@ -131,7 +131,7 @@ pub(crate) fn type_of(schema: &Value) -> String {
 /// The constraints column, one item per key the schema sets, in a fixed order.
 pub(crate) fn constraints(schema: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    let json = |v: &Value| code(&v.to_string());
+    let json = |v: &Value| code(&value_text(v));
     let bool_of = |key: &str| schema.get(key).and_then(Value::as_bool) == Some(true);
     if let Some(default) = schema.get("default") {
         out.push(format!("default: {}", json(default)));
@@ -192,4 +192,15 @@ pub(crate) fn constraints(schema: &Value) -> Vec<String> {
         out.push("preserves unknown fields".to_string());
     }
     out
+}
+
+/// A value as the CRD's YAML shows it: numbers as the YAML writer writes them (`1`, not the
+/// `1.0` the typed CRD holds), anything else as compact JSON.
+pub(crate) fn value_text(value: &Value) -> String {
+    match value {
+        Value::Number(_) => crate::output::yaml::render_yaml(value)
+            .trim_end()
+            .to_string(),
+        other => other.to_string(),
+    }
 }

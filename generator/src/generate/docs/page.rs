@@ -64,8 +64,8 @@ pub(crate) fn render(crd: &Value, file_name: &str, notice: &str) -> String {
         })
         .collect();
     row("Versions", listed.join(", "));
+    page.push('\n');
     for version in versions {
-        page.push('\n');
         render_version(&mut page, group, kind, version);
     }
     page
@@ -100,8 +100,22 @@ fn version_heading(version: &Value) -> String {
 fn render_version(page: &mut String, group: &str, kind: &str, version: &Value) {
     let name = str_at(version, "name");
     let _ = writeln!(page, "## {}\n", version_heading(version));
+    let flag = |key: &str| version.get(key).and_then(Value::as_bool) == Some(true);
     let mut about = vec![format!("`apiVersion: {group}/{name}`, `kind: {kind}`")];
-    about.extend(version_notes(version).iter().map(|n| n.to_string()));
+    about.push(
+        if flag("served") {
+            "served"
+        } else {
+            "not served"
+        }
+        .to_string(),
+    );
+    if flag("storage") {
+        about.push("the storage version".to_string());
+    }
+    if flag("deprecated") {
+        about.push("deprecated".to_string());
+    }
     let _ = writeln!(page, "{}.\n", about.join("; "));
     if version.get("deprecated").and_then(Value::as_bool) == Some(true) {
         let warning = version
@@ -177,10 +191,9 @@ fn render_columns(page: &mut String, name: &str, version: &Value) {
             .unwrap_or_default();
         let _ = writeln!(
             page,
-            "| {} | {}{} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} |",
             cell(str_at(column, "name")),
-            cell(str_at(column, "type")),
-            cell(&format),
+            cell(&format!("{}{format}", str_at(column, "type"))),
             code(str_at(column, "jsonPath")),
             column.get("priority").and_then(Value::as_i64).unwrap_or(0),
             cell(str_at(column, "description")),
