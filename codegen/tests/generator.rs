@@ -32,7 +32,7 @@ fn rbac_out_is_fresh() {
 }
 
 #[test]
-fn no_bundle_writes_only_the_roles_crds_and_webhooks() {
+fn no_bundle_writes_only_the_roles_crds_webhooks_and_docs() {
     let dir = tempfile::tempdir().unwrap();
     let out = codegen(&["--no-bundle", "--out", dir.path().to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -46,6 +46,7 @@ fn no_bundle_writes_only_the_roles_crds_and_webhooks() {
         [
             ".kube-markers-codegen.sha256",
             "crd",
+            "docs",
             "role.yaml",
             "webhook"
         ]
@@ -272,7 +273,7 @@ fn crd_out_at_a_file_fails_before_role_yaml_is_written() {
 
 /// The committed `rbac-out/` in a temporary directory, ledgers included, as a fresh clone has it.
 fn copy_rbac_out(to: &Path) {
-    for sub in ["", "crd", "pinned-namespaces", "webhook"] {
+    for sub in ["", "crd", "docs", "pinned-namespaces", "webhook"] {
         let from = workspace_root().join("rbac-out").join(sub);
         std::fs::create_dir_all(to.join(sub)).unwrap();
         for entry in std::fs::read_dir(&from).unwrap() {

@@ -3,10 +3,15 @@
 
 use super::*;
 
+fn with_docs(mut generator: Gen) -> Gen {
+    generator.opts.no_docs = false;
+    generator
+}
+
 #[test]
 fn a_run_writes_a_page_per_crd_and_an_index_with_their_ledger() {
     let dir = tempfile::tempdir().unwrap();
-    let generator = Gen::new(dir.path(), "gen");
+    let generator = with_docs(Gen::new(dir.path(), "gen"));
     generator.run();
     let docs = generator.opts.out_dir.join("docs");
     assert_eq!(
@@ -52,7 +57,7 @@ fn a_run_writes_a_page_per_crd_and_an_index_with_their_ledger() {
 #[test]
 fn no_docs_writes_none_and_removes_an_earlier_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let mut generator = Gen::new(dir.path(), "gen");
+    let mut generator = with_docs(Gen::new(dir.path(), "gen"));
     generator.run();
     let docs = generator.opts.out_dir.join("docs");
     assert!(docs.join("README.md").is_file());
@@ -87,7 +92,7 @@ fn no_docs_is_a_flag_of_the_run() {
 #[test]
 fn no_crds_no_docs() {
     let dir = tempfile::tempdir().unwrap();
-    let mut generator = Gen::new(dir.path(), "gen");
+    let mut generator = with_docs(Gen::new(dir.path(), "gen"));
     generator.crds.clear();
     generator.run();
     assert!(!generator.opts.out_dir.join("docs").exists());
