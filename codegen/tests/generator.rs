@@ -301,6 +301,8 @@ fn other_generator_writes_into(dir: &Path, scratch: &Path) -> (PathBuf, String) 
         scratch.to_str().unwrap(),
         "--webhook-out",
         scratch.join("webhook").to_str().unwrap(),
+        "--docs-out",
+        scratch.join("docs").to_str().unwrap(),
         "--file-name",
         "other-role.yaml",
     ]);

@@ -314,12 +314,13 @@ fn destinations(opts: &Options) -> Vec<Destination> {
         },
     ];
     // Kept tidy when it exists, so that `--no-docs` removes the pages an earlier run wrote.
-    let docs = opts.out_dir.join(generate::docs::DIR);
-    if docs.is_dir() {
-        destinations.push(Destination {
-            dir: docs,
-            option: "--out",
-        });
+    for (dir, option) in [
+        (opts.out_dir.join(generate::docs::DIR), "--out"),
+        (opts.docs_dir(), "--docs-out"),
+    ] {
+        if dir.is_dir() {
+            destinations.push(Destination { dir, option });
+        }
     }
     let pinned = opts.out_dir.join(bundle::PINNED_DIR);
     if pinned.is_dir() {

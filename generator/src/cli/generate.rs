@@ -18,6 +18,8 @@ pub struct Options {
     pub crd_out_dir: Option<PathBuf>,
     /// Directory the webhook manifests go to (`--webhook-out`, default `<out>/webhook`).
     pub webhook_out_dir: Option<PathBuf>,
+    /// Directory the CRD reference docs go to (`--docs-out`, default `<out>/docs`).
+    pub docs_out_dir: Option<PathBuf>,
     /// Name of roles whose attributes give no `role_name` (`--role-name`).
     pub role_name: String,
     /// File name of the RBAC manifest inside `out_dir` (`--file-name`).
@@ -59,6 +61,13 @@ impl Options {
             .unwrap_or_else(|| self.out_dir.join("crd"))
     }
 
+    /// Where the CRD reference docs go: `--docs-out`, else `<out>/docs`.
+    pub fn docs_dir(&self) -> PathBuf {
+        self.docs_out_dir
+            .clone()
+            .unwrap_or_else(|| self.out_dir.join(crate::generate::docs::DIR))
+    }
+
     /// Where `manifests.yaml` of the webhooks goes: `--webhook-out`, else `<out>/webhook`.
     pub fn webhook_dir(&self) -> PathBuf {
         self.webhook_out_dir
@@ -97,6 +106,7 @@ impl Default for Options {
             out_dir_is_default: true,
             crd_out_dir: None,
             webhook_out_dir: None,
+            docs_out_dir: None,
             role_name: kube_markers_rbac::DEFAULT_ROLE_NAME.to_string(),
             file_name: "role.yaml".to_string(),
             header_file: None,
@@ -365,6 +375,16 @@ pub(crate) static COMMAND_LINE: CommandLine<Options> = CommandLine {
             },
         )
         .default("<out>/webhook"),
+        F::value(
+            "docs-out",
+            "DIR",
+            "Directory to write the CRD reference docs to (a Markdown page per CRD and an index)",
+            |o, v| {
+                o.docs_out_dir = Some(v.into());
+                Ok(())
+            },
+        )
+        .default("<out>/docs"),
         F::value(
             "role-name",
             "NAME",

@@ -87,6 +87,25 @@ fn no_docs_is_a_flag_of_the_run() {
         panic!("a run")
     };
     assert!(!opts.no_docs);
+    assert_eq!(opts.docs_dir(), PathBuf::from("rbac-out/docs"));
+    let Command::Run(opts) = Command::parse(["--docs-out", "site/crds"]).unwrap() else {
+        panic!("a run")
+    };
+    assert_eq!(opts.docs_dir(), PathBuf::from("site/crds"));
+}
+
+#[test]
+fn docs_out_places_the_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut generator = with_docs(Gen::new(dir.path(), "gen"));
+    generator.opts.docs_out_dir = Some(dir.path().join("site"));
+    generator.run();
+    assert!(
+        dir.path()
+            .join("site/fruit.example.com_apples.md")
+            .is_file()
+    );
+    assert!(!generator.opts.out_dir.join("docs").exists());
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The CRD reference docs: `<out>/docs/`, one GitHub-flavoured Markdown page per CRD and an
+//! The CRD reference docs: `<out>/docs/` (`--docs-out`), one GitHub-flavoured Markdown page per CRD and an
 //! index (`README.md`, which GitHub shows with the directory). They are rendered from the
 //! CRD objects the CRD generator made, the very values its YAML is written from, never from
 //! the Rust types, so that a page cannot say what the CRD does not. `--no-docs` turns them
@@ -18,7 +18,7 @@ use page::str_at;
 use serde_json::Value;
 use std::fmt::Write;
 
-/// The directory under `--out`.
+/// The directory under `--out` unless `--docs-out`.
 pub const DIR: &str = "docs";
 /// The index's file name.
 pub const INDEX: &str = "README.md";
@@ -29,21 +29,21 @@ pub fn generate(crds: &[GeneratedCrd], opts: &Options, regenerate: &str) -> Gene
     if crds.is_empty() || opts.no_docs {
         return Generated::default();
     }
-    let dir = opts.out_dir.join(DIR);
+    let dir = opts.docs_dir();
     let notice = notice(regenerate);
     let objects: Vec<(Value, &GeneratedCrd)> = crds.iter().map(|c| (c.to_value(), c)).collect();
     let mut files = vec![Output {
         path: dir.join(INDEX),
         content: index(&objects, &notice),
         what: "the index of the CRD reference docs".to_string(),
-        option: "--out",
+        option: "--docs-out",
     }];
     for (object, crd) in &objects {
         files.push(Output {
             path: dir.join(page_name(&crd.file_name)),
             content: page::render(object, &crd.file_name, &notice),
             what: format!("the reference page of the CRD {}", crd.file_name),
-            option: "--out",
+            option: "--docs-out",
         });
     }
     Generated {
