@@ -160,8 +160,8 @@ async fn other_methods_and_paths_are_refused_and_head_has_no_body() {
 }
 
 /// Clients that connect and send nothing, or half their headers, are cut off at the headers'
-/// deadline; while they hang, and when there are more of them than connection slots, the
-/// probes are still answered within the connection deadline.
+/// deadline; while they hang, and when there are more of them than the cap, the probes are
+/// still answered at once.
 #[tokio::test]
 async fn slow_and_silent_clients_do_not_keep_the_probes_from_answering() {
     let server = Health::new().serve(LOOPBACK.into()).await.unwrap();
@@ -187,7 +187,8 @@ async fn slow_and_silent_clients_do_not_keep_the_probes_from_answering() {
     }
     assert!(started.elapsed() >= HEADERS_DEADLINE / 2, "cut too early");
 
-    // Every slot taken by a silent client: the next probe waits for the deadline, no longer.
+    // More silent clients than the cap: the newest replace the oldest, and the probe is
+    // answered without waiting for any deadline.
     let mut hogs = Vec::new();
     for _ in 0..MAX_CONNECTIONS + 4 {
         hogs.push(TcpStream::connect(addr).await.unwrap());
@@ -195,11 +196,55 @@ async fn slow_and_silent_clients_do_not_keep_the_probes_from_answering() {
     let started = Instant::now();
     assert_eq!(request(addr, "GET", "/healthz").await.0, 200);
     assert!(
-        started.elapsed() < CONNECTION_DEADLINE * 3,
+        started.elapsed() < HEADERS_DEADLINE.min(CONNECTION_DEADLINE),
         "answered after {:?}",
         started.elapsed()
     );
     drop(hogs);
+    server.shutdown().await;
+}
+
+/// 200 clients (more than the cap) that connect, send nothing and reconnect as soon as they
+/// are cut off: the probes are still answered, each within 1 s (the kubelet's default
+/// `timeoutSeconds`), over several header deadlines.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_silent_reconnecting_clients_do_not_starve_the_probes() {
+    const SILENT: usize = 200;
+    assert!(SILENT > MAX_CONNECTIONS);
+    let server = Health::new().serve(LOOPBACK.into()).await.unwrap();
+    let addr = server.local_addr();
+    let mut hogs = Vec::new();
+    for _ in 0..SILENT {
+        hogs.push(tokio::spawn(async move {
+            loop {
+                if let Ok(mut stream) = TcpStream::connect(addr).await {
+                    let mut rest = Vec::new();
+                    let _ = stream.read_to_end(&mut rest).await;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let started = Instant::now();
+    let mut probes = 0;
+    while started.elapsed() < HEADERS_DEADLINE * 5 {
+        let probe = Instant::now();
+        let answer =
+            tokio::time::timeout(Duration::from_secs(1), request(addr, "GET", "/healthz")).await;
+        assert!(
+            matches!(answer, Ok((200, _, _))),
+            "probe {probes} not answered within 1 s: {:?} after {:?}",
+            answer.map(|a| a.0),
+            probe.elapsed()
+        );
+        probes += 1;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(probes >= 5, "{probes} probes");
+    for hog in hogs {
+        hog.abort();
+    }
     server.shutdown().await;
 }
 
