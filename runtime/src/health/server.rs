@@ -40,7 +40,11 @@ pub(super) const MAX_CONNECTIONS: usize = 256;
 pub(super) const MAX_CONNECTIONS: usize = 64;
 
 /// The probes could not be served.
-#[derive(Debug, thiserror::Error)]
+///
+/// Its `Debug` is its message and its cause, as `Display` would show them, so that a `main`
+/// returning `Result<(), Box<dyn Error>>` prints `Error: cannot listen on [::]:8081 for the
+/// probes: Address already in use (os error 98)`.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum HealthError {
     /// The probe port's variable is not a port.
@@ -52,7 +56,7 @@ pub enum HealthError {
         value: String,
     },
     /// The address could not be bound (in use, say).
-    #[error("cannot serve the health probes on {addr}")]
+    #[error("cannot listen on {addr} for the probes")]
     Bind {
         /// The address.
         addr: SocketAddr,
@@ -60,6 +64,18 @@ pub enum HealthError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl std::fmt::Debug for HealthError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")?;
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            write!(f, ": {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
+    }
 }
 
 /// The probes, served in the background (see [`Health::serve`]).

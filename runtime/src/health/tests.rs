@@ -255,9 +255,31 @@ async fn a_port_in_use_is_an_error_naming_the_address() {
     let error = Health::new().serve(addr).await.unwrap_err();
     assert_eq!(
         error.to_string(),
-        format!("cannot serve the health probes on {addr}")
+        format!("cannot listen on {addr} for the probes")
     );
     assert!(matches!(error, HealthError::Bind { .. }));
+    // What `main() -> Result<(), Box<dyn Error>>` prints after `Error: `: readable, with the
+    // cause.
+    let printed = format!("{:?}", Box::<dyn std::error::Error>::from(error));
+    let cause = std::io::Error::from_raw_os_error(libc_addr_in_use()).to_string();
+    assert_eq!(
+        printed,
+        format!("cannot listen on {addr} for the probes: {cause}")
+    );
+    let port = format!("{:?}", probe_addr_from(Some("http")).unwrap_err());
+    assert_eq!(
+        port,
+        r#"HEALTH_PROBE_PORT="http" is not a port (1 to 65535)"#
+    );
+}
+
+/// EADDRINUSE, whose number differs between systems.
+fn libc_addr_in_use() -> i32 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    std::net::TcpListener::bind(listener.local_addr().unwrap())
+        .unwrap_err()
+        .raw_os_error()
+        .unwrap()
 }
 
 #[test]
