@@ -78,6 +78,26 @@ impl std::fmt::Debug for HealthError {
     }
 }
 
+/// A listener on `addr`; on `[::]`, IPv4 too (IPV6_V6ONLY cleared, as Go's `:8081`, whatever
+/// the kernel's `net.ipv6.bindv6only` says).
+pub(super) fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    if addr.ip() == IpAddr::V6(Ipv6Addr::UNSPECIFIED) {
+        if let Err(e) = socket.set_only_v6(false) {
+            // A kernel without dual-stack sockets: IPv6 only.
+            tracing::warn!("the health probes listen on IPv6 only: {e}");
+        }
+    }
+    // As std's and tokio's `bind` do: a restarted process binds at once.
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(1024)?;
+    socket.set_nonblocking(true)?;
+    TcpListener::from_std(socket.into())
+}
+
 /// The probes, served in the background (see [`Health::serve`]).
 #[derive(Debug)]
 pub struct HealthServer {
@@ -89,7 +109,7 @@ pub struct HealthServer {
 impl HealthServer {
     pub(super) async fn start(health: Health, addr: SocketAddr) -> Result<Self, HealthError> {
         let bind = |source| HealthError::Bind { addr, source };
-        let listener = match TcpListener::bind(addr).await {
+        let listener = match listen(addr) {
             Ok(listener) => listener,
             // `[::]` where the kernel has no IPv6: every IPv4 interface instead.
             Err(e)
@@ -97,7 +117,7 @@ impl HealthServer {
                     && e.kind() != std::io::ErrorKind::AddrInUse =>
             {
                 let v4 = SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), addr.port());
-                TcpListener::bind(v4).await.map_err(bind)?
+                listen(v4).map_err(bind)?
             }
             Err(e) => return Err(bind(e)),
         };

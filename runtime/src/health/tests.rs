@@ -309,5 +309,39 @@ async fn the_probe_address_answers_over_ipv4_and_ipv6() {
     if server.local_addr().is_ipv6() {
         let v6 = SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port));
         assert_eq!(request(v6, "GET", "/healthz").await.0, 200);
+    } else {
+        eprintln!("no IPv6 here: only 127.0.0.1 was probed");
     }
+}
+
+/// The kernel's `net.ipv6.bindv6only=1` makes a `[::]` socket IPv6-only unless it says
+/// otherwise: the test above again, in a network namespace of its own with that setting
+/// (skipped where `unshare -rn` cannot make one).
+#[test]
+fn the_probe_address_answers_over_ipv4_with_bindv6only() {
+    use std::process::Command;
+    const SETUP: &str = "ip link set lo up && echo 1 > /proc/sys/net/ipv6/bindv6only";
+    let usable = Command::new("unshare")
+        .args(["-rn", "sh", "-c", SETUP])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !usable {
+        eprintln!("skipped: no network namespace with bindv6only=1 here (unshare -rn)");
+        return;
+    }
+    let test = "health::tests::the_probe_address_answers_over_ipv4_and_ipv6";
+    let out = Command::new("unshare")
+        .args(["-rn", "sh", "-c"])
+        .arg(format!(
+            "{SETUP} && test \"$(cat /proc/sys/net/ipv6/bindv6only)\" = 1 && exec \"$0\" --exact {test}"
+        ))
+        .arg(std::env::current_exe().unwrap())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
