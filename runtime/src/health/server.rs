@@ -83,11 +83,11 @@ impl std::fmt::Debug for HealthError {
 pub(super) fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
     use socket2::{Domain, Protocol, Socket, Type};
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
-    if addr.ip() == IpAddr::V6(Ipv6Addr::UNSPECIFIED) {
-        if let Err(e) = socket.set_only_v6(false) {
-            // A kernel without dual-stack sockets: IPv6 only.
-            tracing::warn!("the health probes listen on IPv6 only: {e}");
-        }
+    if addr.ip() == IpAddr::V6(Ipv6Addr::UNSPECIFIED)
+        && let Err(e) = socket.set_only_v6(false)
+    {
+        // A kernel without dual-stack sockets: IPv6 only.
+        tracing::warn!("the health probes listen on IPv6 only: {e}");
     }
     // As std's and tokio's `bind` do: a restarted process binds at once.
     #[cfg(unix)]
