@@ -471,16 +471,18 @@ async fn uninstall_keeps_the_crds(env: &Envtest, helm: &Path) {
     succeeded("helm install with crds.install=false", &out);
 }
 
-/// The bundle and chart of the examples' roles, CRDs and webhook configurations for an
-/// identity with webhooks, cert-manager and leader election, written into a directory beside
-/// `rbac-out/` (the role file, CRDs and webhook manifests copied from there: the same
-/// registry made them).
+/// The examples' bundle and chart as `codegen/Cargo.toml` declares them, plus `webhooks` and
+/// `cert-manager`, written into a directory beside `rbac-out/` (the role file, CRDs and webhook
+/// manifests copied from there: the same registry made them).
 fn webhook_bundle() -> tempfile::TempDir {
     use kube_markers::codegen::bundle::{self, Identity};
-    let mut id = Identity::with_defaults("shop-operator");
+    let mut id = Identity::with_defaults("example-operator");
+    id.image = "ghcr.io/kube-markers/example-operator:0.1.0".into();
+    id.leader_election = true;
+    id.metrics_auth = true;
+    id.aggregate_to_default_roles = true;
     id.webhooks = true;
     id.cert_manager = true;
-    id.leader_election = true;
     let entries = kube_markers::registry::rbac_entries();
     let roles = kube_markers::codegen::roles_for(&entries, "manager-role");
     let crds =
@@ -535,12 +537,7 @@ fn with_webhooks_and_cert_manager_helm_template_is_the_kustomize_bundle() {
         all.extend(args);
         parse_manifests(&succeeded("helm template", &run(&helm, &all))).unwrap()
     };
-    let docs = render(&[
-        "--namespace",
-        "shop-operator-system",
-        "--set",
-        "createNamespace=true",
-    ]);
+    let docs = render(&["--namespace", OPERATOR_NS, "--set", "createNamespace=true"]);
     for kind in [
         "Service",
         "Issuer",
@@ -549,6 +546,21 @@ fn with_webhooks_and_cert_manager_helm_template_is_the_kustomize_bundle() {
     ] {
         assert_eq!(of_kind(&docs, kind).len(), 1, "{kind}");
     }
+    assert_same_objects(docs, kustomized.clone());
+    // The examples' chart offers the same, switched on by its values.
+    let docs = template(
+        &helm,
+        &[
+            "--namespace",
+            OPERATOR_NS,
+            "--set",
+            "createNamespace=true",
+            "--set",
+            "webhooks.enabled=true",
+            "--set",
+            "certManager.enabled=true",
+        ],
+    );
     assert_same_objects(docs, kustomized);
     // Moved by the values, the names cert-manager reads move too (an overlay would have to
     // patch them).
@@ -556,12 +568,12 @@ fn with_webhooks_and_cert_manager_helm_template_is_the_kustomize_bundle() {
     let certificate = of_kind(&docs, "Certificate")[0];
     assert_eq!(
         certificate["spec"]["dnsNames"][0],
-        "shop-operator-webhook-service.prod-ops.svc"
+        "example-operator-webhook-service.prod-ops.svc"
     );
     let configuration = of_kind(&docs, "ValidatingWebhookConfiguration")[0];
     assert_eq!(
         configuration["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
-        "prod-ops/shop-operator-serving-cert"
+        "prod-ops/example-operator-serving-cert"
     );
     // Off, the manager serves no webhooks and nothing calls it.
     let docs = render(&["--set", "webhooks.enabled=false"]);
