@@ -34,7 +34,7 @@ fn rbac_out_is_fresh() {
 }
 
 #[test]
-fn no_bundle_writes_only_the_roles_crds_and_webhooks() {
+fn no_bundle_writes_only_the_roles_crds_webhooks_and_docs() {
     let dir = tempfile::tempdir().unwrap();
     let out = codegen(&["--no-bundle", "--out", dir.path().to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -48,6 +48,7 @@ fn no_bundle_writes_only_the_roles_crds_and_webhooks() {
         [
             ".kube-markers-codegen.sha256",
             "crd",
+            "docs",
             "role.yaml",
             "webhook"
         ]
@@ -277,6 +278,7 @@ fn copy_rbac_out(to: &Path) {
     for sub in [
         "",
         "crd",
+        "docs",
         "pinned-namespaces",
         "webhook",
         "chart",
@@ -311,6 +313,8 @@ fn other_generator_writes_into(dir: &Path, scratch: &Path) -> (PathBuf, String) 
         scratch.to_str().unwrap(),
         "--webhook-out",
         scratch.join("webhook").to_str().unwrap(),
+        "--docs-out",
+        scratch.join("docs").to_str().unwrap(),
         "--file-name",
         "other-role.yaml",
     ]);

@@ -207,6 +207,12 @@ pub(crate) fn generate_and_write(
     let crds = generate::crds::generate(inputs, opts, &header)?;
     let crds = made.take(Artifact::Crds, crds, inputs, &rerun);
     timings.lap("CRDs");
+    // The command, when `link!` recorded the generator's package (always, in an operator's
+    // generator); else the text names no binary, whose name would change with every build.
+    let regenerate = match &opts.invocation.package {
+        Some(_) => format!("`{rerun}`"),
+        None => "the generator".to_string(),
+    };
     // The bundle lists the role file and the CRDs; the webhook manifests only when asked to
     // (`webhooks = true`): without their Service and certificates, a `failurePolicy: Fail`
     // webhook would refuse every request it matches.
@@ -223,12 +229,9 @@ pub(crate) fn generate_and_write(
         .strip_prefix(&opts.out_dir)
         .ok()
         .map(std::path::PathBuf::from);
-    // The command, when `link!` recorded the generator's package (always, in an operator's
-    // generator); else the text names no binary, whose name would change with every build.
-    let regenerate = match &opts.invocation.package {
-        Some(_) => format!("`{rerun}`"),
-        None => "the generator".to_string(),
-    };
+    // After `listed`: the bundle's kustomization lists manifests, and the docs are none.
+    let docs = generate::docs::generate(&crds, opts, &regenerate);
+    made.take(Artifact::Docs, docs, inputs, &rerun);
     let bundle_input = bundle::Input {
         roles: &roles,
         entries: inputs.rbac,
@@ -310,6 +313,15 @@ fn destinations(opts: &Options) -> Vec<Destination> {
             option: "--crd-out",
         },
     ];
+    // Kept tidy when it exists, so that `--no-docs` removes the pages an earlier run wrote.
+    for (dir, option) in [
+        (opts.out_dir.join(generate::docs::DIR), "--out"),
+        (opts.docs_dir(), "--docs-out"),
+    ] {
+        if dir.is_dir() {
+            destinations.push(Destination { dir, option });
+        }
+    }
     let pinned = opts.out_dir.join(bundle::PINNED_DIR);
     if pinned.is_dir() {
         destinations.push(Destination {

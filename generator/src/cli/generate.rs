@@ -18,6 +18,8 @@ pub struct Options {
     pub crd_out_dir: Option<PathBuf>,
     /// Directory the webhook manifests go to (`--webhook-out`, default `<out>/webhook`).
     pub webhook_out_dir: Option<PathBuf>,
+    /// Directory the CRD reference docs go to (`--docs-out`, default `<out>/docs`).
+    pub docs_out_dir: Option<PathBuf>,
     /// Name of roles whose attributes give no `role_name` (`--role-name`).
     pub role_name: String,
     /// File name of the RBAC manifest inside `out_dir` (`--file-name`).
@@ -39,6 +41,8 @@ pub struct Options {
     pub generator_name: String,
     /// The deploy bundle's flags (`--no-bundle`, `--operator-name`, ...).
     pub bundle: crate::generate::bundle::BundleFlags,
+    /// Write no CRD reference docs into `<out>/docs` (`--no-docs`).
+    pub no_docs: bool,
     /// Fail, writing nothing, when the run has any warning: a lint no `allow(...)` accepts,
     /// or any other (`--deny-warnings`).
     pub deny_warnings: bool,
@@ -55,6 +59,13 @@ impl Options {
         self.crd_out_dir
             .clone()
             .unwrap_or_else(|| self.out_dir.join("crd"))
+    }
+
+    /// Where the CRD reference docs go: `--docs-out`, else `<out>/docs`.
+    pub fn docs_dir(&self) -> PathBuf {
+        self.docs_out_dir
+            .clone()
+            .unwrap_or_else(|| self.out_dir.join(crate::generate::docs::DIR))
     }
 
     /// Where `manifests.yaml` of the webhooks goes: `--webhook-out`, else `<out>/webhook`.
@@ -95,6 +106,7 @@ impl Default for Options {
             out_dir_is_default: true,
             crd_out_dir: None,
             webhook_out_dir: None,
+            docs_out_dir: None,
             role_name: kube_markers_rbac::DEFAULT_ROLE_NAME.to_string(),
             file_name: "role.yaml".to_string(),
             header_file: None,
@@ -104,6 +116,7 @@ impl Default for Options {
             no_scan: false,
             generator_name: default_generator_name(),
             bundle: Default::default(),
+            no_docs: false,
             deny_warnings: false,
             rbac_from_source: false,
             invocation: crate::Invocation::current(),
@@ -363,6 +376,16 @@ pub(crate) static COMMAND_LINE: CommandLine<Options> = CommandLine {
         )
         .default("<out>/webhook"),
         F::value(
+            "docs-out",
+            "DIR",
+            "Directory to write the CRD reference docs to (a Markdown page per CRD and an index)",
+            |o, v| {
+                o.docs_out_dir = Some(v.into());
+                Ok(())
+            },
+        )
+        .default("<out>/docs"),
+        F::value(
             "role-name",
             "NAME",
             "Name of the ClusterRole/Roles whose attributes set no role_name",
@@ -469,6 +492,12 @@ pub(crate) static COMMAND_LINE: CommandLine<Options> = CommandLine {
              macro input, files the scan cannot follow); CRDs and webhooks are left as they are, \
              so after editing types run `{rerun}`",
             |o| o.rbac_from_source = true,
+        ),
+        F::switch(
+            "no-docs",
+            "Write no CRD reference docs (<out>/docs: a Markdown page per CRD and an index); \
+             the docs an earlier run wrote there are removed",
+            |o| o.no_docs = true,
         ),
         F::switch(
             "no-bundle",

@@ -1,11 +1,13 @@
 //! Generate: one generator per artifact, each a plain function from what was collected to the
-//! files' text: the roles ([`roles`]), the CRDs ([`crds`]), the webhook configurations
-//! ([`webhooks`]), and the deploy bundle around them ([`bundle`]) with its Helm chart
-//! ([`chart`]), which read what the others made. The runner ([`crate::pipeline`]) calls them in that order and only collects.
+//! files' text: the roles ([`roles`]), the CRDs ([`crds`]) and their reference docs
+//! ([`docs`]), the webhook configurations ([`webhooks`]), and the deploy bundle around them
+//! ([`bundle`]) with its Helm chart ([`chart`]), which read what the others made. The runner
+//! ([`crate::pipeline`]) calls them in that order and only collects.
 
 pub mod bundle;
 pub mod chart;
 pub mod crds;
+pub mod docs;
 pub mod roles;
 pub mod webhooks;
 
@@ -36,6 +38,8 @@ pub enum Artifact {
     Roles,
     /// The CRD files.
     Crds,
+    /// The CRD reference docs, rendered from the CRDs.
+    Docs,
     /// `webhook/manifests.yaml`.
     Webhooks,
     /// The deploy bundle.

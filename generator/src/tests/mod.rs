@@ -11,6 +11,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 mod destinations;
+mod docs;
 mod ledgers;
 mod run;
 
@@ -100,6 +101,8 @@ impl Gen {
                 out_dir: root.join("out"),
                 crd_out_dir: Some(root.join("crds")),
                 generator_name: name.into(),
+                // The docs' own tests (`docs.rs`) turn them on; the others count files.
+                no_docs: true,
                 ..Options::default()
             },
         }

@@ -74,7 +74,7 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
     let entries = read.entries();
     let crds = registry::crd_entries();
     let inputs = Inputs {
-        kept: &[Artifact::Crds, Artifact::Webhooks],
+        kept: &[Artifact::Crds, Artifact::Docs, Artifact::Webhooks],
         ..Inputs::new(&entries, &crds, webhooks, &linked)
     };
     let collected = Collected {
