@@ -478,8 +478,9 @@ async fn uninstall_keeps_the_crds(env: &Envtest, helm: &Path) {
 }
 
 /// The examples' bundle and chart as `codegen/Cargo.toml` declares them, plus `webhooks` and
-/// `cert-manager`, written into a directory beside `rbac-out/` (the role file, CRDs and webhook
-/// manifests copied from there: the same registry made them).
+/// `cert-manager`, and a `--header-file` text holding `{{`, written into a directory beside
+/// `rbac-out/` (the role file, CRDs and webhook manifests copied from there: the same registry
+/// made them).
 fn webhook_bundle() -> tempfile::TempDir {
     use kube_markers::codegen::bundle::{self, Identity};
     let mut id = Identity::with_defaults("example-operator");
@@ -504,7 +505,8 @@ fn webhook_bundle() -> tempfile::TempDir {
         default_role_name: "manager-role",
         crds: &crds,
         listed_files: &listed,
-        header: "",
+        // Text Helm would read as an action if the chart did not escape it.
+        header: "# Copyright {{ the authors }}\n",
         regenerate: "the generator",
         webhook_configurations: &configurations,
         webhook_file: Some(Path::new("webhook/manifests.yaml")),

@@ -108,6 +108,8 @@ pub fn generate(
         input.header,
         bundle::generated_line(input.regenerate)
     );
+    // Helm reads the templates' text, header included, as a template.
+    let template_header = template::escape(&header);
     let dir = PathBuf::from(CHART_DIR);
     let mut out = vec![
         (dir.join("Chart.yaml"), files::chart_yaml(id, &header)),
@@ -118,11 +120,11 @@ pub fn generate(
         (dir.join(".helmignore"), files::helmignore(&header)),
         (
             dir.join("templates/_helpers.tpl"),
-            files::helpers(id, &header),
+            files::helpers(id, &template_header),
         ),
     ];
     for (file, docs) in templates {
-        let mut text = header.clone();
+        let mut text = template_header.clone();
         if file == "manager.yaml" {
             text.push_str(&files::replicas_check(parts));
         }

@@ -192,6 +192,28 @@ fn a_literal_action_in_an_object_is_escaped() {
 }
 
 #[test]
+fn a_header_with_an_action_is_escaped_in_templates_only() {
+    let id = identity(false);
+    let input = Input {
+        roles: &[],
+        entries: &[],
+        default_role_name: "manager-role",
+        crds: &[],
+        listed_files: &[],
+        header: "# Copyright {{ the authors }}\n",
+        regenerate: "the generator",
+        webhook_configurations: &[],
+        webhook_file: None,
+    };
+    let files = generate(&id, &input).unwrap();
+    let escaped = "# Copyright {{ \"{{\" }} the authors }}\n";
+    assert!(file(&files, "chart/templates/manager.yaml").starts_with(escaped));
+    assert!(file(&files, "chart/templates/_helpers.tpl").starts_with(escaped));
+    // Chart.yaml and values.yaml are YAML, not templates.
+    assert!(file(&files, "chart/values.yaml").starts_with("# Copyright {{ the authors }}\n"));
+}
+
+#[test]
 fn pinned_roles_keep_their_namespace_and_subjects_follow_the_operator() {
     let files = chart(&identity(false));
     let bindings = file(&files, "chart/templates/role_binding.yaml");
