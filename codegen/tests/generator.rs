@@ -284,6 +284,7 @@ fn copy_rbac_out(to: &Path) {
         "chart",
         "chart/templates",
         "chart/templates/crd",
+        "chart/templates/webhook",
     ] {
         let from = workspace_root().join("rbac-out").join(sub);
         std::fs::create_dir_all(to.join(sub)).unwrap();

@@ -164,23 +164,23 @@ pub fn values_yaml(id: &Identity, header: &str, parts: Parts, resources: &Value)
             json!({"install": true, "keep": true}),
         );
     }
-    if parts.webhooks {
+    if let Some(enabled) = parts.webhooks {
         value(
             &mut out,
             "The admission webhooks: their configurations, Services, and the manager's port 9443\n\
              with the Secret webhook-server-cert mounted (yours to create without cert-manager).",
             "webhooks",
-            json!({"enabled": true}),
+            json!({ "enabled": enabled }),
         );
     }
-    if parts.cert_manager {
+    if let Some(enabled) = parts.cert_manager {
         value(
             &mut out,
             "With webhooks: a self-signed Issuer and a Certificate for the Services, and the\n\
              configurations annotated for cert-manager's CA injector (cert-manager must be\n\
              installed).",
             "certManager",
-            json!({"enabled": true}),
+            json!({ "enabled": enabled }),
         );
     }
     out

@@ -30,8 +30,9 @@ type Conditional = (Option<String>, Value);
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Parts {
     pub leader_election: bool,
-    pub webhooks: bool,
-    pub cert_manager: bool,
+    /// Offered, and then on by default or not.
+    pub webhooks: Option<bool>,
+    pub cert_manager: Option<bool>,
     pub crds: bool,
 }
 
@@ -40,13 +41,22 @@ pub fn generate(
     id: &Identity,
     input: &bundle::Input,
 ) -> Result<Vec<bundle::File>, Vec<BundleProblem>> {
-    let resources = bundle::own_resources(id, input)?;
+    // The webhooks (and cert-manager) are offered as values whenever the generator wrote
+    // webhook configurations the chart can load: on by default as the bundle declares them.
+    let offers_webhooks = !input.webhook_configurations.is_empty() && input.webhook_file.is_some();
+    let offered = Identity {
+        webhooks: offers_webhooks,
+        cert_manager: offers_webhooks,
+        ..id.clone()
+    };
+    let resources = bundle::own_resources(&offered, input)?;
     let parts = Parts {
         leader_election: id.leader_election,
-        webhooks: id.webhooks,
-        cert_manager: id.cert_manager,
+        webhooks: offers_webhooks.then_some(id.webhooks),
+        cert_manager: offers_webhooks.then_some(id.cert_manager),
         crds: !input.crds.is_empty(),
     };
+    let id = &offered;
     // The manager's resources, the default of the `resources` value.
     let manager_resources = resources
         .iter()
@@ -71,7 +81,7 @@ pub fn generate(
             vec![(Some(".Values.crds.install".into()), doc)],
         ));
     }
-    if id.webhooks && !input.webhook_configurations.is_empty() {
+    if offers_webhooks {
         let docs = input
             .webhook_configurations
             .iter()
@@ -98,6 +108,8 @@ pub fn generate(
         input.header,
         bundle::generated_line(input.regenerate)
     );
+    // Helm reads the templates' text, header included, as a template.
+    let template_header = template::escape(&header);
     let dir = PathBuf::from(CHART_DIR);
     let mut out = vec![
         (dir.join("Chart.yaml"), files::chart_yaml(id, &header)),
@@ -108,11 +120,11 @@ pub fn generate(
         (dir.join(".helmignore"), files::helmignore(&header)),
         (
             dir.join("templates/_helpers.tpl"),
-            files::helpers(id, &header),
+            files::helpers(id, &template_header),
         ),
     ];
     for (file, docs) in templates {
-        let mut text = header.clone();
+        let mut text = template_header.clone();
         if file == "manager.yaml" {
             text.push_str(&files::replicas_check(parts));
         }

@@ -79,7 +79,7 @@ impl Template {
     /// The writer's text with every placeholder replaced; literal `{{` escaped, so that no text
     /// of the object (a CRD's description, say) is read as an action.
     fn expand(&self, yaml: &str) -> String {
-        let escaped = yaml.replace("{{", "{{ \"{{\" }}");
+        let escaped = escape(yaml);
         let mut out = String::new();
         for line in escaped.lines() {
             match self.block_of(line) {
@@ -152,6 +152,11 @@ impl Template {
             }
         }
     }
+}
+
+/// `text` as a template whose output is `text`: every `{{` an action printing it.
+pub(super) fn escape(text: &str) -> String {
+    text.replace("{{", "{{ \"{{\" }}")
 }
 
 /// `{"key": value}`.

@@ -132,15 +132,51 @@ fn defaults() {
         let text = file(&files, &format!("chart/{name}"));
         insta::assert_snapshot!(format!("defaults__{}", name.replace('/', "__")), text);
     }
-    // No webhook templates, nor values, without `webhooks = true`.
+    // The webhooks are offered, off as the bundle has them.
+    let values = file(&files, "chart/values.yaml");
+    assert!(
+        values.contains("\nwebhooks:\n  enabled: false\n"),
+        "{values}"
+    );
+    assert!(
+        values.contains("\ncertManager:\n  enabled: false\n"),
+        "{values}"
+    );
+    let manifests = file(&files, "chart/templates/webhook/manifests.yaml");
+    assert!(
+        manifests.contains("{{- if .Values.webhooks.enabled }}\n---\n"),
+        "{manifests}"
+    );
+}
+
+#[test]
+fn without_webhook_configurations_no_webhook_is_offered() {
+    let id = identity(false);
+    let input = Input {
+        roles: &[],
+        entries: &[],
+        default_role_name: "manager-role",
+        crds: &[],
+        listed_files: &[],
+        header: "",
+        regenerate: "the generator",
+        webhook_configurations: &[],
+        webhook_file: None,
+    };
+    let files = generate(&id, &input).unwrap();
+    let values = file(&files, "chart/values.yaml");
+    assert!(
+        !values.contains("webhooks:") && !values.contains("certManager:"),
+        "{values}"
+    );
+    assert!(!values.contains("crds:"), "{values}");
+    let manager = file(&files, "chart/templates/manager.yaml");
+    assert!(!manager.contains("webhook"), "{manager}");
     assert!(
         files
             .iter()
-            .all(|(p, _)| !p.to_string_lossy().contains("webhook")),
-        "{:?}",
-        files.iter().map(|(p, _)| p).collect::<Vec<_>>()
+            .all(|(p, _)| !p.to_string_lossy().contains("webhook"))
     );
-    assert!(!file(&files, "chart/values.yaml").contains("webhooks:"));
 }
 
 // ---- what the templates keep and change ----
@@ -153,6 +189,28 @@ fn a_literal_action_in_an_object_is_escaped() {
         crd.contains(r#"its template is {{ "{{" }} .Name }}."#),
         "{crd}"
     );
+}
+
+#[test]
+fn a_header_with_an_action_is_escaped_in_templates_only() {
+    let id = identity(false);
+    let input = Input {
+        roles: &[],
+        entries: &[],
+        default_role_name: "manager-role",
+        crds: &[],
+        listed_files: &[],
+        header: "# Copyright {{ the authors }}\n",
+        regenerate: "the generator",
+        webhook_configurations: &[],
+        webhook_file: None,
+    };
+    let files = generate(&id, &input).unwrap();
+    let escaped = "# Copyright {{ \"{{\" }} the authors }}\n";
+    assert!(file(&files, "chart/templates/manager.yaml").starts_with(escaped));
+    assert!(file(&files, "chart/templates/_helpers.tpl").starts_with(escaped));
+    // Chart.yaml and values.yaml are YAML, not templates.
+    assert!(file(&files, "chart/values.yaml").starts_with("# Copyright {{ the authors }}\n"));
 }
 
 #[test]
