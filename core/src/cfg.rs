@@ -41,8 +41,9 @@ fn parse_cfg(input: syn::parse::ParseStream) -> syn::Result<Cfg> {
     if input.peek(syn::LitBool) {
         return Ok(Cfg::Literal(input.parse::<syn::LitBool>()?.value));
     }
+    // `r#debug_assertions` is `debug_assertions` to rustc: compare and print names unraw.
     let name: syn::Ident = syn::ext::IdentExt::parse_any(input)?;
-    let name = name.to_string();
+    let name = syn::ext::IdentExt::unraw(&name).to_string();
     if input.peek(syn::Token![=]) {
         input.parse::<syn::Token![=]>()?;
         let value: syn::LitStr = input.parse()?;
@@ -171,6 +172,8 @@ mod tests {
             (quote!(panic = "unwind"), Some("panic")),
             (quote!(not(any(overflow_checks))), Some("overflow_checks")),
             (quote!(ub_checks), Some("ub_checks")),
+            (quote!(r#debug_assertions), Some("debug_assertions")),
+            (quote!(all(unix, not(r#panic = "abort"))), Some("panic")),
             (quote!(all(unix, feature = "debug_assertions")), None),
             (quote!(any(debug, target_os = "linux")), None),
         ] {

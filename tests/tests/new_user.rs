@@ -46,6 +46,10 @@ pub mod debug {
 
 #[cfg(debug_assertions)]
 mod in_a_file;
+
+#[cfg(r#debug_assertions)]
+#[rbac(groups = "", resources = "secrets", verbs = "list")]
+pub fn raw_identifier() {}
 "#;
 
 const IN_A_FILE: &str = r#"#[kube_markers::rbac(groups = "", resources = "services", verbs = "get")]
@@ -72,6 +76,8 @@ fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
         ("src/lib.rs:22:1", "cfg(panic = \"abort\")", false),
         ("src/lib.rs:27:5", "cfg(debug_assertions)", true),
         ("src/in_a_file.rs:1:1", "cfg(debug_assertions)", true),
+        // A raw identifier is the same cfg to rustc.
+        ("src/lib.rs:35:1", "cfg(debug_assertions)", true),
     ] {
         let expected = format!(
             "my-operator/{place}: #[rbac] behind `{cfg}`, which the build profile sets: the \
@@ -85,7 +91,7 @@ fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
         assert!(text.contains(&expected), "{expected}:\n{text}");
     }
     assert!(
-        text.contains("error: 7 problem(s) between the sources and the registry"),
+        text.contains("error: 8 problem(s) between the sources and the registry"),
         "{text}"
     );
     assert!(!ws.join("rbac-out").exists(), "{text}");
