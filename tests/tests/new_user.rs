@@ -50,6 +50,14 @@ mod in_a_file;
 #[cfg(r#debug_assertions)]
 #[rbac(groups = "", resources = "secrets", verbs = "list")]
 pub fn raw_identifier() {}
+
+pub fn with_a_block() {
+    #[cfg(debug_assertions)]
+    {
+        #[rbac(groups = "", resources = "nodes", verbs = "get")]
+        fn inner() {}
+    }
+}
 "#;
 
 const IN_A_FILE: &str = r#"#[kube_markers::rbac(groups = "", resources = "services", verbs = "get")]
@@ -78,6 +86,8 @@ fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
         ("src/in_a_file.rs:1:1", "cfg(debug_assertions)", true),
         // A raw identifier is the same cfg to rustc.
         ("src/lib.rs:35:1", "cfg(debug_assertions)", true),
+        // A statement's cfg removes the items in it.
+        ("src/lib.rs:41:9", "cfg(debug_assertions)", true),
     ] {
         let expected = format!(
             "my-operator/{place}: #[rbac] behind `{cfg}`, which the build profile sets: the \
@@ -91,7 +101,7 @@ fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
         assert!(text.contains(&expected), "{expected}:\n{text}");
     }
     assert!(
-        text.contains("error: 8 problem(s) between the sources and the registry"),
+        text.contains("error: 9 problem(s) between the sources and the registry"),
         "{text}"
     );
     assert!(!ws.join("rbac-out").exists(), "{text}");
