@@ -5,7 +5,7 @@ use super::{
     FileScan, FoundAttr, Include, ModDecl, cfg_paths, include_path, is_include, item_attrs,
     path_attr, path_attr_of, record_meta, unraw,
 };
-use kube_markers_core::cfg::Cfg;
+use kube_markers_core::cfg::{Cfg, cfg_attr_tokens};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::visit::Visit;
 
@@ -38,12 +38,16 @@ struct FileVisitor {
 fn cfgs_of(attrs: &[syn::Attribute]) -> Vec<Cfg> {
     attrs
         .iter()
-        .filter(|a| a.path().is_ident("cfg"))
         .filter_map(|a| match &a.meta {
-            syn::Meta::List(list) => Some(
+            syn::Meta::List(list) if list.path.is_ident("cfg") => Some(
                 Cfg::parse(list.tokens.clone())
                     .unwrap_or_else(|_| Cfg::Name(list.tokens.to_string())),
             ),
+            // A `cfg_attr` yielding a `cfg` removes its item too.
+            syn::Meta::List(list) if list.path.is_ident("cfg_attr") => {
+                let (pred, metas) = cfg_attr_tokens(list.tokens.clone()).ok()?;
+                kube_markers_core::cfg::cfg_attr_yields(&pred, &metas)
+            }
             _ => None,
         })
         .collect()

@@ -58,6 +58,10 @@ pub fn with_a_block() {
         fn inner() {}
     }
 }
+
+#[cfg_attr(not(debug_assertions), cfg(any()))]
+#[rbac(groups = "", resources = "nodes", verbs = "list")]
+pub fn through_a_cfg_attr_yielding_a_cfg() {}
 "#;
 
 const IN_A_FILE: &str = r#"#[kube_markers::rbac(groups = "", resources = "services", verbs = "get")]
@@ -100,8 +104,11 @@ fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
         );
         assert!(text.contains(&expected), "{expected}:\n{text}");
     }
+    // A cfg_attr yielding a cfg: the cfg it puts on the item is printed as rustc reads it.
+    let yielded = "my-operator/src/lib.rs:47:1: #[rbac] behind `";
+    assert!(text.contains(yielded), "{yielded}:\n{text}");
     assert!(
-        text.contains("error: 9 problem(s) between the sources and the registry"),
+        text.contains("error: 10 problem(s) between the sources and the registry"),
         "{text}"
     );
     assert!(!ws.join("rbac-out").exists(), "{text}");
