@@ -167,8 +167,8 @@ fn a_new_users_bundle_run_from_a_member_directory_edited_and_checked() {
     assert!(
         text.contains(
             "`namespace = \"kube-ops\"` is in the `kube-` prefix Kubernetes reserves for its \
-             system namespaces; the bundle creates its namespace and `kubectl delete -k` would \
-             delete it"
+             system namespaces; Kubernetes owns `default` and reserves the `kube-` prefix, and \
+             the bundle creates and deletes its own namespace"
         ),
         "{text}"
     );
