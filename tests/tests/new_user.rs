@@ -72,9 +72,23 @@ pub fn in_a_file() {}
 fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
     let ws = quick_start_workspace("new-user-profile", PROFILE_LIB);
     write(&ws.join("my-operator/src/in_a_file.rs"), IN_A_FILE);
+    // No `mod` reaches this file: unreachable, whatever its own cfg says.
+    write(
+        &ws.join("my-operator/src/orphan.rs"),
+        "#![cfg(debug_assertions)]\n\
+         #[kube_markers::rbac(groups = \"\", resources = \"secrets\", verbs = \"get\")]\n\
+         pub fn orphan() {}\n",
+    );
     let out = run_generator(&ws, &[]);
     let text = stderr(&out);
     assert!(!out.status.success(), "{text}");
+    let orphan = "my-operator/src/orphan.rs:2:1: #[rbac] in a file that no `mod` or `include!` of \
+                  package `my-operator` leads to";
+    assert!(text.contains(orphan), "{orphan}:\n{text}");
+    assert!(
+        !text.contains("src/orphan.rs:2:1: #[rbac] behind"),
+        "{text}"
+    );
     // One rule, whether the generator's dev build compiled the attribute or not.
     for (place, cfg, compiled) in [
         ("src/lib.rs:7:1", "cfg(debug_assertions)", true),
@@ -108,7 +122,7 @@ fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
     let yielded = "my-operator/src/lib.rs:47:1: #[rbac] behind `";
     assert!(text.contains(yielded), "{yielded}:\n{text}");
     assert!(
-        text.contains("error: 10 problem(s) between the sources and the registry"),
+        text.contains("error: 11 problem(s) between the sources and the registry"),
         "{text}"
     );
     assert!(!ws.join("rbac-out").exists(), "{text}");
