@@ -62,6 +62,14 @@ pub fn with_a_block() {
 #[cfg_attr(not(debug_assertions), cfg(any()))]
 #[rbac(groups = "", resources = "nodes", verbs = "list")]
 pub fn through_a_cfg_attr_yielding_a_cfg() {}
+
+pub fn release_only_block() {
+    #[cfg(not(debug_assertions))]
+    {
+        #[rbac(groups = "batch", resources = "jobs", verbs = "create")]
+        fn inner() {}
+    }
+}
 "#;
 
 const IN_A_FILE: &str = r#"#[kube_markers::rbac(groups = "", resources = "services", verbs = "get")]
@@ -106,6 +114,8 @@ fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
         ("src/lib.rs:35:1", "cfg(debug_assertions)", true),
         // A statement's cfg removes the items in it.
         ("src/lib.rs:41:9", "cfg(debug_assertions)", true),
+        // Release-only: named as the profile's, not as a registry out of date.
+        ("src/lib.rs:53:9", "cfg(not(debug_assertions))", false),
     ] {
         let expected = format!(
             "my-operator/{place}: #[rbac] behind `{cfg}`, which the build profile sets: the \
@@ -122,7 +132,7 @@ fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
     let yielded = "my-operator/src/lib.rs:47:1: #[rbac] behind `";
     assert!(text.contains(yielded), "{yielded}:\n{text}");
     assert!(
-        text.contains("error: 11 problem(s) between the sources and the registry"),
+        text.contains("error: 12 problem(s) between the sources and the registry"),
         "{text}"
     );
     assert!(!ws.join("rbac-out").exists(), "{text}");
