@@ -41,8 +41,9 @@ fn parse_cfg(input: syn::parse::ParseStream) -> syn::Result<Cfg> {
     if input.peek(syn::LitBool) {
         return Ok(Cfg::Literal(input.parse::<syn::LitBool>()?.value));
     }
+    // `r#debug_assertions` is `debug_assertions` to rustc: compare and print names unraw.
     let name: syn::Ident = syn::ext::IdentExt::parse_any(input)?;
-    let name = name.to_string();
+    let name = syn::ext::IdentExt::unraw(&name).to_string();
     if input.peek(syn::Token![=]) {
         input.parse::<syn::Token![=]>()?;
         let value: syn::LitStr = input.parse()?;
@@ -127,6 +128,37 @@ impl Cfg {
     }
 }
 
+/// The `cfg` a `cfg_attr(pred, metas...)` puts on its item, if it yields one (however
+/// nested in more `cfg_attr`s): the item stays where `not(pred)` or the yielded cfg holds.
+pub fn cfg_attr_yields(pred: &Cfg, metas: &[syn::Meta]) -> Option<Cfg> {
+    let yielded: Vec<Cfg> = metas
+        .iter()
+        .filter_map(|meta| {
+            let syn::Meta::List(list) = meta else {
+                return None;
+            };
+            if list.path.is_ident("cfg") {
+                Some(
+                    Cfg::parse(list.tokens.clone())
+                        .unwrap_or_else(|_| Cfg::Name(list.tokens.to_string())),
+                )
+            } else if list.path.is_ident("cfg_attr") {
+                let (inner, metas) = cfg_attr_tokens(list.tokens.clone()).ok()?;
+                cfg_attr_yields(&inner, &metas)
+            } else {
+                None
+            }
+        })
+        .collect();
+    if yielded.is_empty() {
+        return None;
+    }
+    Some(Cfg::Any(vec![
+        Cfg::Not(Box::new(pred.clone())),
+        Cfg::All(yielded),
+    ]))
+}
+
 /// The predicate and attributes of a `cfg_attr(...)` meta.
 pub fn cfg_attr_parts(meta: &syn::Meta) -> syn::Result<(Cfg, Vec<syn::Meta>)> {
     let syn::Meta::List(list) = meta else {
@@ -171,12 +203,24 @@ mod tests {
             (quote!(panic = "unwind"), Some("panic")),
             (quote!(not(any(overflow_checks))), Some("overflow_checks")),
             (quote!(ub_checks), Some("ub_checks")),
+            (quote!(r#debug_assertions), Some("debug_assertions")),
+            (quote!(all(unix, not(r#panic = "abort"))), Some("panic")),
             (quote!(all(unix, feature = "debug_assertions")), None),
             (quote!(any(debug, target_os = "linux")), None),
         ] {
             let cfg = Cfg::parse(cfg).unwrap();
             assert_eq!(cfg.profile_cfg(), found, "{cfg}");
         }
+        let (pred, metas) =
+            cfg_attr_tokens(quote!(not(debug_assertions), inline, cfg(any()))).unwrap();
+        let yielded = cfg_attr_yields(&pred, &metas).unwrap();
+        assert_eq!(yielded.profile_cfg(), Some("debug_assertions"), "{yielded}");
+        let (pred, metas) =
+            cfg_attr_tokens(quote!(unix, cfg_attr(panic = "abort", cfg(test)))).unwrap();
+        let yielded = cfg_attr_yields(&pred, &metas).unwrap();
+        assert_eq!(yielded.profile_cfg(), Some("panic"), "{yielded}");
+        let (pred, metas) = cfg_attr_tokens(quote!(debug_assertions, inline)).unwrap();
+        assert_eq!(cfg_attr_yields(&pred, &metas), None);
         let why = set_by_the_profile("panic").unwrap();
         assert!(why.contains("`[profile.*] panic`"), "{why}");
         assert_eq!(set_by_the_profile("unix"), None);

@@ -99,7 +99,7 @@ pub(crate) fn print_report(report: &Report, opts: &Options) -> bool {
                     text,
                     "error: {shown} was edited by hand since generator `{generator}` wrote it \
                      (its SHA-256 is not the one in the ledger); the generator would replace \
-                     the edit: make the change in the attributes instead"
+                     the edit: make the change in the attributes or the bundle's metadata instead"
                 )
             }
             FileStatus::Missing => {

@@ -5,7 +5,7 @@ use super::{
     FileScan, FoundAttr, Include, ModDecl, cfg_paths, include_path, is_include, item_attrs,
     path_attr, path_attr_of, record_meta, unraw,
 };
-use kube_markers_core::cfg::Cfg;
+use kube_markers_core::cfg::{Cfg, cfg_attr_tokens};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::visit::Visit;
 
@@ -38,15 +38,37 @@ struct FileVisitor {
 fn cfgs_of(attrs: &[syn::Attribute]) -> Vec<Cfg> {
     attrs
         .iter()
-        .filter(|a| a.path().is_ident("cfg"))
         .filter_map(|a| match &a.meta {
-            syn::Meta::List(list) => Some(
+            syn::Meta::List(list) if list.path.is_ident("cfg") => Some(
                 Cfg::parse(list.tokens.clone())
                     .unwrap_or_else(|_| Cfg::Name(list.tokens.to_string())),
             ),
+            // A `cfg_attr` yielding a `cfg` removes its item too.
+            syn::Meta::List(list) if list.path.is_ident("cfg_attr") => {
+                let (pred, metas) = cfg_attr_tokens(list.tokens.clone()).ok()?;
+                kube_markers_core::cfg::cfg_attr_yields(&pred, &metas)
+            }
             _ => None,
         })
         .collect()
+}
+
+/// An expression's outer attributes.
+fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
+    macro_rules! attrs {
+        ($($v:ident),*) => {
+            match e {
+                $(syn::Expr::$v(x) => &x.attrs,)*
+                _ => &[],
+            }
+        };
+    }
+    attrs!(
+        Array, Assign, Async, Await, Binary, Block, Break, Call, Cast, Closure, Const, Continue,
+        Field, ForLoop, Group, If, Index, Infer, Let, Lit, Loop, Macro, Match, MethodCall, Paren,
+        Path, Range, RawAddr, Reference, Repeat, Return, Struct, Try, TryBlock, Unary, Unsafe,
+        While, Yield
+    )
 }
 
 /// Where the compiler places a span (1-based line and column).
@@ -82,6 +104,13 @@ impl FileVisitor {
                 args,
             });
         }
+    }
+
+    fn scoped(&mut self, attrs: &[syn::Attribute], f: impl FnOnce(&mut Self)) {
+        let before = self.cfgs.len();
+        self.cfgs.extend(cfgs_of(attrs));
+        f(self);
+        self.cfgs.truncate(before);
     }
 
     fn with_item(&mut self, attrs: &[syn::Attribute], f: impl FnOnce(&mut Self)) {
@@ -227,6 +256,23 @@ impl<'ast> Visit<'ast> for FileVisitor {
             syn::Item::Macro(m) => v.invocation(&m.mac),
             _ => syn::visit::visit_item(v, item),
         });
+    }
+
+    /// A `cfg` on a statement, an arm or a field removes it with any item inside.
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        self.scoped(&l.attrs, |v| syn::visit::visit_local(v, l));
+    }
+
+    fn visit_arm(&mut self, a: &'ast syn::Arm) {
+        self.scoped(&a.attrs, |v| syn::visit::visit_arm(v, a));
+    }
+
+    fn visit_field_value(&mut self, f: &'ast syn::FieldValue) {
+        self.scoped(&f.attrs, |v| syn::visit::visit_field_value(v, f));
+    }
+
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        self.scoped(expr_attrs(e), |v| syn::visit::visit_expr(v, e));
     }
 
     fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {

@@ -141,6 +141,49 @@ fn attributes_in_macro_input_are_found_where_they_stand() {
 }
 
 #[test]
+fn a_cfg_attr_yielding_a_cfg_scopes_its_item() {
+    let found = scan(
+        "#[cfg_attr(not(debug_assertions), cfg(any()))]\n\
+         #[rbac(verbs = \"get\")] pub fn e() {}\n\
+         #[cfg_attr(unix, inline)] #[rbac(verbs = \"get\")] pub fn f() {}",
+    );
+    assert_eq!(
+        found.attrs[0].cfgs[0].profile_cfg(),
+        Some("debug_assertions")
+    );
+    assert!(found.attrs[1].cfgs.is_empty());
+}
+
+#[test]
+fn a_cfg_on_a_statement_scopes_the_items_inside() {
+    let found = scan(
+        "fn f() {\n\
+             #[cfg(debug_assertions)] { #[rbac] fn a() {} }\n\
+             #[cfg(debug_assertions)] let _x = { #[rbac] fn b() {} };\n\
+             #[cfg(debug_assertions)] (|| { #[rbac] fn c() {} })();\n\
+             #[rbac] fn d() {}\n\
+             match 1 { #[cfg(debug_assertions)] 0 => { #[rbac] fn e() {} } _ => { #[rbac] fn g() {} } }\n\
+         }",
+    );
+    let cfgs: Vec<String> = found
+        .attrs
+        .iter()
+        .map(|a| a.cfgs.iter().map(|c| c.to_string()).collect())
+        .collect();
+    assert_eq!(
+        cfgs,
+        [
+            "debug_assertions",
+            "debug_assertions",
+            "debug_assertions",
+            "",
+            "debug_assertions",
+            ""
+        ]
+    );
+}
+
+#[test]
 fn the_token_scan_agrees_on_lexical_corners() {
     for text in [
         "\u{feff}#[rbac(verbs = \"get\")] fn a() {}",

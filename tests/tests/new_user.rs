@@ -46,6 +46,30 @@ pub mod debug {
 
 #[cfg(debug_assertions)]
 mod in_a_file;
+
+#[cfg(r#debug_assertions)]
+#[rbac(groups = "", resources = "secrets", verbs = "list")]
+pub fn raw_identifier() {}
+
+pub fn with_a_block() {
+    #[cfg(debug_assertions)]
+    {
+        #[rbac(groups = "", resources = "nodes", verbs = "get")]
+        fn inner() {}
+    }
+}
+
+#[cfg_attr(not(debug_assertions), cfg(any()))]
+#[rbac(groups = "", resources = "nodes", verbs = "list")]
+pub fn through_a_cfg_attr_yielding_a_cfg() {}
+
+pub fn release_only_block() {
+    #[cfg(not(debug_assertions))]
+    {
+        #[rbac(groups = "batch", resources = "jobs", verbs = "create")]
+        fn inner() {}
+    }
+}
 "#;
 
 const IN_A_FILE: &str = r#"#[kube_markers::rbac(groups = "", resources = "services", verbs = "get")]
@@ -56,9 +80,23 @@ pub fn in_a_file() {}
 fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
     let ws = quick_start_workspace("new-user-profile", PROFILE_LIB);
     write(&ws.join("my-operator/src/in_a_file.rs"), IN_A_FILE);
+    // No `mod` reaches this file: unreachable, whatever its own cfg says.
+    write(
+        &ws.join("my-operator/src/orphan.rs"),
+        "#![cfg(debug_assertions)]\n\
+         #[kube_markers::rbac(groups = \"\", resources = \"secrets\", verbs = \"get\")]\n\
+         pub fn orphan() {}\n",
+    );
     let out = run_generator(&ws, &[]);
     let text = stderr(&out);
     assert!(!out.status.success(), "{text}");
+    let orphan = "my-operator/src/orphan.rs:2:1: #[rbac] in a file that no `mod` or `include!` of \
+                  package `my-operator` leads to";
+    assert!(text.contains(orphan), "{orphan}:\n{text}");
+    assert!(
+        !text.contains("src/orphan.rs:2:1: #[rbac] behind"),
+        "{text}"
+    );
     // One rule, whether the generator's dev build compiled the attribute or not.
     for (place, cfg, compiled) in [
         ("src/lib.rs:7:1", "cfg(debug_assertions)", true),
@@ -72,6 +110,12 @@ fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
         ("src/lib.rs:22:1", "cfg(panic = \"abort\")", false),
         ("src/lib.rs:27:5", "cfg(debug_assertions)", true),
         ("src/in_a_file.rs:1:1", "cfg(debug_assertions)", true),
+        // A raw identifier is the same cfg to rustc.
+        ("src/lib.rs:35:1", "cfg(debug_assertions)", true),
+        // A statement's cfg removes the items in it.
+        ("src/lib.rs:41:9", "cfg(debug_assertions)", true),
+        // Release-only: named as the profile's, not as a registry out of date.
+        ("src/lib.rs:53:9", "cfg(not(debug_assertions))", false),
     ] {
         let expected = format!(
             "my-operator/{place}: #[rbac] behind `{cfg}`, which the build profile sets: the \
@@ -84,8 +128,11 @@ fn every_attribute_behind_a_cfg_of_the_build_profile_is_refused() {
         );
         assert!(text.contains(&expected), "{expected}:\n{text}");
     }
+    // A cfg_attr yielding a cfg: the cfg it puts on the item is printed as rustc reads it.
+    let yielded = "my-operator/src/lib.rs:47:1: #[rbac] behind `";
+    assert!(text.contains(yielded), "{yielded}:\n{text}");
     assert!(
-        text.contains("error: 7 problem(s) between the sources and the registry"),
+        text.contains("error: 12 problem(s) between the sources and the registry"),
         "{text}"
     );
     assert!(!ws.join("rbac-out").exists(), "{text}");
@@ -144,8 +191,8 @@ fn a_new_users_bundle_run_from_a_member_directory_edited_and_checked() {
     assert!(
         text.contains(
             "`namespace = \"kube-ops\"` is in the `kube-` prefix Kubernetes reserves for its \
-             system namespaces; the bundle creates its namespace and `kubectl delete -k` would \
-             delete it"
+             system namespaces; Kubernetes owns `default` and reserves the `kube-` prefix, and \
+             the bundle creates and deletes its own namespace"
         ),
         "{text}"
     );

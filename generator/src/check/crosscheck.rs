@@ -559,9 +559,12 @@ pub fn cross_check_all(
             }
             continue;
         }
+        // A file no module tree reaches, of a linked crate: had it been compiled, its entries
+        // would be in the registry. No build compiles it, whatever its own cfgs say.
+        let unreached = attr.target.is_none() && linked_crates.contains(&attr.krate.as_str());
         // The same rule for one the generator's build left out: whatever else is wrong, the
         // profile decides it.
-        if attr.cfgs.iter().any(|cfg| cfg.profile_cfg().is_some()) {
+        if !unreached && attr.cfgs.iter().any(|cfg| cfg.profile_cfg().is_some()) {
             findings.errors.push(finding(Problem::ProfileDependent {
                 cfgs: shown_cfgs(attr),
                 compiled: false,
@@ -584,13 +587,9 @@ pub fn cross_check_all(
                     package: attr.package.clone(),
                 }))
             }
-            // A file no module tree reaches, of a linked crate: had it been compiled, its
-            // entries would be in the registry.
-            _ if attr.target.is_none() && linked_crates.contains(&attr.krate.as_str()) => {
-                findings.errors.push(finding(Problem::NotCompiled {
-                    package: attr.package.clone(),
-                }))
-            }
+            _ if unreached => findings.errors.push(finding(Problem::NotCompiled {
+                package: attr.package.clone(),
+            })),
             truth => findings
                 .errors
                 .push(finding(missing(attr, linked_crates, &truth))),

@@ -68,6 +68,16 @@ impl Walker<'_> {
     pub(super) fn cfg_of(&self, attr: Attr) -> Option<Cfg> {
         let open = attr.bracket?;
         let (_, close) = self.group(open)?;
+        // A `cfg_attr` yielding a `cfg` removes its item too.
+        if self.is_ident(open + 1, "cfg_attr") && close > open + 2 {
+            let (_, group_close) = self.group(open + 2)?;
+            if group_close + 1 != close {
+                return None;
+            }
+            let tokens = self.reparse(self.inner_text(open + 2))?;
+            let (pred, metas) = cfg_attr_tokens(tokens).ok()?;
+            return kube_markers_core::cfg::cfg_attr_yields(&pred, &metas);
+        }
         // Exactly `cfg` followed by one group.
         if !(self.is_ident(open + 1, "cfg") && close > open + 2) {
             return None;

@@ -331,11 +331,46 @@ impl<'a> Walker<'a> {
                 continue;
             }
             // Attributes of anything else (a field, a statement, an expression, a foreign
-            // item) are not the syn scan's: neither recorded nor a scope.
+            // item) are not recorded; but a `cfg` there removes the statement (a block, a
+            // `let`, a closure called), arm or field it stands on, with any item inside: a
+            // scope up to the next `;` or `,` (or after a lone block).
             if j >= hi {
                 break;
             }
-            i = self.thing(j, hi);
+            let cfgs: Vec<Cfg> = if ctx == Ctx::Stmts {
+                attrs.iter().filter_map(|a| self.cfg_of(*a)).collect()
+            } else {
+                Vec::new()
+            };
+            if cfgs.is_empty() {
+                i = self.thing(j, hi);
+                continue;
+            }
+            let before = self.cfgs.len();
+            self.cfgs.extend(cfgs);
+            let end = if self.is_group(j, Delim::Brace) {
+                self.next(j)
+            } else {
+                let mut k = j;
+                while k < hi && !self.is_punct(k, b';') && !self.is_punct(k, b',') {
+                    // An arm's block body needs no `,`: `=> { ... }` ends it.
+                    if self.is_punct(k, b'=')
+                        && self.is_punct(k + 1, b'>')
+                        && self.is_group(k + 2, Delim::Brace)
+                    {
+                        k = self.next(k + 2);
+                        break;
+                    }
+                    k = self.next(k);
+                }
+                k
+            };
+            let mut k = j;
+            while k < end {
+                k = self.thing(k, end);
+            }
+            self.cfgs.truncate(before);
+            i = end;
         }
     }
 

@@ -21,9 +21,10 @@ pub const DEFAULT_IMAGE: &str = "controller:latest";
 /// controller-runtime's health probe port.
 pub const DEFAULT_HEALTH_PROBE_PORT: u16 = 8081;
 
-/// Whether a bundle must not own `namespace`: it creates its namespace, and `kubectl delete -k`
-/// deletes it. `default` is every cluster's, and Kubernetes reserves the `kube-` prefix for its
-/// system namespaces (`kube-system`, `kube-public`, `kube-node-lease`, and any it adds).
+/// Whether a bundle must not own `namespace`: it creates and deletes its own namespace, and
+/// Kubernetes owns `default` and reserves the `kube-` prefix for its system namespaces
+/// (`kube-system`, `kube-public`, `kube-node-lease`, and any it adds; the API server refuses
+/// to delete `default`, `kube-system` and `kube-public`, not the others).
 fn reserved_namespace(namespace: &str) -> bool {
     namespace == "default" || namespace.starts_with("kube-")
 }

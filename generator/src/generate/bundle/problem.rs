@@ -114,9 +114,9 @@ pub enum BundleProblem {
     },
     /// The namespace is `default` or has the `kube-` prefix Kubernetes reserves.
     #[error(
-        "{origin}: `namespace = {namespace:?}` is {}; the bundle creates its namespace and \
-         `kubectl delete -k` would delete it: choose the operator's own (default \
-         `<name>-system`)",
+        "{origin}: `namespace = {namespace:?}` is {}; Kubernetes owns `default` and reserves the \
+         `kube-` prefix, and the bundle creates and deletes its own namespace: choose the \
+         operator's own (default `<name>-system`)",
         if namespace == "default" { "every cluster's `default` namespace" }
         else { "in the `kube-` prefix Kubernetes reserves for its system namespaces" }
     )]
