@@ -715,3 +715,70 @@ fn a_kustomization_is_evaluated_as_kubectl_apply_k_installs_it() {
             .is_empty()
     );
 }
+
+fn crd(plural: &str, group: &str, singular: &str, kind: &str, short: &str) -> String {
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {plural}.{group}\nspec:\n  group: {group}\n  names:\n    plural: {plural}\n    singular: {singular}\n    kind: {kind}\n    shortNames: [{short}]\n  scope: Namespaced\n  versions: []\n"
+    )
+}
+
+#[test]
+fn a_plural_or_singular_is_not_expanded_as_a_short_name() {
+    // One CRD's short name is another's singular: kubectl does not expand a name that is a
+    // resource's plural or singular, whatever the order.
+    for (first, second) in [
+        (
+            crd("mcs", "aaa.io", "mcx", "Mcx", "memcached"),
+            crd(
+                "memcacheds",
+                "cache.example.com",
+                "memcached",
+                "Memcached",
+                "mc",
+            ),
+        ),
+        (
+            crd(
+                "memcacheds",
+                "cache.example.com",
+                "memcached",
+                "Memcached",
+                "mc",
+            ),
+            crd("mcs", "aaa.io", "mcx", "Mcx", "memcached"),
+        ),
+    ] {
+        let dir = dir_with(&[
+            ("role.yaml", ROLES),
+            ("bindings.yaml", BINDINGS),
+            ("crd/a.yaml", &first),
+            ("crd/b.yaml", &second),
+        ]);
+        let text = ask(dir.path(), &["list", "memcached", "--explain"])
+            .unwrap()
+            .text;
+        assert!(
+            text.contains("resource \"memcacheds.cache.example.com\""),
+            "{text}"
+        );
+        let text = ask(dir.path(), &["list", "mcs", "--explain"]).unwrap().text;
+        assert!(text.contains("resource \"mcs.aaa.io\""), "{text}");
+    }
+    // The reverse: a CRD's singular is a built-in's short name; the CRD wins.
+    let dir = dir_with(&[
+        ("role.yaml", ROLES),
+        ("bindings.yaml", BINDINGS),
+        (
+            "crd/a.yaml",
+            &crd("deploys", "zzz.io", "deploy", "Deploy", "zd"),
+        ),
+    ]);
+    let text = ask(dir.path(), &["list", "deploy", "--explain"])
+        .unwrap()
+        .text;
+    assert!(text.contains("resource \"deploys.zzz.io\""), "{text}");
+    let text = ask(dir.path(), &["list", "deployment", "--explain"])
+        .unwrap()
+        .text;
+    assert!(text.contains("resource \"deployments.apps\""), "{text}");
+}
