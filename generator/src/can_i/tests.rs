@@ -782,3 +782,24 @@ fn a_plural_or_singular_is_not_expanded_as_a_short_name() {
         .text;
     assert!(text.contains("resource \"deployments.apps\""), "{text}");
 }
+
+#[test]
+fn a_trailing_dot_is_parsed_as_kubectl_does() {
+    let dir = dir_with(&[("role.yaml", ROLES), ("bindings.yaml", BINDINGS)]);
+    for name in ["configmaps.", "configmap.v1."] {
+        let text = ask(dir.path(), &["get", name, "-n", "kube-system", "--explain"])
+            .unwrap()
+            .text;
+        assert!(
+            text.contains("resource \"configmaps\" in namespace \"kube-system\""),
+            "{name}: {text}"
+        );
+    }
+    let answer = ask(dir.path(), &["create", "deployments.apps."]).unwrap();
+    assert!(!answer.allowed());
+    assert!(
+        answer.warnings[0].contains("`deployments.apps.` is neither a resource"),
+        "{:?}",
+        answer.warnings
+    );
+}
