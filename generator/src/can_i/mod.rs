@@ -46,6 +46,9 @@ pub struct CanIOptions {
     pub as_groups: Vec<String>,
     /// `--from`: a YAML file or a directory of them (default: `rbac-out`).
     pub from: PathBuf,
+    /// `--from` was left out: `from` is the default `rbac-out`, which the command line places
+    /// in the workspace, as the default `--out` is.
+    pub from_is_default: bool,
     /// `--role-name`: the generator's default role name, to find the `#[rbac]` attributes of
     /// a role for `--explain` (default `manager-role`).
     pub role_name: String,

@@ -104,7 +104,7 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
                 Ok(())
             },
         )
-        .default("rbac-out"),
+        .default("the workspace's rbac-out"),
         F::switch(
             "explain",
             "Name the rule, role, binding and #[rbac] attributes that allow it, or what applies \
@@ -268,6 +268,7 @@ impl CanICommand {
             subresource,
             as_user,
             as_groups,
+            from_is_default: from.is_none(),
             from: from.unwrap_or_else(|| PathBuf::from("rbac-out")),
             role_name: role_name
                 .unwrap_or_else(|| kube_markers_rbac::DEFAULT_ROLE_NAME.to_string()),
@@ -286,6 +287,14 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         Ok(CanICommand::Ask(opts)) => opts,
         Err(e) => return super::usage_error(line, &e),
     };
+    let mut opts = opts;
+    if opts.from_is_default {
+        // The default `rbac-out` is the workspace's, as a plain run writes it; outside a
+        // workspace, the current directory's.
+        if let Ok(workspace) = crate::input::workspace::Workspace::discover(None) {
+            opts.from = super::generate::default_in_workspace(&opts.from, &workspace.root);
+        }
+    }
     if let Some(warning) = unknown_verb_warning(&opts) {
         eprintln!("{warning}");
     }
