@@ -803,3 +803,28 @@ fn a_trailing_dot_is_parsed_as_kubectl_does() {
         answer.warnings
     );
 }
+
+#[test]
+fn a_kustomization_file_is_its_directorys_kustomization() {
+    let dir = bundle_dir();
+    let file = dir.path().join("kustomization.yaml");
+    let CanICommand::Ask(opts) = CanICommand::parse([
+        "list",
+        "deployments",
+        "--explain",
+        "--from",
+        file.to_str().unwrap(),
+    ])
+    .unwrap() else {
+        panic!()
+    };
+    let answer = run(&opts, &entries(), Vec::new).unwrap();
+    assert!(answer.allowed(), "{}", answer.text);
+    assert!(
+        answer
+            .text
+            .contains("as:      \"system:serviceaccount:ops:my-operator-op\""),
+        "{}",
+        answer.text
+    );
+}
