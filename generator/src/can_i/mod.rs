@@ -368,9 +368,9 @@ pub fn run(
     if opts.default_roles {
         add_default_roles(&mut manifests);
     }
-    // Every resource's names, as discovery would list them: a CRD's short name takes
-    // precedence over a built-in's singular, as kubectl expands short names first. URLs need
-    // none (nor the linked CRDs' schemas, built on the call).
+    // Every resource's names, as discovery would list them (resolved as kubectl's
+    // shortcutExpander does: a plural or singular is never expanded as a short name). URLs
+    // need none (nor the linked CRDs' schemas, built on the call).
     let (target, resolved_from) = resolve_type(
         &opts.target,
         || {
