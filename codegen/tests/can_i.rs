@@ -350,3 +350,23 @@ fn the_bundle_is_evaluated_as_kubectl_apply_k_installs_it() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn the_default_from_is_the_workspaces_rbac_out() {
+    // From a member's directory, as a plain run writes the workspace's rbac-out.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_codegen"))
+        .args(["can-i", "list", "memcacheds", "-A"])
+        .current_dir(workspace_root().join("codegen"))
+        .output()
+        .expect("run codegen");
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("cannot read --from"), "{stderr}");
+    assert_ne!(out.status.code(), Some(2), "{stderr}");
+    // A --from given stays relative to the current directory.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_codegen"))
+        .args(["can-i", "list", "memcacheds", "-A", "--from", "rbac-out"])
+        .current_dir(workspace_root().join("codegen"))
+        .output()
+        .expect("run codegen");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}

@@ -173,3 +173,24 @@ fn the_workspace_passes_deny_warnings() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn type_is_resolved_as_can_i_resolves_it() {
+    // deployments are the apps group's (the core group has none): the examples create them.
+    let out = codegen(&["explain", "create", "deployments", "-n", "x"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("request: \"create\" resource \"deployments.apps\""),
+        "{stdout}"
+    );
+    // The linked Memcached CRD, by plural, short name and kind.
+    for name in ["memcacheds", "mc", "Memcached"] {
+        let out = codegen(&["explain", "list", name, "-n", "x"]);
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains("resource \"memcacheds.cache.example.com\""),
+            "{name}: {stdout}"
+        );
+    }
+}

@@ -40,7 +40,7 @@ fn explain_text(bencher: divan::Bencher, n: usize) {
     let entries = synthetic_entries(n);
     let entries: Vec<&kube_markers::registry::RbacEntry> = entries.iter().collect();
     let opts = explain_options(Format::Text);
-    bencher.bench(|| explain::run(&opts, &entries).0);
+    bencher.bench(|| explain::run(&opts, &entries, Vec::new).0);
 }
 
 /// The same, `--format json`.
@@ -49,7 +49,7 @@ fn explain_json(bencher: divan::Bencher, n: usize) {
     let entries = synthetic_entries(n);
     let entries: Vec<&kube_markers::registry::RbacEntry> = entries.iter().collect();
     let opts = explain_options(Format::Json);
-    bencher.bench(|| explain::run(&opts, &entries).0);
+    bencher.bench(|| explain::run(&opts, &entries, Vec::new).0);
 }
 
 /// The lints a generator run checks (every lint, `redundant` included).

@@ -46,6 +46,9 @@ pub struct CanIOptions {
     pub as_groups: Vec<String>,
     /// `--from`: a YAML file or a directory of them (default: `rbac-out`).
     pub from: PathBuf,
+    /// `--from` was left out: `from` is the default `rbac-out`, which the command line places
+    /// in the workspace, as the default `--out` is.
+    pub from_is_default: bool,
     /// `--role-name`: the generator's default role name, to find the `#[rbac]` attributes of
     /// a role for `--explain` (default `manager-role`).
     pub role_name: String,
@@ -220,6 +223,24 @@ fn identity(opts: &CanIOptions, manifests: &Manifests) -> Result<(UserInfo, Stri
     }
 }
 
+/// The resource `target` names, as kubectl resolves `TYPE`: among the built-in resources and
+/// the CRDs `crds` gives (built only for a resource other than `*`); `can-i` and `explain`
+/// both resolve through it. A name nothing knows is asked as typed, with a warning.
+pub(crate) fn resolve_type(
+    target: &Target,
+    crds: impl FnOnce() -> Vec<KnownResource>,
+    warnings: &mut Vec<String>,
+) -> (Target, Option<ResourceSource>) {
+    match target {
+        Target::Resource { resource, .. } if resource != "*" => {
+            let mut known = builtin_resources();
+            known.extend(crds());
+            resolve_target(target, &known, warnings)
+        }
+        _ => (target.clone(), None),
+    }
+}
+
 /// The resource the question names, as kubectl's discovery resolves it: a built-in resource,
 /// or a CRD of `known`; a name nothing knows is asked as typed (with a warning, as kubectl
 /// warns).
@@ -347,18 +368,18 @@ pub fn run(
     if opts.default_roles {
         add_default_roles(&mut manifests);
     }
-    // Every resource's names, as discovery would list them: a CRD's short name takes
-    // precedence over a built-in's singular, as kubectl expands short names first. URLs need
-    // none (nor the linked CRDs' schemas, built on the call).
-    let (target, resolved_from) = match &opts.target {
-        Target::Resource { resource, .. } if resource != "*" => {
-            let mut known = builtin_resources();
-            known.extend(crds());
-            known.extend(manifests.crds.iter().map(KnownResource::from_manifest));
-            resolve_target(&opts.target, &known, &mut warnings)
-        }
-        _ => (opts.target.clone(), None),
-    };
+    // Every resource's names, as discovery would list them (resolved as kubectl's
+    // shortcutExpander does: a plural or singular is never expanded as a short name). URLs
+    // need none (nor the linked CRDs' schemas, built on the call).
+    let (target, resolved_from) = resolve_type(
+        &opts.target,
+        || {
+            let mut crds = crds();
+            crds.extend(manifests.crds.iter().map(KnownResource::from_manifest));
+            crds
+        },
+        &mut warnings,
+    );
     let request = attributes_of(
         &opts.verb,
         &target,

@@ -1,5 +1,5 @@
 //! Which resource a `TYPE` names, as `kubectl auth can-i` finds it through discovery: a plural,
-//! a singular or a short name, in the group given or in any group (the core group first, then
+//! a singular or (if it is no resource's plural or singular) a short name, in the group given or in any group (the core group first, then
 //! the API groups in the order kube-apiserver lists them, then the CRDs). The built-in
 //! resources are kube-apiserver 1.37.2's (`envtest/tests/can_i_differential.rs` compares the
 //! table with a real server's discovery); the CRDs are those linked into the generator and
@@ -585,23 +585,26 @@ pub fn builtin_resources() -> Vec<KnownResource> {
 }
 
 /// Finds the resource `name` (lowercased: a plural, singular or short name) names, in `group`
-/// if one is given, among `known` in priority order: kubectl's shortcut expansion first (a
-/// short name), then its REST mapper (a plural or singular; the first group wins).
+/// if one is given, among `known` in priority order, as kubectl's
+/// `shortcutExpander.expandResourceShortcut` and REST mapper do: a name that is some
+/// resource's plural or singular (in `group`, if given) is not expanded and resolves to the
+/// first resource with that plural or singular; otherwise the first resource with that short
+/// name; for `TYPE.GROUP` a short name also matches a group `GROUP` prefixes (`autoscal`).
 pub fn resolve<'k>(
     known: &'k [KnownResource],
     name: &str,
     group: Option<&str>,
 ) -> Option<&'k KnownResource> {
     let in_group = |r: &&KnownResource| group.is_none_or(|g| r.group == g);
+    let short = |r: &&KnownResource| r.short_names.iter().any(|s| s == name);
     known
         .iter()
         .filter(in_group)
-        .find(|r| r.short_names.iter().any(|s| s == name))
+        .find(|r| r.plural == name || r.singular == name)
+        .or_else(|| known.iter().filter(in_group).find(short))
         .or_else(|| {
-            known
-                .iter()
-                .filter(in_group)
-                .find(|r| r.plural == name || r.singular == name)
+            let g = group?;
+            known.iter().filter(|r| r.group.starts_with(g)).find(short)
         })
 }
 
@@ -654,8 +657,8 @@ mod tests {
                 "{name}"
             );
         }
-        // kubectl expands short names before it looks for plurals and singulars: a CRD's
-        // short name wins over a built-in's singular.
+        // kubectl does not expand a name that is some resource's plural or singular: a
+        // built-in's singular wins over a CRD's short name.
         assert_eq!(found("job", None), pair("jobs", "batch"));
         let mut known = builtin_resources();
         known.push(KnownResource {
@@ -664,9 +667,11 @@ mod tests {
         });
         known.last_mut().unwrap().group = "ci.example.com".into();
         let job = resolve(&known, "job", None).unwrap();
+        assert_eq!((job.plural.as_str(), job.group.as_str()), ("jobs", "batch"));
+        // A short name matches a group its `GROUP` prefixes, as kubectl's does.
         assert_eq!(
-            (job.plural.as_str(), job.group.as_str()),
-            ("pods", "ci.example.com")
+            found("hpa", Some("autoscal")),
+            pair("horizontalpodautoscalers", "autoscaling")
         );
         // Not there: in another group, or at all.
         assert_eq!(found("deployments", Some("extensions")), None);

@@ -715,3 +715,116 @@ fn a_kustomization_is_evaluated_as_kubectl_apply_k_installs_it() {
             .is_empty()
     );
 }
+
+fn crd(plural: &str, group: &str, singular: &str, kind: &str, short: &str) -> String {
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {plural}.{group}\nspec:\n  group: {group}\n  names:\n    plural: {plural}\n    singular: {singular}\n    kind: {kind}\n    shortNames: [{short}]\n  scope: Namespaced\n  versions: []\n"
+    )
+}
+
+#[test]
+fn a_plural_or_singular_is_not_expanded_as_a_short_name() {
+    // One CRD's short name is another's singular: kubectl does not expand a name that is a
+    // resource's plural or singular, whatever the order.
+    for (first, second) in [
+        (
+            crd("mcs", "aaa.io", "mcx", "Mcx", "memcached"),
+            crd(
+                "memcacheds",
+                "cache.example.com",
+                "memcached",
+                "Memcached",
+                "mc",
+            ),
+        ),
+        (
+            crd(
+                "memcacheds",
+                "cache.example.com",
+                "memcached",
+                "Memcached",
+                "mc",
+            ),
+            crd("mcs", "aaa.io", "mcx", "Mcx", "memcached"),
+        ),
+    ] {
+        let dir = dir_with(&[
+            ("role.yaml", ROLES),
+            ("bindings.yaml", BINDINGS),
+            ("crd/a.yaml", &first),
+            ("crd/b.yaml", &second),
+        ]);
+        let text = ask(dir.path(), &["list", "memcached", "--explain"])
+            .unwrap()
+            .text;
+        assert!(
+            text.contains("resource \"memcacheds.cache.example.com\""),
+            "{text}"
+        );
+        let text = ask(dir.path(), &["list", "mcs", "--explain"]).unwrap().text;
+        assert!(text.contains("resource \"mcs.aaa.io\""), "{text}");
+    }
+    // The reverse: a CRD's singular is a built-in's short name; the CRD wins.
+    let dir = dir_with(&[
+        ("role.yaml", ROLES),
+        ("bindings.yaml", BINDINGS),
+        (
+            "crd/a.yaml",
+            &crd("deploys", "zzz.io", "deploy", "Deploy", "zd"),
+        ),
+    ]);
+    let text = ask(dir.path(), &["list", "deploy", "--explain"])
+        .unwrap()
+        .text;
+    assert!(text.contains("resource \"deploys.zzz.io\""), "{text}");
+    let text = ask(dir.path(), &["list", "deployment", "--explain"])
+        .unwrap()
+        .text;
+    assert!(text.contains("resource \"deployments.apps\""), "{text}");
+}
+
+#[test]
+fn a_trailing_dot_is_parsed_as_kubectl_does() {
+    let dir = dir_with(&[("role.yaml", ROLES), ("bindings.yaml", BINDINGS)]);
+    for name in ["configmaps.", "configmap.v1."] {
+        let text = ask(dir.path(), &["get", name, "-n", "kube-system", "--explain"])
+            .unwrap()
+            .text;
+        assert!(
+            text.contains("resource \"configmaps\" in namespace \"kube-system\""),
+            "{name}: {text}"
+        );
+    }
+    let answer = ask(dir.path(), &["create", "deployments.apps."]).unwrap();
+    assert!(!answer.allowed());
+    assert!(
+        answer.warnings[0].contains("`deployments.apps.` is neither a resource"),
+        "{:?}",
+        answer.warnings
+    );
+}
+
+#[test]
+fn a_kustomization_file_is_its_directorys_kustomization() {
+    let dir = bundle_dir();
+    let file = dir.path().join("kustomization.yaml");
+    let CanICommand::Ask(opts) = CanICommand::parse([
+        "list",
+        "deployments",
+        "--explain",
+        "--from",
+        file.to_str().unwrap(),
+    ])
+    .unwrap() else {
+        panic!()
+    };
+    let answer = run(&opts, &entries(), Vec::new).unwrap();
+    assert!(answer.allowed(), "{}", answer.text);
+    assert!(
+        answer
+            .text
+            .contains("as:      \"system:serviceaccount:ops:my-operator-op\""),
+        "{}",
+        answer.text
+    );
+}

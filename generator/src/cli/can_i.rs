@@ -104,7 +104,7 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
                 Ok(())
             },
         )
-        .default("rbac-out"),
+        .default("the workspace's rbac-out"),
         F::switch(
             "explain",
             "Name the rule, role, binding and #[rbac] attributes that allow it, or what applies \
@@ -180,15 +180,24 @@ pub(crate) fn parse_target(arg: &str) -> Result<Target, UsageError> {
     let type_group = type_group.to_lowercase();
     let (resource, group) = match type_group.split_once('.') {
         Some((resource, group)) => {
+            // kubectl's `schema.ParseResourceArg`: `TYPE.VERSION.GROUP` (the group may be
+            // empty: `configmap.v1.` is the core group's), else `TYPE.GROUP` (`configmaps.`:
+            // the core group).
             let group = match group.split_once('.') {
-                Some((version, rest)) if looks_like_version(version) => rest,
+                Some((version, rest)) if version.is_empty() || looks_like_version(version) => rest,
                 _ => group,
             };
-            (resource.to_string(), group.to_string())
+            if group.ends_with('.') {
+                // `deployments.apps.`: no group of kubectl's discovery; kubectl asks about
+                // the resource as typed, with a warning (as `resolve` gives).
+                (type_group.clone(), String::new())
+            } else {
+                (resource.to_string(), group.to_string())
+            }
         }
         None => (type_group.clone(), String::new()),
     };
-    if resource.is_empty() || (type_group.contains('.') && group.is_empty()) {
+    if resource.is_empty() {
         return Err(invalid(TargetProblem::Shape));
     }
     if let Err(why) = kube_markers_core::names::api_group(&group) {
@@ -259,6 +268,7 @@ impl CanICommand {
             subresource,
             as_user,
             as_groups,
+            from_is_default: from.is_none(),
             from: from.unwrap_or_else(|| PathBuf::from("rbac-out")),
             role_name: role_name
                 .unwrap_or_else(|| kube_markers_rbac::DEFAULT_ROLE_NAME.to_string()),
@@ -277,6 +287,14 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         Ok(CanICommand::Ask(opts)) => opts,
         Err(e) => return super::usage_error(line, &e),
     };
+    let mut opts = opts;
+    if opts.from_is_default {
+        // The default `rbac-out` is the workspace's, as a plain run writes it; outside a
+        // workspace, the current directory's.
+        if let Ok(workspace) = crate::input::workspace::Workspace::discover(None) {
+            opts.from = super::generate::default_in_workspace(&opts.from, &workspace.root);
+        }
+    }
     if let Some(warning) = unknown_verb_warning(&opts) {
         eprintln!("{warning}");
     }
@@ -420,6 +438,20 @@ mod tests {
             ask(&["--", "get", "-weird"]).target,
             resource("-weird", "", None)
         );
+        // kubectl's `ParseResourceArg`, trailing dot and all: `TYPE.` and `TYPE.VERSION.` are
+        // the core group's; `TYPE.GROUP.` is asked as typed.
+        assert_eq!(
+            ask(&["get", "configmaps."]).target,
+            resource("configmaps", "", None)
+        );
+        assert_eq!(
+            ask(&["get", "configmap.v1."]).target,
+            resource("configmap", "", None)
+        );
+        assert_eq!(
+            ask(&["get", "deployments.apps."]).target,
+            resource("deployments.apps.", "", None)
+        );
         assert_eq!(CanICommand::parse(["-h"]), Ok(CanICommand::Help));
         assert_eq!(CanICommand::parse(["get", "--help"]), Ok(CanICommand::Help));
     }
@@ -449,7 +481,7 @@ mod tests {
         assert!(err(&["get", "pods", "--as-group", "g"]).contains("`--as-group` needs `--as`"));
         assert!(err(&["get", "pods/"]).contains("empty name"));
         assert!(err(&["get", ".apps"]).contains("is not TYPE"));
-        assert!(err(&["get", "pods."]).contains("is not TYPE"));
+        assert!(err(&["get", "..pods"]).contains("is not TYPE"));
         assert!(err(&["get", "pods.Bad_Group"]).contains("is not an API group"));
     }
 

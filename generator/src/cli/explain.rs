@@ -111,7 +111,8 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
         )
         .default(kube_markers_rbac::DEFAULT_ROLE_NAME),
     ],
-    notes: "TYPE is a plural resource name taken literally, as with can-i.\n\
+    notes: "TYPE is resolved as can-i (and kubectl) resolves it: a plural, singular, short \
+            name or kind, built-in or of a linked CRD.\n\
             Exit codes: 0 listed (or: some attribute gives it), 1 no attribute gives it, 2 bad \
             arguments.",
 };
@@ -207,7 +208,14 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         Ok(ExplainCommand::Explain(opts)) => opts,
         Err(e) => return super::usage_error(line, &e),
     };
-    let (text, code) = crate::explain::run(&opts, &kube_markers_registry::rbac_entries());
+    let (text, warnings, code) = crate::explain::run(
+        &opts,
+        &kube_markers_registry::rbac_entries(),
+        crate::can_i::KnownResource::from_registry,
+    );
+    for warning in &warnings {
+        eprintln!("{warning}");
+    }
     print!("{text}");
     code
 }

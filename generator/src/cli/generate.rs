@@ -84,19 +84,28 @@ impl Options {
     /// that messages keep showing `rbac-out/...`.
     pub fn out_in_workspace(&self, root: &std::path::Path) -> Options {
         let mut opts = self.clone();
-        if !self.out_dir_is_default || self.out_dir.is_absolute() {
-            return opts;
+        if self.out_dir_is_default {
+            opts.out_dir = default_in_workspace(&self.out_dir, root);
         }
-        let cwd = std::env::current_dir().ok();
-        let same = |a: &std::path::Path, b: &std::path::Path| {
-            a == b || std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
-        };
-        if cwd.as_deref().is_some_and(|cwd| same(cwd, root)) {
-            return opts;
-        }
-        opts.out_dir = root.join(&self.out_dir);
         opts
     }
+}
+
+/// A default path (`rbac-out`) placed in the workspace at `root`: `root/rbac-out`, unless it
+/// is absolute or the current directory is `root` (so that messages keep showing
+/// `rbac-out/...`). The default `--out` and `can-i`'s default `--from` are both placed so.
+pub(crate) fn default_in_workspace(path: &std::path::Path, root: &std::path::Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let cwd = std::env::current_dir().ok();
+    let same = |a: &std::path::Path, b: &std::path::Path| {
+        a == b || std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+    };
+    if cwd.as_deref().is_some_and(|cwd| same(cwd, root)) {
+        return path.to_path_buf();
+    }
+    root.join(path)
 }
 
 impl Default for Options {

@@ -325,6 +325,19 @@ pub fn explain_all(entries: &[&RbacEntry], default_role_name: &str) -> Explanati
     }
 }
 
+/// Resolves the question's `TYPE` as `can-i` does (one resolver,
+/// [`crate::can_i::resolve_type`]): a plural, singular, short name or kind, among the built-in
+/// resources and the CRDs `crds` gives (the linked ones, [`KnownResource::from_registry`]).
+/// Returns kubectl's kind of warning for a name nothing knows.
+pub fn resolve_question(
+    question: &mut Question,
+    crds: impl FnOnce() -> Vec<crate::can_i::KnownResource>,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    question.target = crate::can_i::resolve_type(&question.target, crds, &mut warnings).0;
+    warnings
+}
+
 /// The request a question asks about.
 pub fn request(question: &Question) -> RequestAttributes {
     crate::can_i::attributes_of(
@@ -540,8 +553,13 @@ fn json<T: Serialize>(value: &T) -> String {
 }
 
 /// What `explain` prints for these attributes, and its exit code.
-pub fn run(opts: &ExplainOptions, entries: &[&RbacEntry]) -> (String, ExitCode) {
-    match &opts.question {
+pub fn run(
+    opts: &ExplainOptions,
+    entries: &[&RbacEntry],
+    crds: impl FnOnce() -> Vec<crate::can_i::KnownResource>,
+) -> (String, Vec<String>, ExitCode) {
+    let mut warnings = Vec::new();
+    let (text, code) = match &opts.question {
         None => {
             let explanation = explain_all(entries, &opts.role_name);
             let text = match opts.format {
@@ -551,7 +569,9 @@ pub fn run(opts: &ExplainOptions, entries: &[&RbacEntry]) -> (String, ExitCode) 
             (text, ExitCode::SUCCESS)
         }
         Some(question) => {
-            let answer = explain_question(entries, &opts.role_name, question);
+            let mut question = question.clone();
+            warnings = resolve_question(&mut question, crds);
+            let answer = explain_question(entries, &opts.role_name, &question);
             let text = match opts.format {
                 Format::Text => answer.to_text(),
                 Format::Json => json(&answer),
@@ -563,7 +583,8 @@ pub fn run(opts: &ExplainOptions, entries: &[&RbacEntry]) -> (String, ExitCode) 
             };
             (text, code)
         }
-    }
+    };
+    (text, warnings, code)
 }
 
 #[cfg(test)]

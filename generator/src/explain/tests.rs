@@ -183,3 +183,54 @@ fn questions_name_the_granting_attributes() {
         .join("\n")
     );
 }
+
+#[test]
+fn questions_resolve_type_as_can_i_does() {
+    let entries = entries();
+    let refs: Vec<&RbacEntry> = entries.iter().collect();
+    let memcached = crate::can_i::KnownResource {
+        group: "cache.example.com".into(),
+        plural: "memcacheds".into(),
+        singular: "memcached".into(),
+        kind: "Memcached".into(),
+        short_names: vec!["mc".into()],
+        namespaced: true,
+        from: crate::can_i::ResourceSource::Registry("Memcached".into()),
+    };
+    let run_text = |args: &[&str]| {
+        let Ok(ExplainCommand::Explain(opts)) = ExplainCommand::parse(args.iter().copied()) else {
+            panic!("{args:?}");
+        };
+        run(&opts, &refs, || vec![memcached.clone()])
+    };
+    // deployments are the apps group's: allowed by line 2's attribute.
+    let (text, warnings, code) = run_text(&["watch", "deployments"]);
+    assert_eq!(code, ExitCode::SUCCESS, "{text}");
+    assert!(
+        text.contains("request: \"watch\" resource \"deployments.apps\""),
+        "{text}"
+    );
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let (text, _, _) = run_text(&["create", "deploy", "-n", "x"]);
+    assert!(
+        text.contains("request: \"create\" resource \"deployments.apps\""),
+        "{text}"
+    );
+    // A linked CRD, by plural, short name and kind: the hint names its group.
+    for name in ["memcacheds", "mc", "Memcached"] {
+        let (text, warnings, code) = run_text(&["list", name, "-n", "x"]);
+        assert_eq!(code, ExitCode::FAILURE, "{text}");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(
+            text.contains("request: \"list\" resource \"memcacheds.cache.example.com\""),
+            "{text}"
+        );
+        assert!(text.ends_with("to allow it: #[rbac(groups = \"cache.example.com\", resources = \"memcacheds\", verbs = \"list\")]\n"), "{text}");
+    }
+    // Unknown: asked as typed, with can-i's warning.
+    let (_, warnings, _) = run_text(&["list", "widgets"]);
+    assert!(
+        warnings[0].contains("`widgets` is neither a resource"),
+        "{warnings:?}"
+    );
+}

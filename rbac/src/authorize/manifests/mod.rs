@@ -217,13 +217,29 @@ fn read_documents(path: &Path, errors: &mut Vec<ManifestProblem>) -> Option<Vec<
 }
 
 /// Reads every RBAC object, ServiceAccount and CRD under `path`: a directory with a
-/// `kustomization.yaml` as kustomize renders it (namespace, name prefix and suffix, the
+/// `kustomization.yaml` (or that file itself) as kustomize renders it (namespace, name prefix and suffix, the
 /// bundle's transformers, the references they rewrite; overlays too); otherwise every
 /// `*.yaml`/`*.yml` file under it, as written. Other objects (Deployments, ...) are skipped.
 /// All problems are reported together.
 pub fn load(path: &Path) -> Result<Manifests, Vec<ManifestProblem>> {
     let mut errors = Vec::new();
     let mut out = Manifests::default();
+    // A kustomization file given itself (`rbac-out/kustomization.yaml`) is its directory's
+    // kustomization, rendered as `kubectl apply -k DIR` would (not read as a plain manifest).
+    let dir_of_kustomization = path
+        .is_file()
+        .then(|| path.file_name())
+        .flatten()
+        .filter(|name| {
+            ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+                .iter()
+                .any(|k| *name == std::ffi::OsStr::new(k))
+        })
+        .map(|_| match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        });
+    let path = dir_of_kustomization.as_deref().unwrap_or(path);
     let objects = match path
         .is_dir()
         .then(|| kustomize::kustomization_file(path))
