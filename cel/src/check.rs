@@ -6,19 +6,70 @@ use crate::env::{Functions, type_ident};
 use crate::types::{Mapping, Type};
 use std::collections::HashMap;
 
-/// The message types a rule can see: the schema's objects, by name, with their fields.
-#[derive(Debug, Default)]
-pub struct Provider {
-    pub structs: HashMap<String, HashMap<String, Type>>,
+/// CEL's reserved words, which the API server escapes as `__word__` in property names.
+const RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+/// The message types a rule can see: the objects of the rule's node, named `root` and below
+/// it by path (`selfType.spec.@idx`, as apiserver's `MaybeAssignTypeName` names them); a field
+/// is found by walking the node's declared type, not from a table of every type.
+pub struct Provider<'a> {
+    pub root: &'a str,
+    pub decl: &'a crate::schema::DeclType,
 }
 
-impl Provider {
-    fn field(&self, message: &str, field: &str) -> Result<Option<&Type>, ()> {
-        match self.structs.get(message) {
-            Some(fields) => Ok(fields.get(field)),
-            None if message.starts_with("kubernetes.") => Ok(None),
-            None => Err(()),
+impl Provider<'_> {
+    fn field(&self, message: &str, field: &str) -> Result<Option<Type>, ()> {
+        use crate::schema::DeclKind;
+        if message.starts_with("kubernetes.") {
+            return Ok(None);
         }
+        let rest = message.strip_prefix(self.root).ok_or(())?;
+        let mut node = self.decl;
+        for step in rest.split('.').skip(1) {
+            node = match (&node.kind, step) {
+                (DeclKind::List(e), "@idx") | (DeclKind::Map(e), "@elem") => e,
+                (DeclKind::Object(fields), name) => fields.get(name).ok_or(())?,
+                _ => return Err(()),
+            };
+        }
+        let DeclKind::Object(fields) = &node.kind else {
+            return Err(());
+        };
+        // From compatibility version 1.31 a reserved word also finds its escaped property
+        // (`self.namespace` is `self.__namespace__`).
+        let found = fields
+            .get(field)
+            .map(|t| (field.to_string(), t))
+            .or_else(|| {
+                let escaped = format!("__{field}__");
+                RESERVED
+                    .contains(&field)
+                    .then(|| fields.get(&escaped).map(|t| (escaped, t)))
+                    .flatten()
+            });
+        Ok(found.map(|(name, t)| t.cel_type(&format!("{message}.{name}"))))
     }
 }
 
@@ -48,7 +99,7 @@ pub struct CheckError {
 
 pub fn check(
     parsed: &Parsed,
-    provider: &Provider,
+    provider: &Provider<'_>,
     vars: &Variables<'_>,
 ) -> Result<Checked, Vec<CheckError>> {
     let n = parsed.node_count as usize + 1;
@@ -74,7 +125,11 @@ pub fn check(
         .iter()
         .map(|t| c.mapping.substitute(t, true))
         .collect();
-    let literal_errors = homogeneous_literals(&parsed.expr, &types);
+    let mut literal_errors = homogeneous_literals(&parsed.expr, &types);
+    literal_errors.extend(crate::literals::invalid_literals(
+        &parsed.expr,
+        &c.overloads,
+    ));
     if !literal_errors.is_empty() {
         return Err(literal_errors);
     }
@@ -89,7 +144,7 @@ pub fn check(
 }
 
 struct Checker<'a> {
-    provider: &'a Provider,
+    provider: &'a Provider<'a>,
     vars: &'a Variables<'a>,
     functions: &'static Functions,
     scopes: Vec<HashMap<String, Type>>,
@@ -271,7 +326,7 @@ impl Checker<'_> {
         let result = match &target {
             Type::Map(_, v) => (**v).clone(),
             Type::Struct(name) => match self.provider.field(name, field) {
-                Ok(Some(t)) => t.clone(),
+                Ok(Some(t)) => t,
                 Ok(None) => {
                     self.error(e.id, format!("undefined field '{field}'"));
                     Type::Error

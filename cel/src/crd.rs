@@ -149,10 +149,10 @@ impl Walk<'_> {
         cardinality: Option<u64>,
         uncorrelatable: Option<&str>,
         ancestors: &mut Vec<Ancestor>,
-    ) {
-        if let Some(rules) = s.get("x-kubernetes-validations").and_then(Value::as_array) {
-            self.rules(rules, s, decl, path, cardinality, uncorrelatable, ancestors);
-        }
+    ) -> bool {
+        // The API server validates the children first, and compiles no rule of a node with a
+        // schema error at or below it.
+        let mut schema_errors = false;
         // The child's cardinality: the parent's times its bound (`extractMaxElements`).
         let child_card = |bound: Option<u64>| match (cardinality, bound) {
             (Some(c), Some(b)) => Some(c.saturating_mul(b)),
@@ -182,7 +182,7 @@ impl Walk<'_> {
                 } else {
                     child_card(Some(1))
                 };
-                self.node(prop, child_decl, &child_path, card, unc, ancestors);
+                schema_errors |= self.node(prop, child_decl, &child_path, card, unc, ancestors);
             }
         }
         if let Some(items) = s.get("items").filter(|i| i.is_object()) {
@@ -198,7 +198,7 @@ impl Walk<'_> {
                 keyword: "maxItems",
                 bound: uint("maxItems"),
             });
-            self.node(
+            schema_errors |= self.node(
                 items,
                 child_decl,
                 &format!("{path}.items"),
@@ -220,7 +220,7 @@ impl Walk<'_> {
                 bound: uint("maxProperties"),
             });
             let p = format!("{path}.additionalProperties");
-            self.node(
+            schema_errors |= self.node(
                 props,
                 child_decl,
                 &p,
@@ -230,6 +230,57 @@ impl Walk<'_> {
             );
             ancestors.pop();
         }
+        let rules = s.get("x-kubernetes-validations").and_then(Value::as_array);
+        if let Some(rules) = rules {
+            schema_errors |= self.rule_schema_errors(rules, path);
+            if !schema_errors {
+                self.rules(rules, s, decl, path, cardinality, uncorrelatable, ancestors);
+            }
+        }
+        schema_errors
+    }
+
+    /// The rules' schema errors (`validateCustomResourceDefinitionOpenAPISchema`), which stop
+    /// their compilation: an empty rule, a multi-line rule without a message, an empty
+    /// message expression.
+    fn rule_schema_errors(&mut self, rules: &[Value], path: &str) -> bool {
+        let mut found = false;
+        for (i, rule) in rules.iter().enumerate() {
+            let base = format!("{path}.x-kubernetes-validations[{i}]");
+            let text = rule.get("rule").and_then(Value::as_str).unwrap_or("");
+            let message = rule.get("message").and_then(Value::as_str).unwrap_or("");
+            let mut push = |field: &str, severity, detail: &str| {
+                self.report.problems.push(Problem {
+                    path: format!("{base}.{field}"),
+                    severity,
+                    detail: detail.into(),
+                    fix: None,
+                    expression: Some(text.to_string()),
+                });
+                found = true;
+            };
+            if text.trim().is_empty() {
+                push("rule", Severity::Required, "rule is not specified");
+            }
+            if message.is_empty() && text.contains(['\n', '\r']) {
+                push(
+                    "message",
+                    Severity::Required,
+                    "message must be specified if rule contains line breaks",
+                );
+            }
+            if let Some(m) = rule.get("messageExpression").and_then(Value::as_str)
+                && !m.is_empty()
+                && m.trim().is_empty()
+            {
+                push(
+                    "messageExpression",
+                    Severity::Required,
+                    "messageExpression must be non-empty if specified",
+                );
+            }
+        }
+        found
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -426,7 +477,7 @@ impl Walk<'_> {
         }
         self.most_expensive
             .push((path.to_string(), cost, expr.to_string()));
-        self.most_expensive.sort_by(|a, b| b.1.cmp(&a.1));
+        self.most_expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
         self.most_expensive.truncate(4);
     }
 

@@ -194,6 +194,10 @@ cel.@mapInsert @mapInsert_map_map (map(K, V), map(K, V)) -> map(K, V)
 optional.of optional_of (V) -> optional(V)
 optional.ofNonZeroValue optional_ofNonZeroValue (V) -> optional(V)
 optional.none optional_none () -> optional(T)
+first list_first list(V).() -> optional(V)
+last list_last list(V).() -> optional(V)
+optional.unwrap optional_unwrap (list(optional(V))) -> list(V)
+unwrapOpt optional_unwrapOpt list(optional(V)).() -> list(V)
 value optional_value optional(V).() -> V
 hasValue optional_hasValue optional(V).() -> bool
 or optional_or_optional optional(V).(optional(V)) -> optional(V)

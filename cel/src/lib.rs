@@ -12,6 +12,7 @@ pub mod cost;
 pub mod crd;
 pub mod env;
 mod lex;
+mod literals;
 pub mod parse;
 pub mod schema;
 pub mod types;
@@ -119,7 +120,10 @@ pub fn compile(
         self_type.clone()
     };
     let vars = [("self", self_type), ("oldSelf", old)];
-    let provider = decl.provider(SELF_TYPE);
+    let provider = check::Provider {
+        root: SELF_TYPE,
+        decl,
+    };
     let checked =
         check::check(&parsed, &provider, &check::Variables { vars: &vars }).map_err(|errors| {
             let mut errors: Vec<(u32, String)> = errors

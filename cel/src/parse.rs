@@ -196,7 +196,7 @@ impl Parser {
         lo: usize,
         hi: usize,
     ) -> Expr {
-        let mid = (lo + hi + 1) / 2;
+        let mid = (lo + hi).div_ceil(2);
         let left = if mid == lo {
             terms[mid].take().expect("each term is used once")
         } else {

@@ -1,10 +1,9 @@
 //! A structural schema as a rule sees it: apiserver's `common/schemas.go` `SchemaDeclType`, with
 //! its size bounds (`MaxElements`, `MinSerializedSize`) derived as the server derives them.
 
-use crate::check::Provider;
 use crate::types::Type;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// kube-apiserver's request-size limit, from which unbounded sizes are derived.
 pub const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
@@ -54,32 +53,6 @@ impl DeclType {
         }
     }
 
-    /// The message types under this node, for the checker.
-    pub fn provider(&self, name: &str) -> Provider {
-        let mut provider = Provider {
-            structs: HashMap::new(),
-        };
-        self.register(name, &mut provider);
-        provider
-    }
-
-    fn register(&self, name: &str, provider: &mut Provider) {
-        match &self.kind {
-            DeclKind::Scalar(_) => {}
-            DeclKind::List(e) => e.register(&format!("{name}.@idx"), provider),
-            DeclKind::Map(e) => e.register(&format!("{name}.@elem"), provider),
-            DeclKind::Object(fields) => {
-                let mut types = HashMap::new();
-                for (field, t) in fields {
-                    let child = format!("{name}.{field}");
-                    types.insert(field.clone(), t.cel_type(&child));
-                    t.register(&child, provider);
-                }
-                provider.structs.insert(name.to_string(), types);
-            }
-        }
-    }
-
     /// The node a cost path (`self.a.@items.b`) leads to; the first element is the variable.
     pub fn at_path(&self, path: &[String]) -> Option<&DeclType> {
         let mut node = self;
@@ -119,12 +92,11 @@ pub fn decl_type(s: &Value, resource_root: bool) -> Option<DeclType> {
             min_serialized_size: 1,
         });
     }
-    let owned;
-    let s = if resource_root {
-        owned = with_type_and_object_meta(s);
-        &owned
+    // A resource's `apiVersion`, `kind` and `metadata`, replacing the schema's own.
+    let meta = if resource_root {
+        type_and_object_meta(s)
     } else {
-        s
+        None
     };
     let simple = |t: Type, min: i64, max: i64| DeclType {
         kind: DeclKind::Scalar(t),
@@ -165,13 +137,25 @@ pub fn decl_type(s: &Value, resource_root: bool) -> Option<DeclType> {
                 .unwrap_or_default();
             let mut fields = BTreeMap::new();
             let mut min = 2;
-            if let Some(props) = s.get("properties").and_then(Value::as_object) {
+            let mut props: Vec<(&str, &Value)> = s
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.as_str(), v))
+                .collect();
+            if let Some(meta) = &meta {
+                props.retain(|(k, _)| !matches!(*k, "apiVersion" | "kind" | "metadata"));
+                props.extend(meta.iter().map(|(k, v)| (*k, v)));
+                props.sort_by_key(|(k, _)| *k);
+            }
+            {
                 for (name, prop) in props {
                     let Some(t) = decl_type(prop, flag(prop, "x-kubernetes-embedded-resource"))
                     else {
                         continue;
                     };
-                    if required.contains(&name.as_str()) && prop.get("default").is_none() {
+                    if required.contains(&name) && prop.get("default").is_none() {
                         min += name.len() as i64 + t.min_serialized_size + 4;
                     }
                     if let Some(escaped) = escape(name) {
@@ -225,66 +209,42 @@ pub fn decl_type(s: &Value, resource_root: bool) -> Option<DeclType> {
 }
 
 /// apiextensions' `WithTypeAndObjectMeta`: a resource's `apiVersion`, `kind` and
-/// `metadata.{name,generateName}`, the metadata capped at 253 and 252 characters.
-fn with_type_and_object_meta(s: &Value) -> Value {
+/// `metadata.{name,generateName}`, the metadata capped at 253 and 252 characters; `None` when
+/// the schema already declares them all as strings (then it is used as it is).
+fn type_and_object_meta(s: &Value) -> Option<[(&'static str, Value); 3]> {
     let props = s.get("properties");
-    let prop_type = |path: &[&str]| {
-        let mut node = props;
-        for (i, p) in path.iter().enumerate() {
-            node = node.and_then(|n| n.get(p));
-            if i + 1 < path.len() {
-                node = node.and_then(|n| n.get("properties"));
-            }
-        }
-        node.and_then(|n| n.get("type"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    let has_meta_props = props
-        .and_then(|p| p.get("metadata"))
-        .and_then(|m| m.get("properties"))
-        .is_some();
-    if prop_type(&["kind"]).as_deref() == Some("string")
-        && prop_type(&["apiVersion"]).as_deref() == Some("string")
-        && prop_type(&["metadata"]).as_deref() == Some("object")
-        && has_meta_props
-        && prop_type(&["metadata", "name"]).as_deref() == Some("string")
-        && prop_type(&["metadata", "generateName"]).as_deref() == Some("string")
-    {
-        return s.clone();
+    fn ty(node: Option<&Value>) -> Option<&str> {
+        node.and_then(|n| n.get("type")).and_then(Value::as_str)
     }
-    let meta_prop = |name: &str| {
-        props
-            .and_then(|p| p.get("metadata"))
-            .and_then(|m| m.get("properties"))
-            .and_then(|p| p.get(name))
-            .and_then(|n| int(n, "maxLength"))
-    };
-    let capped = |existing: Option<i64>, cap: i64| {
+    let prop = |name: &str| props.and_then(|p| p.get(name));
+    let meta_props = prop("metadata").and_then(|m| m.get("properties"));
+    let meta_prop = |name: &str| meta_props.and_then(|p| p.get(name));
+    if props.is_some()
+        && ty(prop("kind")) == Some("string")
+        && ty(prop("apiVersion")) == Some("string")
+        && ty(prop("metadata")) == Some("object")
+        && meta_props.is_some()
+        && ty(meta_prop("name")) == Some("string")
+        && ty(meta_prop("generateName")) == Some("string")
+    {
+        return None;
+    }
+    let capped = |name: &str, cap: i64| {
+        let existing = meta_prop(name).and_then(|n| int(n, "maxLength"));
         let max = existing.filter(|l| *l < cap).unwrap_or(cap);
         serde_json::json!({"type": "string", "maxLength": max})
     };
-    let mut result = s.clone();
-    let obj = result
-        .as_object_mut()
-        .expect("a resource schema is an object");
-    let props = obj
-        .entry("properties")
-        .or_insert_with(|| Value::Object(Default::default()));
-    if !props.is_object() {
-        *props = Value::Object(Default::default());
-    }
-    let props = props.as_object_mut().expect("properties is an object");
-    props.insert("kind".into(), serde_json::json!({"type": "string"}));
-    props.insert("apiVersion".into(), serde_json::json!({"type": "string"}));
-    props.insert(
-        "metadata".into(),
-        serde_json::json!({"type": "object", "properties": {
-            "name": capped(meta_prop("name"), NAME_MAX_LENGTH),
-            "generateName": capped(meta_prop("generateName"), NAME_MAX_LENGTH - 1),
-        }}),
-    );
-    result
+    Some([
+        ("apiVersion", serde_json::json!({"type": "string"})),
+        ("kind", serde_json::json!({"type": "string"})),
+        (
+            "metadata",
+            serde_json::json!({"type": "object", "properties": {
+                "name": capped("name", NAME_MAX_LENGTH),
+                "generateName": capped("generateName", NAME_MAX_LENGTH - 1),
+            }}),
+        ),
+    ])
 }
 
 /// The identifier under which a rule sees property `name` (apiserver `pkg/cel/escaping.go`):

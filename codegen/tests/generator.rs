@@ -22,6 +22,8 @@ fn rbac_out_is_fresh() {
         "role_binding.yaml",
         "manager.yaml",
         "pinned-namespaces/transformers.yaml",
+        "chart/values.yaml",
+        "chart/templates/manager.yaml",
     ] {
         assert!(
             text(&out.stderr).contains(&format!("rbac-out/{file} is up to date")),
@@ -273,7 +275,17 @@ fn crd_out_at_a_file_fails_before_role_yaml_is_written() {
 
 /// The committed `rbac-out/` in a temporary directory, ledgers included, as a fresh clone has it.
 fn copy_rbac_out(to: &Path) {
-    for sub in ["", "crd", "docs", "pinned-namespaces", "webhook"] {
+    for sub in [
+        "",
+        "crd",
+        "docs",
+        "pinned-namespaces",
+        "webhook",
+        "chart",
+        "chart/templates",
+        "chart/templates/crd",
+        "chart/templates/webhook",
+    ] {
         let from = workspace_root().join("rbac-out").join(sub);
         std::fs::create_dir_all(to.join(sub)).unwrap();
         for entry in std::fs::read_dir(&from).unwrap() {

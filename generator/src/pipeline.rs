@@ -329,6 +329,13 @@ fn destinations(opts: &Options) -> Vec<Destination> {
             option: "--out",
         });
     }
+    // The chart's directories, so that its files go when it is switched off.
+    for dir in generate::chart::directories(&opts.out_dir) {
+        destinations.push(Destination {
+            dir,
+            option: "--out",
+        });
+    }
     for (dir, option) in [
         (opts.out_dir.join("webhook"), "--out"),
         (opts.webhook_dir(), "--webhook-out"),

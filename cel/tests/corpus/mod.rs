@@ -2,8 +2,6 @@
 //! verdicts kube-apiserver recorded (`tests/data/verdicts.json`, by
 //! `envtest/tests/cel_differential.rs`). Each case is one version's `openAPIV3Schema`.
 
-#![allow(dead_code)]
-
 use serde_json::{Value, json};
 
 pub struct Case {
@@ -406,8 +404,104 @@ pub fn real_schemas(parse: impl Fn(&str) -> Vec<Value>) -> Vec<Case> {
     out
 }
 
-/// The whole corpus: real CRDs as released and with their bounds stripped, the threshold
-/// cases and the random ones.
+/// Hand-picked cases for what the random ones do not reach: the environment's edges,
+/// escaping, embedded resources, the root's metadata, literal validators.
+pub fn fixed_cases() -> Vec<Case> {
+    let spec = |rules: Value| {
+        json!({"type": "object", "properties": {"spec": {"type": "object",
+        "x-kubernetes-validations": rules,
+        "properties": {
+            "xs": {"type": "array", "maxItems": 10, "items": {"type": "integer"}},
+            "s": {"type": "string", "maxLength": 10},
+            "a-b": {"type": "string", "maxLength": 10},
+            "namespace": {"type": "string", "maxLength": 10},
+            "x.y": {"type": "string", "maxLength": 10},
+            "emb": {"type": "object", "x-kubernetes-embedded-resource": true,
+                "x-kubernetes-preserve-unknown-fields": true},
+            "q": {"x-kubernetes-int-or-string": true, "maxLength": 10},
+        }}}})
+    };
+    let rules = [
+        "self.xs.includes(1)",
+        "duration('1x') > duration('1s')",
+        "timestamp('bad') > timestamp('2020-01-01T00:00:00Z')",
+        "self.s.matches('[')",
+        "self.s.matches('^a$')",
+        "self.`a-b` == 'x'",
+        "self.a__dash__b == 'x'",
+        "self.__namespace__ == 'x'",
+        "self.namespace == 'x'",
+        "self.x__dot__y == 'x'",
+        "self.emb.metadata.name == 'x' && self.emb.kind == 'K' && self.emb.apiVersion == 'v1'",
+        "self.emb.metadata.labels == {}",
+        "self.emb.spec == 1",
+        "self.q == 'a' || self.q == 1",
+        "self.q.size() > 0",
+        "[1, 2.0].size() == 2",
+        "{'a': 1, 'b': 'c'}.size() == 2",
+        "[self.s, self.q].size() == 2",
+        "[?optional.of(1)].size() == 1",
+        "{?'a': optional.none()}.size() == 0",
+        "self.?s.optMap(v, v + 'x').orValue('') != ''",
+        "cel.bind(v, self.s, v == 'a')",
+        "math.greatest(1, 2) == 2",
+        "self.xs.first().hasValue()",
+        "self.s.reverse() == ''",
+        "strings.quote(self.s) != ''",
+        "self.s.format(['a']) != ''",
+        "base64.encode(b'a') != ''",
+        "ip.isCanonical('::1')",
+        "self.s.quantity()",
+        "quantity('1').sign() == 1",
+        "self.xs.all(x, x in self.xs)",
+        "self.xs.exists(x, x > 1 && self.xs.exists(y, y > x && self.xs.exists(z, z > y)))",
+        "1 / 0 == 1",
+        "9223372036854775807 + 1 > 0",
+        "-9223372036854775808 < 0",
+        "18446744073709551615u > 0u",
+        "0x1F == 31",
+        "1e3 > 1.5",
+        r"r'\d' != '' && b'\x00' != b''",
+        "'''a\nb''' != ''",
+        "self.s in ['a', 'b']",
+        "type(self) == map",
+        "has(self.xs) && !has(self.s) || self.xs.size() == 0",
+        "self.xs.map(x, x * 2).filter(x, x > 2).size() < 5",
+        "self.xs.sortBy(x, -x).size() == self.xs.size()",
+        "lists.range(5).all(i, i < 5)",
+        "sets.contains([1], [1.0])",
+        "dyn(self.s) == dyn(1)",
+        "self.xs[0] == self.xs[?1].orValue(0)",
+    ];
+    let mut out: Vec<Case> = rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Case {
+            id: format!("fixed-{i:03}"),
+            schema: spec(json!([{"rule": r}])),
+        })
+        .collect();
+    // The root's metadata: name and generateName only, bounded at 253 and 252 characters.
+    for (i, rule) in [
+        "self.metadata.name.size() < 300",
+        "self.metadata.generateName.size() < 300",
+        "self.metadata.labels.size() > 0",
+        "self.metadata.name.matches('^[a-z]+$') && self.kind == 'Thing'",
+    ]
+    .iter()
+    .enumerate()
+    {
+        out.push(Case {
+            id: format!("fixed-root-{i}"),
+            schema: json!({"type": "object", "x-kubernetes-validations": [{"rule": rule}],
+                "properties": {"spec": {"type": "object"}}}),
+        });
+    }
+    out
+}
+
+/// The whole corpus: real CRDs as released and with their bounds stripped, the hand-picked,
+/// threshold and random cases.
 pub fn all_cases(parse: impl Fn(&str) -> Vec<Value>) -> Vec<Case> {
     let real = real_schemas(parse);
     let stripped: Vec<Case> = real
@@ -419,6 +513,7 @@ pub fn all_cases(parse: impl Fn(&str) -> Vec<Value>) -> Vec<Case> {
         .collect();
     let mut out = real;
     out.extend(stripped);
+    out.extend(fixed_cases());
     out.extend(threshold_cases(200));
     out.extend(random_cases(1200));
     out

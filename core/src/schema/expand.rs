@@ -349,6 +349,8 @@ struct FieldInfo {
     optional: bool,
     /// `#[serde(flatten)]`: its fields are the struct's, under names we cannot see.
     flatten: bool,
+    /// `#[serde(skip)]`: never in the object.
+    skip: bool,
 }
 
 /// What the struct's serde attributes say about every field.
@@ -528,6 +530,7 @@ fn rewrite_field(
         json_name,
         optional,
         flatten,
+        skip: serde_has(&field.attrs, "skip"),
     }
 }
 
@@ -560,7 +563,9 @@ fn apply_field_flags(
         }
     }
     if let Some(o) = flags.optional {
-        if !optional {
+        if !named {
+            cx.error_at(o, "`optional` needs a named field");
+        } else if !optional {
             cx.error_at(
                 o,
                 "`optional` needs a field serde can leave out when deserializing: make it \
@@ -639,6 +644,20 @@ fn check_one_of_field(name: &str, span: Span, kind: &str, fields: &[FieldInfo], 
         .iter()
         .find(|f| f.json_name.as_deref() == Some(name))
     {
+        Some(f) if f.flatten => cx.error_at(
+            span,
+            format!(
+                "`{name}` is `#[serde(flatten)]`: its fields stand in this object, not under \
+                 `{name}`, so `{kind}` could never see it; name its fields instead"
+            ),
+        ),
+        Some(f) if f.skip => cx.error_at(
+            span,
+            format!(
+                "`{name}` is `#[serde(skip)]`: it is never in the object, so `{kind}` could \
+                 never see it"
+            ),
+        ),
         Some(f) if !f.optional => cx.error_at(
             span,
             format!(
@@ -673,4 +692,44 @@ fn merge_into(into: &mut Patch, from: Patch) {
     into.validations.extend(from.validations);
     into.required.extend(from.required);
     into.optional.extend(from.optional);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn errors(item: TokenStream) -> String {
+        let out = expand_schema(TokenStream::new(), item).to_string();
+        assert!(out.contains("compile_error"), "{out}");
+        out
+    }
+
+    #[test]
+    fn optional_needs_a_named_field() {
+        let out = errors(quote!(
+            #[derive(JsonSchema)]
+            struct Pair(#[k8s(optional)] Option<String>);
+        ));
+        assert!(out.contains("`optional` needs a named field"), "{out}");
+        assert!(!out.contains("optional = [\"\"]"), "{out}");
+    }
+
+    #[test]
+    fn a_one_of_cannot_name_a_flattened_or_skipped_field() {
+        let out = errors(quote!(
+            #[derive(JsonSchema)]
+            #[k8s(exactly_one_of = ["a", "extra", "hidden"])]
+            struct S {
+                a: Option<String>,
+                #[serde(flatten)]
+                extra: Extra,
+                #[serde(skip)]
+                hidden: Option<String>,
+            }
+        ));
+        assert!(out.contains("`extra` is `#[serde(flatten)]`"), "{out}");
+        assert!(out.contains("`hidden` is `#[serde(skip)]`"), "{out}");
+        assert!(!out.contains("`extra` is required"), "{out}");
+    }
 }

@@ -27,6 +27,7 @@ pub fn assets() -> PathBuf {
 }
 
 /// The API server's refusal of a request, as (HTTP code, message).
+#[allow(dead_code)] // not every suite is refused
 pub fn refusal<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> (u16, String) {
     match result {
         Err(kube::Error::Api(status)) => (status.code, status.message.clone()),

@@ -1,9 +1,11 @@
 //! Generate: one generator per artifact, each a plain function from what was collected to the
-//! files' text: the roles ([`roles`]), the CRDs ([`crds`]) and their reference docs ([`docs`]), the webhook configurations
-//! ([`webhooks`]), and the deploy bundle around them ([`bundle`]), which reads what the
-//! others made. The runner ([`crate::pipeline`]) calls them in that order and only collects.
+//! files' text: the roles ([`roles`]), the CRDs ([`crds`]) and their reference docs
+//! ([`docs`]), the webhook configurations ([`webhooks`]), and the deploy bundle around them
+//! ([`bundle`]) with its Helm chart ([`chart`]), which read what the others made. The runner
+//! ([`crate::pipeline`]) calls them in that order and only collects.
 
 pub mod bundle;
+pub mod chart;
 pub mod crds;
 pub mod docs;
 pub mod roles;

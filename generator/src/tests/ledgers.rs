@@ -435,6 +435,15 @@ fn an_output_edited_by_hand_is_named_and_the_edit_kept_beside_it() {
     );
     assert_eq!(check.warnings, std::slice::from_ref(&warning));
     assert!(!backup.exists());
+    // --deny-warnings stops before writing: the edit stays where it is.
+    let mut strict = Gen::new(tmp.path(), "ops");
+    strict.opts.deny_warnings = true;
+    assert!(matches!(
+        strict.try_run(false),
+        Err(Error::DeniedWarnings(_))
+    ));
+    assert_eq!(std::fs::read_to_string(&role).unwrap(), edited);
+    assert!(!backup.exists());
 
     // A run regenerates it and keeps the edit.
     let run = generator.run();

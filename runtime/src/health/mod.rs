@@ -47,8 +47,9 @@ pub const PORT_ENV: &str = "HEALTH_PROBE_PORT";
 pub const RECHECK: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Where to serve the probes: every interface, IPv6 and IPv4 (`[::]`, as Go's `:8081`: the
-/// kubelet probes the Pod's IP, which is IPv6 in an IPv6 cluster; where the kernel has no IPv6,
-/// [`Health::serve`] listens on `0.0.0.0`), on the port of `HEALTH_PROBE_PORT` (the bundle's
+/// kubelet probes the Pod's IP, which is IPv6 in an IPv6 cluster; [`Health::serve`] clears
+/// `IPV6_V6ONLY`, so IPv4 is served even with the kernel's `net.ipv6.bindv6only=1`, and where
+/// the kernel has no IPv6 it listens on `0.0.0.0`), on the port of `HEALTH_PROBE_PORT` (the bundle's
 /// `health-probe-port`), or [`DEFAULT_PORT`] when it is not set.
 pub fn probe_addr() -> Result<SocketAddr, HealthError> {
     probe_addr_from(std::env::var(PORT_ENV).ok().as_deref())

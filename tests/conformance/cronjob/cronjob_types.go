@@ -118,7 +118,7 @@ type CronJobSpec struct {
 	StringWithEvenLength string `json:"stringWithEvenLength,omitempty"`
 
 	// A string of even length, with a computed message.
-	// +kubebuilder:validation:XValidation:rule="self.size() % 2 == 0",messageExpression="'Length has to be even but is ' + len(self) + ' instead'"
+	// +kubebuilder:validation:XValidation:rule="self.size() % 2 == 0",messageExpression="'Length has to be even but is ' + (self.size() % 2 == 0 ? 'even' : 'odd')"
 	// +optional
 	StringWithEvenLengthAndMessageExpression string `json:"stringWithEvenLengthAndMessageExpression,omitempty"`
 

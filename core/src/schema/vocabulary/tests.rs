@@ -45,8 +45,8 @@ fn an_integer_bound_that_overflows_says_so() {
         errors,
         [
             "`minimum = 99999999999999999999` does not fit in a 64-bit integer \
-          (-9223372036854775808 to 9223372036854775807); an integer bound is kept exactly, so \
-          it must"
+          (-9223372036854775808 to 9223372036854775807), in which integer bounds are kept \
+          exactly"
         ]
     );
     let errors = field_errors(quote!(maximum = -9223372036854775809));

@@ -46,8 +46,8 @@ pub(super) fn number(arg: &Arg, cx: &mut Ctxt) -> Option<serde_json::Number> {
             ""
         };
         cx.push(value.range().error(format!(
-            "`{key} = {sign}{}` does not fit in a 64-bit integer ({} to {}); an integer bound \
-             is kept exactly, so it must",
+            "`{key} = {sign}{}` does not fit in a 64-bit integer ({} to {}), in which integer \
+             bounds are kept exactly",
             i.base10_digits(),
             i64::MIN,
             i64::MAX

@@ -50,11 +50,14 @@ pub fn selector_labels(id: &Identity) -> BTreeMap<String, String> {
     ])
 }
 
+/// An HTTP probe; its `timeoutSeconds` is the kubelet's default, 1 s, said explicitly:
+/// `kube_markers::health` gives a client 1 s to send its request, and answers at once.
 fn http_probe(path: &str, port: u16, initial_delay: u32, period: u32) -> Value {
     json!({
         "httpGet": {"path": path, "port": port},
         "initialDelaySeconds": initial_delay,
         "periodSeconds": period,
+        "timeoutSeconds": 1,
     })
 }
 

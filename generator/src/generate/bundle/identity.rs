@@ -43,6 +43,7 @@ const KEYS: &[&str] = &[
     "aggregate-to-default-roles",
     "webhooks",
     "cert-manager",
+    "chart",
 ];
 
 /// The generator flags that set the identity (`--no-bundle`, `--operator-name`,
@@ -132,6 +133,8 @@ pub struct Identity {
     pub webhooks: bool,
     /// Have cert-manager issue the webhooks' certificate and inject its CA (needs `webhooks`).
     pub cert_manager: bool,
+    /// Write the Helm chart `<out>/chart/` beside the kustomization (default `true`).
+    pub chart: bool,
     /// Where each key's value came from, for error messages.
     pub origins: Vec<(&'static str, Origin)>,
 }
@@ -152,6 +155,7 @@ impl Identity {
             aggregate_to_default_roles: false,
             webhooks: false,
             cert_manager: false,
+            chart: true,
             origins: Vec::new(),
         }
     }
@@ -435,6 +439,7 @@ impl<'a> Keys<'a> {
             "aggregate-to-default-roles",
             "webhooks",
             "cert-manager",
+            "chart",
         ] {
             match self.pick(key).map(|(v, o)| (v.clone(), o)) {
                 Some((Value::Bool(b), origin)) => {
@@ -443,7 +448,8 @@ impl<'a> Keys<'a> {
                         "metrics-auth" => &mut id.metrics_auth,
                         "aggregate-to-default-roles" => &mut id.aggregate_to_default_roles,
                         "webhooks" => &mut id.webhooks,
-                        _ => &mut id.cert_manager,
+                        "cert-manager" => &mut id.cert_manager,
+                        _ => &mut id.chart,
                     };
                     *slot = b;
                     id.origins.push((key, origin));

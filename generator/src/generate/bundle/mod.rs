@@ -21,9 +21,10 @@ pub use deployment::{
     CONTAINER, DEPLOYMENT, HEALTH_PROBE_PORT_ENV, NAMESPACE_ENV, SERVICE_ACCOUNT_ENV,
 };
 pub use identity::{BundleFlags, Identity, Origin, resolve};
-pub use kustomize::{KUSTOMIZATION, PINNED_DIR};
+pub use kustomize::{KUSTOMIZATION, PINNED_DIR, generated_line};
 pub use problem::{BundleProblem, BundleWarning};
 pub use roles::{BundleRole, LEADER_ELECTION_ROLE, METRICS_AUTH_ROLE, METRICS_READER_ROLE};
+pub use webhooks::{CERTIFICATE, ISSUER};
 
 use crate::generate::Generated;
 use crate::generate::crds::GeneratedCrd;
@@ -121,6 +122,22 @@ fn kind_of(role: &GeneratedRole) -> (&'static str, &'static str) {
 
 /// The bundle's files for this identity, or every problem with its names.
 pub fn generate(id: &Identity, input: &Input) -> Result<Vec<File>, Vec<BundleProblem>> {
+    build(id, input).map(|(files, _)| files)
+}
+
+/// The objects of the bundle's own resource files (not the role file, the CRDs nor the webhook
+/// manifests), by file in the kustomization's order, as they are before kustomize transforms
+/// them: what the Helm chart templates.
+pub fn own_resources(
+    id: &Identity,
+    input: &Input,
+) -> Result<Vec<(String, Vec<Value>)>, Vec<BundleProblem>> {
+    build(id, input).map(|(_, resources)| resources)
+}
+
+type Resources = Vec<(String, Vec<Value>)>;
+
+fn build(id: &Identity, input: &Input) -> Result<(Vec<File>, Resources), Vec<BundleProblem>> {
     let mut bundle = Builder::new(id, input);
     bundle.service_account();
     bundle.role_bindings();
@@ -140,6 +157,8 @@ struct Builder<'a> {
     input: &'a Input<'a>,
     labels: BTreeMap<String, String>,
     files: Vec<File>,
+    /// The objects of each file [`Builder::add`] listed.
+    resources: Resources,
     listed: Vec<String>,
     names: Vec<Named>,
     errors: Vec<BundleProblem>,
@@ -164,6 +183,7 @@ impl<'a> Builder<'a> {
             input,
             labels: common_labels(id),
             files: Vec::new(),
+            resources: Vec::new(),
             listed,
             names: Vec::new(),
             errors: Vec::new(),
@@ -197,6 +217,7 @@ impl<'a> Builder<'a> {
         let path = path.into();
         let text = self.render(docs);
         self.listed.push(path.clone());
+        self.resources.push((path.clone(), docs.to_vec()));
         self.files.push((PathBuf::from(path), text));
     }
 
@@ -397,10 +418,10 @@ impl<'a> Builder<'a> {
         self.files.push((PathBuf::from(KUSTOMIZATION), text));
     }
 
-    fn finish(mut self) -> Result<Vec<File>, Vec<BundleProblem>> {
+    fn finish(mut self) -> Result<(Vec<File>, Resources), Vec<BundleProblem>> {
         self.errors.extend(check_names(self.id, &self.names));
         if self.errors.is_empty() {
-            Ok(self.files)
+            Ok((self.files, self.resources))
         } else {
             Err(self.errors)
         }
@@ -480,7 +501,11 @@ pub fn generate_for_run(
                     out_dir: opts.out_dir.clone(),
                 }));
         }
-        for (path, content) in generate(id, input).map_err(Error::Bundle)? {
+        let mut files = generate(id, input).map_err(Error::Bundle)?;
+        if id.chart {
+            files.extend(crate::generate::chart::generate(id, input).map_err(Error::Bundle)?);
+        }
+        for (path, content) in files {
             let path = opts.out_dir.join(path);
             generated.files.push(Output {
                 what: what(&path),
@@ -504,6 +529,10 @@ pub fn generate_for_run(
             .iter()
             .filter(|p| !theirs(p))
             .map(|p| opts.out_dir.join(p))
+            .chain(crate::generate::chart::previous_files(
+                &opts.out_dir,
+                &opts.generator_name,
+            ))
             .filter(|p| p.is_file() && !p.starts_with(opts.crd_dir()));
         for path in kept {
             let content = std::fs::read_to_string(&path).map_err(|source| Error::Io {

@@ -269,3 +269,25 @@ fn a_bundle_table_that_is_not_a_table() {
         ]
     );
 }
+
+#[test]
+fn the_chart_is_on_by_default_and_chart_false_turns_it_off() {
+    let on = metadata(Value::Null, json!({"name": "shop"}));
+    let id = resolve_with(&BundleFlags::default(), &on, &[])
+        .unwrap()
+        .unwrap();
+    assert!(id.chart);
+    let off = metadata(Value::Null, json!({"name": "shop", "chart": false}));
+    let id = resolve_with(&BundleFlags::default(), &off, &[])
+        .unwrap()
+        .unwrap();
+    assert!(!id.chart);
+    assert_eq!(
+        id.origin("chart"),
+        Origin::Package("/ws/codegen/Cargo.toml".into())
+    );
+    let wrong = metadata(Value::Null, json!({"name": "shop", "chart": "no"}));
+    let errors = resolve_with(&BundleFlags::default(), &wrong, &[]).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("chart"), "{errors:?}");
+}

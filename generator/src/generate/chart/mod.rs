@@ -1,0 +1,317 @@
+//! The Helm chart, `<out>/chart/`: the deploy bundle's objects as templates that do what the
+//! kustomization does (its `namePrefix`, its `namespace:` and name references, the
+//! pinned-namespaces transformers, cert-manager's CA injection), with the install-time choices
+//! a Helm user expects as values (`values.yaml`).
+//!
+//! The objects come from the same code as the kustomize bundle's files
+//! ([`bundle::own_resources`], the roles, the CRDs, the webhook configurations), so the two
+//! cannot drift; what kustomize would change in them is replaced by template actions
+//! ([`template`]). Pinned-namespace Roles keep their namespace as the kustomize
+//! transformers keep it; every ServiceAccount subject points at the operator's namespace.
+
+mod files;
+mod template;
+
+use crate::generate::bundle::{self, BundleProblem, CERTIFICATE, ISSUER, Identity};
+use crate::output::ledger;
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+use template::{Block, IMAGE, NAMESPACE, PREFIX, REPLICAS, Template, entry};
+
+pub use files::{CHART_DIR, chart_version, split_image};
+
+/// The labels the bundle gives its objects, which the chart's own labels replace.
+const BUNDLE_LABELS: &[&str] = &["app.kubernetes.io/managed-by", "app.kubernetes.io/name"];
+
+/// An object and the value that turns it on, if one does.
+type Conditional = (Option<String>, Value);
+
+/// Which optional parts the bundle has, and so which values the chart offers.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Parts {
+    pub leader_election: bool,
+    /// Offered, and then on by default or not.
+    pub webhooks: Option<bool>,
+    pub cert_manager: Option<bool>,
+    pub crds: bool,
+}
+
+/// The chart's files for this identity, relative to the output directory.
+pub fn generate(
+    id: &Identity,
+    input: &bundle::Input,
+) -> Result<Vec<bundle::File>, Vec<BundleProblem>> {
+    // The webhooks (and cert-manager) are offered as values whenever the generator wrote
+    // webhook configurations the chart can load: on by default as the bundle declares them.
+    let offers_webhooks = !input.webhook_configurations.is_empty() && input.webhook_file.is_some();
+    let offered = Identity {
+        webhooks: offers_webhooks,
+        cert_manager: offers_webhooks,
+        ..id.clone()
+    };
+    let resources = bundle::own_resources(&offered, input)?;
+    let parts = Parts {
+        leader_election: id.leader_election,
+        webhooks: offers_webhooks.then_some(id.webhooks),
+        cert_manager: offers_webhooks.then_some(id.cert_manager),
+        crds: !input.crds.is_empty(),
+    };
+    let id = &offered;
+    // The manager's resources, the default of the `resources` value.
+    let manager_resources = resources
+        .iter()
+        .flat_map(|(_, docs)| docs)
+        .find(|doc| doc["kind"] == "Deployment")
+        .map(|doc| doc["spec"]["template"]["spec"]["containers"][0]["resources"].clone())
+        .unwrap_or_else(|| json!({}));
+    let mut t = Template::new(&id.name);
+    let mut templates: Vec<(String, Vec<Conditional>)> = Vec::new();
+    let roles: Vec<_> = input
+        .roles
+        .iter()
+        .map(|r| (None, object(&mut t, id, r.to_object().to_value())))
+        .collect();
+    if !roles.is_empty() {
+        templates.push(("role.yaml".into(), roles));
+    }
+    for crd in input.crds {
+        let doc = object(&mut t, id, crd.to_value());
+        templates.push((
+            format!("crd/{}", crd.file_name),
+            vec![(Some(".Values.crds.install".into()), doc)],
+        ));
+    }
+    if offers_webhooks {
+        let docs = input
+            .webhook_configurations
+            .iter()
+            .map(|c| {
+                let doc = object(&mut t, id, c.clone());
+                (Some(".Values.webhooks.enabled".into()), doc)
+            })
+            .collect();
+        templates.push(("webhook/manifests.yaml".into(), docs));
+    }
+    for (file, docs) in resources {
+        let docs = docs
+            .into_iter()
+            .map(|doc| {
+                let cond = condition(&file, &doc);
+                (cond, object(&mut t, id, doc))
+            })
+            .collect();
+        templates.push((file, docs));
+    }
+
+    let header = format!(
+        "{}{}",
+        input.header,
+        bundle::generated_line(input.regenerate)
+    );
+    // Helm reads the templates' text, header included, as a template.
+    let template_header = template::escape(&header);
+    let dir = PathBuf::from(CHART_DIR);
+    let mut out = vec![
+        (dir.join("Chart.yaml"), files::chart_yaml(id, &header)),
+        (
+            dir.join("values.yaml"),
+            files::values_yaml(id, &header, parts, &manager_resources),
+        ),
+        (dir.join(".helmignore"), files::helmignore(&header)),
+        (
+            dir.join("templates/_helpers.tpl"),
+            files::helpers(id, &template_header),
+        ),
+    ];
+    for (file, docs) in templates {
+        let mut text = template_header.clone();
+        if file == "manager.yaml" {
+            text.push_str(&files::replicas_check(parts));
+        }
+        out.push((dir.join("templates").join(&file), t.render(&text, &docs)));
+    }
+    Ok(out)
+}
+
+/// The value that turns a bundle object on, when one does.
+fn condition(file: &str, doc: &Value) -> Option<String> {
+    match doc["kind"].as_str().unwrap_or_default() {
+        "Namespace" => Some(".Values.createNamespace".into()),
+        "Service" => Some(".Values.webhooks.enabled".into()),
+        "Issuer" | "Certificate" => {
+            Some("and .Values.webhooks.enabled .Values.certManager.enabled".into())
+        }
+        _ if file.starts_with("leader_election_role") => {
+            Some(".Values.leaderElection.enabled".into())
+        }
+        _ => None,
+    }
+}
+
+/// The object as the chart writes it: what kustomize's transformations change replaced by
+/// placeholders.
+fn object(t: &mut Template, id: &Identity, mut doc: Value) -> Value {
+    let kind = doc["kind"].as_str().unwrap_or_default().to_string();
+    metadata(t, id, &kind, &mut doc["metadata"]);
+    match kind.as_str() {
+        "RoleBinding" | "ClusterRoleBinding" => {
+            prefix(&mut doc["roleRef"]["name"]);
+            for subject in doc["subjects"].as_array_mut().into_iter().flatten() {
+                if subject["kind"] == "ServiceAccount" {
+                    prefix(&mut subject["name"]);
+                    subject["namespace"] = json!(NAMESPACE);
+                }
+            }
+        }
+        "Deployment" => deployment(t, &mut doc),
+        "Certificate" => {
+            // The bundle writes these names prefixed already (kustomize does not know
+            // cert-manager's kinds).
+            doc["spec"]["issuerRef"]["name"] = json!(format!("{PREFIX}{ISSUER}"));
+            let own = format!(".{}.svc", id.namespace);
+            for name in doc["spec"]["dnsNames"].as_array_mut().into_iter().flatten() {
+                let text = name.as_str().unwrap_or_default();
+                let service = text.strip_prefix(&id.name_prefix).unwrap_or(text);
+                *name = json!(format!(
+                    "{PREFIX}{}",
+                    service.replace(&own, &format!(".{NAMESPACE}.svc"))
+                ));
+            }
+        }
+        "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" => {
+            for webhook in doc["webhooks"].as_array_mut().into_iter().flatten() {
+                let service = &mut webhook["clientConfig"]["service"];
+                if service.is_object() {
+                    prefix(&mut service["name"]);
+                    service["namespace"] = json!(NAMESPACE);
+                }
+            }
+            // The kustomization's cert-manager patches, as a value.
+            let inject = t.block(Block::If {
+                cond: ".Values.certManager.enabled".into(),
+                body: entry(
+                    "annotations",
+                    entry(
+                        "cert-manager.io/inject-ca-from",
+                        json!(format!("{NAMESPACE}/{PREFIX}{CERTIFICATE}")),
+                    ),
+                ),
+            });
+            if id.cert_manager {
+                doc["metadata"][inject] = json!("");
+            }
+        }
+        "CustomResourceDefinition" => {
+            let keep = t.block(Block::If {
+                cond: ".Values.crds.keep".into(),
+                body: entry("helm.sh/resource-policy", json!("keep")),
+            });
+            doc["metadata"]["annotations"][keep] = json!("");
+        }
+        _ => {}
+    }
+    doc
+}
+
+/// Name, namespace and labels: the prefix on every name but a Namespace's and a CRD's (as
+/// kustomize's `namePrefix`), the operator's namespace a value (pinned ones stay).
+fn metadata(t: &mut Template, id: &Identity, kind: &str, metadata: &mut Value) {
+    match kind {
+        "Namespace" => metadata["name"] = json!(NAMESPACE),
+        "CustomResourceDefinition" => {}
+        _ => prefix(&mut metadata["name"]),
+    }
+    if metadata["namespace"] == json!(id.namespace) {
+        metadata["namespace"] = json!(NAMESPACE);
+    }
+    let mut labels = match metadata["labels"].take() {
+        Value::Object(labels) => labels,
+        _ => Map::new(),
+    };
+    for label in BUNDLE_LABELS {
+        labels.remove(*label);
+    }
+    labels.insert(t.block(Block::Include("labels".into())), json!(""));
+    metadata["labels"] = Value::Object(labels);
+}
+
+fn prefix(name: &mut Value) {
+    if let Some(text) = name.as_str() {
+        *name = json!(format!("{PREFIX}{text}"));
+    }
+}
+
+/// The manager: replicas, image, resources, arguments and scheduling from the values; the
+/// webhook port and certificate only with `webhooks.enabled`.
+fn deployment(t: &mut Template, doc: &mut Value) {
+    doc["spec"]["replicas"] = json!(REPLICAS);
+    let pod = &mut doc["spec"]["template"]["spec"];
+    prefix(&mut pod["serviceAccountName"]);
+    let webhooks = ".Values.webhooks.enabled".to_string();
+    if let Some(volumes) = pod.get_mut("volumes").map(Value::take) {
+        pod["volumes"] = json!(t.block(Block::If {
+            cond: webhooks.clone(),
+            body: volumes
+        }));
+    }
+    for (key, expr) in [
+        ("nodeSelector", ".Values.nodeSelector"),
+        ("tolerations", ".Values.tolerations"),
+        ("affinity", ".Values.affinity"),
+    ] {
+        pod[key] = json!(t.block(Block::With(expr.into())));
+    }
+    let container = &mut pod["containers"][0];
+    container["image"] = json!(IMAGE);
+    container["imagePullPolicy"] = json!(t.block(Block::With(".Values.image.pullPolicy".into())));
+    container["resources"] = json!(t.block(Block::ToYaml(".Values.resources".into())));
+    container["args"] = json!(t.block(Block::With("concat .Values.args .Values.extraArgs".into())));
+    for key in ["ports", "volumeMounts"] {
+        if let Some(value) = container.get_mut(key).map(Value::take) {
+            container[key] = json!(t.block(Block::If {
+                cond: webhooks.clone(),
+                body: value
+            }));
+        }
+    }
+}
+
+/// The chart's directories that exist under `out_dir` (the chart, its templates and their
+/// subdirectories).
+pub fn directories(out_dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![out_dir.join(CHART_DIR)];
+    while let Some(dir) = todo.pop() {
+        if !dir.is_dir() {
+            continue;
+        }
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            let mut subdirs: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .collect();
+            subdirs.sort();
+            todo.extend(subdirs);
+        }
+        out.push(dir);
+    }
+    out.sort();
+    out
+}
+
+/// The files an earlier run wrote into the chart (those its ledgers list): kept as they are
+/// when this run cannot tell whether a bundle is wanted (`--no-scan` without identity flags).
+pub fn previous_files(out_dir: &Path, generator: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in directories(out_dir) {
+        let Ok(text) = std::fs::read_to_string(dir.join(ledger::file_name(generator))) else {
+            continue;
+        };
+        let (ledger, _) = ledger::Ledger::parse(&text);
+        out.extend(ledger.files.keys().map(|name| dir.join(name)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,95 @@
+//! A new user's CEL rules that kube-apiserver 1.37.2 refuses at CRD creation, written as
+//! `#[k8s(validation(...))]` in a workspace outside this one: `cargo run -p codegen` refuses
+//! each at its field with the API server's text and, for the one over the cost budget, the
+//! bound that fixes it; with that bound the run succeeds.
+
+#[allow(dead_code)] // shared with the other outside-workspace tests
+mod outside;
+use outside::{quick_start_workspace, run_generator};
+
+const LIB: &str = r#"use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "cel.example.com", version = "v1", kind = "Gadget", namespaced)]
+#[k8s(validation(rule = "self.nope == 1"))]
+pub struct GadgetSpec {
+    #[k8s(validation(rule = "self == 'a'"))]
+    pub count: i32,
+    #[k8s(XS_MARKERS)]
+    pub xs: Vec<String>,
+    #[k8s(validation(rule = "self.size() >= 0", message_expression = "'got ' + string(self.size())"))]
+    pub name: String,
+}
+"#;
+
+fn lib(refused: bool, max_items: Option<u64>) -> String {
+    let xs = match max_items {
+        Some(n) => {
+            format!("max_items = {n}, validation(rule = \"self.all(x, self.all(y, x == y))\")")
+        }
+        None => "validation(rule = \"self.all(x, self.all(y, x == y))\")".to_string(),
+    };
+    let text = LIB.replace("XS_MARKERS", &xs);
+    if refused {
+        return text;
+    }
+    text.replace("#[k8s(validation(rule = \"self.nope == 1\"))]\n", "")
+        .replace(
+            "#[k8s(validation(rule = \"self == 'a'\"))]",
+            "#[k8s(validation(rule = \"self >= 0\"))]",
+        )
+        .replace("string(self.size())", "self")
+}
+
+#[test]
+fn refused_rules_fail_the_run_naming_field_and_fix_and_the_fix_passes() {
+    let ws = quick_start_workspace("cel-refusals", &lib(true, None));
+    let out = run_generator(&ws, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    for expected in [
+        "spec: rule `self.nope == 1`: the API server refuses it: compilation failed: ERROR: <input>:1:5: undefined field 'nope'",
+        "spec.count: rule `self == 'a'`: the API server refuses it: compilation failed: ERROR: <input>:1:6: found no matching overload for '_==_' applied to '(int, string)'",
+        "spec.xs: rule `self.all(x, self.all(y, x == y))`: the API server refuses it: estimated rule cost exceeds budget by factor of more than 100x",
+        "spec.name: message_expression `'got ' + string(self.size())`: the API server refuses it: estimated messageExpression cost exceeds budget",
+    ] {
+        assert!(
+            stderr.contains(expected),
+            "missing `{expected}` in:\n{stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("GadgetSpec") || stderr.contains("Gadget"),
+        "{stderr}"
+    );
+    let max: u64 = stderr
+        .split("fix: add `#[k8s(max_items = ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no max_items fix in:\n{stderr}"));
+    assert!(
+        stderr.contains(&format!("#[k8s(max_items = {max})]` on `xs`")),
+        "{stderr}"
+    );
+
+    // The fixes: the bound named, rules that type-check, a message that has a size.
+    std::fs::write(ws.join("my-operator/src/lib.rs"), lib(false, Some(max))).unwrap();
+    let out = run_generator(&ws, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One more item than the bound is over budget again.
+    std::fs::write(ws.join("my-operator/src/lib.rs"), lib(false, Some(max + 1))).unwrap();
+    let out = run_generator(&ws, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("spec.xs: rule"),
+        "{stderr}"
+    );
+}
