@@ -1,7 +1,7 @@
 //! `codegen can-i`: `kubectl auth can-i` without a cluster, against the generated manifests.
 //!
 //! The question is turned into the attributes a SelfSubjectAccessReview would carry (the
-//! resource resolved as kubectl's discovery would: [`resources`]), and answered by
+//! resource resolved as kubectl's discovery would, in `resources.rs`), and answered by
 //! [`kube_markers_rbac::authorize::Authorizer`] over the Roles, ClusterRoles and bindings of
 //! `--from` (by default the generator's output directory, rendered as `kubectl apply -k`
 //! installs it) and the default roles every cluster gives every user
