@@ -6,31 +6,6 @@ use crate::env::{Functions, type_ident};
 use crate::types::{Mapping, Type};
 use std::collections::HashMap;
 
-/// CEL's reserved words, which the API server escapes as `__word__` in property names.
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
-
 /// The message types a rule can see: the objects of the rule's node, named `root` and below
 /// it by path (`selfType.spec.@idx`, as apiserver's `MaybeAssignTypeName` names them); a field
 /// is found by walking the node's declared type, not from a table of every type.
@@ -64,7 +39,7 @@ impl Provider<'_> {
             .map(|t| (field.to_string(), t))
             .or_else(|| {
                 let escaped = format!("__{field}__");
-                RESERVED
+                crate::schema::RESERVED
                     .contains(&field)
                     .then(|| fields.get(&escaped).map(|t| (escaped, t)))
                     .flatten()

@@ -247,34 +247,36 @@ fn type_and_object_meta(s: &Value) -> Option<[(&'static str, Value); 3]> {
     ])
 }
 
+/// The words CEL reserves, which the API server escapes as `__word__` in property names.
+pub(crate) const RESERVED: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
 /// The identifier under which a rule sees property `name` (apiserver `pkg/cel/escaping.go`):
 /// reserved words become `__word__`; `__`, `.`, `-`, `/` become `__underscores__`, `__dot__`,
 /// `__dash__`, `__slash__`. `None` for a name CEL cannot reach (a leading digit, another
 /// character). kube-markers-core has the same function behind its parser feature.
 pub fn escape(name: &str) -> Option<String> {
-    const RESERVED: &[&str] = &[
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ];
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
