@@ -1,7 +1,7 @@
 //! The webhook server's load and memory benchmark (`scripts/bench-webhook.sh` runs it, release
 //! build): `kube_markers::webhook::server` serving the MyDatabase example's handlers on
 //! loopback over TLS in a process of its own (`serve`), whose RSS is read from
-//! /proc/<pid>/status, and the clients that load it:
+//! `/proc/<pid>/status`, and the clients that load it:
 //!
 //! - `load [--new-connections] CONCURRENCY SECONDS`: reviews/s and latency percentiles, on
 //!   kept-alive connections or a new TLS connection per review;

@@ -326,8 +326,8 @@ pub fn explain_all(entries: &[&RbacEntry], default_role_name: &str) -> Explanati
 }
 
 /// Resolves the question's `TYPE` as `can-i` does (one resolver,
-/// [`crate::can_i::resolve_type`]): a plural, singular, short name or kind, among the built-in
-/// resources and the CRDs `crds` gives (the linked ones, [`KnownResource::from_registry`]).
+/// `can_i::resolve_type`): a plural, singular, short name or kind, among the built-in
+/// resources and the CRDs `crds` gives (the linked ones, `KnownResource::from_registry`).
 /// Returns kubectl's kind of warning for a name nothing knows.
 pub fn resolve_question(
     question: &mut Question,

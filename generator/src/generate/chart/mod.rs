@@ -6,7 +6,7 @@
 //! The objects come from the same code as the kustomize bundle's files
 //! ([`bundle::own_resources`], the roles, the CRDs, the webhook configurations), so the two
 //! cannot drift; what kustomize would change in them is replaced by template actions
-//! ([`template`]). Pinned-namespace Roles keep their namespace as the kustomize
+//! (`template.rs`). Pinned-namespace Roles keep their namespace as the kustomize
 //! transformers keep it; every ServiceAccount subject points at the operator's namespace.
 
 mod files;

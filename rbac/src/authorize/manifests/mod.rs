@@ -1,7 +1,7 @@
 //! Reading RBAC objects and ServiceAccounts from multi-document YAML files, remembering where
 //! each came from so that answers can name it: what `codegen can-i --from` and
 //! `kube_markers::audit` evaluate (features `codegen` or `audit`). A directory with a
-//! kustomization is read as `kubectl apply -k` installs it ([`kustomize`]); a file, or a
+//! kustomization is read as `kubectl apply -k` installs it (`kustomize.rs`); a file, or a
 //! directory without one, as its YAML documents are.
 
 mod kustomize;
