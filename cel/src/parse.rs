@@ -211,49 +211,43 @@ impl Parser {
     }
 
     fn relation(&mut self) -> Result<Expr, ParseError> {
-        let mut lhs = self.additive()?;
-        loop {
-            let function = match self.peek() {
-                Tok::Punct("<") => "_<_",
-                Tok::Punct("<=") => "_<=_",
-                Tok::Punct(">") => "_>_",
-                Tok::Punct(">=") => "_>=_",
-                Tok::Punct("==") => "_==_",
-                Tok::Punct("!=") => "_!=_",
-                Tok::Punct("in") => "@in",
-                _ => return Ok(lhs),
-            };
-            let at = self.bump().at;
-            let rhs = self.additive()?;
-            lhs = self.call(at, function, None, vec![lhs, rhs]);
-        }
+        const OPS: &[(&str, &str)] = &[
+            ("<", "_<_"),
+            ("<=", "_<=_"),
+            (">", "_>_"),
+            (">=", "_>=_"),
+            ("==", "_==_"),
+            ("!=", "_!=_"),
+            ("in", "@in"),
+        ];
+        self.left_associative(OPS, Self::additive)
     }
 
     fn additive(&mut self) -> Result<Expr, ParseError> {
-        let mut lhs = self.multiplicative()?;
-        loop {
-            let function = match self.peek() {
-                Tok::Punct("+") => "_+_",
-                Tok::Punct("-") => "_-_",
-                _ => return Ok(lhs),
-            };
-            let at = self.bump().at;
-            let rhs = self.multiplicative()?;
-            lhs = self.call(at, function, None, vec![lhs, rhs]);
-        }
+        self.left_associative(&[("+", "_+_"), ("-", "_-_")], Self::multiplicative)
     }
 
     fn multiplicative(&mut self) -> Result<Expr, ParseError> {
-        let mut lhs = self.unary()?;
+        self.left_associative(&[("*", "_*_"), ("/", "_/_"), ("%", "_%_")], Self::unary)
+    }
+
+    /// `operand (op operand)*`, folded to the left: each `op` is called as its function.
+    fn left_associative(
+        &mut self,
+        ops: &[(&str, &'static str)],
+        operand: fn(&mut Self) -> Result<Expr, ParseError>,
+    ) -> Result<Expr, ParseError> {
+        let mut lhs = operand(self)?;
         loop {
-            let function = match self.peek() {
-                Tok::Punct("*") => "_*_",
-                Tok::Punct("/") => "_/_",
-                Tok::Punct("%") => "_%_",
-                _ => return Ok(lhs),
+            let next = self.peek();
+            let Some(&(_, function)) = ops
+                .iter()
+                .find(|(op, _)| matches!(next, Tok::Punct(p) if p == op))
+            else {
+                return Ok(lhs);
             };
             let at = self.bump().at;
-            let rhs = self.unary()?;
+            let rhs = operand(self)?;
             lhs = self.call(at, function, None, vec![lhs, rhs]);
         }
     }
