@@ -14,6 +14,7 @@
 //! The registry sits below both the operator library and the generator, which reads it: the
 //! operator library re-exports the generator, so the registry cannot live in either.
 
+pub mod conversion;
 pub mod crd;
 pub mod webhook;
 
@@ -26,6 +27,8 @@ pub use kube_markers_core::model::{
     WebhookMarker,
 };
 use kube_markers_core::record;
+
+pub use conversion::{CONVERSION_ENTRIES, ConversionEntry, ConvertFn, conversion_entries};
 
 /// One `#[rbac(...)]` attribute, exactly as validated at compile time: its marker, where it
 /// stands and its arguments' text.
@@ -116,6 +119,8 @@ pub static RBAC_RECORDS: [RbacRecord];
 // slice to the element type the expansions write.
 const _: fn() -> [&'static linkme::DistributedSlice<[RbacRecord]>; 1] = || [&RBAC_RECORDS];
 const _: fn() -> [&'static linkme::DistributedSlice<[CrdEntry]>; 1] = || [&CRD_ENTRIES];
+const _: fn() -> [&'static linkme::DistributedSlice<[ConversionEntry]>; 1] =
+    || [&CONVERSION_ENTRIES];
 const _: fn() -> [&'static linkme::DistributedSlice<[WebhookRecord]>; 1] = || [&WEBHOOK_RECORDS];
 const _: fn() -> [&'static linkme::DistributedSlice<[WebhookConfigurationRecord]>; 1] =
     || [&WEBHOOK_CONFIGURATION_RECORDS];
@@ -182,6 +187,7 @@ macro_rules! expect_plain_section {
 }
 expect_plain_section!(RBAC_RECORDS);
 expect_plain_section!(CRD_ENTRIES);
+expect_plain_section!(CONVERSION_ENTRIES);
 expect_plain_section!(WEBHOOK_RECORDS);
 expect_plain_section!(WEBHOOK_CONFIGURATION_RECORDS);
 

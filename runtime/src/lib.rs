@@ -281,8 +281,9 @@ pub mod __private {
     };
     pub use kube_markers_registry::crd::SchemaPatch;
     pub use kube_markers_registry::{
-        CRD_ENTRIES, GENERATOR_RECORDS, GeneratorRecord, LINKED_CRATES, RBAC_RECORDS, RbacRecord,
-        WEBHOOK_CONFIGURATION_RECORDS, WEBHOOK_RECORDS, WebhookConfigurationRecord, WebhookRecord,
+        CONVERSION_ENTRIES, CRD_ENTRIES, GENERATOR_RECORDS, GeneratorRecord, LINKED_CRATES,
+        RBAC_RECORDS, RbacRecord, WEBHOOK_CONFIGURATION_RECORDS, WEBHOOK_RECORDS,
+        WebhookConfigurationRecord, WebhookRecord,
     };
     pub use linkme;
 }
