@@ -1,6 +1,7 @@
 //! kube-markers-cel's verdicts against kube-apiserver 1.37.2's, recorded by
 //! `envtest/tests/cel_differential.rs` in `tests/data/verdicts.json`: cause by cause, every case
-//! of the corpus must agree, so the suite proves agreement without the envtest assets.
+//! of the corpus must agree, so the suite proves agreement without the envtest assets. The
+//! fetched real-world CRDs (`scripts/crd-corpus.sh`) take part when they are present.
 
 #[allow(dead_code)]
 mod corpus;
@@ -27,7 +28,10 @@ fn recorded() -> BTreeMap<String, Vec<(String, String)>> {
 #[test]
 fn every_recorded_case_agrees_with_the_api_server() {
     let verdicts = recorded();
-    let cases = corpus::all_cases(|text| vec![serde_saphyr::from_str(text).unwrap()]);
+    if corpus::fetched_corpus().is_none() {
+        eprintln!("{}", corpus::CORPUS_ABSENT);
+    }
+    let cases = corpus::all_cases(|text| serde_saphyr::from_multiple(text).unwrap());
     assert!(cases.len() >= 1400, "{} cases", cases.len());
     let mut disagreements = Vec::new();
     let (mut refused, mut over_budget) = (0, 0);
@@ -67,7 +71,7 @@ fn every_recorded_case_agrees_with_the_api_server() {
 #[ignore = "diagnostic: CASE=<id> prints a case"]
 fn show_case() {
     let id = std::env::var("CASE").unwrap();
-    let cases = corpus::all_cases(|text| vec![serde_saphyr::from_str(text).unwrap()]);
+    let cases = corpus::all_cases(|text| serde_saphyr::from_multiple(text).unwrap());
     let case = cases.iter().find(|c| c.id == id).unwrap();
     eprintln!(
         "{}",

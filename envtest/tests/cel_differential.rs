@@ -1,6 +1,8 @@
 //! kube-markers-cel against kube-apiserver itself: every case of the corpus
 //! (`cel/tests/corpus`) created with server-side dry-run; `check-crds`' verdict must be the
-//! server's, cause by cause. With `KUBE_MARKERS_RECORD_VERDICTS=1` the server's causes are
+//! server's, cause by cause. The corpus includes the real-world CRDs `scripts/crd-corpus.sh`
+//! fetches (with Go, as the API server's own build needs), as released and with their size
+//! bounds stripped. With `KUBE_MARKERS_RECORD_VERDICTS=1` the server's causes are
 //! written to `cel/tests/data/verdicts.json`, which `cel/tests/differential.rs` replays
 //! without the assets.
 
@@ -31,6 +33,19 @@ fn crd(schema: &Value) -> DynamicObject {
     .unwrap()
 }
 
+/// The real-world CRDs, fetched once into `.assets/crd-corpus` by `scripts/crd-corpus.sh`.
+fn fetch_corpus() {
+    let out = std::process::Command::new("bash")
+        .arg(common::root().join("scripts/crd-corpus.sh"))
+        .output()
+        .expect("run scripts/crd-corpus.sh");
+    assert!(
+        out.status.success(),
+        "scripts/crd-corpus.sh failed (Go is needed to fetch the CRDs from the module proxy):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn check_crds_decides_as_kube_apiserver() {
     let env = Envtest::builder()
@@ -47,11 +62,17 @@ async fn check_crds_decides_as_kube_apiserver() {
         dry_run: true,
         ..Default::default()
     };
+    fetch_corpus();
+    assert!(
+        corpus::fetched_corpus().is_some(),
+        "scripts/crd-corpus.sh left no corpus"
+    );
     let cases = corpus::all_cases(|text| parse_manifests(text).unwrap());
     let mut verdicts = BTreeMap::new();
     let mut disagreements = Vec::new();
     for case in &cases {
-        let causes: Vec<(String, String)> = match api.create(&dry_run, &crd(&case.schema)).await {
+        let mut causes: Vec<(String, String)> = match api.create(&dry_run, &crd(&case.schema)).await
+        {
             Ok(_) => Vec::new(),
             Err(kube::Error::Api(status)) => status
                 .details
@@ -62,6 +83,9 @@ async fn check_crds_decides_as_kube_apiserver() {
                 .collect(),
             Err(e) => panic!("{}: {e}", case.id),
         };
+        // The server lists causes in Go's map order; sorted, a new recording differs from the
+        // last only where a verdict did.
+        causes.sort();
         let report = kube_markers_cel::check_schema(&case.schema, "openAPIV3Schema");
         let agree = corpus::agrees(&causes, &report);
         let ours = report.problems;
@@ -85,8 +109,14 @@ async fn check_crds_decides_as_kube_apiserver() {
         .unwrap();
     }
     let refused = verdicts.values().filter(|c| !c.is_empty()).count();
+    let real = cases.iter().filter(|c| c.id.contains("corpus:")).count();
+    let real_refused = verdicts
+        .iter()
+        .filter(|(id, c)| id.contains("corpus:") && !c.is_empty())
+        .count();
     eprintln!(
-        "{} cases, {refused} refused by the server, {} disagreements",
+        "{} cases, {refused} refused by the server, {} disagreements; of them {real} \
+         fetched real-world schemas (as released and stripped), {real_refused} refused",
         cases.len(),
         disagreements.len()
     );

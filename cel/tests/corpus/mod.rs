@@ -365,8 +365,25 @@ pub fn strip_bounds(schema: &Value) -> Value {
     }
 }
 
-/// The CRD files under `tests/data`, parsed by `parse` (YAML to documents).
-pub fn real_schemas(parse: impl Fn(&str) -> Vec<Value>) -> Vec<Case> {
+/// The real-world corpus fetched by `scripts/crd-corpus.sh` (cert-manager, Cluster API,
+/// Karpenter, Kueue, prometheus-operator, Knative Serving, Argo CD), when it is complete.
+pub fn fetched_corpus() -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.assets/crd-corpus");
+    dir.join(".complete-v1").is_file().then_some(dir)
+}
+
+/// Why the fetched corpus is left out, for the tests' output.
+pub const CORPUS_ABSENT: &str = "SKIPPED: the real-world CRD corpus is absent \
+    (.assets/crd-corpus; `bash scripts/crd-corpus.sh` fetches it with Go): only Gateway API's \
+    CRDs (tests/data) are checked";
+
+/// Every version schema of the CRD files under `dir`, parsed by `parse` (YAML to documents),
+/// each named `{prefix}{file relative to dir}#{version}`.
+pub fn schemas_under(
+    dir: &std::path::Path,
+    prefix: &str,
+    parse: &impl Fn(&str) -> Vec<Value>,
+) -> Vec<Case> {
     fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .unwrap()
@@ -381,25 +398,35 @@ pub fn real_schemas(parse: impl Fn(&str) -> Vec<Value>) -> Vec<Case> {
             }
         }
     }
-    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cel/tests/data");
     let mut files = Vec::new();
-    yaml_files(&data, &mut files);
+    yaml_files(dir, &mut files);
     let mut out = Vec::new();
     for file in files {
         let rel = file
-            .strip_prefix(&data)
+            .strip_prefix(dir)
             .unwrap()
             .to_string_lossy()
             .replace('\\', "/");
         for crd in parse(&std::fs::read_to_string(&file).unwrap()) {
             for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
-                let id = format!("{rel}#{}", version["name"].as_str().unwrap_or("?"));
+                let id = format!("{prefix}{rel}#{}", version["name"].as_str().unwrap_or("?"));
                 out.push(Case {
                     id,
                     schema: version["schema"]["openAPIV3Schema"].clone(),
                 });
             }
         }
+    }
+    out
+}
+
+/// The real CRDs: Gateway API's under `tests/data`, and the fetched corpus when present
+/// (its ids start with `corpus:`).
+pub fn real_schemas(parse: impl Fn(&str) -> Vec<Value>) -> Vec<Case> {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cel/tests/data");
+    let mut out = schemas_under(&data, "", &parse);
+    if let Some(corpus) = fetched_corpus() {
+        out.extend(schemas_under(&corpus, "corpus:", &parse));
     }
     out
 }
