@@ -2,6 +2,7 @@
 //! message expression of a version's schema compiled, typed and costed, with the per-expression
 //! and per-schema limits (apiextensions `validation.go`, `cel_validation.go`, `compilation.go`).
 
+use crate::bounds::SizeBound;
 use crate::cost::{Estimate, estimate};
 use crate::schema::{DeclKind, DeclType, MAX_REQUEST_SIZE_BYTES, decl_type};
 use crate::types::Type;
@@ -62,6 +63,10 @@ pub struct ExpressionCost {
     pub cardinality_unbounded: bool,
     /// `per_call × cardinality` (message expressions are not multiplied).
     pub cost: u64,
+    /// What bounds the cost: the lists and maps above the node that multiply it, and the
+    /// lists, maps and strings whose size one evaluation's estimate depends on. Filled by
+    /// [`check_schema_with_bounds`] only (it compiles each expression again per candidate).
+    pub bounds: Vec<SizeBound>,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -89,6 +94,15 @@ pub fn cost_error_message(name: &str, cost: u64, limit: u64) -> String {
 /// Checks the rules of one version's `openAPIV3Schema`; `path` names it in messages
 /// (`spec.versions[0].schema.openAPIV3Schema`).
 pub fn check_schema(schema: &Value, path: &str) -> SchemaReport {
+    check(schema, path, false)
+}
+
+/// [`check_schema`], with each expression's [`ExpressionCost::bounds`]: for a cost report.
+pub fn check_schema_with_bounds(schema: &Value, path: &str) -> SchemaReport {
+    check(schema, path, true)
+}
+
+fn check(schema: &Value, path: &str, with_bounds: bool) -> SchemaReport {
     let mut report = SchemaReport::default();
     let Some(root) = decl_type(schema, true) else {
         return report;
@@ -96,6 +110,7 @@ pub fn check_schema(schema: &Value, path: &str) -> SchemaReport {
     let mut walk = Walk {
         report: &mut report,
         most_expensive: Vec::new(),
+        with_bounds,
     };
     walk.node(schema, Some(&root), path, Some(1), None, &mut Vec::new());
     let most_expensive = std::mem::take(&mut walk.most_expensive);
@@ -126,16 +141,17 @@ pub fn check_schema(schema: &Value, path: &str) -> SchemaReport {
 
 /// An ancestor list or map that multiplies a rule's cardinality.
 #[derive(Clone)]
-struct Ancestor {
-    schema_path: String,
+pub(crate) struct Ancestor {
+    pub(crate) schema_path: String,
     property: Option<String>,
-    keyword: &'static str,
-    bound: Option<u64>,
+    pub(crate) keyword: &'static str,
+    pub(crate) bound: Option<u64>,
 }
 
 struct Walk<'r> {
     report: &'r mut SchemaReport,
     most_expensive: Vec<(String, u64, String)>,
+    with_bounds: bool,
 }
 
 impl Walk<'_> {
@@ -370,6 +386,18 @@ impl Walk<'_> {
             }
             self.observe(&rule_path, text, cost);
             if compiled.is_ok() {
+                let mut bounds = Vec::new();
+                if self.with_bounds {
+                    bounds = crate::bounds::multipliers(ancestors, card);
+                    bounds.extend(crate::bounds::per_call(
+                        text,
+                        decl,
+                        s,
+                        path,
+                        optional_old_self == Some(true),
+                        per_call,
+                    ));
+                }
                 self.report.costs.push(ExpressionCost {
                     path: rule_path.clone(),
                     expression: text.to_string(),
@@ -377,6 +405,7 @@ impl Walk<'_> {
                     cardinality: card,
                     cardinality_unbounded: unbounded,
                     cost,
+                    bounds,
                 });
             }
             if let Some(msg) = message_expression.filter(|m| !m.is_empty()) {
@@ -423,6 +452,18 @@ impl Walk<'_> {
                                 });
                             }
                             self.observe(&msg_path, msg, cost);
+                            let bounds = if self.with_bounds {
+                                crate::bounds::per_call(
+                                    msg,
+                                    decl,
+                                    s,
+                                    path,
+                                    optional_old_self == Some(true),
+                                    cost,
+                                )
+                            } else {
+                                Vec::new()
+                            };
                             self.report.costs.push(ExpressionCost {
                                 path: msg_path,
                                 expression: msg.to_string(),
@@ -430,6 +471,7 @@ impl Walk<'_> {
                                 cardinality: 1,
                                 cardinality_unbounded: false,
                                 cost,
+                                bounds,
                             });
                         }
                     }
@@ -583,7 +625,10 @@ fn largest_bound(current: u64, ok: impl Fn(u64) -> bool) -> Option<u64> {
 }
 
 /// Every list, map and string under `d`, by CEL path (`["xs"]`, `["a", "@items"]`).
-fn bounded_nodes(d: &DeclType, path: &mut Vec<String>) -> Vec<(Vec<String>, &'static str, u64)> {
+pub(crate) fn bounded_nodes(
+    d: &DeclType,
+    path: &mut Vec<String>,
+) -> Vec<(Vec<String>, &'static str, u64)> {
     let mut out = Vec::new();
     match &d.kind {
         DeclKind::Scalar(Type::String | Type::Bytes | Type::Dyn) => {
@@ -616,7 +661,7 @@ fn bounded_nodes(d: &DeclType, path: &mut Vec<String>) -> Vec<(Vec<String>, &'st
     out
 }
 
-fn set_bound(d: &mut DeclType, path: &[String], keyword: &str, n: u64) {
+pub(crate) fn set_bound(d: &mut DeclType, path: &[String], keyword: &str, n: u64) {
     let mut node = d;
     for p in path {
         node = match (&mut node.kind, p.as_str()) {
@@ -638,6 +683,17 @@ fn set_bound(d: &mut DeclType, path: &[String], keyword: &str, n: u64) {
 
 /// The schema path and property name of the node at CEL path `sub` under the rule's node.
 fn schema_path_of(schema: &Value, path: &str, sub: &[String]) -> (String, Option<String>) {
+    let (p, property, _) = node_at(schema, path, sub);
+    (p, property)
+}
+
+/// The schema path, property name and schema node (`None` when the schema does not declare
+/// it, as the root's `metadata.name`) of the node at CEL path `sub` under the rule's node.
+pub(crate) fn node_at<'s>(
+    schema: &'s Value,
+    path: &str,
+    sub: &[String],
+) -> (String, Option<String>, Option<&'s Value>) {
     let mut s = schema;
     let mut p = path.to_string();
     let mut property = property_of(path);
@@ -649,6 +705,8 @@ fn schema_path_of(schema: &Value, path: &str, sub: &[String]) -> (String, Option
             } else if let Some(ap) = s.get("additionalProperties") {
                 s = ap;
                 p.push_str(".additionalProperties");
+            } else {
+                return (p, property, None);
             }
             continue;
         }
@@ -664,10 +722,10 @@ fn schema_path_of(schema: &Value, path: &str, sub: &[String]) -> (String, Option
                 p = format!("{p}.properties[{k}]");
                 property = Some(k.clone());
             }
-            None => break,
+            None => return (p, property, None),
         }
     }
-    (p, property)
+    (p, property, Some(s))
 }
 
 fn property_of(path: &str) -> Option<String> {

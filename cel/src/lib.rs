@@ -7,6 +7,7 @@
 //! ([`crd::check_schema`]).
 
 pub mod ast;
+mod bounds;
 pub mod check;
 pub mod cost;
 pub mod crd;
@@ -17,9 +18,10 @@ pub mod parse;
 pub mod schema;
 pub mod types;
 
+pub use bounds::SizeBound;
 pub use crd::{
     ExpressionCost, Fix, PER_EXPRESSION_LIMIT, PER_SCHEMA_LIMIT, Problem, SchemaReport, Severity,
-    check_schema,
+    check_schema, check_schema_with_bounds,
 };
 
 use ast::Parsed;

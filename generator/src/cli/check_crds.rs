@@ -41,7 +41,9 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
         F::switch(
             "costs",
             "Also print each CEL expression's estimated cost: per call, how many times it may \
-             run per object, the product and its share of the schema's budget",
+             run per object, the product, its share of the schema's budget, and what bounds \
+             it (the maxItems, maxProperties and maxLength it depends on, or the sizes derived \
+             from the request-size limit where they are not set)",
             |args| args.costs = true,
         ),
         F::value(
@@ -93,7 +95,7 @@ pub fn main(args: &[String]) -> ExitCode {
     // Files found in a directory without CRDs in them (a chart's other manifests) are left out.
     let reports: Vec<FileReport> = paths
         .iter()
-        .map(|(p, named)| files::check_file_in(p, *named))
+        .map(|(p, named)| files::check_file_with(p, *named, args.costs || args.json))
         .filter(|r| !r.crds.is_empty() || !r.errors.is_empty())
         .collect();
     if args.json {
@@ -153,6 +155,10 @@ pub fn render(reports: &[FileReport], costs: bool) -> String {
                             share(e.cost, v.limit),
                             e.expression
                         ));
+                        out.push_str(&format!(
+                            "    bounded by: {}\n",
+                            bounds_text(&e.bounds, e.per_call)
+                        ));
                     }
                 }
             }
@@ -168,6 +174,47 @@ pub fn render(reports: &[FileReport], costs: bool) -> String {
         }
     ));
     out
+}
+
+/// What bounds one expression's cost, in words: the lists and maps above it (`×`), then what
+/// one evaluation reads; a size the schema does not declare is the one the API server derives
+/// from the request-size limit.
+fn bounds_text(bounds: &[kube_markers_cel::SizeBound], per_call: u64) -> String {
+    if bounds.is_empty() && per_call > kube_markers_cel::PER_EXPRESSION_LIMIT {
+        return "no size (a value without a size estimate, such as string() of a number, \
+                costs as if unbounded)"
+            .into();
+    }
+    if bounds.is_empty() {
+        return "nothing (its cost does not depend on any size)".into();
+    }
+    let parts: Vec<String> = bounds
+        .iter()
+        .map(|b| {
+            let node = files::short_path(&b.schema_path);
+            let times = if b.multiplies { "× " } else { "" };
+            if b.declared {
+                format!("{times}{} {} at {node}", b.keyword, b.size)
+            } else if b.multiplies {
+                format!(
+                    "{times}{node} without {} (so the API server counts {} runs in all, derived \
+                     from the request-size limit)",
+                    b.keyword, b.size
+                )
+            } else {
+                let unit = match b.keyword {
+                    "maxLength" => "characters",
+                    "maxItems" => "items",
+                    _ => "properties",
+                };
+                format!(
+                    "{node} without {} (taken as {} {unit}, derived from the request-size limit)",
+                    b.keyword, b.size
+                )
+            }
+        })
+        .collect();
+    parts.join("; ")
 }
 
 fn share(cost: u64, limit: u64) -> f64 {

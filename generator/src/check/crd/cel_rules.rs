@@ -20,6 +20,11 @@ pub fn report(root: &Value) -> SchemaReport {
     check_schema(root, "openAPIV3Schema")
 }
 
+/// [`report`], with what bounds each expression's cost (for the cost report; slower).
+pub fn report_with_bounds(root: &Value) -> SchemaReport {
+    kube_markers_cel::check_schema_with_bounds(root, "openAPIV3Schema")
+}
+
 /// The CEL problems of one version's `openAPIV3Schema`.
 pub fn problems(root: &Value, fixes: Fixes) -> Vec<SchemaProblem> {
     let report = report(root);

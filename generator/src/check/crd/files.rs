@@ -97,6 +97,13 @@ pub fn check_file(path: &Path) -> FileReport {
 /// Checks one file; `required`: whether a file without CRDs is an error (a file given by
 /// name) or skipped (one found in a directory, such as a chart's other manifests).
 pub fn check_file_in(path: &Path, required: bool) -> FileReport {
+    check_file_with(path, required, false)
+}
+
+/// [`check_file_in`]; with `cost_bounds`, the cost report also says what bounds each
+/// expression ([`ExpressionCost::bounds`]), which compiles each expression again per list,
+/// map or string it may read.
+pub fn check_file_with(path: &Path, required: bool, cost_bounds: bool) -> FileReport {
     let file = path.display().to_string();
     let mut report = FileReport {
         file: file.clone(),
@@ -134,7 +141,7 @@ pub fn check_file_in(path: &Path, required: bool) -> FileReport {
                 && item["apiVersion"] == "apiextensions.k8s.io/v1"
             {
                 saw_crd = true;
-                report.crds.push(check_crd(item, i + 1));
+                report.crds.push(check_crd_with(item, i + 1, cost_bounds));
             }
         }
     }
@@ -148,6 +155,11 @@ pub fn check_file_in(path: &Path, required: bool) -> FileReport {
 
 /// The checks of one CRD.
 pub fn check_crd(crd: &Value, document: usize) -> CrdReport {
+    check_crd_with(crd, document, false)
+}
+
+/// [`check_crd`]; `cost_bounds` as for [`check_file_with`].
+pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport {
     let name = crd["metadata"]["name"]
         .as_str()
         .map_or_else(|| format!("document {document}"), str::to_string);
@@ -204,7 +216,12 @@ pub fn check_crd(crd: &Value, document: usize) -> CrdReport {
         for problem in super::check_version_as(version, Fixes::Yaml) {
             problems.push(format!("version {vname}: {problem}"));
         }
-        let report = cel_rules::report(&version["schema"]["openAPIV3Schema"]);
+        let schema = &version["schema"]["openAPIV3Schema"];
+        let report = if cost_bounds {
+            cel_rules::report_with_bounds(schema)
+        } else {
+            cel_rules::report(schema)
+        };
         costs.push(VersionCosts {
             version: vname,
             total: report.total,
