@@ -1,7 +1,8 @@
 //! A new user's CEL rules that kube-apiserver 1.37.2 refuses at CRD creation, written as
 //! `#[k8s(validation(...))]` in a workspace outside this one: `cargo run -p codegen` refuses
 //! each at its field with the API server's text and, for the one over the cost budget, the
-//! bound that fixes it; with that bound the run succeeds.
+//! bound that fixes it; with that bound the run succeeds, and, when the envtest assets are
+//! present, kube-apiserver 1.37.2 creates and establishes the CRD it wrote.
 
 #[allow(dead_code)] // shared with the other outside-workspace tests
 mod outside;
@@ -84,6 +85,15 @@ fn refused_rules_fail_the_run_naming_field_and_fix_and_the_fix_passes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let crd_dir = ws.join("rbac-out/crd");
+    let crd = crd_dir.join("cel.example.com_gadgets.yaml");
+    let text = std::fs::read_to_string(&crd).unwrap();
+    assert!(
+        text.contains(&format!("maxItems: {max}")),
+        "{}: {text}",
+        crd.display()
+    );
+    the_api_server_establishes(&crd_dir);
     // One more item than the bound is over budget again.
     std::fs::write(ws.join("my-operator/src/lib.rs"), lib(false, Some(max + 1))).unwrap();
     let out = run_generator(&ws, &[]);
@@ -92,4 +102,44 @@ fn refused_rules_fail_the_run_naming_field_and_fix_and_the_fix_passes() {
         !out.status.success() && stderr.contains("spec.xs: rule"),
         "{stderr}"
     );
+}
+
+/// kube-apiserver 1.37.2 and etcd: `KUBEBUILDER_ASSETS`, else the pinned build of
+/// `scripts/envtest-assets.sh` when it has been made; `None` when neither is there.
+fn envtest_assets() -> Option<std::path::PathBuf> {
+    if let Some(dir) = std::env::var_os("KUBEBUILDER_ASSETS") {
+        return Some(dir.into());
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../.assets/envtest/k8s-1.37.2-etcd-3.6.16");
+    dir.join("kube-apiserver").is_file().then_some(dir)
+}
+
+/// The CRDs of `dir` created on a real API server and established: the server compiled and
+/// costed every rule as the generator did.
+fn the_api_server_establishes(dir: &std::path::Path) {
+    let Some(assets) = envtest_assets() else {
+        eprintln!(
+            "SKIPPED: the envtest assets are absent (scripts/envtest-assets.sh builds them, or set \
+             KUBEBUILDER_ASSETS): the fixed CRD is not created on kube-apiserver"
+        );
+        return;
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let env = kube_markers_envtest::Envtest::builder()
+            .assets(assets)
+            .start()
+            .await
+            .unwrap_or_else(|e| panic!("envtest: {e}"));
+        let applied = env
+            .apply_dir(dir)
+            .await
+            .unwrap_or_else(|e| panic!("kube-apiserver refused {}: {e}", dir.display()));
+        assert_eq!(applied.len(), 1, "{applied:?}");
+    });
 }
