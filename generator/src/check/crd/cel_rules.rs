@@ -26,11 +26,16 @@ pub fn report_with_bounds(root: &Value) -> SchemaReport {
 }
 
 /// The CEL problems of one version's `openAPIV3Schema`.
+#[cfg(test)]
 pub fn problems(root: &Value, fixes: Fixes) -> Vec<SchemaProblem> {
-    let report = report(root);
+    problems_of(&report(root), fixes)
+}
+
+/// The problems of a report, each at its node, with its fix spelled as `fixes` says.
+pub fn problems_of(report: &SchemaReport, fixes: Fixes) -> Vec<SchemaProblem> {
     report
         .problems
-        .into_iter()
+        .iter()
         .map(|p| {
             let (node, what) = split(&p.path);
             let subject = match (&p.expression, what) {

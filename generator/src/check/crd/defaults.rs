@@ -179,19 +179,33 @@ fn to_json_schema(node: &mut Value) {
     }
 }
 
+/// Validators by the text of their node: a CRD's versions, and CRDs sharing types, repeat
+/// nodes, and building a validator (its regexes above all) costs far more than using one.
+type Validators = std::collections::HashMap<String, Option<std::rc::Rc<jsonschema::Validator>>>;
+
+thread_local! {
+    static VALIDATORS: std::cell::RefCell<Validators> = Default::default();
+}
+
 fn openapi_errors(default: &Value, node: &Map<String, Value>) -> Vec<String> {
-    let mut schema = Value::Object(node.clone());
-    to_json_schema(&mut schema);
-    let mut options = jsonschema::draft4::options()
-        // RE2, as the API server's Go regexp, rather than a backtracking engine.
-        .with_pattern_options(jsonschema::PatternOptions::regex())
-        .should_validate_formats(true);
-    for name in FORMATS {
-        options = options.with_format(format_name(name), |value: &str| {
-            !super::formats::refused(name, value)
-        });
-    }
-    let Ok(validator) = options.build(&schema) else {
+    let key = serde_json::to_string(node).expect("a JSON node serializes");
+    let cached = VALIDATORS.with(|v| v.borrow().get(&key).cloned());
+    let validator = match cached {
+        Some(v) => v,
+        None => {
+            let built = build_validator(node).map(std::rc::Rc::new);
+            VALIDATORS.with(|v| {
+                let mut v = v.borrow_mut();
+                // Bounded, for a process that checks many unrelated CRDs.
+                if v.len() >= 4096 {
+                    v.clear();
+                }
+                v.insert(key, built.clone());
+            });
+            built
+        }
+    };
+    let Some(validator) = validator else {
         // A node the validator cannot read (a pattern outside its regex dialect): the API
         // server is the judge, not us.
         return Vec::new();
@@ -203,6 +217,21 @@ fn openapi_errors(default: &Value, node: &Map<String, Value>) -> Vec<String> {
             format!("{}{message}", location(e.instance_path().as_str()))
         })
         .collect()
+}
+
+fn build_validator(node: &Map<String, Value>) -> Option<jsonschema::Validator> {
+    let mut schema = Value::Object(node.clone());
+    to_json_schema(&mut schema);
+    let mut options = jsonschema::draft4::options()
+        // RE2, as the API server's Go regexp, rather than a backtracking engine.
+        .with_pattern_options(jsonschema::PatternOptions::regex())
+        .should_validate_formats(true);
+    for name in FORMATS {
+        options = options.with_format(format_name(name), |value: &str| {
+            !super::formats::refused(name, value)
+        });
+    }
+    options.build(&schema).ok()
 }
 
 /// The node's CEL rules (and those below it) evaluated on the default, with the default as the

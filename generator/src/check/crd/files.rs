@@ -10,6 +10,7 @@
 
 use super::cel_rules::{self, Fixes};
 use kube_markers_cel::{ExpressionCost, PER_SCHEMA_LIMIT};
+use kube_markers_registry::crd::SchemaProblem;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -198,6 +199,9 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
     }
     let mut seen = Vec::new();
     let mut costs = Vec::new();
+    // The verdicts on versions already checked, by everything the checks read of a version:
+    // a CRD's versions often share one schema (v1 and v1beta1 of Gateway API's kinds).
+    let mut checked: Vec<(String, Vec<SchemaProblem>, kube_markers_cel::SchemaReport)> = Vec::new();
     for (i, version) in versions.iter().enumerate() {
         let vname = version["name"].as_str().unwrap_or_default().to_string();
         if seen.contains(&vname) {
@@ -213,15 +217,25 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
             ));
             continue;
         }
-        for problem in super::check_version_as(version, Fixes::Yaml) {
+        let cel: fn(&Value) -> kube_markers_cel::SchemaReport = if cost_bounds {
+            cel_rules::report_with_bounds
+        } else {
+            cel_rules::report
+        };
+        let key = checked_parts(version);
+        let (version_problems, report) = match checked.iter().find(|(k, ..)| *k == key) {
+            Some((_, p, r)) => (p.clone(), r.clone()),
+            None => {
+                let (p, r) = super::check_version_reporting(version, Fixes::Yaml, cel);
+                // A schema with structural problems still gets its cost report.
+                let r = r.unwrap_or_else(|| cel(&version["schema"]["openAPIV3Schema"]));
+                checked.push((key, p.clone(), r.clone()));
+                (p, r)
+            }
+        };
+        for problem in version_problems {
             problems.push(format!("version {vname}: {problem}"));
         }
-        let schema = &version["schema"]["openAPIV3Schema"];
-        let report = if cost_bounds {
-            cel_rules::report_with_bounds(schema)
-        } else {
-            cel_rules::report(schema)
-        };
         costs.push(VersionCosts {
             version: vname,
             total: report.total,
@@ -234,6 +248,24 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
         problems,
         versions: costs,
     }
+}
+
+/// What the version checks read of a version, as text: all of it but its name and serving
+/// flags, which they do not read.
+fn checked_parts(version: &Value) -> String {
+    let mut parts = version.clone();
+    if let Some(map) = parts.as_object_mut() {
+        for key in [
+            "name",
+            "served",
+            "storage",
+            "deprecated",
+            "deprecationWarning",
+        ] {
+            map.remove(key);
+        }
+    }
+    serde_json::to_string(&parts).expect("a JSON value serializes")
 }
 
 /// Unquoted keys kubectl reads as YAML 1.1 booleans (`n:` becomes the property `false`).

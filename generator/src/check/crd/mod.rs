@@ -11,6 +11,7 @@ mod formats;
 
 pub use cel_rules::Fixes;
 
+use kube_markers_cel::SchemaReport;
 use kube_markers_core::cel;
 use kube_markers_core::schema::satisfiable;
 use kube_markers_registry::crd::SchemaProblem;
@@ -449,12 +450,26 @@ pub fn check_version(version: &Value) -> Vec<SchemaProblem> {
 
 /// [`check_version`], with fixes of over-budget rules spelled as `fixes` says.
 pub fn check_version_as(version: &Value, fixes: Fixes) -> Vec<SchemaProblem> {
+    check_version_reporting(version, fixes, cel_rules::report).0
+}
+
+/// [`check_version_as`], with the CEL report `cel_check` made of the schema (`None` when
+/// structural problems stopped it), so that a cost report does not type-check and cost every
+/// rule again.
+pub fn check_version_reporting(
+    version: &Value,
+    fixes: Fixes,
+    cel_check: fn(&Value) -> SchemaReport,
+) -> (Vec<SchemaProblem>, Option<SchemaReport>) {
     let root = &version["schema"]["openAPIV3Schema"];
     let mut problems = check_schema(root);
+    let mut report = None;
     // As the API server, type-check and cost the rules only of a schema without structural
     // problems: an invalid schema has no dependable CEL types.
     if problems.is_empty() {
-        problems.extend(cel_rules::problems(root, fixes));
+        let cel_report = cel_check(root);
+        problems.extend(cel_rules::problems_of(&cel_report, fixes));
+        report = Some(cel_report);
     }
     for column in version["additionalPrinterColumns"]
         .as_array()
@@ -521,7 +536,7 @@ pub fn check_version_as(version: &Value, fixes: Fixes) -> Vec<SchemaProblem> {
             }
         }
     }
-    problems
+    (problems, report)
 }
 
 #[cfg(test)]
