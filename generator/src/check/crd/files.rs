@@ -187,7 +187,7 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
     if !matches!(spec["scope"].as_str(), Some("Namespaced" | "Cluster")) {
         problems.push("spec.scope: must be `Namespaced` or `Cluster`".into());
     }
-    let versions = spec["versions"].as_array().cloned().unwrap_or_default();
+    let versions: &[Value] = spec["versions"].as_array().map_or(&[], Vec::as_slice);
     if versions.is_empty() {
         problems.push("spec.versions: must have at least one version".into());
     }
@@ -253,18 +253,19 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
 /// What the version checks read of a version, as text: all of it but its name and serving
 /// flags, which they do not read.
 fn checked_parts(version: &Value) -> String {
-    let mut parts = version.clone();
-    if let Some(map) = parts.as_object_mut() {
-        for key in [
-            "name",
-            "served",
-            "storage",
-            "deprecated",
-            "deprecationWarning",
-        ] {
-            map.remove(key);
-        }
-    }
+    const UNREAD: [&str; 5] = [
+        "name",
+        "served",
+        "storage",
+        "deprecated",
+        "deprecationWarning",
+    ];
+    let parts: std::collections::BTreeMap<&String, &Value> = version
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| !UNREAD.contains(&k.as_str()))
+        .collect();
     serde_json::to_string(&parts).expect("a JSON value serializes")
 }
 
