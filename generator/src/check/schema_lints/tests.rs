@@ -408,6 +408,14 @@ fn allows_are_placed_at_their_paths() {
     types[0].allows.push(allow("scope", 9));
     types[0].fields[5].allows.push(allow("maxItems", 16)); // spec.ports
     types[1].allows.push(allow("existingFieldRemoval", 29)); // Port at spec.ports[*]
+    // An enum's allows stand where its values are.
+    let mut mode = record(SchemaTypeKind::Enum, "Mode", 50, vec![]);
+    mode.allows.push(allow("enum", 49));
+    types.push(mode);
+    types[0].fields.push(field("mode", "mode", "Mode", 18));
+    let mut schema = schema;
+    schema["properties"]["spec"]["properties"]["mode"] =
+        json!({"type": "string", "enum": ["A", "B"]});
     let mut crd = the_crd();
     crd.spec.versions[0].schema =
         Some(serde_json::from_value(json!({"openAPIV3Schema": schema})).unwrap());
@@ -415,7 +423,7 @@ fn allows_are_placed_at_their_paths() {
     let refs: Vec<&SchemaType> = types.iter().collect();
     let mut walker = walk::Walker::new(&refs, None);
     walker.crd(&entry, &crd);
-    let placed: Vec<(Option<String>, String, String, u32)> = walker
+    let mut placed: Vec<(Option<String>, String, String, u32)> = walker
         .allows
         .iter()
         .map(|a| {
@@ -427,10 +435,12 @@ fn allows_are_placed_at_their_paths() {
             )
         })
         .collect();
+    placed.sort();
     assert_eq!(
         placed,
         [
             (None, "scope".into(), "WidgetSpec".into(), 9),
+            (Some("spec.mode".into()), "enum".into(), "Mode".into(), 49),
             (
                 Some("spec.ports".into()),
                 "maxItems".into(),

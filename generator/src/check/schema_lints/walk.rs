@@ -63,6 +63,8 @@ pub(super) fn lint_crd(
 struct Owner<'t> {
     ty: &'t SchemaType,
     field: Option<&'t SchemaField>,
+    /// The recorded enum the field's value is, at the node of that value: its allows count.
+    value_enum: Option<&'t SchemaType>,
 }
 
 impl<'t> Owner<'t> {
@@ -75,7 +77,9 @@ impl<'t> Owner<'t> {
 
     fn allows(&self, lint: SchemaLint) -> bool {
         let named = |allows: &[SchemaAllow]| allows.iter().any(|a| a.name == lint.name());
-        named(&self.ty.allows) || self.field.is_some_and(|f| named(&f.allows))
+        named(&self.ty.allows)
+            || self.field.is_some_and(|f| named(&f.allows))
+            || self.value_enum.is_some_and(|e| named(&e.allows))
     }
 }
 
@@ -141,6 +145,7 @@ impl<'t> Walker<'t> {
             let kind_owner = Owner {
                 ty: kind,
                 field: None,
+                value_enum: None,
             };
             let status_subresource = version
                 .subresources
@@ -200,9 +205,11 @@ impl<'t> Walker<'t> {
         };
         let required = required(node);
         for (name, child) in props {
-            let owner = self
-                .property_owner(ty, name)
-                .unwrap_or(Owner { ty, field: None });
+            let owner = self.property_owner(ty, name).unwrap_or(Owner {
+                ty,
+                field: None,
+                value_enum: None,
+            });
             let child_path = format!("{path}.{name}");
             if let Some(field) = owner.field {
                 for allow in &field.allows {
@@ -215,7 +222,7 @@ impl<'t> Walker<'t> {
                     });
                 }
             }
-            self.property(name, child, &child_path, owner);
+            self.property(name, &child_path, owner);
             if status {
                 self.status_child(
                     name,
@@ -263,6 +270,7 @@ impl<'t> Walker<'t> {
             return Some(Owner {
                 ty,
                 field: Some(field),
+                value_enum: None,
             });
         }
         if depth > 8 {
@@ -292,7 +300,7 @@ impl<'t> Walker<'t> {
     }
 
     /// The checks of a property's name.
-    fn property(&mut self, name: &str, _node: &Value, path: &str, owner: Owner<'t>) {
+    fn property(&mut self, name: &str, path: &str, owner: Owner<'t>) {
         if !is_camel_case(name) {
             self.warn(
                 SchemaLint::Jsontags,
@@ -366,7 +374,19 @@ impl<'t> Walker<'t> {
 
     /// The checks of a node's value, then its items, map values and (for a recorded type)
     /// its properties.
-    fn value(&mut self, node: &Value, path: &str, owner: Owner<'t>) {
+    fn value(&mut self, node: &Value, path: &str, mut owner: Owner<'t>) {
+        let innermost = !node.get("items").is_some_and(Value::is_object)
+            && !node
+                .get("additionalProperties")
+                .is_some_and(Value::is_object);
+        if innermost
+            && let Some(field) = owner.field
+            && let Some(enum_ty) = self.enum_named(&field.inner, owner.ty)
+        {
+            // An enum's allows stand where its values are (`enum`: a value removed).
+            self.type_allows(enum_ty, path);
+            owner.value_enum = Some(enum_ty);
+        }
         let ty = node.get("type").and_then(Value::as_str);
         let int_or_string = node.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
         match ty {
@@ -456,7 +476,7 @@ impl<'t> Walker<'t> {
     /// properties: of `from`'s crate first, then any; of `from`'s module when several fit.
     fn resolve(&self, name: &str, from: &'t SchemaType, node: &Value) -> Option<&'t SchemaType> {
         let props = properties(node)?;
-        let fits = |t: &&&SchemaType| {
+        let fits = |t: &&SchemaType| {
             t.source.item == name
                 && t.kind != SchemaTypeKind::Enum
                 && t.fields
@@ -470,7 +490,7 @@ impl<'t> Walker<'t> {
                             .any(|f| !f.skip && f.json_name.as_deref() == Some(k))
                     }))
         };
-        let candidates: Vec<&'t SchemaType> = self.types.iter().filter(fits).copied().collect();
+        let candidates: Vec<&'t SchemaType> = self.types.iter().copied().filter(fits).collect();
         let crate_of = |t: &SchemaType| t.source.crate_name().to_string();
         let same_crate: Vec<&'t SchemaType> = candidates
             .iter()
@@ -489,6 +509,32 @@ impl<'t> Walker<'t> {
                 .iter()
                 .copied()
                 .find(|t| t.source.module_path == from.source.module_path),
+        }
+    }
+
+    /// The recorded enum named `name`, as seen from `from` (its crate's first).
+    fn enum_named(&self, name: &str, from: &'t SchemaType) -> Option<&'t SchemaType> {
+        let named: Vec<&'t SchemaType> = self
+            .types
+            .iter()
+            .copied()
+            .filter(|t| t.kind == SchemaTypeKind::Enum && t.source.item == name)
+            .collect();
+        let crate_of = |t: &SchemaType| t.source.crate_name().to_string();
+        match named.as_slice() {
+            [one] => Some(one),
+            several => several
+                .iter()
+                .copied()
+                .find(|t| t.source.module_path == from.source.module_path)
+                .or_else(|| {
+                    let mut same = several
+                        .iter()
+                        .copied()
+                        .filter(|t| crate_of(t) == crate_of(from));
+                    let first = same.next();
+                    first.filter(|_| same.next().is_none())
+                }),
         }
     }
 
