@@ -24,14 +24,15 @@ pub fn expand_schema(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     match syn::parse2::<syn::Item>(item.clone()) {
         Ok(mut parsed) => {
-            let record;
-            if has_k8s(&parsed) && !derives(item_attrs(&parsed)).contains(&"JsonSchema".into()) {
+            let record = if has_k8s(&parsed)
+                && !derives(item_attrs(&parsed)).contains(&"JsonSchema".into())
+            {
                 derive_ran_first(&mut parsed, "schema", "#[derive(JsonSchema)]", &mut cx);
-                record = TokenStream::new();
+                TokenStream::new()
             } else {
                 let read = rewrite_item(&mut parsed, AllowPlace::Type, &mut cx);
-                record = super::record::schema_type_record(&parsed, read, None);
-            }
+                super::record::schema_type_record(&parsed, read, None)
+            };
             finish(quote!(#parsed #record), cx)
         }
         Err(e) => {

@@ -322,7 +322,7 @@ fn statussubresource_and_a_status_in_spec() {
     let found = lint_schema(
         root(spec.clone(), None),
         true,
-        &[kind.clone()],
+        std::slice::from_ref(&kind),
         &LintLevels::default(),
     );
     assert_eq!(

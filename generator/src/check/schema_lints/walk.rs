@@ -417,15 +417,13 @@ impl<'t> Walker<'t> {
                 path,
                 "a boolean: use an enum of named values".into(),
             ),
-            Some("string") => {
-                if node.get("maxLength").is_none() && node.get("enum").is_none() {
-                    self.warn(
-                        SchemaLint::Maxlength,
-                        owner,
-                        path,
-                        "a string without maxLength: add #[k8s(max_length = N)]".into(),
-                    );
-                }
+            Some("string") if node.get("maxLength").is_none() && node.get("enum").is_none() => {
+                self.warn(
+                    SchemaLint::Maxlength,
+                    owner,
+                    path,
+                    "a string without maxLength: add #[k8s(max_length = N)]".into(),
+                );
             }
             Some("array") => {
                 if node.get("x-kubernetes-list-type").is_none() {
