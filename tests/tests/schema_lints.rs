@@ -34,6 +34,9 @@ pub struct WidgetSpec {
     pub allowed_bytes: u32,
     #[serde(rename = "enabled")]
     pub enabled: bool,
+    pub status: Option<String>,
+    #[serde(rename = "createdTimestamp")]
+    pub created_timestamp: Option<String>,
 }
 
 #[kube_markers::schema]
@@ -57,6 +60,38 @@ pub struct Extra {
 pub struct WidgetStatus {
     pub phase: String,
     pub conditions: Option<Vec<Condition>>,
+}
+
+/// A well-formed kind: silent, even with the lints that are off by default on.
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "example.com", version = "v1", kind = "Gadget", namespaced, status = "GadgetStatus")]
+#[serde(rename_all = "camelCase")]
+pub struct GadgetSpec {
+    #[k8s(max_length = 63)]
+    pub display_name: String,
+    #[k8s(list_type = "map", list_map_keys = ["name"], max_items = 8)]
+    pub ports: Vec<GadgetPort>,
+}
+
+#[kube_markers::schema]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GadgetPort {
+    #[k8s(max_length = 15)]
+    pub name: String,
+    pub port_number: i32,
+}
+
+#[kube_markers::schema]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GadgetStatus {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[k8s(list_type = "map", list_map_keys = ["type"], max_items = 16)]
+    pub conditions: Vec<Condition>,
+    #[serde(default)]
+    pub observed_generation: i64,
 }
 "#;
 
@@ -120,6 +155,11 @@ fn each_lint_fires_at_the_field_and_allow_and_the_configuration_silence_it() {
             format!("{crd} spec.extra_flag: an integer of format `int8` (i8)"),
         ),
         (
+            "statussubresource",
+            at("pub status", "WidgetSpec.status"),
+            format!("{crd} spec.status: a `status` field in spec is part of the spec"),
+        ),
+        (
             "nophase",
             at("pub phase", "WidgetStatus.phase"),
             format!("{crd} status.phase: property `phase` is a phase"),
@@ -149,6 +189,7 @@ fn each_lint_fires_at_the_field_and_allow_and_the_configuration_silence_it() {
     assert!(!text.contains("spec.ports[*].names"), "{text}");
     // Off by default: nobools.
     assert!(!text.contains("warning[nobools]"), "{text}");
+    assert!(!text.contains("gadgets.example.com"), "{text}");
 
     let denied = run_built_generator(&ws, &["--check", "--deny-warnings"]);
     let denied_text = String::from_utf8_lossy(&denied.stderr);
@@ -165,7 +206,8 @@ fn each_lint_fires_at_the_field_and_allow_and_the_configuration_silence_it() {
     let manifest = ws.join("Cargo.toml");
     let mut cargo = std::fs::read_to_string(&manifest).unwrap();
     cargo.push_str(
-        "\n[workspace.metadata.kube-markers.lints]\nintegers = \"off\"\nnobools = \"warn\"\n",
+        "\n[workspace.metadata.kube-markers.lints]\nintegers = \"off\"\nnobools = \"warn\"\n\
+         maxlength = \"warn\"\nnomaps = \"warn\"\nnotimestamp = \"warn\"\n",
     );
     write(&manifest, &cargo);
     let out = run_built_generator(&ws, &[]);
@@ -177,6 +219,24 @@ fn each_lint_fires_at_the_field_and_allow_and_the_configuration_silence_it() {
         at("pub enabled", "WidgetSpec.enabled")
     );
     assert!(text.contains(&bools), "{bools}\n---\n{text}");
+    for expected in [
+        format!(
+            "warning[nomaps]: {}: {crd} spec.limits: a map whose values are not strings",
+            at("pub limits", "WidgetSpec.limits")
+        ),
+        format!(
+            "warning[notimestamp]: {}: {crd} spec.createdTimestamp: property \
+             `createdTimestamp`: name it `createdTime`",
+            at("pub created_timestamp", "WidgetSpec.created_timestamp")
+        ),
+        format!(
+            "warning[maxlength]: {}: {crd} spec.createdTimestamp: a string without maxLength",
+            at("pub created_timestamp", "WidgetSpec.created_timestamp")
+        ),
+    ] {
+        assert!(text.contains(&expected), "{expected}\n---\n{text}");
+    }
+    assert!(!text.contains("gadgets.example.com"), "{text}");
 
     // A misspelt lint is an error naming the file.
     write(&manifest, &cargo.replace("nobools = ", "nobool = "));
