@@ -187,7 +187,8 @@ pub const COMPAT_CHECKS: [&str; 18] = [
 ];
 
 /// The names that only make sense on the kind (the `#[kube_markers::crd]` struct).
-pub const KIND_ONLY: [&str; 3] = ["scope", "storedVersionRemoval", "statussubresource"];
+/// (`statussubresource` also fires on a `status` field of the spec, where it may be allowed.)
+pub const KIND_ONLY: [&str; 2] = ["scope", "storedVersionRemoval"];
 
 /// Every name `#[k8s(allow(...))]` accepts: the lints, then the compatibility checks.
 pub fn allow_names() -> Vec<&'static str> {
