@@ -41,10 +41,31 @@ pub struct WidgetStatus {
     pub phase: Option<String>,
 }
 
+/// A generic struct and a tuple struct register their records too.
+#[kube_markers::schema]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+pub struct Wrapper<T> {
+    #[k8s(allow(jsontags, reason = "generic"))]
+    pub inner_value: Option<T>,
+}
+
+#[kube_markers::schema]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+pub struct Pair(pub i32, #[k8s(allow(integers, reason = "a tuple field"))] pub u8);
+
 fn main() {
     let types = schema_types();
     let names: Vec<&str> = types.iter().map(|t| &*t.source.item).collect();
-    assert_eq!(names, ["WidgetSpec", "Part", "Extra", "WidgetStatus"]);
+    assert_eq!(
+        names,
+        ["WidgetSpec", "Part", "Extra", "WidgetStatus", "Wrapper", "Pair"]
+    );
+    let inner = &types[4].fields[0];
+    assert_eq!((&*inner.inner, inner.json_name.as_deref()), ("T", Some("inner_value")));
+    let pair = &types[5];
+    assert_eq!(pair.fields.len(), 2);
+    assert_eq!((&*pair.fields[1].rust_name, pair.fields[1].json_name.as_deref()), ("1", None));
+    assert_eq!(pair.fields[1].allows[0].name, "integers");
     let spec = types[0];
     assert_eq!(spec.kind, SchemaTypeKind::Crd);
     assert_eq!(spec.status.as_deref(), Some("WidgetStatus"));
