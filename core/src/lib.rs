@@ -23,6 +23,7 @@
 pub mod lints;
 pub mod model;
 pub mod record;
+pub mod schema_types;
 
 #[cfg(feature = "parse")]
 pub mod args;

@@ -80,6 +80,9 @@ pub enum Error {
         /// The command that rebuilds the generator (`cargo run -p codegen`).
         rerun: String,
     },
+    /// `[workspace.metadata.kube-markers.lints]` cannot be read.
+    #[error(transparent)]
+    LintConfig(crate::schema_lints::ConfigError),
     /// Nothing was linked.
     #[error(
         "no #[rbac], #[crd] or #[webhook] entries are linked into this generator: name the crates \
@@ -192,6 +195,8 @@ fn counted<T: std::error::Error>(items: &[T], heading: &str) -> String {
 pub enum Denied {
     /// A lint no `allow(...)` accepts.
     Lint(lints::LintWarning),
+    /// An API-convention lint no `#[k8s(allow(...))]` accepts.
+    SchemaLint(crate::schema_lints::SchemaLintWarning),
     /// A warning of the run.
     Warning(Warning),
 }
@@ -200,6 +205,7 @@ impl std::fmt::Display for Denied {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Denied::Lint(lint) => lint.fmt(f),
+            Denied::SchemaLint(lint) => lint.fmt(f),
             Denied::Warning(warning) => write!(f, "warning: {warning}"),
         }
     }

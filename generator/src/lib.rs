@@ -39,7 +39,7 @@ mod warning;
 #[doc(inline)]
 pub use kube_markers_rbac as rbac;
 
-pub use check::{crosscheck, lints};
+pub use check::{crosscheck, lints, schema_lints};
 pub use cli::generate::{Command, Options, TargetProblem, UsageError, help};
 pub(crate) use error::with_sources;
 pub use error::{Denied, Error, IoAction, ScanError};

@@ -194,6 +194,11 @@ pub(crate) fn generate_and_write(
     }
     let header = read_header(opts)?;
     let lint_warnings = lints::check_entries(inputs.rbac, &opts.role_name);
+    let schema_lint_warnings = crate::schema_lints::check(
+        inputs.crds,
+        &registry::schema_types(),
+        &schema_lint_levels(metadata.as_ref())?,
+    );
     timings.lap("lints");
 
     let mut made = Made {
@@ -261,11 +266,14 @@ pub(crate) fn generate_and_write(
     )?;
     warnings.extend(plan.warnings.drain(..).map(Warning::Files));
     timings.lap("bundle + plan");
-    if opts.deny_warnings && !(lint_warnings.is_empty() && warnings.is_empty()) {
+    if opts.deny_warnings
+        && !(lint_warnings.is_empty() && schema_lint_warnings.is_empty() && warnings.is_empty())
+    {
         let denied = lint_warnings
             .iter()
             .cloned()
             .map(Denied::Lint)
+            .chain(schema_lint_warnings.iter().cloned().map(Denied::SchemaLint))
             .chain(warnings.iter().cloned().map(Denied::Warning))
             .collect();
         return Err(Error::DeniedWarnings(denied));
@@ -295,8 +303,25 @@ pub(crate) fn generate_and_write(
         files,
         warnings,
         lints: lint_warnings,
+        schema_lints: schema_lint_warnings,
         summary,
     })
+}
+
+/// The API-convention lints the workspace's `[workspace.metadata.kube-markers.lints]` turns on
+/// (the defaults without a workspace: `--no-scan`).
+fn schema_lint_levels(
+    metadata: Option<&cargo_metadata::Metadata>,
+) -> Result<crate::schema_lints::LintLevels, Error> {
+    let Some(metadata) = metadata else {
+        return Ok(Default::default());
+    };
+    let manifest = metadata.workspace_root.join("Cargo.toml");
+    crate::schema_lints::LintLevels::from_metadata(
+        &metadata.workspace_metadata["kube-markers"]["lints"],
+        manifest.as_str(),
+    )
+    .map_err(Error::LintConfig)
 }
 
 /// The directories the generator keeps tidy: `--out` and `--crd-out` even when nothing goes

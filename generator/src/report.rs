@@ -14,6 +14,9 @@ pub struct Report {
     pub warnings: Vec<Warning>,
     /// What the lints found in the `#[rbac]` attributes (those no `allow(...)` accepts).
     pub lints: Vec<lints::LintWarning>,
+    /// What the API-convention lints found in the CRD types (those no `#[k8s(allow(...))]`
+    /// accepts).
+    pub schema_lints: Vec<crate::schema_lints::SchemaLintWarning>,
     /// Summary of what the role file contains.
     pub summary: String,
 }
@@ -46,6 +49,9 @@ pub(crate) fn print_report(report: &Report, opts: &Options) -> bool {
         text.clear();
     };
     for lint in &report.lints {
+        let _ = writeln!(text, "{lint}");
+    }
+    for lint in &report.schema_lints {
         let _ = writeln!(text, "{lint}");
     }
     for w in &report.warnings {

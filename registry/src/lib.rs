@@ -16,6 +16,7 @@
 
 pub mod conversion;
 pub mod crd;
+pub mod schema_types;
 pub mod webhook;
 
 use kube_markers_core::record::RbacRecordData;
@@ -29,6 +30,7 @@ pub use kube_markers_core::model::{
 use kube_markers_core::record;
 
 pub use conversion::{CONVERSION_ENTRIES, ConversionEntry, ConvertFn, conversion_entries};
+pub use schema_types::{SCHEMA_TYPE_RECORDS, SchemaTypeRecord, schema_types};
 
 /// One `#[rbac(...)]` attribute, exactly as validated at compile time: its marker, where it
 /// stands and its arguments' text.
@@ -190,6 +192,7 @@ expect_plain_section!(CRD_ENTRIES);
 expect_plain_section!(CONVERSION_ENTRIES);
 expect_plain_section!(WEBHOOK_RECORDS);
 expect_plain_section!(WEBHOOK_CONFIGURATION_RECORDS);
+expect_plain_section!(SCHEMA_TYPE_RECORDS);
 
 /// The crates named by `kube_markers::link!`, so errors can say which ones are.
 #[distributed_slice]

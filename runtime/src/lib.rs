@@ -285,5 +285,6 @@ pub mod __private {
         RBAC_RECORDS, RbacRecord, WEBHOOK_CONFIGURATION_RECORDS, WEBHOOK_RECORDS,
         WebhookConfigurationRecord, WebhookRecord,
     };
+    pub use kube_markers_registry::{SCHEMA_TYPE_RECORDS, SchemaTypeRecord};
     pub use linkme;
 }

@@ -1,6 +1,7 @@
 //! `#[kube_markers::crd]` and `#[kube_markers::schema]`: `#[k8s(...)]` → schemars transforms,
 //! plus (for `crd`) the registry entry of the custom resource.
 
+use super::allow::{self, AllowPlace};
 use super::patch::Patch;
 use super::rules::{immutable_once_set_rule, one_of_rule, rule_property};
 use super::shape::{Shape, item_type, shape_of, strip_wrappers};
@@ -8,6 +9,7 @@ use super::vocabulary::{self, FieldFlags, OneOf, Parsed, Place};
 use crate::args::{Arg, ArgValue, KeySpec, KeyTable, Value, parse_args};
 use crate::ctxt::Ctxt;
 use crate::names::fields::{apply_rename_all, conditional_naming, serde_has, serde_str};
+use crate::schema_types::SchemaAllow;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
@@ -22,12 +24,16 @@ pub fn expand_schema(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     match syn::parse2::<syn::Item>(item.clone()) {
         Ok(mut parsed) => {
-            if has_k8s(&parsed) && !derives(item_attrs(&parsed)).contains(&"JsonSchema".into()) {
+            let record = if has_k8s(&parsed)
+                && !derives(item_attrs(&parsed)).contains(&"JsonSchema".into())
+            {
                 derive_ran_first(&mut parsed, "schema", "#[derive(JsonSchema)]", &mut cx);
+                TokenStream::new()
             } else {
-                rewrite_item(&mut parsed, &mut cx);
-            }
-            finish(quote!(#parsed), cx)
+                let read = rewrite_item(&mut parsed, AllowPlace::Type, &mut cx);
+                super::record::schema_type_record(&parsed, read, None)
+            };
+            finish(quote!(#parsed #record), cx)
         }
         Err(e) => {
             cx.push(e);
@@ -55,6 +61,8 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let root = root_type(&parsed.attrs, parsed.ident.span(), &mut cx);
+    let status = super::record::status_type(&parsed.attrs);
+    let mut record = TokenStream::new();
     let mut as_item = syn::Item::Struct(parsed.clone());
     let derived = derives(&parsed.attrs);
     let has_kube = parsed.attrs.iter().any(|a| a.path().is_ident("kube"));
@@ -68,13 +76,14 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
             &mut cx,
         );
     } else {
-        rewrite_item(&mut as_item, &mut cx);
+        let read = rewrite_item(&mut as_item, AllowPlace::Kind, &mut cx);
+        record = super::record::schema_type_record(&as_item, read, Some(status));
     }
     if let syn::Item::Struct(s) = as_item {
         parsed = s;
     }
     let Some(root) = root else {
-        return finish(quote!(#parsed), cx);
+        return finish(quote!(#parsed #record), cx);
     };
     let storage = crd_args.storage;
     let root_patch = crd_args.root.to_json();
@@ -98,7 +107,7 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
             #entry
         };
     };
-    finish(quote!(#parsed #registration), cx)
+    finish(quote!(#parsed #registration #record), cx)
 }
 
 /// The names of the derive macros still listed on the item (the last segment of each path).
@@ -351,6 +360,15 @@ struct FieldInfo {
     flatten: bool,
     /// `#[serde(skip)]`: never in the object.
     skip: bool,
+    /// Its `#[k8s(allow(...))]`s.
+    allows: Vec<SchemaAllow>,
+}
+
+/// What [`rewrite_item`] read of the item for its registry record: the allows of the type
+/// and of each field (of a struct), in order.
+pub(super) struct ReadAllows {
+    pub(super) type_allows: Vec<SchemaAllow>,
+    pub(super) field_allows: Vec<Vec<SchemaAllow>>,
 }
 
 /// What the struct's serde attributes say about every field.
@@ -360,22 +378,27 @@ struct ContainerSerde {
     default: bool,
 }
 
-fn rewrite_item(item: &mut syn::Item, cx: &mut Ctxt) {
+fn rewrite_item(item: &mut syn::Item, place: AllowPlace, cx: &mut Ctxt) -> Option<ReadAllows> {
     match item {
-        syn::Item::Struct(s) => rewrite_struct(s, cx),
-        syn::Item::Enum(e) => rewrite_enum(e, cx),
+        syn::Item::Struct(s) => Some(rewrite_struct(s, place, cx)),
+        syn::Item::Enum(e) => Some(ReadAllows {
+            type_allows: rewrite_enum(e, cx),
+            field_allows: Vec::new(),
+        }),
         other => {
             cx.error_at(
                 first_span(&quote!(#other)),
                 "#[kube_markers::schema] goes on the structs and enums of a CRD's schema",
             );
+            None
         }
     }
 }
 
 /// An enum takes markers on itself and on the fields of its variants, not on the variants.
-fn rewrite_enum(e: &mut syn::ItemEnum, cx: &mut Ctxt) {
-    let (args, span) = take_k8s(&mut e.attrs, cx);
+fn rewrite_enum(e: &mut syn::ItemEnum, cx: &mut Ctxt) -> Vec<SchemaAllow> {
+    let (mut args, span) = take_k8s(&mut e.attrs, cx);
+    let allows = allow::parse_allows(&allow::take_allows(&mut args), AllowPlace::Type, cx);
     for variant in &mut e.variants {
         let (vargs, vspan) = take_k8s(&mut variant.attrs, cx);
         if let (false, Some(vspan)) = (vargs.is_empty(), vspan) {
@@ -395,11 +418,17 @@ fn rewrite_enum(e: &mut syn::ItemEnum, cx: &mut Ctxt) {
             e.attrs.push(transform_attr(&parsed.patch, span));
         }
     }
+    allows
 }
 
 /// The field of an enum variant takes the markers of its own schema only.
 fn rewrite_variant_field(field: &mut syn::Field, cx: &mut Ctxt) {
-    let (args, span) = take_k8s(&mut field.attrs, cx);
+    let (mut args, span) = take_k8s(&mut field.attrs, cx);
+    allow::reject_allows(
+        &allow::take_allows(&mut args),
+        "on the fields of enum variants; put it on the enum",
+        cx,
+    );
     let (false, Some(span)) = (args.is_empty(), span) else {
         return;
     };
@@ -447,13 +476,14 @@ fn reject_one_ofs(parsed: &Parsed, cx: &mut Ctxt, what: &str) {
 
 /// A struct's fields get their own transforms; the struct's gets what its markers set, what its
 /// fields ask of it (`required`, `optional`, once-set rules) and its one-of rules.
-fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
+fn rewrite_struct(s: &mut syn::ItemStruct, place: AllowPlace, cx: &mut Ctxt) -> ReadAllows {
     reject_conditional_naming(s, cx);
     let serde = ContainerSerde {
         rename_all: serde_str(&s.attrs, "rename_all"),
         default: serde_has(&s.attrs, "default"),
     };
-    let (type_args, type_span) = take_k8s(&mut s.attrs, cx);
+    let (mut type_args, type_span) = take_k8s(&mut s.attrs, cx);
+    let type_allows = allow::parse_allows(&allow::take_allows(&mut type_args), place, cx);
     let named = matches!(s.fields, syn::Fields::Named(_));
     let mut container = Patch::default();
     let fields: Vec<FieldInfo> = s
@@ -471,6 +501,10 @@ fn rewrite_struct(s: &mut syn::ItemStruct, cx: &mut Ctxt) {
     if !container.is_empty() {
         let span = type_span.unwrap_or_else(|| s.ident.span());
         s.attrs.push(transform_attr(&container, span));
+    }
+    ReadAllows {
+        type_allows,
+        field_allows: fields.into_iter().map(|f| f.allows).collect(),
     }
 }
 
@@ -511,7 +545,8 @@ fn rewrite_field(
     let (_, option) = strip_wrappers(&field.ty);
     let json_name = json_name(field, serde.rename_all.as_deref());
     let optional = option || serde.default || serde_has(&field.attrs, "default");
-    let (args, span) = take_k8s(&mut field.attrs, cx);
+    let (mut args, span) = take_k8s(&mut field.attrs, cx);
+    let allows = allow::parse_allows(&allow::take_allows(&mut args), AllowPlace::Field, cx);
     if let Some(span) = span {
         let parsed = vocabulary::parse(
             &args,
@@ -531,11 +566,12 @@ fn rewrite_field(
         optional,
         flatten,
         skip: serde_has(&field.attrs, "skip"),
+        allows,
     }
 }
 
 /// The name serde gives a named field: its `rename`, else the struct's `rename_all` of it.
-fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Option<String> {
+pub(super) fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Option<String> {
     field.ident.as_ref().map(|ident| {
         let raw = ident.to_string();
         let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();

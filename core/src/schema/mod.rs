@@ -23,8 +23,10 @@
 //! #[k8s(at_most_one_of = ["a", "b"])] / exactly_one_of / at_least_one_of   (on types)
 //! ```
 
+pub mod allow;
 mod expand;
 mod patch;
+mod record;
 mod rules;
 pub mod satisfiable;
 mod shape;

@@ -123,3 +123,35 @@ pub fn item_type(ty: &syn::Type) -> Option<&syn::Type> {
         }
     }
 }
+
+/// The name of the type a field's value is made of, inside `Option`, `Box`, references,
+/// lists and maps (a map's value): `Port` for `Option<Vec<Port>>`, `Condition` for
+/// `Vec<k8s_openapi::...::Condition>`. An alias (`type Ports = Vec<Port>;`) is not seen
+/// through: its own name is returned.
+pub fn inner_type_name(ty: &syn::Type) -> Option<String> {
+    let (ty, _) = strip_wrappers(ty);
+    match ty {
+        syn::Type::Reference(r) => return inner_type_name(&r.elem),
+        syn::Type::Array(a) => return inner_type_name(&a.elem),
+        syn::Type::Slice(s) => return inner_type_name(&s.elem),
+        syn::Type::Paren(p) => return inner_type_name(&p.elem),
+        _ => {}
+    }
+    let seg = last_segment(ty)?;
+    let element = match seg.ident.to_string().as_str() {
+        "Vec" | "VecDeque" | "HashSet" | "BTreeSet" | "LinkedList" => first_generic(seg),
+        "HashMap" | "BTreeMap" | "IndexMap" => match &seg.arguments {
+            syn::PathArguments::AngleBracketed(args) => args
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .nth(1),
+            _ => None,
+        },
+        _ => return Some(seg.ident.to_string()),
+    };
+    element.and_then(inner_type_name)
+}

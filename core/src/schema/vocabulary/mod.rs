@@ -210,6 +210,9 @@ fn unknown_key_hint(key: &str, place: Place) -> String {
     if let Some(owner) = left_to_serde_and_schemars(key) {
         return format!("; {owner}");
     }
+    if key == "allow" {
+        return "; `allow(...)` stands on the field or type, not inside `items(...)`".into();
+    }
     let elsewhere = [FIELD_KEYS, TYPE_KEYS, ITEM_KEYS]
         .iter()
         .any(|k| k.contains(&key));

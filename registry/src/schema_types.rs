@@ -1,0 +1,54 @@
+//! Every `#[kube_markers::crd]` and `#[kube_markers::schema]` item of the linked crates: its
+//! fields, their JSON names and places, and their `#[k8s(allow(...))]`s, for the generator's
+//! API-convention lints and compatibility checks.
+
+use crate::foreign_record;
+use linkme::distributed_slice;
+use std::sync::OnceLock;
+
+pub use kube_markers_core::schema_types::{
+    COMPAT_CHECKS, SchemaAllow, SchemaField, SchemaLint, SchemaType, SchemaTypeKind,
+};
+
+/// What a `#[kube_markers::crd]` or `#[kube_markers::schema]` expands to, beside the item:
+/// the item as one string (`SchemaType::encode`) and where the attribute stands.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct SchemaTypeRecord {
+    /// `SchemaType::encode` of the item.
+    pub data: &'static str,
+    /// `file!()` at the attribute.
+    pub file: &'static str,
+    /// `line!()` at the attribute.
+    pub line: u32,
+    /// `column!()` at the attribute.
+    pub column: u32,
+    /// `module_path!()` at the attribute.
+    pub module_path: &'static str,
+}
+
+/// Every such item of the linked crates; [`schema_types`] reads them.
+#[doc(hidden)]
+#[distributed_slice]
+pub static SCHEMA_TYPE_RECORDS: [SchemaTypeRecord];
+
+const _: fn() -> [&'static linkme::DistributedSlice<[SchemaTypeRecord]>; 1] =
+    || [&SCHEMA_TYPE_RECORDS];
+
+/// The registered CRD types and the types of their schemas, sorted by source location.
+pub fn schema_types() -> Vec<&'static SchemaType> {
+    static TYPES: OnceLock<Vec<SchemaType>> = OnceLock::new();
+    let all = TYPES.get_or_init(|| {
+        let mut all: Vec<SchemaType> = SCHEMA_TYPE_RECORDS
+            .iter()
+            .map(|r| {
+                SchemaType::decode(r.data, r.file, r.module_path).unwrap_or_else(|| {
+                    foreign_record("kube_markers::schema", r.file, r.line, r.data)
+                })
+            })
+            .collect();
+        all.sort_by(|a, b| a.source.cmp(&b.source));
+        all
+    });
+    all.iter().collect()
+}
