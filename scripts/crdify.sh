@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds crdify (kubernetes-sigs), the oracle of the CRD compatibility differential test, from
 # the Go module proxy at a pinned version, into .assets/ (git-ignored), and prints the binary's
-# path. Reuses an existing build. Override the version with CRDIFY_VERSION. v0.5.0 is the
+# path, and copies crdify's own test pairs (test/, examples/) beside it, the test's corpus.
+# Reuses an existing build. Override the version with CRDIFY_VERSION. v0.5.0 is the
 # newest release the module proxy serves; its checks are the ones this project names, less
 # `pattern` and `nullable`, which crdify added after it (tests/tests/crdify_differential.rs).
 set -euo pipefail
@@ -11,7 +12,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="$root/.assets/crdify-$version"
 bin="$dest/crdify"
 
-if [ -x "$bin" ]; then
+if [ -x "$bin" ] && [ -d "$dest/test" ]; then
   echo "$bin"
   exit 0
 fi
@@ -30,5 +31,9 @@ trap 'rm -rf "$work"' EXIT
   go mod init crdify-oracle >/dev/null 2>&1
   go get "sigs.k8s.io/crdify@$version" >&2
   go build -o "$bin" sigs.k8s.io/crdify >&2
+  src="$(go list -m -f '{{.Dir}}' sigs.k8s.io/crdify)"
+  rm -rf "$dest/test" "$dest/examples"
+  cp -r "$src/test" "$src/examples" "$dest/"
+  chmod -R u+w "$dest/test" "$dest/examples"
 )
 echo "$bin"
