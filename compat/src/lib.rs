@@ -41,7 +41,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// One incompatibility (or, at `warn`, one change worth a look).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Finding {
     /// The check that found it.
     pub check: Check,

@@ -1,7 +1,9 @@
 //! Check: what a run refuses or warns about before anything is generated or written. The
 //! registry against the sources ([`crosscheck`]), each `#[rbac]` against least privilege
-//! ([`lints`]), and each CRD against the API server's own rules ([`crd`]).
+//! ([`lints`]), each CRD against the API server's own rules ([`crd`]) and against the CRD it
+//! replaces ([`upgrade`]).
 
 pub mod crd;
 pub mod crosscheck;
 pub mod lints;
+pub mod upgrade;

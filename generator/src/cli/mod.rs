@@ -15,7 +15,7 @@ pub(crate) mod flags;
 pub mod generate;
 mod help;
 pub mod kubectl;
-mod upgrade;
+pub mod upgrade;
 
 use crate::{Invocation, UsageError};
 use flags::Described;

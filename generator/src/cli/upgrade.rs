@@ -1,12 +1,13 @@
 //! `check-crds --previous OLD PATH...`: the CRDs of PATH compared with the ones they replace
-//! (files, directories, or the cluster's), by kube-markers-compat ([`docs/upgrades.md`]).
-//! Kept apart from `check_crds.rs`, which only hands over to it.
+//! (files, directories, or the cluster's), by kube-markers-compat (docs/upgrades.md).
+//! Kept apart from `check_crds.rs`, which only hands over to it; [`from_cluster`] is public
+//! for the end-to-end test on a real API server.
 
 use crate::UsageError;
 use crate::check::crd::files;
 use kube_markers_compat::{Finding, Policy, Severity};
 use serde_json::{Map, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 /// Checks one `--policy` word's shape (`NAME=VALUE`); names and values are the policy's.
@@ -49,7 +50,7 @@ pub(crate) fn main(previous: &str, paths: &[PathBuf], entries: &[String], json: 
         Err(e) => return bad(e),
     };
     let old = match previous {
-        "cluster" => from_cluster(),
+        "cluster" => from_cluster(None),
         path => read(&[PathBuf::from(path)]),
     };
     let old = match old {
@@ -143,17 +144,21 @@ fn is_crd(doc: &Value) -> bool {
     doc["kind"] == "CustomResourceDefinition" && doc["apiVersion"] == "apiextensions.k8s.io/v1"
 }
 
-/// The CRDs installed in kubectl's current context (`$KUBECTL`, else `kubectl`), with their
-/// status.
-fn from_cluster() -> Result<Vec<Value>, String> {
+/// The CRDs installed in the current context of `kubeconfig` (kubectl's own choice when
+/// `None`), with their status, as kubectl (`$KUBECTL`, else `kubectl`) lists them.
+pub fn from_cluster(kubeconfig: Option<&Path>) -> Result<Vec<Value>, String> {
     let kubectl = std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".into());
-    let out = Command::new(&kubectl)
-        .args([
-            "get",
-            "customresourcedefinitions.apiextensions.k8s.io",
-            "-o",
-            "json",
-        ])
+    let mut command = Command::new(&kubectl);
+    command.args([
+        "get",
+        "customresourcedefinitions.apiextensions.k8s.io",
+        "-o",
+        "json",
+    ]);
+    if let Some(file) = kubeconfig {
+        command.arg("--kubeconfig").arg(file);
+    }
+    let out = command
         .output()
         .map_err(|e| format!("cannot run `{kubectl}`: {e}"))?;
     if !out.status.success() {
