@@ -168,13 +168,28 @@ pub(crate) fn compare(
     }
     let (a, b) = take("x-kubernetes-validations");
     changes.extend(rule_changes(a.as_ref(), b.as_ref()));
-    for (key, check) in [
-        ("x-kubernetes-list-type", Check::ListType),
-        ("x-kubernetes-list-map-keys", Check::ListMapKeys),
-        ("x-kubernetes-map-type", Check::MapType),
+    // What server-side apply assumes when the keyword is absent: a list is atomic, a map
+    // (an object) granular, a list has no keys. Spelling out the default changes nothing.
+    for (key, check, implied) in [
+        (
+            "x-kubernetes-list-type",
+            Check::ListType,
+            Value::from("atomic"),
+        ),
+        (
+            "x-kubernetes-list-map-keys",
+            Check::ListMapKeys,
+            Value::Array(Vec::new()),
+        ),
+        (
+            "x-kubernetes-map-type",
+            Check::MapType,
+            Value::from("granular"),
+        ),
     ] {
         let (a, b) = take(key);
-        if a != b {
+        let topology = |v: &Option<Value>| v.clone().unwrap_or_else(|| implied.clone());
+        if topology(&a) != topology(&b) {
             changes.push(
                 Change::new(
                     check,

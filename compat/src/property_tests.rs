@@ -112,6 +112,16 @@ fn each_tightening_is_its_checks() {
             Check::MapType,
         ),
         (
+            json!({}),
+            json!({"x-kubernetes-list-type": "set"}),
+            Check::ListType,
+        ),
+        (
+            json!({"x-kubernetes-list-type": "map"}),
+            json!({}),
+            Check::ListType,
+        ),
+        (
             json!({"format": "int32"}),
             json!({"format": "int64"}),
             Check::Unhandled,
@@ -139,6 +149,10 @@ fn loosenings_and_equal_nodes_are_no_change() {
             json!({"x-kubernetes-validations": [{"rule": "self.a > 0", "message": "b"}]}),
         ),
         (json!({"nullable": false}), json!({})),
+        // The defaults server-side apply assumes, spelled out.
+        (json!({}), json!({"x-kubernetes-list-type": "atomic"})),
+        (json!({"x-kubernetes-map-type": "granular"}), json!({})),
+        (json!({}), json!({"x-kubernetes-list-map-keys": []})),
         (
             json!({"type": "string", "enum": ["a", "b"]}),
             json!({"enum": ["b", "a"], "type": "string"}),

@@ -14,8 +14,10 @@
 //!   an ancestor, in that version (or served pair).
 //! - crdify v0.5.0 has no `pattern` and `nullable` checks and reports CEL rules and list/map
 //!   types as `unhandled`: covered by ours at the same path.
-//! - `unhandled` that loosens only (a CEL rule removed, a rule's message changed): crdify
-//!   cannot tell, we report nothing. Counted as residue, each one checked to be only that.
+//! - `unhandled` where nothing tightens: a CEL rule removed or only its message changed, or a
+//!   list or map topology spelled out as the default server-side apply assumes
+//!   (`x-kubernetes-list-type: atomic` added, as Gateway API v1.4 did on every list). crdify
+//!   cannot tell; for us it is no change. Counted, each checked to be only that.
 //! - a map whose values' schema changed: crdify reports `unhandled` on the map (it keeps
 //!   `additionalProperties` in the map's node) and the change itself on `[*]`; we report it
 //!   on `[*]` only. Counted, each checked to be only that.
@@ -126,7 +128,7 @@ struct Tally {
     crdify: usize,
     matched: usize,
     covered_by_removal: usize,
-    loosening_residue: usize,
+    no_tightening_residue: usize,
     map_values_residue: usize,
     junctor_residue: usize,
     beyond_crdify: usize,
@@ -194,31 +196,37 @@ fn map_values_differ(old: &Value, new: &Value, version: &str, path: &str) -> boo
     })
 }
 
-/// crdify's `unhandled` where the only differences loosen: CEL rules removed or with another
-/// message, whose expressions are all still there.
-fn loosens_only(old: &Value, new: &Value, version: &str, path: &str) -> bool {
-    let versions = |pair: &str| match pair.split_once(" -> ") {
-        Some((a, b)) => (a.to_string(), b.to_string()),
-        None => (pair.to_string(), pair.to_string()),
-    };
-    let (va, vb) = versions(version);
-    let (old_crd, new_crd) = if va == vb { (old, new) } else { (new, new) };
-    let (Some(a), Some(b)) = (node(old_crd, &va, path), node(new_crd, &vb, path)) else {
+/// crdify's `unhandled` where nothing tightens: CEL rules removed or with another message
+/// (every new expression was there before), list or map topology spelled out as the default
+/// server-side apply assumes (a list atomic, a map granular, no keys), or both.
+fn no_tightening(old: &Value, new: &Value, version: &str, path: &str) -> bool {
+    const TOPOLOGY: [(&str, &str); 3] = [
+        ("x-kubernetes-list-type", "\"atomic\""),
+        ("x-kubernetes-map-type", "\"granular\""),
+        ("x-kubernetes-list-map-keys", "[]"),
+    ];
+    let Some((a, b)) = nodes(old, new, version, path) else {
         return false;
     };
     let strip = |n: &Value| {
         let mut n = n.as_object().unwrap().clone();
-        for k in ["properties", "items", "x-kubernetes-validations"] {
+        for k in [
+            "properties",
+            "items",
+            "description",
+            "x-kubernetes-validations",
+        ] {
             n.remove(k);
         }
-        if n.get("additionalProperties").is_some_and(Value::is_object) {
-            n.remove("additionalProperties");
+        for (k, _) in TOPOLOGY {
+            n.remove(k);
         }
         n
     };
-    if strip(a) != strip(b) {
-        return false;
-    }
+    let implied = |n: &Value, key: &str, default: &str| match n.get(key) {
+        Some(v) => v.to_string(),
+        None => default.to_string(),
+    };
     let rules = |n: &Value| -> BTreeSet<String> {
         n["x-kubernetes-validations"]
             .as_array()
@@ -227,7 +235,11 @@ fn loosens_only(old: &Value, new: &Value, version: &str, path: &str) -> bool {
             .filter_map(|r| r["rule"].as_str().map(str::to_string))
             .collect()
     };
-    rules(b).is_subset(&rules(a))
+    strip(a) == strip(b)
+        && TOPOLOGY
+            .iter()
+            .all(|(k, d)| implied(a, k, d) == implied(b, k, d))
+        && rules(b).is_subset(&rules(a))
 }
 
 fn tally_pair(tally: &mut Tally, name: &str, bin: &Path, dir: &Path, old: &Value, new: &Value) {
@@ -262,8 +274,8 @@ fn tally_pair(tally: &mut Tally, name: &str, bin: &Path, dir: &Path, old: &Value
             .any(|(v, p)| v == version && is_under(path, p))
         {
             tally.covered_by_removal += 1;
-        } else if check == "unhandled" && loosens_only(old, new, version, path) {
-            tally.loosening_residue += 1;
+        } else if check == "unhandled" && no_tightening(old, new, version, path) {
+            tally.no_tightening_residue += 1;
         } else if check == "unhandled"
             && map_values_differ(old, new, version, path)
             && ours
