@@ -57,6 +57,16 @@ pub enum Error {
     /// A CRD could not be generated, or the API server would reject it.
     #[error("{}", list(.0, "with the CRDs"))]
     Crd(Vec<kube_markers_registry::crd::CrdProblem>),
+    /// A CRD breaks the one this generator wrote before; nothing was written.
+    #[error(
+        "{}\n{}",
+        list(.0, "breaking the CRDs written before (nothing was written)"),
+        crate::check::upgrade::ways_out()
+    )]
+    Breaking(Vec<crate::check::upgrade::UpgradeFinding>),
+    /// The CRDs written before, or the upgrade policy, cannot be read.
+    #[error(transparent)]
+    Upgrade(#[from] crate::check::upgrade::UpgradeProblem),
     /// The webhooks cannot be merged into their configurations.
     #[error("{}", list(.0, "with the webhooks"))]
     Webhook(Vec<webhook::WebhookProblem>),

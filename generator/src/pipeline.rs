@@ -212,6 +212,9 @@ pub(crate) fn generate_and_write(
     let crds = generate::crds::generate(inputs, opts, &header)?;
     let crds = made.take(Artifact::Crds, crds, inputs, &rerun);
     timings.lap("CRDs");
+    let allowed = upgrade_check(&crds, inputs, opts, metadata.as_ref(), &mut made.warnings)?;
+    made.summary.extend(allowed);
+    timings.lap("upgrade check");
     // The command, when `link!` recorded the generator's package (always, in an operator's
     // generator); else the text names no binary, whose name would change with every build.
     let regenerate = match &opts.invocation.package {
@@ -322,6 +325,49 @@ fn schema_lint_levels(
         manifest.as_str(),
     )
     .map_err(Error::LintConfig)
+}
+
+/// Compares the CRDs with those this generator wrote before: breaking changes fail the run
+/// (or, with `--allow-breaking`, are listed in the summary, which this returns); findings at
+/// `warn` are warnings.
+fn upgrade_check(
+    crds: &[generate::crds::GeneratedCrd],
+    inputs: &Inputs,
+    opts: &Options,
+    metadata: Option<&cargo_metadata::Metadata>,
+    warnings: &mut Vec<Warning>,
+) -> Result<Option<String>, Error> {
+    use crate::check::upgrade;
+    // Kept as they are on disk (`--rbac-from-source`): nothing new to compare.
+    if crds.is_empty() || inputs.kept.contains(&Artifact::Crds) {
+        return Ok(None);
+    }
+    let settings = metadata
+        .map(|m| m.workspace_metadata["kube-markers"].clone())
+        .unwrap_or_default();
+    let policy = upgrade::policy(&settings)?;
+    let compared = upgrade::compare(
+        crds,
+        inputs.crds,
+        &opts.crd_dir(),
+        &opts.generator_name,
+        &policy,
+    )?;
+    warnings.extend(compared.warnings.into_iter().map(Warning::Upgrade));
+    if compared.errors.is_empty() {
+        return Ok(None);
+    }
+    if !opts.allow_breaking {
+        return Err(Error::Breaking(compared.errors));
+    }
+    let mut allowed = format!(
+        "{} breaking CRD change(s) allowed by --allow-breaking:",
+        compared.errors.len()
+    );
+    for e in &compared.errors {
+        allowed.push_str(&format!("\n  - {e}"));
+    }
+    Ok(Some(allowed))
 }
 
 /// The directories the generator keeps tidy: `--out` and `--crd-out` even when nothing goes

@@ -33,6 +33,9 @@ pub enum Warning {
     /// generates it otherwise.
     #[error(transparent)]
     LeftAsItIs(crate::from_source::LeftAsItIs),
+    /// A CRD changes the one written before in a way its policy makes a warning.
+    #[error("{0}")]
+    Upgrade(crate::check::upgrade::UpgradeFinding),
     /// The files of earlier runs and their ledgers.
     #[error(transparent)]
     Files(FileWarning),

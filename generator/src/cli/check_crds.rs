@@ -13,6 +13,10 @@ pub(crate) struct Args {
     paths: Vec<PathBuf>,
     costs: bool,
     json: bool,
+    /// `--previous OLD`: compare with these CRDs instead ([`super::upgrade`]).
+    previous: Option<String>,
+    /// `--policy CHECK=LEVEL`, in order.
+    policy: Vec<String>,
 }
 
 type F = Flag<Args>;
@@ -58,11 +62,42 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
         .short('o')
         .default("text")
         .choices(&["text", "json"]),
+        F::value("format", "FORMAT", "The same as --output", |args, v| {
+            args.json = v == "json";
+            Ok(())
+        })
+        .choices(&["text", "json"]),
+        F::value(
+            "previous",
+            "OLD",
+            "Compare PATH's CRDs with the ones they replace instead: OLD is a CRD file, a \
+             directory of them, or `cluster` (the CRDs installed in kubectl's current context, \
+             with their status.storedVersions). Reports every breaking change with crdify's \
+             check names, one line each (`--output json`: a list of findings)",
+            |args, v| {
+                args.previous = Some(v);
+                Ok(())
+            },
+        ),
+        F::value(
+            "policy",
+            "CHECK=LEVEL",
+            "With --previous: what a check's findings are, `error`, `warn` or `off` \
+             (`maximum=warn`); also `enum-additions=disallow` and `alpha=checked`",
+            |args, v| {
+                super::upgrade::policy_entry(&v)?;
+                args.policy.push(v);
+                Ok(())
+            },
+        )
+        .repeatable(),
     ],
     notes: "Exit status: 0 when the API server would accept every CRD, 1 when it would refuse \
             one, 2 for a bad command line.\n\
             YAML is read as YAML 1.2; kubectl reads YAML 1.1, so an unquoted y, n, yes, no, on \
-            or off is reported as a warning (kubectl sends a boolean there).",
+            or off is reported as a warning (kubectl sends a boolean there).\n\
+            With --previous: 0 when no finding is an error, 1 when one is, 2 for a bad command \
+            line or CRDs that cannot be read.",
 };
 
 fn parse(args: &[String]) -> Result<Option<Args>, UsageError> {
@@ -75,6 +110,19 @@ fn parse(args: &[String]) -> Result<Option<Args>, UsageError> {
             what: "PATH: a CRD file or a directory of them".into(),
         });
     }
+    if parsed.previous.is_some() && parsed.costs {
+        return Err(UsageError::Conflict {
+            first: "--previous",
+            second: "--costs",
+        });
+    }
+    if let (Some(entry), None) = (parsed.policy.first(), &parsed.previous) {
+        return Err(super::flags::invalid(
+            "--policy",
+            entry.clone(),
+            "needs `--previous OLD`: it sets what a comparison reports".into(),
+        ));
+    }
     Ok(Some(parsed))
 }
 
@@ -85,6 +133,9 @@ pub fn main(args: &[String]) -> ExitCode {
         Ok(Some(args)) => args,
         Err(e) => return super::usage_error(&COMMAND_LINE, &e),
     };
+    if let Some(previous) = &args.previous {
+        return super::upgrade::main(previous, &args.paths, &args.policy, args.json);
+    }
     let paths = match files::collect(&args.paths) {
         Ok(paths) => paths,
         Err(e) => {

@@ -46,6 +46,9 @@ pub struct Options {
     /// Fail, writing nothing, when the run has any warning: a lint no `allow(...)` accepts,
     /// or any other (`--deny-warnings`).
     pub deny_warnings: bool,
+    /// Let CRD changes that break the CRDs written before through, for this run
+    /// (`--allow-breaking`).
+    pub allow_breaking: bool,
     /// Regenerate the roles (and the deploy bundle) from the workspace's sources, not from this
     /// binary's registry: no rebuild after an `#[rbac]` edit (`--rbac-from-source`).
     pub rbac_from_source: bool,
@@ -127,6 +130,7 @@ impl Default for Options {
             bundle: Default::default(),
             no_docs: false,
             deny_warnings: false,
+            allow_breaking: false,
             rbac_from_source: false,
             invocation: crate::Invocation::current(),
         }
@@ -492,6 +496,13 @@ pub(crate) static COMMAND_LINE: CommandLine<Options> = CommandLine {
              attribute that no allow(LINT, reason = \"...\") accepts, or any other warning known \
              before writing",
             |o| o.deny_warnings = true,
+        ),
+        F::switch(
+            "allow-breaking",
+            "Write CRDs that break the ones written before (a field removed, a type changed, a \
+             maximum lowered, ...: see docs/upgrades.md) for this run; the changes are listed in \
+             the summary",
+            |o| o.allow_breaking = true,
         ),
         F::switch(
             "rbac-from-source",

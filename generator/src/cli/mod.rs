@@ -15,6 +15,7 @@ pub(crate) mod flags;
 pub mod generate;
 mod help;
 pub mod kubectl;
+pub mod upgrade;
 
 use crate::{Invocation, UsageError};
 use flags::Described;

@@ -14,6 +14,7 @@ mod destinations;
 mod docs;
 mod ledgers;
 mod run;
+mod upgrades;
 
 fn entry(groups: &'static [&'static str], verbs: &'static [&'static str], line: u32) -> RbacEntry {
     rbac(

@@ -1,0 +1,300 @@
+//! `codegen check-crds --previous OLD NEW`: the CRDs of NEW compared with those of OLD (files,
+//! directories, or kubectl's cluster), text and JSON output, the policy, and exit codes.
+
+mod common;
+
+use common::{codegen, text};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::Command;
+
+fn crd(maximum: u64, extra: bool) -> Value {
+    let mut spec = json!({"type": "object", "properties": {
+        "size": {"type": "integer", "maximum": maximum, "description": "how many"}
+    }});
+    if extra {
+        spec["properties"]["extra"] = json!({"type": "string"});
+    }
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com", "scope": "Namespaced",
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}}}]
+        }
+    })
+}
+
+fn write(dir: &Path, name: &str, crd: &Value) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(crd).unwrap()).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_tightening_is_an_error_a_loosening_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = write(dir.path(), "old.yaml", &crd(10, false));
+    let tighter = write(dir.path(), "tighter.yaml", &crd(5, false));
+    let looser = write(dir.path(), "looser.yaml", &crd(20, true));
+
+    let out = codegen(&["check-crds", "--previous", &old, &tighter]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "error[maximum]: widgets.example.com v1 spec.size: maximum decreased: 10 → 5; \
+         ratcheting (Kubernetes 1.33+) keeps stored objects updatable while this value is \
+         unchanged; creates and changed values must satisfy it\n"
+    );
+    assert!(
+        text(&out.stderr).contains("1 breaking change(s)"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = codegen(&["check-crds", "--previous", &old, &looser]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert_eq!(text(&out.stdout), "");
+
+    // The policy: a warning passes; `off` says nothing.
+    let out = codegen(&[
+        "check-crds",
+        "--previous",
+        &old,
+        &tighter,
+        "--policy",
+        "maximum=warn",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stdout).starts_with("warn[maximum]: "),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = codegen(&[
+        "check-crds",
+        "--previous",
+        &old,
+        &tighter,
+        "--policy=maximum=off",
+    ]);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), String::new())
+    );
+}
+
+#[test]
+fn json_is_a_list_of_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = write(dir.path(), "old.yaml", &crd(10, true));
+    let new = write(dir.path(), "new.yaml", &crd(5, false));
+    let out = codegen(&["check-crds", "--previous", &old, &new, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let findings: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let keys: Vec<(&str, &str, &str, &str)> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            assert!(f["message"].is_string());
+            (
+                f["check"].as_str().unwrap(),
+                f["version"].as_str().unwrap(),
+                f["path"].as_str().unwrap(),
+                f["severity"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("existingFieldRemoval", "v1", "^.spec.extra", "error"),
+            ("maximum", "v1", "^.spec.size", "error"),
+        ]
+    );
+    let same = codegen(&["check-crds", "--previous", &old, &new, "-o", "json"]);
+    assert_eq!(same.stdout, out.stdout);
+}
+
+#[test]
+fn directories_compare_by_crd_name() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write(a.path(), "widgets.yaml", &crd(10, false));
+    let mut gadget = crd(10, false);
+    gadget["metadata"]["name"] = json!("gadgets.example.com");
+    write(a.path(), "gadgets.yaml", &gadget);
+    std::fs::write(a.path().join("README.md"), "not a CRD").unwrap();
+    write(b.path(), "renamed-widgets.yaml", &crd(10, false));
+    let out = codegen(&[
+        "check-crds",
+        "--previous",
+        &a.path().display().to_string(),
+        &b.path().display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "error[servedVersionRemoval]: gadgets.example.com v1: served version v1 removed: \
+         clients that use it get 404. It was the storage version.\n"
+    );
+}
+
+#[test]
+fn bad_arguments_and_unreadable_crds_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = write(dir.path(), "old.yaml", &crd(10, false));
+    let not_crd = dir.path().join("pod.yaml");
+    std::fs::write(&not_crd, "kind: Pod\napiVersion: v1\n").unwrap();
+    let mut bad = crd(10, false);
+    bad["spec"]["versions"][0]["name"] = json!(3);
+    let bad = write(dir.path(), "bad.yaml", &bad);
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["--previous".into(), old.clone()], "missing PATH"),
+        (
+            vec![old.clone(), "--policy".into(), "maximum=warn".into()],
+            "needs `--previous OLD`",
+        ),
+        (
+            vec![
+                "--previous".into(),
+                old.clone(),
+                old.clone(),
+                "--policy".into(),
+                "maximum".into(),
+            ],
+            "is not CHECK=LEVEL",
+        ),
+        (
+            vec![
+                "--previous".into(),
+                old.clone(),
+                old.clone(),
+                "--policy".into(),
+                "maximun=warn".into(),
+            ],
+            "--policy `checks.maximun`: no check is named `maximun`",
+        ),
+        (
+            vec![
+                "--previous".into(),
+                old.clone(),
+                old.clone(),
+                "--policy".into(),
+                "maximum=fatal".into(),
+            ],
+            "must be \"error\", \"warn\" or \"off\"",
+        ),
+        (
+            vec![
+                "--previous".into(),
+                old.clone(),
+                old.clone(),
+                "--costs".into(),
+            ],
+            "`--previous` and `--costs` conflict",
+        ),
+        (
+            vec!["--previous".into(), "no/such/dir".into(), old.clone()],
+            "--previous no/such/dir: no/such/dir: no such file or directory",
+        ),
+        (
+            vec![
+                "--previous".into(),
+                old.clone(),
+                not_crd.display().to_string(),
+            ],
+            "pod.yaml: no apiextensions.k8s.io/v1 CustomResourceDefinition in it",
+        ),
+        (
+            vec!["--previous".into(), old.clone(), bad],
+            "widgets.example.com: spec.versions[0].name: missing or not a string",
+        ),
+    ];
+    for (args, want) in cases {
+        let mut all = vec!["check-crds".to_string()];
+        all.extend(args.iter().cloned());
+        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+        let out = codegen(&refs);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(want),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+/// `--previous cluster` asks kubectl (`$KUBECTL`) for the installed CRDs, with their status;
+/// another operator's CRDs in the cluster are not "removed". A stand-in kubectl answers here;
+/// the API server itself is envtest's (docs/upgrades.md).
+#[test]
+fn previous_cluster_reads_kubectls_list_with_stored_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut installed = crd(10, false);
+    installed["spec"]["versions"]
+        .as_array_mut()
+        .unwrap()
+        .insert(
+            0,
+            json!({"name": "v1beta1", "served": true, "storage": false,
+            "schema": {"openAPIV3Schema": {"type": "object"}}}),
+        );
+    installed["status"] = json!({"storedVersions": ["v1beta1", "v1"]});
+    let mut other = crd(10, false);
+    other["metadata"]["name"] = json!("others.example.org");
+    for item in [&mut installed, &mut other] {
+        item.as_object_mut().unwrap().remove("kind");
+    }
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": [installed, other]});
+    std::fs::write(dir.path().join("list.json"), list.to_string()).unwrap();
+    let kubectl = dir.path().join("kubectl");
+    std::fs::write(
+        &kubectl,
+        format!(
+            "#!/bin/sh\n[ \"$*\" = 'get customresourcedefinitions.apiextensions.k8s.io -o json' ] || exit 3\ncat '{}'\n",
+            dir.path().join("list.json").display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&kubectl)
+        .status()
+        .unwrap();
+    let new = write(dir.path(), "new.yaml", &crd(10, false));
+    let out = Command::new(env!("CARGO_BIN_EXE_codegen"))
+        .args(["check-crds", "--previous", "cluster", &new])
+        .env("KUBECTL", &kubectl)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let lines: Vec<String> = text(&out.stdout)
+        .lines()
+        .map(|l| l.split(':').next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        lines,
+        ["error[storedVersionRemoval]", "error[servedVersionRemoval]"]
+    );
+
+    let out = Command::new(env!("CARGO_BIN_EXE_codegen"))
+        .args(["check-crds", "--previous", "cluster", &new])
+        .env("KUBECTL", dir.path().join("no-kubectl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--previous cluster: cannot run"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -1,0 +1,78 @@
+//! `check-crds --previous cluster` on a real API server: the CRDs kubectl lists in the
+//! kubeconfig's current context carry `status.storedVersions`, which the comparison reads.
+
+mod common;
+
+use common::assets;
+use kube_markers::codegen::cli::upgrade::from_cluster;
+use kube_markers_compat::{Check, Policy, compare_sets};
+use kube_markers_envtest::Envtest;
+use serde_json::{Value, json};
+
+fn version(name: &str, storage: bool) -> Value {
+    json!({
+        "name": name, "served": true, "storage": storage,
+        "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {"size": {"type": "integer"}}}
+        }}}
+    })
+}
+
+fn crd(versions: Vec<Value>) -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com", "scope": "Namespaced",
+            "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
+            "versions": versions
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn previous_cluster_reads_installed_crds_with_their_stored_versions() {
+    let env = Envtest::builder()
+        .assets(assets())
+        .start()
+        .await
+        .unwrap_or_else(|e| panic!("envtest: {e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("widgets.yaml");
+    // Installed at v1beta1, then upgraded to store v1: both are stored versions.
+    for storage_v1 in [false, true] {
+        let installed = crd(vec![
+            version("v1beta1", !storage_v1),
+            version("v1", storage_v1),
+        ]);
+        std::fs::write(&file, installed.to_string()).unwrap();
+        env.apply_file(&file).await.unwrap();
+    }
+    let kubeconfig = env.admin_kubeconfig().unwrap();
+    let listed = from_cluster(Some(&kubeconfig)).unwrap();
+    let old: Vec<Value> = listed
+        .into_iter()
+        .filter(|c| c["metadata"]["name"] == "widgets.example.com")
+        .collect();
+    assert_eq!(old.len(), 1);
+    assert_eq!(old[0]["status"]["storedVersions"], json!(["v1beta1", "v1"]));
+
+    // The next release drops v1beta1: objects may still be stored at it.
+    let next = crd(vec![version("v1", true)]);
+    let findings = compare_sets(&old, &[next], &Policy::default()).unwrap();
+    let checks: Vec<(Check, &str)> = findings
+        .iter()
+        .map(|f| (f.check, f.version.as_str()))
+        .collect();
+    assert_eq!(
+        checks,
+        [
+            (Check::StoredVersionRemoval, "v1beta1"),
+            (Check::ServedVersionRemoval, "v1beta1"),
+        ]
+    );
+    // Unchanged, it passes.
+    let same = crd(vec![version("v1beta1", false), version("v1", true)]);
+    assert_eq!(compare_sets(&old, &[same], &Policy::default()).unwrap(), []);
+}

@@ -1,0 +1,202 @@
+//! Upgrade safety: every CRD the run generates compared with the CRD file this generator wrote
+//! before (the one its ledger in the CRD directory lists), by kube-markers-compat. A kind no
+//! longer generated is not compared: its file is an orphan of the ledger. A breaking
+//! change refuses the run, in the full run and in `--check`, before anything is written.
+//!
+//! The policy is `[workspace.metadata.kube-markers.upgrade]` (docs/upgrades.md); alpha
+//! versions are exempt by default, and `--allow-breaking` lets one run through.
+
+use crate::generate::crds::GeneratedCrd;
+use crate::output::ledger::{self, Ledger};
+use kube_markers_compat::{Finding, Policy, Severity};
+use kube_markers_registry::{CrdEntry, Source};
+use serde_json::Value;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The settings table, as errors name it.
+pub const SETTINGS: &str = "[workspace.metadata.kube-markers.upgrade]";
+
+/// A finding, with the Rust type that defines the version it is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpgradeFinding {
+    /// What changed.
+    pub finding: Finding,
+    /// The type (`Widget`) and where its `#[kube_markers::crd]` stands, if a linked type
+    /// defines that version.
+    pub ty: Option<(String, Source)>,
+    /// The file it is compared with.
+    pub previous: PathBuf,
+}
+
+impl fmt::Display for UpgradeFinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let finding = &self.finding;
+        let field = kube_markers_compat::short_path(&finding.path);
+        match &self.ty {
+            Some((name, at)) => write!(f, "{}:{}: {name}", at.file, at.line)?,
+            None => write!(f, "{}", finding.crd)?,
+        }
+        if !finding.version.is_empty() {
+            write!(f, " {}", finding.version)?;
+        }
+        if !finding.path.is_empty() {
+            write!(f, " field `{field}`")?;
+        }
+        write!(
+            f,
+            ": [{}] {} (was: {})",
+            finding.check,
+            finding.message,
+            self.previous.display()
+        )
+    }
+}
+
+impl std::error::Error for UpgradeFinding {}
+
+/// What a comparison found, split by what the run does with it.
+#[derive(Debug, Default)]
+pub struct Compared {
+    /// Breaking changes: the run fails (unless `--allow-breaking`).
+    pub errors: Vec<UpgradeFinding>,
+    /// Findings at `warn`.
+    pub warnings: Vec<UpgradeFinding>,
+}
+
+/// Why the previous CRDs could not be compared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UpgradeProblem {
+    /// The policy does not read.
+    #[error("{0}")]
+    Policy(kube_markers_compat::PolicyError),
+    /// A file the ledger lists cannot be read as CRDs.
+    #[error(
+        "{}: {why} (it is the CRD this generator wrote before, which the new one is compared \
+         with; restore it from version control, or remove it and its line in the ledger to \
+         compare with nothing)",
+        file.display()
+    )]
+    Previous {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+/// The policy of `[workspace.metadata.kube-markers]`'s `upgrade` table (`settings`: that
+/// table's parent, as `cargo metadata` gives it; `Null` without a workspace).
+pub fn policy(settings: &Value) -> Result<Policy, UpgradeProblem> {
+    Policy::from_settings(&settings["upgrade"], SETTINGS).map_err(UpgradeProblem::Policy)
+}
+
+/// Compares `crds` with the CRD files this generator (`generator`) wrote to `crd_dir` before.
+pub fn compare(
+    crds: &[GeneratedCrd],
+    entries: &[&CrdEntry],
+    crd_dir: &Path,
+    generator: &str,
+    policy: &Policy,
+) -> Result<Compared, UpgradeProblem> {
+    let previous = previous_crds(crd_dir, generator)?;
+    if previous.is_empty() {
+        return Ok(Compared::default());
+    }
+    let new: Vec<Value> = crds.iter().map(GeneratedCrd::to_value).collect();
+    let mut compared = Compared::default();
+    for (file, old) in &previous {
+        let name = &old["metadata"]["name"];
+        let now: Vec<Value> = new
+            .iter()
+            .filter(|c| c["metadata"]["name"] == *name)
+            .cloned()
+            .collect();
+        // A kind no longer generated at all is the ledger's orphan, removed or kept as the
+        // plan says (and shown by `--check`): only the CRDs this run writes are compared.
+        if now.is_empty() {
+            continue;
+        }
+        let findings = kube_markers_compat::compare_sets(std::slice::from_ref(old), &now, policy)
+            .map_err(|errors| UpgradeProblem::Previous {
+            file: file.clone(),
+            why: errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        })?;
+        for finding in findings {
+            let found = UpgradeFinding {
+                ty: type_of(entries, &finding),
+                finding,
+                previous: file.clone(),
+            };
+            match found.finding.severity {
+                Severity::Error => compared.errors.push(found),
+                Severity::Warn => compared.warnings.push(found),
+                Severity::Off => {}
+            }
+        }
+    }
+    Ok(compared)
+}
+
+/// The CRDs of the files this generator's ledger in `crd_dir` lists, each with its file.
+fn previous_crds(crd_dir: &Path, generator: &str) -> Result<Vec<(PathBuf, Value)>, UpgradeProblem> {
+    let Ok(text) = std::fs::read_to_string(crd_dir.join(ledger::file_name(generator))) else {
+        return Ok(Vec::new());
+    };
+    let (listed, _) = Ledger::parse(&text);
+    let mut out = Vec::new();
+    for name in listed.files.keys() {
+        let file = crd_dir.join(name);
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let docs =
+            serde_saphyr::from_multiple::<Value>(&text).map_err(|e| UpgradeProblem::Previous {
+                file: file.clone(),
+                why: format!("not YAML: {e}"),
+            })?;
+        out.extend(
+            docs.into_iter()
+                .filter(|d| d["kind"] == "CustomResourceDefinition")
+                .map(|d| (file.clone(), d)),
+        );
+    }
+    Ok(out)
+}
+
+/// The linked type that defines the finding's version (for a pair `v1 -> v2`, the second; for
+/// the CRD as a whole, its first version's).
+fn type_of(entries: &[&CrdEntry], finding: &Finding) -> Option<(String, Source)> {
+    let version = finding
+        .version
+        .rsplit(" -> ")
+        .next()
+        .unwrap_or(&finding.version);
+    let mut first = None;
+    for entry in entries {
+        let crd = (entry.crd)();
+        if crd.metadata.name.as_deref() != Some(finding.crd.as_str()) {
+            continue;
+        }
+        let ty = (entry.type_name.to_string(), entry.source.clone());
+        if crd.spec.versions.iter().any(|v| v.name == version) {
+            return Some(ty);
+        }
+        first.get_or_insert(ty);
+    }
+    first
+}
+
+/// The ways out of a breaking change, said once after the list.
+pub fn ways_out() -> &'static str {
+    "Ways out: serve the change as a new version, with a conversion between the versions; \
+     make the check a warning or switch it off for the workspace in \
+     [workspace.metadata.kube-markers.upgrade] checks = { CHECK = \"warn\" }; or, having \
+     checked that no stored object or client depends on the old schema, run once with \
+     --allow-breaking"
+}

@@ -1,0 +1,184 @@
+//! `check-crds --previous OLD PATH...`: the CRDs of PATH compared with the ones they replace
+//! (files, directories, or the cluster's), by kube-markers-compat (docs/upgrades.md).
+//! Kept apart from `check_crds.rs`, which only hands over to it; [`from_cluster`] is public
+//! for the end-to-end test on a real API server.
+
+use crate::UsageError;
+use crate::check::crd::files;
+use kube_markers_compat::{Finding, Policy, Severity};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// Checks one `--policy` word's shape (`NAME=VALUE`); names and values are the policy's.
+pub(crate) fn policy_entry(entry: &str) -> Result<(&str, &str), UsageError> {
+    entry
+        .split_once('=')
+        .filter(|(name, value)| !name.is_empty() && !value.is_empty())
+        .ok_or_else(|| {
+            super::flags::invalid(
+                "--policy",
+                entry.to_string(),
+                "is not CHECK=LEVEL (`maximum=warn`, `description=error`, `alpha=checked`)".into(),
+            )
+        })
+}
+
+/// The policy of `--policy` words: each `CHECK=LEVEL`, or one of the policy's own settings.
+pub(crate) fn policy(entries: &[String]) -> Result<Policy, String> {
+    let mut settings = Map::new();
+    let mut checks = Map::new();
+    for entry in entries {
+        let (name, value) = policy_entry(entry).map_err(|e| e.to_string())?;
+        match name {
+            "alpha" | "enum-additions" => settings.insert(name.into(), value.into()),
+            _ => checks.insert(name.into(), value.into()),
+        };
+    }
+    settings.insert("checks".into(), Value::Object(checks));
+    Policy::from_settings(&Value::Object(settings), "--policy").map_err(|e| e.to_string())
+}
+
+/// `check-crds --previous OLD PATH...`.
+pub(crate) fn main(previous: &str, paths: &[PathBuf], entries: &[String], json: bool) -> ExitCode {
+    let bad = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    };
+    let policy = match policy(entries) {
+        Ok(p) => p,
+        Err(e) => return bad(e),
+    };
+    let old = match previous {
+        "cluster" => from_cluster(None),
+        path => read(&[PathBuf::from(path)]),
+    };
+    let old = match old {
+        Ok(crds) => crds,
+        Err(e) => return bad(format!("--previous {previous}: {e}")),
+    };
+    let new = match read(paths) {
+        Ok(crds) => crds,
+        Err(e) => return bad(e),
+    };
+    // A cluster holds other operators' CRDs too: only those PATH defines are compared.
+    let mut old = old;
+    if previous == "cluster" {
+        let names: Vec<&Value> = new.iter().map(|c| &c["metadata"]["name"]).collect();
+        old.retain(|c| names.contains(&&c["metadata"]["name"]));
+    }
+    let findings = match kube_markers_compat::compare_sets(&old, &new, &policy) {
+        Ok(f) => f,
+        Err(errors) => {
+            let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            return bad(all.join("\nerror: "));
+        }
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&findings).expect("findings serialize")
+        );
+    } else {
+        print!("{}", render(&findings));
+    }
+    eprintln!("{}", summary(&findings, old.len(), new.len()));
+    if kube_markers_compat::has_errors(&findings) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// One line per finding.
+pub(crate) fn render(findings: &[Finding]) -> String {
+    findings.iter().map(|f| format!("{}\n", f.line())).collect()
+}
+
+fn summary(findings: &[Finding], old: usize, new: usize) -> String {
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    format!(
+        "{old} previous CRD(s), {new} CRD(s): {errors} breaking change(s), {} warning(s)",
+        findings.len() - errors
+    )
+}
+
+/// Every CRD of the files under `paths` (a `List`'s items too); a file given by name without
+/// one is an error, files found in a directory without one are skipped.
+pub(crate) fn read(paths: &[PathBuf]) -> Result<Vec<Value>, String> {
+    let mut crds = Vec::new();
+    for (path, named) in files::collect(paths)? {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("{}: cannot read it: {e}", path.display()))?;
+        let docs = serde_saphyr::from_multiple::<Value>(&text)
+            .map_err(|e| format!("{}: not YAML: {e}", path.display()))?;
+        let before = crds.len();
+        for doc in docs {
+            match doc["kind"].as_str() {
+                Some("List") => crds.extend(
+                    doc["items"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|i| is_crd(i))
+                        .cloned(),
+                ),
+                _ if is_crd(&doc) => crds.push(doc),
+                _ => {}
+            }
+        }
+        if named && crds.len() == before {
+            return Err(format!(
+                "{}: no apiextensions.k8s.io/v1 CustomResourceDefinition in it",
+                path.display()
+            ));
+        }
+    }
+    Ok(crds)
+}
+
+fn is_crd(doc: &Value) -> bool {
+    doc["kind"] == "CustomResourceDefinition" && doc["apiVersion"] == "apiextensions.k8s.io/v1"
+}
+
+/// The CRDs installed in the current context of `kubeconfig` (kubectl's own choice when
+/// `None`), with their status, as kubectl (`$KUBECTL`, else `kubectl`) lists them.
+pub fn from_cluster(kubeconfig: Option<&Path>) -> Result<Vec<Value>, String> {
+    let kubectl = std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".into());
+    let mut command = Command::new(&kubectl);
+    command.args([
+        "get",
+        "customresourcedefinitions.apiextensions.k8s.io",
+        "-o",
+        "json",
+    ]);
+    if let Some(file) = kubeconfig {
+        command.arg("--kubeconfig").arg(file);
+    }
+    let out = command
+        .output()
+        .map_err(|e| format!("cannot run `{kubectl}`: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`{kubectl} get customresourcedefinitions -o json` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let list: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("`{kubectl} get customresourcedefinitions -o json`: {e}"))?;
+    Ok(list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|item| {
+            // kubectl's list items carry no kind.
+            let mut crd = item.clone();
+            crd["kind"] = "CustomResourceDefinition".into();
+            crd["apiVersion"] = "apiextensions.k8s.io/v1".into();
+            crd
+        })
+        .collect())
+}
