@@ -31,6 +31,8 @@
 //! Test each conversion with [`check_spoke_round_trip`] and [`check_hub_round_trip`]: they
 //! name every field (JSON path) a round trip loses or changes.
 
+#[cfg(feature = "conversion-ca-bundle")]
+pub(crate) mod ca_bundle;
 mod erased;
 mod review;
 mod round_trip;
@@ -39,7 +41,10 @@ mod test_kinds;
 
 #[doc(hidden)]
 pub use erased::{__from_hub, __to_hub};
-pub use review::{ConversionSetupError, Conversions, ReviewError};
+pub use review::{
+    CONVERSION_PATH, ConversionSetupError, Conversions, REVIEW_API_VERSION, REVIEW_KIND,
+    ReviewError,
+};
 pub use round_trip::{RoundTripError, check_hub_round_trip, check_spoke_round_trip};
 
 /// A served version of a kind (the spoke, `Self`) that converts to and from the kind's storage

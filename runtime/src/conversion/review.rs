@@ -12,6 +12,10 @@ use kube_markers_registry::{ConversionEntry, ConvertFn};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+/// Where the webhook server serves the conversions, and where the generated CRDs'
+/// `spec.conversion.webhook.clientConfig` points (kubebuilder's path).
+pub const CONVERSION_PATH: &str = "/convert";
+
 /// The `apiVersion` of the reviews answered (the API server sends the first of the CRD's
 /// `conversionReviewVersions` it knows; the generator writes `[v1]`).
 pub const REVIEW_API_VERSION: &str = "apiextensions.k8s.io/v1";
@@ -107,6 +111,8 @@ pub enum ReviewError {
 /// One kind's conversions: its hub version and each spoke's.
 #[derive(Debug, Clone)]
 struct KindConversions {
+    /// The CRD's name (`<plural>.<group>`).
+    crd: String,
     group: String,
     kind: String,
     hub: String,
@@ -176,6 +182,7 @@ impl Conversions {
             }
             let key = (spoke_group.clone(), spoke_kind.clone());
             let kind = kinds.entry(key.clone()).or_insert_with(|| KindConversions {
+                crd: (entry.hub)().metadata.name.unwrap_or_default(),
                 group: spoke_group.clone(),
                 kind: spoke_kind.clone(),
                 hub: hub_version.clone(),
@@ -220,6 +227,11 @@ impl Conversions {
         self.kinds
             .values()
             .map(|k| (k.group.as_str(), k.kind.as_str()))
+    }
+
+    /// The names of the CRDs that convert (`<plural>.<group>`), sorted by group and kind.
+    pub fn crd_names(&self) -> Vec<String> {
+        self.kinds.values().map(|k| k.crd.clone()).collect()
     }
 
     /// The answer to a `ConversionReview` request body: a review whose `result` is `Success`
