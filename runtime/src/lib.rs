@@ -266,7 +266,7 @@ pub use kube_markers_macros::webhook_configuration;
 /// different kube-derive types of one group and kind; the webhook server refuses to start on
 /// two conversions of one version, or two hubs of one kind. Conversions take whole objects;
 /// see [`conversion`](mod@conversion) for the contract and the round-trip checks for tests,
-/// and `docs/conversion.md` for the workflow.
+/// and `docs/conversions.md` for the workflow.
 pub use kube_markers_macros::conversion;
 
 /// `#[webhook]` on a handler, with the `webhook` feature: its type-erased handler, for the
