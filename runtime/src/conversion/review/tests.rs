@@ -283,3 +283,98 @@ fn inconsistent_registrations_are_refused_naming_each_attribute() {
         ]
     );
 }
+
+/// A small deterministic generator (xorshift), so that a failure replays.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Random bytes and mutations of a valid review (bytes flipped, cut, repeated, JSON tokens
+/// spliced in) are answered or refused, never a panic; every answer is a review echoing what
+/// it can.
+#[test]
+fn the_decoder_survives_random_and_mutated_bodies() {
+    let conversions = conversions();
+    let valid = serde_json::to_vec(&json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "ConversionReview",
+        "request": {"uid": "u", "desiredAPIVersion": "test.kube-markers.dev/v2", "objects": [
+            widget("v1", "a", json!({"replicas": 3, "image": "nginx:1"})),
+            widget("v1alpha1", "b", json!({"count": 2})),
+        ]},
+    }))
+    .unwrap();
+    let pieces: [&[u8]; 10] = [
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b"\"",
+        b"null",
+        b"-1e999",
+        b"\"\\ud800\"",
+        b":",
+        b",",
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut answered, mut refused) = (0, 0);
+    for round in 0..4000 {
+        let body: Vec<u8> = if round % 10 == 0 {
+            (0..rng.below(300)).map(|_| rng.next() as u8).collect()
+        } else {
+            let mut body = valid.clone();
+            for _ in 0..1 + rng.below(4) {
+                let at = rng.below(body.len() + 1);
+                match rng.below(4) {
+                    0 if at < body.len() => body[at] = rng.next() as u8,
+                    1 => body.truncate(at),
+                    2 => {
+                        let piece = pieces[rng.below(pieces.len())];
+                        body.splice(at..at, piece.iter().copied());
+                    }
+                    _ => {
+                        let end = (at + rng.below(40)).min(body.len());
+                        let copy = body[at..end].to_vec();
+                        body.splice(at..at, copy);
+                    }
+                }
+            }
+            body
+        };
+        match conversions.review(&body) {
+            Ok(out) => {
+                answered += 1;
+                let out: Value = serde_json::from_slice(&out).unwrap();
+                assert_eq!(out["kind"], "ConversionReview");
+                let status = &out["response"]["result"]["status"];
+                assert!(status == "Success" || status == "Failure", "{out}");
+            }
+            Err(_) => refused += 1,
+        }
+    }
+    // Both paths were exercised.
+    assert!(
+        answered > 100 && refused > 100,
+        "{answered} answered, {refused} refused"
+    );
+    // Nesting past serde_json's recursion limit is refused, not a stack overflow.
+    let deep = format!(
+        "{{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"ConversionReview\",\"request\":{{\"uid\":\"u\",\"desiredAPIVersion\":\"a/b\",\"objects\":[{}{}]}}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    assert!(matches!(
+        conversions.review(deep.as_bytes()),
+        Err(ReviewError::Decode(_))
+    ));
+}

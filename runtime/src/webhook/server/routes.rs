@@ -38,6 +38,7 @@ pub struct Route {
     /// The `apiVersion` and `kind` of the bodies it takes.
     pub(crate) review: ReviewType,
     /// The CRDs whose conversions it serves (their `caBundle` is patched on request).
+    #[cfg_attr(not(feature = "conversion-ca-bundle"), allow(dead_code))]
     pub(crate) conversion_crds: Vec<String>,
 }
 
