@@ -99,9 +99,7 @@ fn check_impl(item: syn::ItemImpl, cx: &mut Ctxt) -> Option<ConversionImpl> {
             "#[conversion] registers a conversion: a negative impl converts nothing",
         );
     }
-    let Some(last) = path.segments.last() else {
-        return None;
-    };
+    let last = path.segments.last()?;
     let prefix: Vec<String> = path
         .segments
         .iter()
