@@ -165,8 +165,9 @@ fn conversions_changed(
         .iter()
         .map(|p| p.lib_crate.as_str())
         .collect();
-    // file → (in the sources, in the last build, the first attribute's place)
-    let mut counts: BTreeMap<String, (usize, usize, Option<(usize, usize)>)> = BTreeMap::new();
+    /// In the sources, in the last build, and the first attribute's place.
+    type Counts = (usize, usize, Option<(usize, usize)>);
+    let mut counts: BTreeMap<String, Counts> = BTreeMap::new();
     for attr in scan.attrs.iter().filter(|a| a.kind == AttrKind::Conversion) {
         let count = counts.entry(as_file_macro(&attr.file, root)).or_default();
         count.0 += 1;

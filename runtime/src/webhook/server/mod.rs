@@ -112,7 +112,7 @@ pub enum ServerError {
     NoConversionCrds,
     /// A registered conversion that cannot be served.
     #[error("#[kube_markers::conversion] {0}")]
-    Conversion(#[source] crate::conversion::ConversionSetupError),
+    Conversion(#[source] Box<crate::conversion::ConversionSetupError>),
     /// Two handlers for one path.
     #[error("two webhooks serve the path {path}: {first} and {second}")]
     DuplicatePath {
@@ -447,7 +447,11 @@ impl WebhookServerBuilder {
                     Route::conversions(conversions)
                         .origin("the registered #[kube_markers::conversion]s"),
                 ),
-                Err(problems) => errors.extend(problems.into_iter().map(ServerError::Conversion)),
+                Err(problems) => errors.extend(
+                    problems
+                        .into_iter()
+                        .map(|p| ServerError::Conversion(Box::new(p))),
+                ),
             }
         }
         #[cfg(feature = "conversion-ca-bundle")]
