@@ -29,6 +29,7 @@ pub fn attr_kind_of(leading: bool, segs: &[&str]) -> Option<AttrKind> {
         "crd" => Some(AttrKind::Crd),
         "webhook" => Some(AttrKind::Webhook),
         "webhook_configuration" => Some(AttrKind::WebhookConfiguration),
+        "conversion" => Some(AttrKind::Conversion),
         _ => None,
     }
 }

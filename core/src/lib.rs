@@ -34,6 +34,8 @@ pub mod cel;
 #[cfg(feature = "parse")]
 pub mod cfg;
 #[cfg(feature = "parse")]
+pub mod conversion;
+#[cfg(feature = "parse")]
 pub mod ctxt;
 #[cfg(feature = "parse")]
 pub mod item_header;

@@ -244,6 +244,8 @@ pub enum AttrKind {
     Webhook,
     /// `#[webhook_configuration]`
     WebhookConfiguration,
+    /// `#[conversion]`
+    Conversion,
 }
 
 impl AttrKind {
@@ -254,6 +256,7 @@ impl AttrKind {
             AttrKind::Crd => "crd",
             AttrKind::Webhook => "webhook",
             AttrKind::WebhookConfiguration => "webhook_configuration",
+            AttrKind::Conversion => "conversion",
         }
     }
 }

@@ -41,13 +41,17 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
         webhooks: &registry::webhook_entries(),
         configurations: &registry::webhook_configuration_entries(),
     };
-    run_with_webhooks(
-        &registry::rbac_entries(),
-        &registry::crd_entries(),
-        webhooks,
-        &registry::linked_crates(),
-        opts,
-    )
+    let (rbac, crds, conversions, linked) = (
+        registry::rbac_entries(),
+        registry::crd_entries(),
+        registry::conversion_entries(),
+        registry::linked_crates(),
+    );
+    let inputs = Inputs {
+        conversions: &conversions,
+        ..Inputs::new(&rbac, &crds, webhooks, &linked)
+    };
+    run_inputs(&inputs, opts)
 }
 
 /// Runs the generator over the given entries (the registry, or a test's own), without
@@ -70,9 +74,14 @@ pub fn run_with_webhooks(
     linked_crates: &[&str],
     opts: &Options,
 ) -> Result<Report, Error> {
-    let inputs = Inputs::new(entries, crds, webhooks, linked_crates);
-    let collected = collect_registry(&inputs, opts)?;
-    generate_and_write(&inputs, collected, opts)
+    run_inputs(&Inputs::new(entries, crds, webhooks, linked_crates), opts)
+}
+
+/// Runs the generator over `inputs`: checked against the workspace's sources unless
+/// `--no-scan`.
+pub fn run_inputs(inputs: &Inputs, opts: &Options) -> Result<Report, Error> {
+    let collected = collect_registry(inputs, opts)?;
+    generate_and_write(inputs, collected, opts)
 }
 
 /// The registry's part of a run before it generates: unless `--no-scan`, the workspace's
@@ -102,6 +111,12 @@ fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error>
                 .configurations
                 .iter()
                 .map(|c| (AttrKind::WebhookConfiguration, c.source.clone())),
+        )
+        .chain(
+            inputs
+                .conversions
+                .iter()
+                .map(|c| (AttrKind::Conversion, c.source.clone())),
         )
         .collect();
     let findings = cross_check_all(

@@ -59,6 +59,14 @@ pub fn webhook(args: TokenStream, item: TokenStream) -> TokenStream {
     kube_markers_core::webhook::expand(args.into(), item.into(), &call_site()).into()
 }
 
+/// Registers an `impl kube_markers::conversion::Spoke<Hub> for Spoke` as the conversion of a
+/// served version of a kind to and from its storage version. See `kube_markers::conversion`
+/// for the full docs.
+#[proc_macro_attribute]
+pub fn conversion(args: TokenStream, item: TokenStream) -> TokenStream {
+    kube_markers_core::conversion::expand(args.into(), item.into(), &call_site()).into()
+}
+
 /// controller-gen's `+kubebuilder:webhookconfiguration` marker. See
 /// `kube_markers::webhook_configuration` for the full docs.
 #[proc_macro_attribute]

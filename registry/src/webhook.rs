@@ -26,4 +26,8 @@ pub enum HandlerError {
     /// The response could not be encoded.
     #[error("the AdmissionReview response could not be encoded: {0}")]
     Encode(#[source] serde_json::Error),
+    /// A body another route's review type refuses (the `/convert` route's `ConversionReview`),
+    /// with that route's reason.
+    #[error("{0}")]
+    Refused(String),
 }

@@ -37,4 +37,5 @@ written_here! {
     crd_written_here => "crd",
     webhook_written_here => "webhook",
     webhook_configuration_written_here => "webhook_configuration",
+    conversion_written_here => "conversion",
 }

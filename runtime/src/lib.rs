@@ -55,6 +55,7 @@
 // Lets the attributes' `::kube_markers::…` paths resolve inside this crate's own tests.
 extern crate self as kube_markers;
 
+pub mod conversion;
 pub mod crd;
 mod expansion;
 #[doc(inline)]
@@ -239,6 +240,35 @@ pub use kube_markers_macros::webhook;
 /// ```
 pub use kube_markers_macros::webhook_configuration;
 
+/// Registers an `impl` of [`conversion::Spoke`] as the conversion of a served version of a
+/// kind (the spoke) to and from its storage version (the hub): the generator gives the kind's
+/// CRD `spec.conversion`, and `kube_markers::webhook::server` serves it at `/convert`.
+///
+/// ```ignore
+/// use kube_markers::conversion::Spoke;
+///
+/// #[kube_markers::conversion]
+/// impl Spoke<v2::MyDatabase> for v1::MyDatabase {
+///     type Error = String;
+///     fn to_hub(self) -> Result<v2::MyDatabase, String> {
+///         Ok(v2::MyDatabase {
+///             metadata: self.metadata,
+///             spec: v2::MyDatabaseSpec { size: self.spec.replicas, engine: "postgres".into() },
+///             status: None,
+///         })
+///     }
+///     fn from_hub(hub: v2::MyDatabase) -> Result<Self, String> { /* … */ }
+/// }
+/// ```
+///
+/// It takes no arguments. The `impl` must be of `Spoke<Hub>` (written `Spoke`,
+/// `conversion::Spoke` or `kube_markers::conversion::Spoke`), not generic, and between two
+/// different kube-derive types of one group and kind; the webhook server refuses to start on
+/// two conversions of one version, or two hubs of one kind. Conversions take whole objects;
+/// see [`conversion`](mod@conversion) for the contract and the round-trip checks for tests,
+/// and `docs/conversions.md` for the workflow.
+pub use kube_markers_macros::conversion;
+
 /// `#[webhook]` on a handler, with the `webhook` feature: its type-erased handler, for the
 /// `handler` of its registry record.
 #[cfg(feature = "webhook")]
@@ -275,9 +305,10 @@ macro_rules! __webhook_handler {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__webhook_handler as webhook_handler;
+    pub use crate::conversion::{__from_hub as conversion_from_hub, __to_hub as conversion_to_hub};
     pub use crate::expansion::{
-        crd_written_here, rbac_written_here, webhook_configuration_written_here,
-        webhook_written_here,
+        conversion_written_here, crd_written_here, rbac_written_here,
+        webhook_configuration_written_here, webhook_written_here,
     };
     pub use kube_markers_registry::crd::SchemaPatch;
     pub use kube_markers_registry::{

@@ -1,6 +1,6 @@
 //! Where kube-markers attributes stand in one source file, as the generator's workspace scan
-//! sees them: every `#[rbac]`/`#[crd]`/`#[webhook]` of a file, the `cfg`s it depends on, and
-//! the `mod x;`/`include!` the scan must follow. The macros' call-site check
+//! sees them: every `#[rbac]`/`#[crd]`/`#[webhook]`/`#[conversion]` of a file, the `cfg`s it
+//! depends on, and the `mod x;`/`include!` the scan must follow. The macros' call-site check
 //! (`kube_markers_core::call_site`) refuses every spelling this scan could not find, so an
 //! attribute that compiles is one the scan sees.
 

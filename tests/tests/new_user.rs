@@ -323,3 +323,80 @@ fn a_new_users_bundle_run_from_a_member_directory_edited_and_checked() {
     let check = run_generator(&ws, &["--check"]);
     assert!(check.status.success(), "{}", stderr(&check));
 }
+
+/// Two versions of a kind and the conversion between them, as a user writes them.
+const CONVERSION_LIB: &str = r#"use kube::CustomResource;
+use kube_markers::conversion::Spoke;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub mod v1 {
+    use super::*;
+    #[kube_markers::crd]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "cache.example.com", version = "v1", kind = "Memcached", namespaced)]
+    pub struct MemcachedSpec {
+        pub size: i32,
+    }
+}
+
+pub mod v2 {
+    use super::*;
+    #[kube_markers::crd(storage)]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "cache.example.com", version = "v2", kind = "Memcached", namespaced)]
+    pub struct MemcachedSpec {
+        pub replicas: i32,
+    }
+}
+
+#[kube_markers::conversion]
+impl Spoke<v2::Memcached> for v1::Memcached {
+    type Error = String;
+    fn to_hub(self) -> Result<v2::Memcached, String> {
+        Ok(v2::Memcached { metadata: self.metadata, spec: v2::MemcachedSpec { replicas: self.spec.size } })
+    }
+    fn from_hub(hub: v2::Memcached) -> Result<Self, String> {
+        Ok(v1::Memcached { metadata: hub.metadata, spec: v1::MemcachedSpec { size: hub.spec.replicas } })
+    }
+}
+"#;
+
+/// A `#[conversion]` in a crate of the workspace that the generator does not link is refused,
+/// naming its file and line, by the full run and by `--rbac-from-source`; the linked crate's
+/// own conversion is found in the registry.
+#[test]
+fn a_conversion_in_a_crate_the_generator_does_not_link_is_refused() {
+    let ws = quick_start_workspace("new-user-conversion", CONVERSION_LIB);
+    // A second library, in the workspace but not named by the generator's `link!`.
+    let cargo_toml = std::fs::read_to_string(ws.join("Cargo.toml")).unwrap();
+    write(
+        &ws.join("Cargo.toml"),
+        &cargo_toml.replace(
+            r#"members = ["my-operator", "codegen"]"#,
+            r#"members = ["my-operator", "codegen", "other-op"]"#,
+        ),
+    );
+    let operator_toml = std::fs::read_to_string(ws.join("my-operator/Cargo.toml")).unwrap();
+    write(
+        &ws.join("other-op/Cargo.toml"),
+        &operator_toml.replace("name = \"my-operator\"", "name = \"other-op\""),
+    );
+    write(&ws.join("other-op/src/lib.rs"), CONVERSION_LIB);
+
+    let out = run_generator(&ws, &[]);
+    let text = stderr(&out);
+    assert!(!out.status.success(), "{text}");
+    let unlinked = "other-op/src/lib.rs:26:1: #[conversion] in crate `other_op` is missing from \
+                    the registry";
+    assert!(text.contains(unlinked), "{unlinked}:\n{text}");
+    assert!(!text.contains("my-operator/src/lib.rs:26:1"), "{text}");
+    assert!(!ws.join("rbac-out").exists(), "{text}");
+
+    let fast = run_built_generator(&ws, &["--rbac-from-source"]);
+    let text = stderr(&fast);
+    assert!(!fast.status.success(), "{text}");
+    let refused = "other-op/src/lib.rs:26:1: 1 #[conversion] in this file, 0 in the last build";
+    assert!(text.contains(refused), "{refused}:\n{text}");
+    assert!(!ws.join("rbac-out").exists(), "{text}");
+}

@@ -164,8 +164,15 @@ fn registered_webhooks_match_their_attributes() {
                 .filter(|e| e.source.file.ends_with("scan_webhooks.rs"))
                 .map(|e| (scan::AttrKind::WebhookConfiguration, e.source.clone())),
         )
+        // The conversion below (`registered_conversions_match_their_attributes`).
+        .chain(
+            kube_markers::registry::conversion_entries()
+                .into_iter()
+                .filter(|e| e.source.file.ends_with("scan_webhooks.rs"))
+                .map(|e| (scan::AttrKind::Conversion, e.source.clone())),
+        )
         .collect();
-    assert_eq!(others.len(), 2);
+    assert_eq!(others.len(), 3);
     let report = ws.scan();
     let findings = scan::cross_check_all(&[], &[], &others, &report, &[], &ws.root, &ws.cfg_env());
     let here: Vec<String> = findings
@@ -176,4 +183,158 @@ fn registered_webhooks_match_their_attributes() {
         .filter(|e| e.starts_with("tests/tests/scan_webhooks.rs:"))
         .collect();
     assert!(here.is_empty(), "{here:#?}");
+}
+
+// A conversion of this test binary, for the cross-check below.
+mod conversion_kinds {
+    use kube::CustomResource;
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    pub mod v1 {
+        use super::*;
+        #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+        #[kube(
+            group = "scan.example.com",
+            version = "v1",
+            kind = "Scanned",
+            namespaced
+        )]
+        pub struct ScannedSpec {
+            pub size: i32,
+        }
+    }
+
+    pub mod v2 {
+        use super::*;
+        #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+        #[kube(
+            group = "scan.example.com",
+            version = "v2",
+            kind = "Scanned",
+            namespaced
+        )]
+        pub struct ScannedSpec {
+            pub replicas: i32,
+        }
+    }
+
+    #[kube_markers::conversion]
+    impl kube_markers::conversion::Spoke<v2::Scanned> for v1::Scanned {
+        type Error = String;
+        fn to_hub(self) -> Result<v2::Scanned, String> {
+            Ok(v2::Scanned::new(
+                "s",
+                v2::ScannedSpec {
+                    replicas: self.spec.size,
+                },
+            ))
+        }
+        fn from_hub(hub: v2::Scanned) -> Result<Self, String> {
+            Ok(v1::Scanned::new(
+                "s",
+                v1::ScannedSpec {
+                    size: hub.spec.replicas,
+                },
+            ))
+        }
+    }
+}
+
+/// `#[conversion]` is a nothing-is-lost attribute too: one the registry lacks is an error
+/// naming its file and line (its crate is not linked), one behind an off `cfg` a warning.
+#[test]
+fn conversions_missing_from_the_registry_are_reported_like_rbac() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lib.rs");
+    std::fs::write(
+        &file,
+        "use kube_markers::conversion;\n\
+         #[conversion]\n\
+         impl Spoke<v2::Db> for v1::Db {}\n\
+         #[cfg(any())]\n\
+         #[kube_markers::conversion]\n\
+         impl Spoke<v2::Db> for v1beta1::Db {}\n\
+         mod api {\n    \
+             #[cfg_attr(all(), ::kube_markers::conversion)]\n    \
+             impl Spoke<v2::Db> for v1alpha1::Db {}\n\
+         }\n",
+    )
+    .unwrap();
+    let ws = one_file_workspace(&file, "conversion_op");
+    let report = ws.scan();
+    let kinds: Vec<_> = report.attrs.iter().map(|a| (a.kind, a.line)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (scan::AttrKind::Conversion, 2),
+            (scan::AttrKind::Conversion, 5),
+            (scan::AttrKind::Conversion, 8)
+        ]
+    );
+    let findings = scan::cross_check_all(&[], &[], &[], &report, &[], &ws.root, &ws.cfg_env());
+    assert_eq!(located(&findings.errors), ["lib.rs:2", "lib.rs:8"]);
+    assert!(
+        findings.errors[0]
+            .to_string()
+            .contains("#[conversion] in crate `conversion_op` is missing from the registry"),
+        "{:?}",
+        findings.errors
+    );
+    assert_eq!(located(&findings.warnings), ["lib.rs:5"]);
+}
+
+/// The conversion entry of this binary is found at its place in this file: no findings.
+#[test]
+fn registered_conversions_match_their_attributes() {
+    let this_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scan_webhooks.rs");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let ws = Workspace {
+        packages: vec![scan::Package {
+            name: "kube-markers-tests".into(),
+            dir: root.join("tests"),
+            lib_crate: "kube_markers_tests".into(),
+            targets: vec![scan::Target::new(scan::TargetKind::Lib, this_file.clone())],
+        }],
+        ..Workspace::at(root)
+    };
+    let all: Vec<_> = kube_markers::registry::webhook_entries()
+        .into_iter()
+        .filter(|e| e.attribute.source.file.ends_with("scan_webhooks.rs"))
+        .map(|e| (scan::AttrKind::Webhook, e.attribute.source.clone()))
+        .chain(
+            kube_markers::registry::webhook_configuration_entries()
+                .into_iter()
+                .filter(|e| e.source.file.ends_with("scan_webhooks.rs"))
+                .map(|e| (scan::AttrKind::WebhookConfiguration, e.source.clone())),
+        )
+        .collect();
+    let conversions: Vec<_> = kube_markers::registry::conversion_entries()
+        .into_iter()
+        .filter(|e| e.source.file.ends_with("scan_webhooks.rs"))
+        .map(|e| (scan::AttrKind::Conversion, e.source.clone()))
+        .collect();
+    assert_eq!(conversions.len(), 1);
+    let report = ws.scan();
+    let here = |others: &[(scan::AttrKind, kube_markers::registry::Source)]| -> Vec<String> {
+        let findings =
+            scan::cross_check_all(&[], &[], others, &report, &[], &ws.root, &ws.cfg_env());
+        findings
+            .errors
+            .iter()
+            .chain(&findings.warnings)
+            .map(Finding::to_string)
+            .filter(|e| e.starts_with("tests/tests/scan_webhooks.rs:"))
+            .collect()
+    };
+    // Without its entry, the conversion is missing; with it, nothing is.
+    let missing = here(&all);
+    assert_eq!(missing.len(), 1, "{missing:#?}");
+    assert!(
+        missing[0].contains("#[conversion] in crate"),
+        "{missing:#?}"
+    );
+    let with: Vec<_> = all.iter().cloned().chain(conversions).collect();
+    let none = here(&with);
+    assert!(none.is_empty(), "{none:#?}");
 }

@@ -14,5 +14,6 @@ fn ui() {
     t.compile_fail("ui/fail/*.rs");
     t.compile_fail("ui/crd_fail/*.rs");
     t.compile_fail("ui/webhook_fail/*.rs");
+    t.compile_fail("ui/conversion_fail/*.rs");
     t.pass("ui/pass/*.rs");
 }

@@ -56,6 +56,8 @@ pub struct Inputs<'a> {
     pub crds: &'a [&'a CrdEntry],
     /// `#[webhook]`s and `#[webhook_configuration]`s.
     pub webhooks: Webhooks<'a>,
+    /// `#[conversion]`s (the cross-check matches them with the sources).
+    pub conversions: &'a [&'a kube_markers_registry::ConversionEntry],
     /// The crates named by `kube_markers::link!`.
     pub linked_crates: &'a [&'a str],
     /// The artifacts this input cannot vouch for: their files are kept as they are on disk
@@ -77,6 +79,7 @@ impl<'a> Inputs<'a> {
             rbac,
             crds,
             webhooks,
+            conversions: &[],
             linked_crates,
             kept: &[],
         }

@@ -536,10 +536,10 @@ impl Walker<'_> {
 }
 
 /// Whether a file's text names one of the attributes: every spelling the macros accept
-/// contains its name (`rbac`, `crd`, `webhook`, `webhook_configuration`), and identifiers
-/// have no escapes.
+/// contains its name (`rbac`, `crd`, `webhook`, `webhook_configuration`, `conversion`), and
+/// identifiers have no escapes.
 fn names_an_attribute(text: &str) -> bool {
-    ["rbac", "crd", "webhook"]
+    ["rbac", "crd", "webhook", "conversion"]
         .iter()
         .any(|name| text.contains(name))
 }

@@ -132,7 +132,7 @@ impl Walker<'_> {
             let ours = (after + 1..close).any(|i| {
                 matches!(
                     self.ident(i),
-                    Some("rbac" | "crd" | "webhook" | "webhook_configuration")
+                    Some("rbac" | "crd" | "webhook" | "webhook_configuration" | "conversion")
                 )
             });
             if !ours {

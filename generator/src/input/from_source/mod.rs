@@ -23,7 +23,9 @@ use crate::pipeline::{Collected, Inputs, Webhooks, generate_and_write};
 use crate::timings::Timings;
 use crate::{Error, Options, Report};
 use kube_markers_core::cfg::Cfg;
-use kube_markers_registry::{self as registry, Attribute, RbacEntry, Source, Text};
+use kube_markers_registry::{
+    self as registry, Attribute, ConversionEntry, RbacEntry, Source, Text,
+};
 use proc_macro2::LineColumn;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -65,6 +67,14 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
             rerun: opts.invocation.rerun(),
         }
     })?;
+    let conversions = registry::conversion_entries();
+    let changed = conversions_changed(&workspace, &scan, &conversions);
+    if !changed.is_empty() {
+        return Err(Error::FromSource {
+            refusals: changed,
+            rerun: opts.invocation.rerun(),
+        });
+    }
     timings.lap("read the attributes");
     let (webhooks, configurations) = (
         registry::webhook_entries(),
@@ -73,8 +83,10 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
     let webhooks = Webhooks::new(&webhooks, &configurations);
     let entries = read.entries();
     let crds = registry::crd_entries();
+    // The last build's conversions: the sources have as many in each file (checked above).
     let inputs = Inputs {
         kept: &[Artifact::Crds, Artifact::Docs, Artifact::Webhooks],
+        conversions: &conversions,
         ..Inputs::new(&entries, &crds, webhooks, &linked)
     };
     let collected = Collected {
@@ -137,6 +149,51 @@ fn as_file_macro(file: &Path, root: &Path) -> String {
         .unwrap_or(file)
         .display()
         .to_string()
+}
+
+/// The files whose `#[conversion]` attributes the sources and the last build count
+/// differently (in the crates the scan reads): the run would keep CRDs and a role that no
+/// longer follow them. A count, not places: lines shift with every edit above an attribute.
+fn conversions_changed(
+    workspace: &Workspace,
+    scan: &ScanReport,
+    last_build: &[&'static ConversionEntry],
+) -> Vec<Refusal> {
+    let root = &workspace.root;
+    let scanned: HashSet<&str> = workspace
+        .packages
+        .iter()
+        .map(|p| p.lib_crate.as_str())
+        .collect();
+    /// In the sources, in the last build, and the first attribute's place.
+    type Counts = (usize, usize, Option<(usize, usize)>);
+    let mut counts: BTreeMap<String, Counts> = BTreeMap::new();
+    for attr in scan.attrs.iter().filter(|a| a.kind == AttrKind::Conversion) {
+        let count = counts.entry(as_file_macro(&attr.file, root)).or_default();
+        count.0 += 1;
+        count.2.get_or_insert((attr.line, attr.column));
+    }
+    for entry in last_build
+        .iter()
+        .filter(|e| scanned.contains(e.source.crate_name()))
+    {
+        counts.entry(entry.source.file.to_string()).or_default().1 += 1;
+    }
+    counts
+        .into_iter()
+        .filter(|(_, (sources, last, _))| sources != last)
+        .map(|(file, (in_sources, in_last_build, at))| Refusal {
+            place: Some(Place {
+                file,
+                line: at.map_or(1, |a| a.0),
+                column: at.map(|a| a.1),
+            }),
+            reason: Reason::ConversionsChanged {
+                in_sources,
+                in_last_build,
+            },
+        })
+        .collect()
 }
 
 /// An entry's file and attribute, without its line: what "the same attribute" means when lines

@@ -83,6 +83,15 @@ pub enum Reason {
     /// A problem of the scan (unreadable file, module or `include!` it cannot follow); the
     /// text names the place.
     Scan(ScanProblem),
+    /// The file's `#[conversion]`s are not those the last build registered: the CRDs'
+    /// `spec.conversion` and the role's rule for their CA bundles follow the conversions,
+    /// which only a rebuild reads.
+    ConversionsChanged {
+        /// How many the sources have in the file.
+        in_sources: usize,
+        /// How many the last build registered from it.
+        in_last_build: usize,
+    },
 }
 
 impl fmt::Display for Refusal {
@@ -141,6 +150,15 @@ impl fmt::Display for Refusal {
                  does not read (scan = false or scan-exclude): only a rebuild sees its edits"
             ),
             Reason::Scan(text) => write!(f, "{text}"),
+            Reason::ConversionsChanged {
+                in_sources,
+                in_last_build,
+            } => write!(
+                f,
+                "{in_sources} #[conversion] in this file, {in_last_build} in the last build: the \
+                 CRDs and the role's rule for their CA bundles follow the conversions, which only \
+                 a rebuild reads"
+            ),
         }
     }
 }

@@ -457,3 +457,66 @@ pub fn on() {}
     assert_eq!(read.entries()[0].marker.resources, ["a"]);
     assert_eq!(read.entries()[0].source.item, "on");
 }
+
+/// A conversion entry of the last build at `file:line` of crate `krate`.
+fn conversion_at(krate: &'static str, file: &'static str, line: u32) -> &'static ConversionEntry {
+    fn crd()
+    -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition
+    {
+        Default::default()
+    }
+    fn same(v: serde_json::Value) -> Result<serde_json::Value, String> {
+        Ok(v)
+    }
+    Box::leak(Box::new(ConversionEntry::__new(
+        crd,
+        crd,
+        same,
+        same,
+        "v1::Db",
+        "v2::Db",
+        Source::__new(file, line, 1, krate, "v1::Db -> v2::Db"),
+    )))
+}
+
+/// A run from the sources keeps the CRDs and the role's CA-bundle rule that follow the
+/// conversions: a file whose `#[conversion]`s the last build counts differently is refused,
+/// in the crates the scan reads; moved lines are not a change.
+#[test]
+fn conversions_added_or_removed_since_the_last_build_are_refused() {
+    let ws = Ws::new(&[(
+        "op/src/lib.rs",
+        "\n\n#[kube_markers::conversion]\nimpl Spoke<v2::Db> for v1::Db {}\n\
+         #[kube_markers::conversion]\nimpl Spoke<v2::Db> for v1beta1::Db {}\n",
+    )]);
+    let workspace = ws.workspace();
+    let scan = workspace.scan();
+    // Lines moved since the last build: the same conversions.
+    let moved = [
+        conversion_at("op", "op/src/lib.rs", 1),
+        conversion_at("op", "op/src/lib.rs", 2),
+    ];
+    assert_eq!(conversions_changed(&workspace, &scan, &moved), []);
+    // One added in the sources, one removed from another file; a crate outside the
+    // workspace is not the scan's.
+    let last = [
+        conversion_at("op", "op/src/lib.rs", 3),
+        conversion_at("op", "op/src/gone.rs", 3),
+        conversion_at("dep", "/registry/dep/src/lib.rs", 3),
+    ];
+    let refused: Vec<String> = conversions_changed(&workspace, &scan, &last)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            "op/src/gone.rs:1: 0 #[conversion] in this file, 1 in the last build: the \
+             CRDs and the role's rule for their CA bundles follow the conversions, which only a \
+             rebuild reads",
+            "op/src/lib.rs:3:1: 2 #[conversion] in this file, 1 in the last build: the \
+             CRDs and the role's rule for their CA bundles follow the conversions, which only a \
+             rebuild reads",
+        ]
+    );
+}

@@ -26,6 +26,12 @@ pub(crate) const ADMISSION_REVIEW: ReviewType = ReviewType {
     kind: "AdmissionReview",
 };
 
+/// What the API server sends a conversion webhook.
+pub(crate) const CONVERSION_REVIEW: ReviewType = ReviewType {
+    api_version: crate::conversion::REVIEW_API_VERSION,
+    kind: crate::conversion::REVIEW_KIND,
+};
+
 impl fmt::Display for ReviewType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.api_version, self.kind)

@@ -1,4 +1,4 @@
-//! Serves admission handlers over HTTPS, as the API server calls them (feature
+//! Serves admission handlers and conversions over HTTPS, as the API server calls them (feature
 //! `webhook-server`).
 //!
 //! Each [`Route`] is a path and a handler ([`registered`](WebhookServerBuilder::registered) takes
@@ -11,6 +11,12 @@
 //! [`reload_interval`](WebhookServerBuilder::reload_interval): a rotated certificate is served
 //! to new connections without restarting the listener. Shutdown stops accepting, lets the
 //! requests under way finish, and closes idle connections.
+//!
+//! The conversions registered by `#[kube_markers::conversion]` are served at `/convert`
+//! ([`Route::conversions`], added by [`registered`](WebhookServerBuilder::registered)): the
+//! API server's `ConversionReview`s are answered as [`Conversions`](crate::conversion::Conversions)
+//! describes, with the same limits and deadlines as the admission routes; a body that is not a
+//! `ConversionReview` gets 400, and a conversion that fails or panics fails its review.
 //!
 //! Every route gets the same protection, whatever review it takes: a header deadline from a
 //! request's first byte, a whole-request deadline for its body and handler, an idle timeout
@@ -95,8 +101,18 @@ pub const DEFAULT_ADDR: SocketAddr =
 #[non_exhaustive]
 pub enum ServerError {
     /// No handler to serve.
-    #[error("no webhook handlers to serve (is every crate with #[kube_markers::webhook] linked?)")]
+    #[error(
+        "no webhook handlers to serve (is every crate with #[kube_markers::webhook] or #[kube_markers::conversion] linked?)"
+    )]
     NoRoutes,
+    /// [`WebhookServerBuilder::patch_conversion_ca_bundle`] without conversions to serve.
+    #[error(
+        "patch_conversion_ca_bundle: the server serves no conversions, so no CRD's caBundle to keep (is every crate with #[kube_markers::conversion] linked, and `registered()` called?)"
+    )]
+    NoConversionCrds,
+    /// A registered conversion that cannot be served.
+    #[error("#[kube_markers::conversion] {0}")]
+    Conversion(#[source] Box<crate::conversion::ConversionSetupError>),
     /// Two handlers for one path.
     #[error("two webhooks serve the path {path}: {first} and {second}")]
     DuplicatePath {
@@ -197,6 +213,8 @@ impl std::error::Error for BuildError {}
 #[derive(Debug)]
 pub struct WebhookServerBuilder {
     routes: Vec<Route>,
+    /// Whether [`registered`](Self::registered) asked for the registered conversions too.
+    registered_conversions: bool,
     cert: PathBuf,
     key: PathBuf,
     addr: SocketAddr,
@@ -208,6 +226,27 @@ pub struct WebhookServerBuilder {
     request_timeout: Duration,
     idle_timeout: Duration,
     max_connections: usize,
+    #[cfg(feature = "conversion-ca-bundle")]
+    ca_bundle: Option<CaBundleRequest>,
+}
+
+/// What [`WebhookServerBuilder::patch_conversion_ca_bundle`] asked for.
+#[cfg(feature = "conversion-ca-bundle")]
+#[derive(Clone)]
+struct CaBundleRequest {
+    client: kube::Client,
+    ca_file: Option<PathBuf>,
+    resync: Duration,
+}
+
+#[cfg(feature = "conversion-ca-bundle")]
+impl std::fmt::Debug for CaBundleRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CaBundleRequest")
+            .field("ca_file", &self.ca_file)
+            .field("resync", &self.resync)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for WebhookServerBuilder {
@@ -215,6 +254,7 @@ impl Default for WebhookServerBuilder {
         let dir = Path::new(DEFAULT_CERT_DIR);
         WebhookServerBuilder {
             routes: Vec::new(),
+            registered_conversions: false,
             cert: dir.join("tls.crt"),
             key: dir.join("tls.key"),
             addr: DEFAULT_ADDR,
@@ -236,6 +276,8 @@ impl Default for WebhookServerBuilder {
             // that meets the server's close is not retried, and fails the admission.
             idle_timeout: Duration::from_secs(120),
             max_connections: 1024,
+            #[cfg(feature = "conversion-ca-bundle")]
+            ca_bundle: None,
         }
     }
 }
@@ -249,8 +291,13 @@ impl WebhookServerBuilder {
 
     /// Serves every handler registered by `#[kube_markers::webhook]` in the linked crates
     /// (see [`Route::from_entry`]); two of them on one path are an error of
-    /// [`build`](Self::build) naming both attributes.
-    pub fn registered(self) -> Self {
+    /// [`build`](Self::build) naming both attributes. When the linked crates register
+    /// conversions (`#[kube_markers::conversion]`), serves them at `/convert` too
+    /// ([`Route::conversions`]); conversions that cannot be served together (two hubs of a
+    /// kind, two conversions of a version, ...) are errors of [`build`](Self::build) naming
+    /// the attributes.
+    pub fn registered(mut self) -> Self {
+        self.registered_conversions = true;
         self.routes(
             kube_markers_registry::webhook_entries()
                 .into_iter()
@@ -344,10 +391,75 @@ impl WebhookServerBuilder {
         self
     }
 
+    /// Writes the CA of the serving certificate into
+    /// `spec.conversion.webhook.clientConfig.caBundle` of each CRD whose conversions the
+    /// server serves (feature `conversion-ca-bundle`), for clusters without cert-manager's CA
+    /// injection: at start, when the certificate rotates, and every five minutes (a CRD
+    /// applied again may have lost it). It only reads and patches those CRDs, by name (the
+    /// role the generator writes allows exactly that). Failures are logged and retried; the
+    /// server serves meanwhile.
+    ///
+    /// The CA is `ca.crt` beside the certificate file, as a `kubernetes.io/tls` Secret is
+    /// mounted, or the certificate file itself when there is no `ca.crt` (a self-signed
+    /// certificate); [`conversion_ca_file`](Self::conversion_ca_file) names another file.
+    /// Leave it off where cert-manager's cainjector fills the bundle: both would write it.
+    #[cfg(feature = "conversion-ca-bundle")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "conversion-ca-bundle")))]
+    pub fn patch_conversion_ca_bundle(mut self, client: kube::Client) -> Self {
+        self.ca_bundle = Some(CaBundleRequest {
+            client,
+            ca_file: None,
+            resync: Duration::from_secs(300),
+        });
+        self
+    }
+
+    /// The PEM file whose certificates [`patch_conversion_ca_bundle`](Self::patch_conversion_ca_bundle)
+    /// writes into the CRDs (by default `ca.crt` beside the certificate, or the certificate).
+    #[cfg(feature = "conversion-ca-bundle")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "conversion-ca-bundle")))]
+    pub fn conversion_ca_file(mut self, file: impl Into<PathBuf>) -> Self {
+        if let Some(request) = &mut self.ca_bundle {
+            request.ca_file = Some(file.into());
+        }
+        self
+    }
+
+    /// How often [`patch_conversion_ca_bundle`](Self::patch_conversion_ca_bundle) checks the
+    /// CRDs' bundles besides at start and on rotation (5 minutes by default).
+    #[cfg(feature = "conversion-ca-bundle")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "conversion-ca-bundle")))]
+    pub fn conversion_ca_resync(mut self, interval: Duration) -> Self {
+        if let Some(request) = &mut self.ca_bundle {
+            request.resync = interval.max(Duration::from_secs(1));
+        }
+        self
+    }
+
     /// Checks the routes (at least one, paths absolute and distinct) and loads the
     /// certificate; every problem is reported at once.
-    pub fn build(self) -> Result<WebhookServer, BuildError> {
+    pub fn build(mut self) -> Result<WebhookServer, BuildError> {
         let mut errors = Vec::new();
+        if self.registered_conversions {
+            match crate::conversion::Conversions::registered() {
+                Ok(conversions) if conversions.is_empty() => {}
+                Ok(conversions) => self.routes.push(
+                    Route::conversions(conversions)
+                        .origin("the registered #[kube_markers::conversion]s"),
+                ),
+                Err(problems) => errors.extend(
+                    problems
+                        .into_iter()
+                        .map(|p| ServerError::Conversion(Box::new(p))),
+                ),
+            }
+        }
+        #[cfg(feature = "conversion-ca-bundle")]
+        let conversion_crds: Vec<String> = self
+            .routes
+            .iter()
+            .flat_map(|r| r.conversion_crds.iter().cloned())
+            .collect();
         let table = RouteTable::new(
             self.routes,
             self.body_limit,
@@ -357,6 +469,23 @@ impl WebhookServerBuilder {
         .map_err(|e| errors.extend(e))
         .ok();
         let provider = Arc::new(ring::default_provider());
+        #[cfg(feature = "conversion-ca-bundle")]
+        let ca_bundle = match self.ca_bundle {
+            Some(_) if conversion_crds.is_empty() => {
+                errors.push(ServerError::NoConversionCrds);
+                None
+            }
+            Some(request) => Some((
+                crate::conversion::ca_bundle::CaBundlePatcher::new(
+                    request.client,
+                    request.ca_file,
+                    &self.cert,
+                    conversion_crds,
+                ),
+                request.resync,
+            )),
+            None => None,
+        };
         let files = CertFiles {
             cert: self.cert,
             key: self.key,
@@ -381,6 +510,8 @@ impl WebhookServerBuilder {
             addr: self.addr,
             reload_interval: self.reload_interval,
             shutdown_timeout: self.shutdown_timeout,
+            #[cfg(feature = "conversion-ca-bundle")]
+            ca_bundle,
             limits: Limits {
                 handshake_timeout: self.header_timeout,
                 header_timeout: self.header_timeout,
@@ -401,6 +532,9 @@ pub struct WebhookServer {
     reload_interval: Duration,
     shutdown_timeout: Duration,
     limits: Limits,
+    /// The CRDs whose `caBundle` the server keeps, and how often it checks them.
+    #[cfg(feature = "conversion-ca-bundle")]
+    ca_bundle: Option<(crate::conversion::ca_bundle::CaBundlePatcher, Duration)>,
 }
 
 impl std::fmt::Debug for WebhookServer {
@@ -439,9 +573,21 @@ impl WebhookServer {
         let mut limits = self.limits;
         limits.max_connections = process::connection_cap(limits.max_connections);
         let (stop, stopped) = watch::channel(false);
+        let (rotated, _on_rotation) = watch::channel(());
+        #[cfg(feature = "conversion-ca-bundle")]
+        if let Some((patcher, resync)) = self.ca_bundle {
+            tracing::info!(crds = ?patcher.crds(), "keeping the conversion webhook caBundle of the CRDs");
+            tokio::spawn(crate::conversion::ca_bundle::keep(
+                patcher,
+                resync,
+                rotated.subscribe(),
+                stopped.clone(),
+            ));
+        }
         tokio::spawn(reload_certificate(
             self.cert.clone(),
             self.reload_interval,
+            rotated,
             stopped.clone(),
         ));
         let serving = tokio::spawn(accept(
@@ -494,6 +640,7 @@ impl RunningServer {
 async fn reload_certificate(
     cert: Arc<ReloadingCert>,
     interval: Duration,
+    rotated: watch::Sender<()>,
     mut stopped: watch::Receiver<bool>,
 ) {
     let mut ticks = tokio::time::interval(interval);
@@ -502,7 +649,10 @@ async fn reload_certificate(
     loop {
         tokio::select! {
             _ = ticks.tick() => match cert.reload().await {
-                Ok(true) => tracing::info!("serving the rotated webhook certificate"),
+                Ok(true) => {
+                    tracing::info!("serving the rotated webhook certificate");
+                    rotated.send_replace(());
+                }
                 Ok(false) => {}
                 Err(e) => tracing::warn!("webhook certificate not reloaded, the previous one stays: {e}"),
             },

@@ -17,9 +17,10 @@ use serde::de::DeserializeOwned;
 
 use super::ServerError;
 use super::body::{BodyError, read_body};
-use super::envelope::{ADMISSION_REVIEW, Envelope, ReviewType};
+use super::envelope::{ADMISSION_REVIEW, CONVERSION_REVIEW, Envelope, ReviewType};
 use super::process::{LARGE_BODY, LargeRequest};
-use crate::webhook::{__handle, HandlerFn, HandlerFuture, SideEffects};
+use crate::conversion::{CONVERSION_PATH, Conversions};
+use crate::webhook::{__handle, HandlerError, HandlerFn, HandlerFuture, SideEffects};
 use kube_markers_registry::WebhookEntry;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -36,6 +37,9 @@ pub struct Route {
     pub(crate) origin: String,
     /// The `apiVersion` and `kind` of the bodies it takes.
     pub(crate) review: ReviewType,
+    /// The CRDs whose conversions it serves (their `caBundle` is patched on request).
+    #[cfg_attr(not(feature = "conversion-ca-bundle"), allow(dead_code))]
+    pub(crate) conversion_crds: Vec<String>,
 }
 
 impl std::fmt::Debug for Route {
@@ -79,6 +83,7 @@ impl Route {
             handler: Arc::new(handler),
             origin: entry.attribute.source.to_string(),
             review: ADMISSION_REVIEW,
+            conversion_crds: Vec::new(),
         })
     }
 
@@ -94,6 +99,30 @@ impl Route {
         Self::with_handler(path.into(), Arc::new(move |body| __handle(body, &handler)))
     }
 
+    /// The route of the conversion webhook at [`CONVERSION_PATH`] (`/convert`): answers the
+    /// API server's `ConversionReview`s with `conversions`. A conversion that fails or panics
+    /// fails its review with a message naming the object; the server goes on.
+    /// [`WebhookServerBuilder::registered`](super::WebhookServerBuilder::registered) adds it
+    /// for the conversions the linked crates register.
+    #[track_caller]
+    pub fn conversions(conversions: Conversions) -> Self {
+        let conversion_crds = conversions.crd_names();
+        let conversions = Arc::new(conversions);
+        let handler: Handler = Arc::new(move |body: Vec<u8>| -> HandlerFuture {
+            let conversions = conversions.clone();
+            Box::pin(async move {
+                conversions
+                    .review(&body)
+                    .map_err(|e| HandlerError::Refused(e.to_string()))
+            })
+        });
+        Route {
+            review: CONVERSION_REVIEW,
+            conversion_crds,
+            ..Self::with_handler(CONVERSION_PATH.into(), handler)
+        }
+    }
+
     #[track_caller]
     fn with_handler(path: String, handler: Handler) -> Self {
         let caller = std::panic::Location::caller();
@@ -103,6 +132,7 @@ impl Route {
             handler,
             origin: format!("{}:{}", caller.file(), caller.line()),
             review: ADMISSION_REVIEW,
+            conversion_crds: Vec::new(),
         }
     }
 
