@@ -41,13 +41,23 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
         webhooks: &registry::webhook_entries(),
         configurations: &registry::webhook_configuration_entries(),
     };
-    run_with_webhooks(
-        &registry::rbac_entries(),
-        &registry::crd_entries(),
-        webhooks,
-        &registry::linked_crates(),
-        opts,
-    )
+    let (rbac, crds, linked) = (
+        registry::rbac_entries(),
+        registry::crd_entries(),
+        registry::linked_crates(),
+    );
+    let inputs = Inputs {
+        conversions: &registry::conversion_entries(),
+        ..Inputs::new(&rbac, &crds, webhooks, &linked)
+    };
+    run_with_inputs(&inputs, opts)
+}
+
+/// Runs the generator over these inputs (conversions included), checked against the
+/// workspace's sources unless `--no-scan`.
+pub fn run_with_inputs(inputs: &Inputs, opts: &Options) -> Result<Report, Error> {
+    let collected = collect_registry(inputs, opts)?;
+    generate_and_write(inputs, collected, opts)
 }
 
 /// Runs the generator over the given entries (the registry, or a test's own), without

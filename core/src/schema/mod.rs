@@ -23,6 +23,7 @@
 //! #[k8s(at_most_one_of = ["a", "b"])] / exactly_one_of / at_least_one_of   (on types)
 //! ```
 
+mod crd_args;
 mod expand;
 mod patch;
 mod rules;
@@ -30,6 +31,7 @@ pub mod satisfiable;
 mod shape;
 mod vocabulary;
 
+pub use crd_args::CRD_ALLOWANCES;
 pub use expand::{expand_crd, expand_schema};
 pub use patch::Patch;
 pub use shape::{Shape, shape_of};

@@ -9,8 +9,11 @@ use crate::generate::Inputs;
 use crate::output::Output;
 use crate::{Error, Options};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube_markers_registry::crd::{Built, CrdProblem, CrdType, merge};
-use kube_markers_registry::{CrdEntry, Source};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceConversion, ServiceReference, WebhookClientConfig, WebhookConversion,
+};
+use kube_markers_registry::crd::{Built, CrdProblem, CrdType, merge, versions};
+use kube_markers_registry::{ConversionEntry, CrdEntry, Source};
 use serde_json::Value;
 
 /// The CRD files (`--crd-out`, one `<group>_<plural>.yaml` per group and kind): every
@@ -23,7 +26,8 @@ pub fn generate(
     if inputs.crds.is_empty() {
         return Ok(Generated::default());
     }
-    let crds = generate_crds(inputs.crds).map_err(Error::Crd)?;
+    let crds =
+        generate_crds_with_conversions(inputs.crds, inputs.conversions).map_err(Error::Crd)?;
     let crd_dir = opts.crd_dir();
     let files = crds
         .iter()
@@ -76,11 +80,41 @@ pub fn file_name(group: &str, plural: &str) -> String {
     format!("{group}_{plural}.yaml")
 }
 
-/// Generates every CRD: one per group and kind, versions merged, checked.
+/// The Service a converting CRD's `spec.conversion` calls: the bundle's webhook Service
+/// (controller-gen's default webhook Service name).
+pub const CONVERSION_SERVICE: &str = "webhook-service";
+/// Its namespace as written: kubebuilder's placeholder, which kustomize's `namespace:` replaces
+/// (the bundle's and an overlay's).
+pub const CONVERSION_SERVICE_NAMESPACE: &str = "system";
+/// The path the webhook server serves conversions on (controller-runtime's).
+pub const CONVERSION_PATH: &str = "/convert";
+
+/// Generates every CRD: one per group and kind, versions merged, checked, with no conversion
+/// declared: a kind whose versions' schemas differ is refused unless its type says
+/// `allow(unconverted-versions, ...)` ([`generate_crds_with_conversions`] takes the
+/// `#[kube_markers::conversion]`s).
 ///
 /// Errors name the Rust type and its source location; all of them are reported together.
 pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<CrdProblem>> {
-    let (kinds, mut errors) = merge(entries);
+    generate_crds_with_conversions(entries, &[])
+}
+
+/// [`generate_crds`], with the conversions between the kinds' versions: they must cover their
+/// kind (every version but the storage version converts to and from it), and give its CRD
+/// `spec.conversion` strategy `Webhook`, served by the bundle's webhook Service at
+/// [`CONVERSION_PATH`].
+pub fn generate_crds_with_conversions(
+    entries: &[&CrdEntry],
+    conversions: &[&ConversionEntry],
+) -> Result<Vec<GeneratedCrd>, Vec<CrdProblem>> {
+    let (mut kinds, mut errors) = merge(entries);
+    let (converting, version_problems) = versions::check(&kinds, conversions);
+    errors.extend(version_problems);
+    for (kind, conversions) in kinds.iter_mut().zip(&converting) {
+        if !conversions.is_empty() {
+            kind.crd.spec.conversion = Some(webhook_conversion());
+        }
+    }
     let mut out = Vec::new();
     for kind in kinds {
         let mut problems = kind.problems;
@@ -141,6 +175,35 @@ pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<Crd
     } else {
         Err(errors)
     }
+}
+
+/// Strategy `Webhook` through the bundle's webhook Service, `ConversionReview` v1 (the only
+/// version the conversion server speaks).
+fn webhook_conversion() -> CustomResourceConversion {
+    CustomResourceConversion {
+        strategy: "Webhook".into(),
+        webhook: Some(WebhookConversion {
+            client_config: Some(WebhookClientConfig {
+                service: Some(ServiceReference {
+                    name: CONVERSION_SERVICE.into(),
+                    namespace: CONVERSION_SERVICE_NAMESPACE.into(),
+                    path: Some(CONVERSION_PATH.into()),
+                    port: None,
+                }),
+                ca_bundle: None,
+                url: None,
+            }),
+            conversion_review_versions: vec!["v1".into()],
+        }),
+    }
+}
+
+/// Whether the CRD converts through a webhook.
+pub fn converts(crd: &CustomResourceDefinition) -> bool {
+    crd.spec
+        .conversion
+        .as_ref()
+        .is_some_and(|c| c.strategy == "Webhook")
 }
 
 /// A CRD's group: a DNS-1123 subdomain with at least one dot.

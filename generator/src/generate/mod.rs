@@ -13,7 +13,9 @@ pub mod webhooks;
 
 use crate::Warning;
 use crate::output::Output;
-use kube_markers_registry::{CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry};
+use kube_markers_registry::{
+    ConversionEntry, CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry,
+};
 
 /// What one generator made: its artifact (for the generators after it), its files, a line for
 /// the run's summary, and its warnings.
@@ -54,6 +56,8 @@ pub struct Inputs<'a> {
     pub rbac: &'a [&'a RbacEntry],
     /// `#[crd]` types.
     pub crds: &'a [&'a CrdEntry],
+    /// `#[conversion]`s between their versions.
+    pub conversions: &'a [&'a ConversionEntry],
     /// `#[webhook]`s and `#[webhook_configuration]`s.
     pub webhooks: Webhooks<'a>,
     /// The crates named by `kube_markers::link!`.
@@ -76,6 +80,7 @@ impl<'a> Inputs<'a> {
         Inputs {
             rbac,
             crds,
+            conversions: &[],
             webhooks,
             linked_crates,
             kept: &[],

@@ -73,8 +73,10 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
     let webhooks = Webhooks::new(&webhooks, &configurations);
     let entries = read.entries();
     let crds = registry::crd_entries();
+    let conversions = registry::conversion_entries();
     let inputs = Inputs {
         kept: &[Artifact::Crds, Artifact::Docs, Artifact::Webhooks],
+        conversions: &conversions,
         ..Inputs::new(&entries, &crds, webhooks, &linked)
     };
     let collected = Collected {

@@ -1,0 +1,581 @@
+//! The versions of one kind, and how the API server converts between them.
+//!
+//! Without `spec.conversion` (strategy `None`) the API server converts an object by rewriting
+//! its `apiVersion`: when two versions' schemas differ, a field one of them lacks is pruned
+//! when a client of that version writes the object back. So a kind whose versions differ needs
+//! a `#[kube_markers::conversion]` for every version but the storage version (the hub), or an
+//! explicit `#[kube_markers::crd(allow(unconverted-versions, reason = "..."))]`. [`check`]
+//! says which; the generator then gives the converting kinds strategy `Webhook`.
+
+use super::{CrdProblem, CrdType, MergedKind};
+use crate::{ConversionEntry, Source};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// The `allow(...)` name that accepts versions whose schemas differ, without a conversion
+/// (one of `kube_markers_core::schema::CRD_ALLOWANCES`).
+pub const UNCONVERTED_VERSIONS: &str = "unconverted-versions";
+
+/// Where two versions' schemas first differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SchemaDifference {
+    /// The schema node (`spec.replicas`, `spec.items[*].name`, `<root>`).
+    pub path: String,
+    /// How it differs.
+    pub what: Difference,
+}
+
+/// How a node of two schemas differs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Difference {
+    /// The field is in the first schema only.
+    OnlyInFirst,
+    /// The field is in the second schema only.
+    OnlyInSecond,
+    /// A keyword of the node (`type`, `format`, `required`, `x-kubernetes-validations`, ...)
+    /// has another value, or is missing from one of them (`None`).
+    Keyword {
+        /// The keyword.
+        key: String,
+        /// Its value in the first schema, as JSON.
+        first: Option<String>,
+        /// In the second.
+        second: Option<String>,
+    },
+}
+
+impl SchemaDifference {
+    /// The difference, in words that name the two versions.
+    pub fn describe(&self, first: &str, second: &str) -> String {
+        let shown = |v: &Option<String>| v.clone().unwrap_or_else(|| "absent".into());
+        match &self.what {
+            Difference::OnlyInFirst => format!("{} exists in {first} only", self.path),
+            Difference::OnlyInSecond => format!("{} exists in {second} only", self.path),
+            Difference::Keyword {
+                key,
+                first: a,
+                second: b,
+            } => format!(
+                "{}: `{key}` is {} in {first}, {} in {second}",
+                self.path,
+                shown(a),
+                shown(b)
+            ),
+        }
+    }
+}
+
+/// The first place two schemas (`openAPIV3Schema`s as JSON) differ, or `None` when they are
+/// the same but for their descriptions and titles (documentation: no data is lost by it). Fields are
+/// compared before the keywords of their parent, so a renamed field is reported as the field
+/// (`spec.replicas exists in v2 only`), not as its parent's `required`.
+pub fn schema_difference(first: &Value, second: &Value) -> Option<SchemaDifference> {
+    node_difference(first, second, "")
+}
+
+/// The keywords whose values are schemas, compared node by node.
+const CHILDREN: [&str; 3] = ["properties", "items", "additionalProperties"];
+/// Documentation, not shape (schemars titles the root after the Rust type, which versions in
+/// different modules may name differently).
+const IGNORED: [&str; 2] = ["description", "title"];
+
+fn node_difference(first: &Value, second: &Value, path: &str) -> Option<SchemaDifference> {
+    let (Some(a), Some(b)) = (first.as_object(), second.as_object()) else {
+        return (first != second).then(|| keyword(path, "<schema>", Some(first), Some(second)));
+    };
+    let empty = Map::new();
+    let props = |node: &'_ Map<String, Value>| -> Map<String, Value> {
+        node.get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty)
+            .clone()
+    };
+    let (pa, pb) = (props(a), props(b));
+    let names: BTreeSet<&String> = pa.keys().chain(pb.keys()).collect();
+    for name in names {
+        let child = join(path, name);
+        match (pa.get(name), pb.get(name)) {
+            (Some(x), Some(y)) => {
+                if let Some(d) = node_difference(x, y, &child) {
+                    return Some(d);
+                }
+            }
+            (Some(_), None) => return Some(only(child, Difference::OnlyInFirst)),
+            (None, Some(_)) => return Some(only(child, Difference::OnlyInSecond)),
+            (None, None) => {}
+        }
+    }
+    for (key, suffix) in [("items", "[*]"), ("additionalProperties", "[<key>]")] {
+        if let (Some(x @ Value::Object(_)), Some(y @ Value::Object(_))) = (a.get(key), b.get(key))
+            && let Some(d) = node_difference(x, y, &format!("{path}{suffix}"))
+        {
+            return Some(d);
+        }
+    }
+    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    for key in keys {
+        if IGNORED.contains(&key.as_str()) || key == "properties" {
+            continue;
+        }
+        let (x, y) = (a.get(key), b.get(key));
+        let both_schemas = CHILDREN.contains(&key.as_str())
+            && x.is_some_and(Value::is_object)
+            && y.is_some_and(Value::is_object);
+        if both_schemas {
+            continue;
+        }
+        let same = match (x, y) {
+            // Schemas under a junctor: their descriptions do not count either.
+            (Some(Value::Array(x)), Some(Value::Array(y)))
+                if matches!(key.as_str(), "allOf" | "anyOf" | "oneOf") =>
+            {
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y)
+                        .all(|(x, y)| node_difference(x, y, path).is_none())
+            }
+            (Some(x), Some(y)) if key == "not" => node_difference(x, y, path).is_none(),
+            _ => x == y,
+        };
+        if !same {
+            return Some(keyword(path, key, x, y));
+        }
+    }
+    None
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+fn shown_path(path: &str) -> String {
+    if path.is_empty() {
+        "<root>".into()
+    } else {
+        path.to_string()
+    }
+}
+
+fn only(path: String, what: Difference) -> SchemaDifference {
+    SchemaDifference { path, what }
+}
+
+fn keyword(path: &str, key: &str, x: Option<&Value>, y: Option<&Value>) -> SchemaDifference {
+    // A long value (a list of rules) is cut: the path and keyword say where to look.
+    let short = |v: &Value| {
+        let text = v.to_string();
+        match text.char_indices().nth(80) {
+            Some((i, _)) => format!("{}…", &text[..i]),
+            None => text,
+        }
+    };
+    SchemaDifference {
+        path: shown_path(path),
+        what: Difference::Keyword {
+            key: key.to_string(),
+            first: x.map(short),
+            second: y.map(short),
+        },
+    }
+}
+
+/// Why the registered conversions do not cover a kind, or name what does not exist.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConversionProblem {
+    /// kube-derive's `CustomResourceExt::crd` of a conversion's type panicked.
+    #[error(
+        "{conversion}: #[kube_markers::conversion]: the CRD of {ty} could not be built: {message}"
+    )]
+    KubeDerive {
+        /// Where the conversion stands.
+        conversion: Source,
+        /// The type as the conversion names it.
+        ty: &'static str,
+        /// The panic's message.
+        message: String,
+    },
+    /// The spoke and the hub are not versions of one group and kind.
+    #[error(
+        "{conversion}: #[kube_markers::conversion] converts {spoke_type} ({spoke}) and \
+         {hub_type} ({hub}), which are not versions of one group and kind"
+    )]
+    NotOneKind {
+        /// Where the conversion stands.
+        conversion: Source,
+        /// The spoke type.
+        spoke_type: &'static str,
+        /// Its `group/kind/version`.
+        spoke: String,
+        /// The hub type.
+        hub_type: &'static str,
+        /// Its `group/kind/version`.
+        hub: String,
+    },
+    /// The spoke and the hub are one version.
+    #[error(
+        "{conversion}: #[kube_markers::conversion] converts {group}/{kind} {version} \
+         ({spoke_type} and {hub_type}) to itself"
+    )]
+    ToItself {
+        /// Where the conversion stands.
+        conversion: Source,
+        /// The group.
+        group: String,
+        /// The kind.
+        kind: String,
+        /// The version.
+        version: String,
+        /// The spoke type.
+        spoke_type: &'static str,
+        /// The hub type.
+        hub_type: &'static str,
+    },
+    /// No `#[kube_markers::crd]` type is of the conversion's group and kind.
+    #[error(
+        "{conversion}: #[kube_markers::conversion] converts {group}/{kind}, which no \
+         #[kube_markers::crd] type of the linked crates defines"
+    )]
+    UnknownKind {
+        /// Where the conversion stands.
+        conversion: Source,
+        /// The group.
+        group: String,
+        /// The kind.
+        kind: String,
+    },
+    /// The kind has no such version.
+    #[error(
+        "{conversion}: #[kube_markers::conversion] names {group}/{kind} {version} ({ty}), \
+         which no #[kube_markers::crd] type defines (its versions: {known})"
+    )]
+    UnknownVersion {
+        /// Where the conversion stands.
+        conversion: Source,
+        /// The group.
+        group: String,
+        /// The kind.
+        kind: String,
+        /// The version.
+        version: String,
+        /// The type the conversion names.
+        ty: &'static str,
+        /// The kind's versions, `, `-joined.
+        known: String,
+    },
+    /// The hub is not the kind's storage version.
+    #[error(
+        "{conversion}: #[kube_markers::conversion] converts {group}/{kind} {spoke} to and from \
+         {hub} ({hub_type}), but the hub must be the storage version, {storage} ({storage_type}): \
+         convert to {storage}, or mark {hub} #[kube_markers::crd(storage)]"
+    )]
+    HubNotStorage {
+        /// Where the conversion stands.
+        conversion: Source,
+        /// The group.
+        group: String,
+        /// The kind.
+        kind: String,
+        /// The spoke version.
+        spoke: String,
+        /// The hub version the conversion names.
+        hub: String,
+        /// Its type.
+        hub_type: &'static str,
+        /// The storage version.
+        storage: String,
+        /// Its type.
+        storage_type: CrdType,
+    },
+    /// Two conversions for one spoke.
+    #[error(
+        "{group}/{kind} {version} has two conversions: {first} and {second}; the webhook \
+         server would not know which to run"
+    )]
+    Twice {
+        /// The group.
+        group: String,
+        /// The kind.
+        kind: String,
+        /// The spoke version.
+        version: String,
+        /// The first conversion.
+        first: Source,
+        /// The second.
+        second: Source,
+    },
+    /// A version of a converting kind has no conversion.
+    #[error(
+        "{group}/{kind} {version} ({ty}) has no #[kube_markers::conversion] to and from the \
+         storage version {hub}, but the kind converts through a webhook ({conversions}): the API \
+         server would send objects of {version} to the webhook, which could not convert them"
+    )]
+    Missing {
+        /// The group.
+        group: String,
+        /// The kind.
+        kind: String,
+        /// The version without a conversion.
+        version: String,
+        /// Its type.
+        ty: CrdType,
+        /// The storage version.
+        hub: String,
+        /// The kind's conversions, `, `-joined.
+        conversions: String,
+    },
+}
+
+/// A version of a kind: group, kind and version, from kube-derive's CRD of one type.
+struct Gvk {
+    group: String,
+    kind: String,
+    version: String,
+}
+
+impl fmt::Display for Gvk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{} {}", self.group, self.kind, self.version)
+    }
+}
+
+// Called twice per conversion, its errors collected: their size costs nothing.
+#[allow(clippy::result_large_err)]
+fn gvk_of(
+    conversion: &ConversionEntry,
+    crd: fn() -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    ty: &'static str,
+) -> Result<Gvk, ConversionProblem> {
+    let problem = |message: String| ConversionProblem::KubeDerive {
+        conversion: conversion.source.clone(),
+        ty,
+        message,
+    };
+    let crd = std::panic::catch_unwind(crd).map_err(|p| problem(super::panic_message(&*p)))?;
+    let version = crd
+        .spec
+        .versions
+        .first()
+        .map(|v| v.name.clone())
+        .ok_or_else(|| problem("it has no version".into()))?;
+    Ok(Gvk {
+        group: crd.spec.group,
+        kind: crd.spec.names.kind,
+        version,
+    })
+}
+
+/// Each kind's conversions (by the index of `kinds`), and every problem: conversions that name
+/// what does not exist, kinds they do not cover, and kinds whose versions' schemas differ with
+/// neither a conversion nor `allow(unconverted-versions, ...)`.
+pub fn check<'c>(
+    kinds: &[MergedKind],
+    conversions: &[&'c ConversionEntry],
+) -> (Vec<Vec<&'c ConversionEntry>>, Vec<CrdProblem>) {
+    let mut problems: Vec<CrdProblem> = Vec::new();
+    let mut per_kind: Vec<Vec<&'c ConversionEntry>> = vec![Vec::new(); kinds.len()];
+    // The spoke versions a conversion names, valid or not: no "missing" on top of its error.
+    let mut named: BTreeSet<(usize, String)> = BTreeSet::new();
+    let mut attempted: BTreeSet<usize> = BTreeSet::new();
+    let mut first_for: BTreeMap<(usize, String), &'c ConversionEntry> = BTreeMap::new();
+    let index: BTreeMap<(&str, &str), usize> = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            (
+                (k.crd.spec.group.as_str(), k.crd.spec.names.kind.as_str()),
+                i,
+            )
+        })
+        .collect();
+    for &c in conversions {
+        let mut fail = |p: ConversionProblem| problems.push(CrdProblem::Conversion(p));
+        let (spoke, hub) = match (
+            gvk_of(c, c.spoke, c.spoke_type),
+            gvk_of(c, c.hub, c.hub_type),
+        ) {
+            (Ok(s), Ok(h)) => (s, h),
+            (s, h) => {
+                s.err().into_iter().chain(h.err()).for_each(&mut fail);
+                continue;
+            }
+        };
+        let source = || c.source.clone();
+        if (&spoke.group, &spoke.kind) != (&hub.group, &hub.kind) {
+            fail(ConversionProblem::NotOneKind {
+                conversion: source(),
+                spoke_type: c.spoke_type,
+                spoke: spoke.to_string(),
+                hub_type: c.hub_type,
+                hub: hub.to_string(),
+            });
+            continue;
+        }
+        let Some(&k) = index.get(&(spoke.group.as_str(), spoke.kind.as_str())) else {
+            fail(ConversionProblem::UnknownKind {
+                conversion: source(),
+                group: spoke.group,
+                kind: spoke.kind,
+            });
+            continue;
+        };
+        attempted.insert(k);
+        named.insert((k, spoke.version.clone()));
+        if spoke.version == hub.version {
+            fail(ConversionProblem::ToItself {
+                conversion: source(),
+                group: spoke.group,
+                kind: spoke.kind,
+                version: spoke.version,
+                spoke_type: c.spoke_type,
+                hub_type: c.hub_type,
+            });
+            continue;
+        }
+        let crd = &kinds[k].crd;
+        let mut known = true;
+        for (version, ty) in [(&spoke.version, c.spoke_type), (&hub.version, c.hub_type)] {
+            if !crd.spec.versions.iter().any(|v| &v.name == version) {
+                known = false;
+                fail(ConversionProblem::UnknownVersion {
+                    conversion: source(),
+                    group: spoke.group.clone(),
+                    kind: spoke.kind.clone(),
+                    version: version.clone(),
+                    ty,
+                    known: version_names(&kinds[k]),
+                });
+            }
+        }
+        if !known {
+            continue;
+        }
+        if let Some(storage) = storage_version(&kinds[k])
+            && storage != hub.version
+        {
+            fail(ConversionProblem::HubNotStorage {
+                conversion: source(),
+                group: spoke.group,
+                kind: spoke.kind,
+                spoke: spoke.version,
+                hub: hub.version,
+                hub_type: c.hub_type,
+                storage_type: type_of(&kinds[k], &storage),
+                storage,
+            });
+            continue;
+        }
+        match first_for.get(&(k, spoke.version.clone())) {
+            Some(first) => fail(ConversionProblem::Twice {
+                group: spoke.group,
+                kind: spoke.kind,
+                version: spoke.version,
+                first: first.source.clone(),
+                second: source(),
+            }),
+            None => {
+                first_for.insert((k, spoke.version), c);
+                per_kind[k].push(c);
+            }
+        }
+    }
+    for (k, kind) in kinds.iter().enumerate() {
+        let Some(storage) = storage_version(kind) else {
+            // None or several: the merge has said so already.
+            continue;
+        };
+        let others = kind.crd.spec.versions.iter().filter(|v| v.name != storage);
+        if attempted.contains(&k) {
+            let conversions = per_kind[k]
+                .iter()
+                .map(|c| format!("{}:{}", c.source.file, c.source.line))
+                .collect::<Vec<_>>()
+                .join(", ");
+            for version in others {
+                if !named.contains(&(k, version.name.clone())) {
+                    problems.push(CrdProblem::Conversion(ConversionProblem::Missing {
+                        group: kind.crd.spec.group.clone(),
+                        kind: kind.crd.spec.names.kind.clone(),
+                        version: version.name.clone(),
+                        ty: type_of(kind, &version.name),
+                        hub: storage.clone(),
+                        conversions: conversions.clone(),
+                    }));
+                }
+            }
+            continue;
+        }
+        let allowed = kind
+            .built
+            .iter()
+            .any(|b| b.entry.allows(UNCONVERTED_VERSIONS).is_some());
+        if allowed {
+            continue;
+        }
+        let schema_of = |name: &str| {
+            kind.crd
+                .spec
+                .versions
+                .iter()
+                .find(|v| v.name == name)
+                .and_then(|v| v.schema.as_ref())
+                .and_then(|s| serde_json::to_value(&s.open_api_v3_schema).ok())
+                .unwrap_or(Value::Null)
+        };
+        let hub_schema = schema_of(&storage);
+        for version in others {
+            if let Some(difference) = schema_difference(&hub_schema, &schema_of(&version.name)) {
+                problems.push(CrdProblem::VersionsDiffer {
+                    group: kind.crd.spec.group.clone(),
+                    kind: kind.crd.spec.names.kind.clone(),
+                    storage_type: type_of(kind, &storage),
+                    difference: difference.describe(&storage, &version.name),
+                    storage: storage.clone(),
+                    version: version.name.clone(),
+                    ty: type_of(kind, &version.name),
+                    path: difference.path,
+                });
+            }
+        }
+    }
+    (per_kind, problems)
+}
+
+/// The kind's one storage version, if it has exactly one.
+fn storage_version(kind: &MergedKind) -> Option<String> {
+    let mut storage = kind.crd.spec.versions.iter().filter(|v| v.storage);
+    match (storage.next(), storage.next()) {
+        (Some(v), None) => Some(v.name.clone()),
+        _ => None,
+    }
+}
+
+fn version_names(kind: &MergedKind) -> String {
+    kind.crd
+        .spec
+        .versions
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The type that defines `version` of the kind.
+fn type_of(kind: &MergedKind, version: &str) -> CrdType {
+    let defining = kind
+        .built
+        .iter()
+        .find(|b| b.crd.spec.versions.iter().any(|v| v.name == version))
+        .unwrap_or(&kind.built[0]);
+    CrdType::of(defining.entry)
+}
+
+#[cfg(test)]
+mod tests;
