@@ -295,9 +295,8 @@ fn deployment(t: &mut Template, doc: &mut Value, converting: bool) {
     let pod = &mut doc["spec"]["template"]["spec"];
     prefix(&mut pod["serviceAccountName"]);
     let webhooks = ".Values.webhooks.enabled".to_string();
-    if let Some(volumes) = pod.get_mut("volumes").map(Value::take)
-        && !converting
-    {
+    // (`converting` first: the take empties the field.)
+    if !converting && let Some(volumes) = pod.get_mut("volumes").map(Value::take) {
         pod["volumes"] = json!(t.block(Block::If {
             cond: webhooks.clone(),
             body: volumes
