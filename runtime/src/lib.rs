@@ -55,6 +55,7 @@
 // Lets the attributes' `::kube_markers::…` paths resolve inside this crate's own tests.
 extern crate self as kube_markers;
 
+pub mod conversion;
 pub mod crd;
 mod expansion;
 #[doc(inline)]
