@@ -69,11 +69,22 @@ impl SchemaDifference {
 }
 
 /// The first place two schemas (`openAPIV3Schema`s as JSON) differ, or `None` when they are
-/// the same but for their descriptions and titles (documentation: no data is lost by it). Fields are
-/// compared before the keywords of their parent, so a renamed field is reported as the field
-/// (`spec.replicas exists in v2 only`), not as its parent's `required`.
+/// the same but for their descriptions and titles (documentation: no data is lost by it). A
+/// field that only one of them has is what loses data, so the whole tree is searched for one
+/// first (`spec.storageClass exists in v1 only`), before any keyword (`maxLength`, `required`,
+/// a rule) that differs.
 pub fn schema_difference(first: &Value, second: &Value) -> Option<SchemaDifference> {
-    node_difference(first, second, "")
+    node_difference(first, second, "", Pass::Fields)
+        .or_else(|| node_difference(first, second, "", Pass::Keywords))
+}
+
+/// What a walk over two schemas looks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Fields in one schema only.
+    Fields,
+    /// Any difference.
+    Keywords,
 }
 
 /// The keywords whose values are schemas, compared node by node.
@@ -82,9 +93,15 @@ const CHILDREN: [&str; 3] = ["properties", "items", "additionalProperties"];
 /// different modules may name differently).
 const IGNORED: [&str; 2] = ["description", "title"];
 
-fn node_difference(first: &Value, second: &Value, path: &str) -> Option<SchemaDifference> {
+fn node_difference(
+    first: &Value,
+    second: &Value,
+    path: &str,
+    pass: Pass,
+) -> Option<SchemaDifference> {
     let (Some(a), Some(b)) = (first.as_object(), second.as_object()) else {
-        return (first != second).then(|| keyword(path, "<schema>", Some(first), Some(second)));
+        return (pass == Pass::Keywords && first != second)
+            .then(|| keyword(path, "<schema>", Some(first), Some(second)));
     };
     let empty = Map::new();
     let props = |node: &'_ Map<String, Value>| -> Map<String, Value> {
@@ -99,7 +116,7 @@ fn node_difference(first: &Value, second: &Value, path: &str) -> Option<SchemaDi
         let child = join(path, name);
         match (pa.get(name), pb.get(name)) {
             (Some(x), Some(y)) => {
-                if let Some(d) = node_difference(x, y, &child) {
+                if let Some(d) = node_difference(x, y, &child, pass) {
                     return Some(d);
                 }
             }
@@ -110,10 +127,13 @@ fn node_difference(first: &Value, second: &Value, path: &str) -> Option<SchemaDi
     }
     for (key, suffix) in [("items", "[*]"), ("additionalProperties", "[<key>]")] {
         if let (Some(x @ Value::Object(_)), Some(y @ Value::Object(_))) = (a.get(key), b.get(key))
-            && let Some(d) = node_difference(x, y, &format!("{path}{suffix}"))
+            && let Some(d) = node_difference(x, y, &format!("{path}{suffix}"), pass)
         {
             return Some(d);
         }
+    }
+    if pass == Pass::Fields {
+        return None;
     }
     let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     for key in keys {
@@ -135,9 +155,9 @@ fn node_difference(first: &Value, second: &Value, path: &str) -> Option<SchemaDi
                 x.len() == y.len()
                     && x.iter()
                         .zip(y)
-                        .all(|(x, y)| node_difference(x, y, path).is_none())
+                        .all(|(x, y)| node_difference(x, y, path, pass).is_none())
             }
-            (Some(x), Some(y)) if key == "not" => node_difference(x, y, path).is_none(),
+            (Some(x), Some(y)) if key == "not" => node_difference(x, y, path, pass).is_none(),
             _ => x == y,
         };
         if !same {

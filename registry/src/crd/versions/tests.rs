@@ -128,6 +128,16 @@ fn a_field_before_its_parents_keywords() {
 }
 
 #[test]
+fn a_missing_field_anywhere_before_any_keyword() {
+    let d = schema_difference(
+        &json!({"properties": {"a": {"type": "string", "maxLength": 3}, "z": {"type": "string"}}}),
+        &json!({"properties": {"a": {"type": "string"}}}),
+    )
+    .unwrap();
+    assert_eq!(d.describe("v1", "v1alpha1"), "z exists in v1 only");
+}
+
+#[test]
 fn keywords_items_and_maps() {
     let d = schema_difference(
         &json!({"type": "array", "items": {"type": "object", "additionalProperties": {"type": "string"}}}),
