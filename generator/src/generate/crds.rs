@@ -7,7 +7,7 @@ use crate::check::crd as structural;
 use crate::generate::Generated;
 use crate::generate::Inputs;
 use crate::output::Output;
-use crate::{Error, Options};
+use crate::{Error, Options, Warning};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceConversion, ServiceReference, WebhookClientConfig, WebhookConversion,
@@ -26,8 +26,8 @@ pub fn generate(
     if inputs.crds.is_empty() {
         return Ok(Generated::default());
     }
-    let crds =
-        generate_crds_with_conversions(inputs.crds, inputs.conversions).map_err(Error::Crd)?;
+    let (crds, unneeded) =
+        generate_with_warnings(inputs.crds, inputs.conversions).map_err(Error::Crd)?;
     let crd_dir = opts.crd_dir();
     let files = crds
         .iter()
@@ -47,7 +47,7 @@ pub fn generate(
             .then(|| format!("{} CRD(s) with {versions} version(s)", crds.len())),
         artifact: crds,
         files,
-        warnings: Vec::new(),
+        warnings: unneeded.into_iter().map(Warning::UnneededAllow).collect(),
     })
 }
 
@@ -107,9 +107,20 @@ pub fn generate_crds_with_conversions(
     entries: &[&CrdEntry],
     conversions: &[&ConversionEntry],
 ) -> Result<Vec<GeneratedCrd>, Vec<CrdProblem>> {
+    generate_with_warnings(entries, conversions).map(|(crds, _)| crds)
+}
+
+/// The CRDs, and the `allow(unconverted-versions, ...)` that accept nothing.
+type WithWarnings = (Vec<GeneratedCrd>, Vec<versions::UnneededAllow>);
+
+fn generate_with_warnings(
+    entries: &[&CrdEntry],
+    conversions: &[&ConversionEntry],
+) -> Result<WithWarnings, Vec<CrdProblem>> {
     let (mut kinds, mut errors) = merge(entries);
     let (converting, version_problems) = versions::check(&kinds, conversions);
     errors.extend(version_problems);
+    let unneeded = versions::unneeded_allows(&kinds, &converting);
     for (kind, conversions) in kinds.iter_mut().zip(&converting) {
         if !conversions.is_empty() {
             kind.crd.spec.conversion = Some(webhook_conversion());
@@ -171,7 +182,7 @@ pub fn generate_crds_with_conversions(
         }
     }
     if errors.is_empty() {
-        Ok(out)
+        Ok((out, unneeded))
     } else {
         Err(errors)
     }

@@ -568,6 +568,73 @@ pub fn check<'c>(
     (per_kind, problems)
 }
 
+/// An `allow(unconverted-versions, ...)` that accepts nothing: the kind converts, or its
+/// versions have one schema. Worth removing, so that a later change of schema is refused again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{ty}: `allow(unconverted-versions, ...)` is not needed: {group}/{kind} {why}; remove it, \
+     so that versions that differ later are refused again"
+)]
+#[non_exhaustive]
+pub struct UnneededAllow {
+    /// The type whose attribute says it.
+    pub ty: CrdType,
+    /// The CRD's group.
+    pub group: String,
+    /// The CRD's kind.
+    pub kind: String,
+    /// Why it accepts nothing.
+    pub why: &'static str,
+}
+
+/// The `allow(unconverted-versions, ...)` of kinds that convert (`converting`, as [`check`]
+/// returned it) or whose versions have one schema.
+pub fn unneeded_allows(
+    kinds: &[MergedKind],
+    converting: &[Vec<&ConversionEntry>],
+) -> Vec<UnneededAllow> {
+    let mut out = Vec::new();
+    for (kind, conversions) in kinds.iter().zip(converting) {
+        let why = if !conversions.is_empty() {
+            "converts through #[kube_markers::conversion]"
+        } else if !versions_differ(kind) {
+            "has versions of one schema"
+        } else {
+            continue;
+        };
+        for built in &kind.built {
+            if built.entry.allows(UNCONVERTED_VERSIONS).is_some() {
+                out.push(UnneededAllow {
+                    ty: CrdType::of(built.entry),
+                    group: kind.crd.spec.group.clone(),
+                    kind: kind.crd.spec.names.kind.clone(),
+                    why,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether any two of the kind's versions have different schemas.
+fn versions_differ(kind: &MergedKind) -> bool {
+    let schemas: Vec<Value> = kind
+        .crd
+        .spec
+        .versions
+        .iter()
+        .map(|v| {
+            v.schema
+                .as_ref()
+                .and_then(|s| serde_json::to_value(&s.open_api_v3_schema).ok())
+                .unwrap_or(Value::Null)
+        })
+        .collect();
+    schemas
+        .windows(2)
+        .any(|pair| schema_difference(&pair[0], &pair[1]).is_some())
+}
+
 /// The kind's one storage version, if it has exactly one.
 fn storage_version(kind: &MergedKind) -> Option<String> {
     let mut storage = kind.crd.spec.versions.iter().filter(|v| v.storage);

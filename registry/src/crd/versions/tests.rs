@@ -200,12 +200,44 @@ fn differing_versions_without_conversion_are_refused() {
     }
 }
 
+static ALLOW: [crate::CrdAllow; 1] = [crate::CrdAllow::__new(UNCONVERTED_VERSIONS, "read-only")];
+
 #[test]
 fn allow_accepts_them() {
-    static ALLOW: [crate::CrdAllow; 1] =
-        [crate::CrdAllow::__new(UNCONVERTED_VERSIONS, "read-only")];
     let allowed = entry(size_v1, false, 10).__allow(&ALLOW);
     assert!(problems(&[allowed, entry(replicas_v2, true, 20)], &[]).is_empty());
+}
+
+/// The unneeded allows of these entries and conversions, as messages.
+fn unneeded(entries: &[CrdEntry], conversions: &[ConversionEntry]) -> Vec<String> {
+    let refs: Vec<&CrdEntry> = entries.iter().collect();
+    let (kinds, _) = merge(&refs);
+    let conversions: Vec<&ConversionEntry> = conversions.iter().collect();
+    let (converting, _) = check(&kinds, &conversions);
+    unneeded_allows(&kinds, &converting)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn an_allow_that_accepts_nothing_is_named() {
+    let allowed = || entry(size_v1, false, 10).__allow(&ALLOW);
+    assert!(unneeded(&[allowed(), entry(replicas_v2, true, 20)], &[]).is_empty());
+    assert_eq!(
+        unneeded(&[allowed(), entry(size_v2, true, 20)], &[]),
+        [
+            "src/api.rs:10 (Cache): `allow(unconverted-versions, ...)` is not needed: \
+          example.com/Cache has versions of one schema; remove it, so that versions that \
+          differ later are refused again"
+        ]
+    );
+    let got = unneeded(
+        &[allowed(), entry(replicas_v2, true, 20)],
+        &[conversion(size_v1, replicas_v2, 30)],
+    );
+    assert_eq!(got.len(), 1);
+    assert!(got[0].contains("example.com/Cache converts through #[kube_markers::conversion]"));
 }
 
 #[test]
