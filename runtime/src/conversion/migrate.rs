@@ -404,3 +404,6 @@ fn stored_versions(crd: &CustomResourceDefinition) -> Vec<String> {
         .and_then(|s| s.stored_versions.clone())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests;
