@@ -142,6 +142,22 @@ fn without_the_conversion_the_widget_is_refused_with_it_it_converts() {
     );
 }
 
+#[test]
+fn at_run_time_the_same_rule_holds() {
+    // This binary registers no conversion: installed from code, the Widget is refused as the
+    // generator refuses it; the Gadget, whose versions are the same, is the generator's.
+    let error = kube_markers::crd::definition::<v2::WidgetV2>().unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("(spec.replicas exists in v2 only)"),
+        "{error}"
+    );
+    let gadget = kube_markers::crd::definition::<v1::Gadget>().unwrap();
+    let generated = generate_crds(&entries(&["Gadget", "GadgetV2"])).unwrap();
+    assert_eq!(gadget, generated[0].crd);
+}
+
 /// The bundle of an operator whose one CRD converts, written into `dir` as the generator lays
 /// it out (the CRD under `crd/`).
 fn write_bundle(dir: &Path, id: &Identity) {

@@ -9,9 +9,6 @@ use crate::generate::Inputs;
 use crate::output::Output;
 use crate::{Error, Options, Warning};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    CustomResourceConversion, ServiceReference, WebhookClientConfig, WebhookConversion,
-};
 use kube_markers_registry::crd::{Built, CrdProblem, CrdType, merge, versions};
 use kube_markers_registry::{ConversionEntry, CrdEntry, Source};
 use serde_json::Value;
@@ -80,14 +77,9 @@ pub fn file_name(group: &str, plural: &str) -> String {
     format!("{group}_{plural}.yaml")
 }
 
-/// The Service a converting CRD's `spec.conversion` calls: the bundle's webhook Service
-/// (controller-gen's default webhook Service name).
-pub const CONVERSION_SERVICE: &str = "webhook-service";
-/// Its namespace as written: kubebuilder's placeholder, which kustomize's `namespace:` replaces
-/// (the bundle's and an overlay's).
-pub const CONVERSION_SERVICE_NAMESPACE: &str = "system";
-/// The path the webhook server serves conversions on (controller-runtime's).
-pub const CONVERSION_PATH: &str = "/convert";
+pub use kube_markers_registry::crd::versions::{
+    CONVERSION_PATH, CONVERSION_SERVICE, CONVERSION_SERVICE_NAMESPACE,
+};
 
 /// Generates every CRD: one per group and kind, versions merged, checked, with no conversion
 /// declared: a kind whose versions' schemas differ is refused unless its type says
@@ -118,14 +110,9 @@ fn generate_with_warnings(
     conversions: &[&ConversionEntry],
 ) -> Result<WithWarnings, Vec<CrdProblem>> {
     let (mut kinds, mut errors) = merge(entries);
-    let (converting, version_problems) = versions::check(&kinds, conversions);
+    let (converting, version_problems) = versions::apply(&mut kinds, conversions);
     errors.extend(version_problems);
     let unneeded = versions::unneeded_allows(&kinds, &converting);
-    for (kind, conversions) in kinds.iter_mut().zip(&converting) {
-        if !conversions.is_empty() {
-            kind.crd.spec.conversion = Some(webhook_conversion());
-        }
-    }
     let mut out = Vec::new();
     for kind in kinds {
         let mut problems = kind.problems;
@@ -185,27 +172,6 @@ fn generate_with_warnings(
         Ok((out, unneeded))
     } else {
         Err(errors)
-    }
-}
-
-/// Strategy `Webhook` through the bundle's webhook Service, `ConversionReview` v1 (the only
-/// version the conversion server speaks).
-fn webhook_conversion() -> CustomResourceConversion {
-    CustomResourceConversion {
-        strategy: "Webhook".into(),
-        webhook: Some(WebhookConversion {
-            client_config: Some(WebhookClientConfig {
-                service: Some(ServiceReference {
-                    name: CONVERSION_SERVICE.into(),
-                    namespace: CONVERSION_SERVICE_NAMESPACE.into(),
-                    path: Some(CONVERSION_PATH.into()),
-                    port: None,
-                }),
-                ca_bundle: None,
-                url: None,
-            }),
-            conversion_review_versions: vec!["v1".into()],
-        }),
     }
 }
 

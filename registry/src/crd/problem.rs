@@ -209,6 +209,24 @@ pub enum CrdProblem {
 }
 
 impl CrdProblem {
+    /// The group and kind whose versions the problem is about, when it is about one kind's
+    /// versions and conversions (a conversion that names no existing kind, or two kinds, is
+    /// about none).
+    pub fn versions_of(&self) -> Option<(&str, &str)> {
+        use super::versions::ConversionProblem as C;
+        match self {
+            CrdProblem::VersionsDiffer { group, kind, .. }
+            | CrdProblem::Conversion(
+                C::ToItself { group, kind, .. }
+                | C::UnknownVersion { group, kind, .. }
+                | C::HubNotStorage { group, kind, .. }
+                | C::Twice { group, kind, .. }
+                | C::Missing { group, kind, .. },
+            ) => Some((group, kind)),
+            _ => None,
+        }
+    }
+
     /// The type the problem is about (the first one, when it is about several).
     pub fn crd_type(&self) -> Option<&CrdType> {
         match self {

@@ -9,6 +9,9 @@
 
 use super::{CrdProblem, CrdType, MergedKind};
 use crate::{ConversionEntry, Source};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceConversion, ServiceReference, WebhookClientConfig, WebhookConversion,
+};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -16,6 +19,51 @@ use std::fmt;
 /// The `allow(...)` name that accepts versions whose schemas differ, without a conversion
 /// (one of `kube_markers_core::schema::CRD_ALLOWANCES`).
 pub const UNCONVERTED_VERSIONS: &str = "unconverted-versions";
+
+/// The Service a converting CRD's `spec.conversion` calls: the deploy bundle's webhook Service
+/// (controller-gen's default webhook Service name).
+pub const CONVERSION_SERVICE: &str = "webhook-service";
+/// Its namespace as written: kubebuilder's placeholder, which kustomize's `namespace:` replaces
+/// (the bundle's and an overlay's).
+pub const CONVERSION_SERVICE_NAMESPACE: &str = "system";
+/// The path the webhook server serves conversions on (controller-runtime's).
+pub const CONVERSION_PATH: &str = "/convert";
+
+/// Strategy `Webhook` through the bundle's webhook Service at [`CONVERSION_PATH`],
+/// `ConversionReview` v1 (the only version the conversion server speaks).
+pub fn webhook_conversion() -> CustomResourceConversion {
+    CustomResourceConversion {
+        strategy: "Webhook".into(),
+        webhook: Some(WebhookConversion {
+            client_config: Some(WebhookClientConfig {
+                service: Some(ServiceReference {
+                    name: CONVERSION_SERVICE.into(),
+                    namespace: CONVERSION_SERVICE_NAMESPACE.into(),
+                    path: Some(CONVERSION_PATH.into()),
+                    port: None,
+                }),
+                ca_bundle: None,
+                url: None,
+            }),
+            conversion_review_versions: vec!["v1".into()],
+        }),
+    }
+}
+
+/// [`check`], and the kinds that convert given [`webhook_conversion`]: the CRDs as the
+/// generator writes them. Returns each kind's conversions (by index) and the problems.
+pub fn apply<'c>(
+    kinds: &mut [MergedKind],
+    conversions: &[&'c ConversionEntry],
+) -> (Vec<Vec<&'c ConversionEntry>>, Vec<CrdProblem>) {
+    let (converting, problems) = check(kinds, conversions);
+    for (kind, conversions) in kinds.iter_mut().zip(&converting) {
+        if !conversions.is_empty() {
+            kind.crd.spec.conversion = Some(webhook_conversion());
+        }
+    }
+    (converting, problems)
+}
 
 /// Where two versions' schemas first differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
