@@ -354,7 +354,8 @@ impl Migration {
     }
 
     /// `status.storedVersions: [storage]`, if the storage version is still `storage`, with the
-    /// CRD's `resourceVersion` as a precondition (retried when the CRD changed meanwhile).
+    /// CRD's `resourceVersion` as a precondition (retried when the CRD changed meanwhile, as an
+    /// object's update is).
     async fn set_stored_versions(&self, crd: &str, storage: &str) -> Result<(), MigrationError> {
         let crds: Api<CustomResourceDefinition> = Api::all(self.client.clone());
         let crd_error = |action, source| MigrationError::Crd {
@@ -362,6 +363,7 @@ impl Migration {
             action,
             source,
         };
+        let mut conflicts = 0;
         loop {
             let current = crds.get(crd).await.map_err(|e| crd_error("reading", e))?;
             match storage_version(&current) {
@@ -383,7 +385,11 @@ impl Migration {
                 .await
             {
                 Ok(_) => return Ok(()),
-                Err(kube::Error::Api(status)) if status.code == 409 => continue,
+                Err(kube::Error::Api(status))
+                    if status.code == 409 && conflicts < CONFLICT_RETRIES =>
+                {
+                    conflicts += 1;
+                }
                 Err(e) => return Err(crd_error("setting status.storedVersions of", e)),
             }
         }
