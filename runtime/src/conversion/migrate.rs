@@ -21,12 +21,13 @@
 //! update reaches each API server a moment apart: an object written in that moment by a server
 //! that still has the old storage version would be missed).
 //!
-//! It needs, for the client it is given: `get` and `patch` on `customresourcedefinitions` and
-//! `customresourcedefinitions/status` (group `apiextensions.k8s.io`, the kind's CRD), and
-//! `list`, `get` and `update` on the kind's resource in every namespace:
+//! It needs, for the client it is given: `get` on the kind's CRD and `patch` on its status
+//! (group `apiextensions.k8s.io`), and `list`, `get` and `update` on the kind's resource in
+//! every namespace:
 //!
 //! ```text
-//! #[rbac(groups = "apiextensions.k8s.io", resources = "customresourcedefinitions;customresourcedefinitions/status", verbs = "get;patch", resource_names = "memcacheds.cache.example.com")]
+//! #[rbac(groups = "apiextensions.k8s.io", resources = "customresourcedefinitions", verbs = "get", resource_names = "memcacheds.cache.example.com")]
+//! #[rbac(groups = "apiextensions.k8s.io", resources = "customresourcedefinitions/status", verbs = "patch", resource_names = "memcacheds.cache.example.com")]
 //! #[rbac(groups = "cache.example.com", resources = "memcacheds", verbs = "get;list;update")]
 //! ```
 
