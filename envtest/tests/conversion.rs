@@ -513,12 +513,41 @@ async fn the_api_server_accepts_the_wiring_and_migration_lets_the_old_version_go
         "{message}"
     );
 
+    // The migration runs as a user granted exactly what its docs say it needs.
+    let rule = |group: &str, resource: &str, verbs: &[&str], names: &[&str]| {
+        let mut rule = json!({"apiGroups": [group], "resources": [resource], "verbs": verbs});
+        if !names.is_empty() {
+            rule["resourceNames"] = json!(names);
+        }
+        rule
+    };
+    env.apply_objects(vec![
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "gadget-migrator"},
+            "rules": [
+                rule("apiextensions.k8s.io", "customresourcedefinitions", &["get"], &[GADGETS]),
+                rule("apiextensions.k8s.io", "customresourcedefinitions/status", &["patch"], &[GADGETS]),
+                rule("conv.example.com", "gadgets", &["get", "list", "update"], &[]),
+            ],
+        }),
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": {"name": "gadget-migrator"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "gadget-migrator"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "migrator"}],
+        }),
+    ])
+    .await
+    .unwrap();
+    let migrator = env.client_as("migrator", &[]).unwrap();
+
     // A migration interrupted after its first chunk leaves storedVersions as it was.
     let reports: Arc<Mutex<Vec<u64>>> = Arc::default();
     let first_chunk = Arc::new(tokio::sync::Notify::new());
     let migration = {
         let (reports, first_chunk) = (reports.clone(), first_chunk.clone());
-        Migration::new(client.clone())
+        Migration::new(migrator.clone())
             .chunk(3)
             .on_progress(move |p| {
                 reports.lock().unwrap().push(p.rewritten);
@@ -541,7 +570,7 @@ async fn the_api_server_accepts_the_wiring_and_migration_lets_the_old_version_go
     // Run again: every object rewritten, storedVersions v2 alone.
     let reports: Arc<Mutex<Vec<String>>> = Arc::default();
     let seen = reports.clone();
-    let migrated = Migration::new(client.clone())
+    let migrated = Migration::new(migrator.clone())
         .chunk(3)
         .on_progress(move |p| seen.lock().unwrap().push(p.to_string()))
         .run::<v1::Gadget>()
@@ -566,11 +595,16 @@ async fn the_api_server_accepts_the_wiring_and_migration_lets_the_old_version_go
     assert_eq!(stored_versions(&crds.get(GADGETS).await.unwrap()), ["v2"]);
 
     // Safe to run again: nothing left to do.
-    let again = kube_markers::conversion::migrate::<v2::GadgetV2>(&client)
+    let again = kube_markers::conversion::migrate::<v2::GadgetV2>(&migrator)
         .await
         .unwrap();
     assert_eq!(again.stored_before, ["v2"]);
     assert_eq!(again.progress.listed, 0);
+
+    assert_eq!(
+        env.forbidden_requests_of("migrator").unwrap(),
+        Vec::<String>::new()
+    );
 
     // Now v1 can go, and every object reads at v2.
     drop_v1()
