@@ -44,13 +44,13 @@ pub use cli::generate::{Command, Options, TargetProblem, UsageError, help};
 pub(crate) use error::with_sources;
 pub use error::{Denied, Error, IoAction, ScanError};
 pub use generate::crds::render_crd;
-pub use generate::crds::{GeneratedCrd, generate_crds};
+pub use generate::crds::{GeneratedCrd, generate_crds, generate_crds_with_conversions};
 pub use generate::roles::render_roles;
 pub use generate::{bundle, webhooks as webhook};
 pub use input::from_source;
 pub use invocation::Invocation;
 pub use output::{FileStatus, FileWarning, Orphan, OutputProblem};
-pub use pipeline::{Inputs, Webhooks, run, run_with, run_with_webhooks};
+pub use pipeline::{Inputs, Webhooks, run, run_with, run_inputs, run_with_webhooks};
 pub use report::Report;
 pub use warning::Warning;
 

@@ -23,6 +23,9 @@ pub enum Warning {
         /// How many merges collided.
         count: usize,
     },
+    /// A CRD's `allow(unconverted-versions, ...)` that accepts nothing.
+    #[error(transparent)]
+    UnneededAllow(kube_markers_registry::crd::UnneededAllow),
     /// The webhook configurations.
     #[error(transparent)]
     Webhook(WebhookWarning),

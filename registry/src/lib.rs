@@ -50,6 +50,27 @@ pub struct CrdEntry {
     pub type_name: &'static str,
     /// Where the attribute stands.
     pub source: Source,
+    /// `allow(NAME, reason = "...")`: what the generator would refuse of the kind and this
+    /// type accepts (checked at compile time: known names, a reason, none twice).
+    pub allow: &'static [CrdAllow],
+}
+
+/// One name of a `#[kube_markers::crd(allow(...))]` and its reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CrdAllow {
+    /// What is allowed: one of `crd::versions`' names (`unconverted-versions`).
+    pub name: &'static str,
+    /// Why, as written (never empty).
+    pub reason: &'static str,
+}
+
+impl CrdAllow {
+    /// The expansions' constructor.
+    #[doc(hidden)]
+    pub const fn __new(name: &'static str, reason: &'static str) -> Self {
+        CrdAllow { name, reason }
+    }
 }
 
 impl CrdEntry {
@@ -68,7 +89,20 @@ impl CrdEntry {
             root_patch,
             type_name,
             source,
+            allow: &[],
         }
+    }
+
+    /// The expansions' `allow(...)`, after [`CrdEntry::__new`].
+    #[doc(hidden)]
+    pub const fn __allow(mut self, allow: &'static [CrdAllow]) -> Self {
+        self.allow = allow;
+        self
+    }
+
+    /// Whether `allow(name, ...)` is on this type.
+    pub fn allows(&self, name: &str) -> Option<&'static CrdAllow> {
+        self.allow.iter().find(|a| a.name == name)
     }
 }
 

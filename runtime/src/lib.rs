@@ -182,8 +182,11 @@ macro_rules! link {
 /// }
 /// ```
 ///
-/// Arguments: `storage` (this type is the storage version of a kind with several versions) and
-/// `validation(rule = ..., ...)` (rules whose `self` is the whole object). Types used inside the
+/// Arguments: `storage` (this type is the storage version of a kind with several versions),
+/// `validation(rule = ..., ...)` (rules whose `self` is the whole object) and
+/// `allow(unconverted-versions, reason = "...")` (the kind's versions have different schemas and
+/// no conversion, and the loss that makes is accepted: see `docs/crds.md`, versions that
+/// evolve). Types used inside the
 /// spec take their markers with [`schema`](macro@schema). The generator writes one CRD per
 /// group and kind; see `docs/crds.md` for the `#[k8s]` vocabulary. A running operator gets the same
 /// CRDs from [`crd::definition`] and [`crd::definitions`], to install them from code.

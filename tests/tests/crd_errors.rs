@@ -528,3 +528,156 @@ fn a_group_or_plural_the_api_server_refuses_is_an_error_not_a_path() {
         "{text}"
     );
 }
+
+// --- versions whose schemas differ -----------------------------------------------------------
+
+mod evolving_v1 {
+    use super::*;
+
+    #[kube_markers::crd]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(
+        group = "evolving.example.com",
+        version = "v1",
+        kind = "Renamed",
+        namespaced
+    )]
+    pub struct RenamedSpec {
+        /// Documentation differs between the versions, which loses nothing.
+        pub size: i32,
+    }
+
+    #[kube_markers::crd(allow(
+        unconverted-versions,
+        reason = "v1 clients only read; the dashboard that uses it never writes"
+    ))]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(
+        group = "evolving.example.com",
+        version = "v1",
+        kind = "Accepted",
+        namespaced
+    )]
+    pub struct AcceptedSpec {
+        pub size: i32,
+    }
+
+    #[kube_markers::crd]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(
+        group = "evolving.example.com",
+        version = "v1",
+        kind = "Documented",
+        namespaced
+    )]
+    pub struct DocumentedSpec {
+        /// The old words.
+        pub size: i32,
+    }
+}
+
+mod evolving_v2 {
+    use super::*;
+
+    #[kube_markers::crd(storage)]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(
+        group = "evolving.example.com",
+        version = "v2",
+        kind = "Renamed",
+        root = "RenamedV2",
+        namespaced
+    )]
+    pub struct RenamedSpec {
+        pub replicas: i32,
+    }
+
+    #[kube_markers::crd(storage)]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(
+        group = "evolving.example.com",
+        version = "v2",
+        kind = "Accepted",
+        root = "AcceptedV2",
+        namespaced
+    )]
+    pub struct AcceptedSpec {
+        pub replicas: i32,
+    }
+
+    #[kube_markers::crd(storage)]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(
+        group = "evolving.example.com",
+        version = "v2",
+        kind = "Documented",
+        root = "DocumentedV2",
+        namespaced
+    )]
+    pub struct DocumentedSpec {
+        /// The new words.
+        pub size: i32,
+    }
+}
+
+#[test]
+fn versions_whose_schemas_differ_need_a_conversion_or_an_allow() {
+    let problem = one_problem(&["Renamed", "RenamedV2"]);
+    let CrdProblem::VersionsDiffer {
+        group,
+        kind,
+        storage,
+        version,
+        storage_type,
+        ty,
+        path,
+        ..
+    } = &problem
+    else {
+        panic!("{problem:?}")
+    };
+    assert_eq!(
+        (
+            group.as_str(),
+            kind.as_str(),
+            storage.as_str(),
+            version.as_str()
+        ),
+        ("evolving.example.com", "Renamed", "v2", "v1")
+    );
+    assert_eq!(
+        (storage_type.type_name, ty.type_name),
+        ("RenamedV2", "Renamed")
+    );
+    assert!(storage_type.source.file.ends_with("crd_errors.rs"));
+    assert_eq!(path, "spec.replicas");
+    let e = problem.to_string();
+    assert!(
+        e.starts_with("evolving.example.com/Renamed: versions v2 (tests/tests/crd_errors.rs:"),
+        "{e}"
+    );
+    assert!(e.contains("(spec.replicas exists in v2 only)"), "{e}");
+    assert!(
+        e.contains("#[kube_markers::crd(allow(unconverted-versions, reason = \"...\"))]"),
+        "{e}"
+    );
+    // `allow` on one of the kind's types accepts it, and the kind stays strategy `None`.
+    let entries: Vec<&'static CrdEntry> = crd_entries()
+        .into_iter()
+        .filter(|e| {
+            matches!(
+                e.type_name,
+                "Accepted" | "AcceptedV2" | "Documented" | "DocumentedV2"
+            )
+        })
+        .collect();
+    assert_eq!(entries.len(), 4);
+    let allowed = entries.iter().find(|e| e.type_name == "Accepted").unwrap();
+    assert_eq!(
+        allowed.allow[0].reason,
+        "v1 clients only read; the dashboard that uses it never writes"
+    );
+    let crds = generate_crds(&entries).unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(crds.len(), 2);
+    assert!(crds.iter().all(|c| c.crd.spec.conversion.is_none()));
+}

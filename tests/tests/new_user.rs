@@ -1,7 +1,8 @@
 //! What a new user tripped on (issue 19), in a workspace of their own outside this one, made
 //! as the README's quick start tells (`outside/mod.rs`): attributes behind a `cfg` the build
 //! profile decides, the bundle's namespace, hand edits of generated files, `--check` with a
-//! generator older than the sources, and the generator run from a member's directory.
+//! generator older than the sources, and the generator run from a member's directory; and
+//! (issue 20) a kind in two versions whose schemas differ, refused without a conversion.
 
 #[allow(dead_code)] // shared with quick_start.rs and envtest/tests/outside_crds.rs
 mod outside;
@@ -399,4 +400,70 @@ fn a_conversion_in_a_crate_the_generator_does_not_link_is_refused() {
     let refused = "other-op/src/lib.rs:26:1: 1 #[conversion] in this file, 0 in the last build";
     assert!(text.contains(refused), "{refused}:\n{text}");
     assert!(!ws.join("rbac-out").exists(), "{text}");
+}
+
+/// A kind in two versions whose schemas differ (v2 adds `coupon`), no conversion. Line numbers
+/// matter: the error names them.
+const TWO_VERSIONS_LIB: &str = r#"use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub mod v1 {
+    use super::*;
+
+    #[kube_markers::crd]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "shop.example.com", version = "v1", kind = "Cart", namespaced)]
+    pub struct CartSpec {
+        pub items: i32,
+    }
+}
+
+pub mod v2 {
+    use super::*;
+
+    #[kube_markers::crd(storage)]
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "shop.example.com", version = "v2", kind = "Cart", root = "CartV2", namespaced)]
+    pub struct CartSpec {
+        pub items: i32,
+        pub coupon: Option<String>,
+    }
+}
+"#;
+
+#[test]
+fn a_kind_in_two_versions_without_a_conversion_is_refused_and_an_allow_accepts_it() {
+    let ws = quick_start_workspace("new-user-versions", TWO_VERSIONS_LIB);
+    let out = run_generator(&ws, &[]);
+    assert!(
+        !out.status.success(),
+        "the generator accepted differing versions"
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "shop.example.com/Cart: versions v2 (my-operator/src/lib.rs:19 (CartV2)) and v1 \
+             (my-operator/src/lib.rs:8 (Cart)) have different schemas (spec.coupon exists in v2 \
+             only)"
+        ),
+        "{err}"
+    );
+    assert!(!ws.join("rbac-out/crd/shop.example.com_carts.yaml").exists());
+    // The way out the message names, on the old version's type.
+    write(
+        &ws.join("my-operator/src/lib.rs"),
+        &TWO_VERSIONS_LIB.replace(
+            "    #[kube_markers::crd]\n",
+            "    #[kube_markers::crd(allow(unconverted-versions, reason = \"v1 clients only read\"))]\n",
+        ),
+    );
+    let out = run_generator(&ws, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let crd = std::fs::read_to_string(ws.join("rbac-out/crd/shop.example.com_carts.yaml")).unwrap();
+    assert!(
+        crd.contains("  - name: v1\n") && crd.contains("  - name: v2\n"),
+        "{crd}"
+    );
+    assert!(!crd.contains("conversion:"), "{crd}");
 }

@@ -2,11 +2,12 @@
 //! plus (for `crd`) the registry entry of the custom resource.
 
 use super::allow::{self, AllowPlace};
+use super::crd_args::parse_crd_args;
 use super::patch::Patch;
 use super::rules::{immutable_once_set_rule, one_of_rule, rule_property};
 use super::shape::{Shape, item_type, shape_of, strip_wrappers};
 use super::vocabulary::{self, FieldFlags, OneOf, Parsed, Place};
-use crate::args::{Arg, ArgValue, KeySpec, KeyTable, Value, parse_args};
+use crate::args::{Arg, ArgValue, Value, parse_args};
 use crate::ctxt::Ctxt;
 use crate::names::fields::{apply_rename_all, conditional_naming, serde_has, serde_str};
 use crate::schema_types::SchemaAllow;
@@ -89,6 +90,10 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
     let root_patch = crd_args.root.to_json();
     let type_name = root.to_string();
     let source = crate::registration::source_expr(&parsed.ident.to_string());
+    let allow = crd_args.allow.iter().map(|a| {
+        let (name, reason) = (a.name, &a.reason);
+        quote!(::kube_markers::registry::CrdAllow::__new(#name, #reason))
+    });
     let entry = crate::registration::registry_static(
         "CRD_ENTRIES",
         quote!(::kube_markers::registry::CrdEntry),
@@ -100,6 +105,7 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
                 #type_name,
                 #source,
             )
+            .__allow(&[#(#allow),*])
         },
     );
     let registration = quote! {
@@ -200,68 +206,6 @@ fn first_span(tokens: &TokenStream) -> Span {
         .into_iter()
         .next()
         .map_or_else(Span::call_site, |t| t.span())
-}
-
-struct CrdArgs {
-    storage: bool,
-    root: Patch,
-}
-
-/// What a `#[kube_markers::crd(...)]` key sets.
-#[derive(Clone, Copy)]
-enum CrdKey {
-    Storage,
-    Validation,
-}
-
-const CRD_KEYS: KeyTable<CrdKey> = KeyTable {
-    place: "#[kube_markers::crd]",
-    keys: &[
-        KeySpec::new("storage", CrdKey::Storage),
-        KeySpec::new("validation", CrdKey::Validation)
-            .repeatable()
-            .shown_as("validation(...)"),
-    ],
-};
-
-fn parse_crd_args(args: TokenStream, cx: &mut Ctxt) -> CrdArgs {
-    let mut out = CrdArgs {
-        storage: false,
-        root: Patch::default(),
-    };
-    let parsed = parse_args(
-        args,
-        "expected `storage` or `validation(...)`, e.g. `#[kube_markers::crd(storage)]`",
-        cx,
-    );
-    CRD_KEYS.read(&parsed, cx, |spec, arg, cx| match spec.data {
-        CrdKey::Storage => match &arg.value {
-            ArgValue::Flag => {
-                out.storage = true;
-                true
-            }
-            _ => {
-                cx.push(
-                    arg.value_range()
-                        .error("`storage` is a flag: `#[kube_markers::crd(storage)]`"),
-                );
-                false
-            }
-        },
-        CrdKey::Validation => {
-            // Root rules: `self` is the whole object.
-            let parsed = vocabulary::parse(
-                std::slice::from_ref(arg),
-                Place::Type,
-                Shape::Unknown,
-                None,
-                cx,
-            );
-            out.root.validations.extend(parsed.patch.validations);
-            true
-        }
-    });
-    out
 }
 
 /// The type `#[derive(CustomResource)]` generates: `#[kube(root = "...")]`, else the kind.

@@ -24,6 +24,7 @@
 //! ```
 
 pub mod allow;
+mod crd_args;
 mod expand;
 mod patch;
 mod record;
@@ -32,6 +33,7 @@ pub mod satisfiable;
 mod shape;
 mod vocabulary;
 
+pub use crd_args::CRD_ALLOWANCES;
 pub use expand::{expand_crd, expand_schema};
 pub use patch::Patch;
 pub use shape::{Shape, shape_of};

@@ -7,10 +7,10 @@ use crate::check::crd as structural;
 use crate::generate::Generated;
 use crate::generate::Inputs;
 use crate::output::Output;
-use crate::{Error, Options};
+use crate::{Error, Options, Warning};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube_markers_registry::crd::{Built, CrdProblem, CrdType, merge};
-use kube_markers_registry::{CrdEntry, Source};
+use kube_markers_registry::crd::{Built, CrdProblem, CrdType, merge, versions};
+use kube_markers_registry::{ConversionEntry, CrdEntry, Source};
 use serde_json::Value;
 
 /// The CRD files (`--crd-out`, one `<group>_<plural>.yaml` per group and kind): every
@@ -23,7 +23,8 @@ pub fn generate(
     if inputs.crds.is_empty() {
         return Ok(Generated::default());
     }
-    let crds = generate_crds(inputs.crds).map_err(Error::Crd)?;
+    let (crds, unneeded) =
+        generate_with_warnings(inputs.crds, inputs.conversions).map_err(Error::Crd)?;
     let crd_dir = opts.crd_dir();
     let files = crds
         .iter()
@@ -43,7 +44,7 @@ pub fn generate(
             .then(|| format!("{} CRD(s) with {versions} version(s)", crds.len())),
         artifact: crds,
         files,
-        warnings: Vec::new(),
+        warnings: unneeded.into_iter().map(Warning::UnneededAllow).collect(),
     })
 }
 
@@ -76,11 +77,42 @@ pub fn file_name(group: &str, plural: &str) -> String {
     format!("{group}_{plural}.yaml")
 }
 
-/// Generates every CRD: one per group and kind, versions merged, checked.
+pub use kube_markers_registry::crd::versions::{
+    CONVERSION_PATH, CONVERSION_SERVICE, CONVERSION_SERVICE_NAMESPACE,
+};
+
+/// Generates every CRD: one per group and kind, versions merged, checked, with no conversion
+/// declared: a kind whose versions' schemas differ is refused unless its type says
+/// `allow(unconverted-versions, ...)` ([`generate_crds_with_conversions`] takes the
+/// `#[kube_markers::conversion]`s).
 ///
 /// Errors name the Rust type and its source location; all of them are reported together.
 pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<CrdProblem>> {
-    let (kinds, mut errors) = merge(entries);
+    generate_crds_with_conversions(entries, &[])
+}
+
+/// [`generate_crds`], with the conversions between the kinds' versions: they must cover their
+/// kind (every version but the storage version converts to and from it), and give its CRD
+/// `spec.conversion` strategy `Webhook`, served by the bundle's webhook Service at
+/// [`CONVERSION_PATH`].
+pub fn generate_crds_with_conversions(
+    entries: &[&CrdEntry],
+    conversions: &[&ConversionEntry],
+) -> Result<Vec<GeneratedCrd>, Vec<CrdProblem>> {
+    generate_with_warnings(entries, conversions).map(|(crds, _)| crds)
+}
+
+/// The CRDs, and the `allow(unconverted-versions, ...)` that accept nothing.
+type WithWarnings = (Vec<GeneratedCrd>, Vec<versions::UnneededAllow>);
+
+fn generate_with_warnings(
+    entries: &[&CrdEntry],
+    conversions: &[&ConversionEntry],
+) -> Result<WithWarnings, Vec<CrdProblem>> {
+    let (mut kinds, mut errors) = merge(entries);
+    let (converting, version_problems) = versions::apply(&mut kinds, conversions);
+    errors.extend(version_problems);
+    let unneeded = versions::unneeded_allows(&kinds, &converting);
     let mut out = Vec::new();
     for kind in kinds {
         let mut problems = kind.problems;
@@ -137,10 +169,18 @@ pub fn generate_crds(entries: &[&CrdEntry]) -> Result<Vec<GeneratedCrd>, Vec<Crd
         }
     }
     if errors.is_empty() {
-        Ok(out)
+        Ok((out, unneeded))
     } else {
         Err(errors)
     }
+}
+
+/// Whether the CRD converts through a webhook.
+pub fn converts(crd: &CustomResourceDefinition) -> bool {
+    crd.spec
+        .conversion
+        .as_ref()
+        .is_some_and(|c| c.strategy == "Webhook")
 }
 
 /// A CRD's group: a DNS-1123 subdomain with at least one dot.

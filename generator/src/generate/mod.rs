@@ -13,7 +13,9 @@ pub mod webhooks;
 
 use crate::Warning;
 use crate::output::Output;
-use kube_markers_registry::{CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry};
+use kube_markers_registry::{
+    ConversionEntry, CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry,
+};
 
 /// What one generator made: its artifact (for the generators after it), its files, a line for
 /// the run's summary, and its warnings.
@@ -54,10 +56,11 @@ pub struct Inputs<'a> {
     pub rbac: &'a [&'a RbacEntry],
     /// `#[crd]` types.
     pub crds: &'a [&'a CrdEntry],
+    /// `#[conversion]`s between their versions (the cross-check also matches them with the
+    /// sources).
+    pub conversions: &'a [&'a ConversionEntry],
     /// `#[webhook]`s and `#[webhook_configuration]`s.
     pub webhooks: Webhooks<'a>,
-    /// `#[conversion]`s (the cross-check matches them with the sources).
-    pub conversions: &'a [&'a kube_markers_registry::ConversionEntry],
     /// The crates named by `kube_markers::link!`.
     pub linked_crates: &'a [&'a str],
     /// The artifacts this input cannot vouch for: their files are kept as they are on disk
@@ -78,8 +81,8 @@ impl<'a> Inputs<'a> {
         Inputs {
             rbac,
             crds,
-            webhooks,
             conversions: &[],
+            webhooks,
             linked_crates,
             kept: &[],
         }

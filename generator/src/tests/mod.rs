@@ -10,6 +10,7 @@ use kube_markers_registry::{CrdEntry, WebhookEntry};
 use std::path::Path;
 use std::path::PathBuf;
 
+mod conversions;
 mod destinations;
 mod docs;
 mod ledgers;

@@ -7,9 +7,11 @@
 
 mod patch;
 mod problem;
+pub mod versions;
 
 pub use patch::{SchemaPatch, apply as apply_patch};
 pub use problem::{CrdProblem, CrdType, SchemaProblem};
+pub use versions::{ConversionProblem, UnneededAllow};
 
 use crate::CrdEntry;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;

@@ -160,6 +160,37 @@ pub enum CrdProblem {
         /// The types marked `#[kube_markers::crd(storage)]`.
         storage: Vec<CrdType>,
     },
+    /// Two versions of a kind have different schemas, and no conversion between them (nor
+    /// `allow(unconverted-versions, ...)`): strategy `None` would lose what one cannot hold.
+    #[error(
+        "{group}/{kind}: versions {storage} ({storage_type}) and {version} ({ty}) have different \
+         schemas ({difference}) and no #[kube_markers::conversion] between them: without one, \
+         the API server converts by rewriting `apiVersion` only, and a field one version lacks \
+         is lost when a client of that version writes the object back. Write a conversion of \
+         {version} to and from the storage version {storage}, or accept the loss with \
+         #[kube_markers::crd(allow(unconverted-versions, reason = \"...\"))] on the kind's type"
+    )]
+    VersionsDiffer {
+        /// The CRD's group.
+        group: String,
+        /// The CRD's kind.
+        kind: String,
+        /// The storage version.
+        storage: String,
+        /// Its type.
+        storage_type: CrdType,
+        /// The version that differs from it.
+        version: String,
+        /// Its type.
+        ty: CrdType,
+        /// The first schema node where they differ (`spec.replicas`).
+        path: String,
+        /// How, in words naming both versions.
+        difference: String,
+    },
+    /// The registered conversions name what does not exist, or do not cover their kind.
+    #[error(transparent)]
+    Conversion(#[from] super::versions::ConversionProblem),
     /// The API server would reject a version's schema (found by the generator's checks, with
     /// the `codegen` feature).
     #[error("{group}/{kind} ({ty}): version {version}: {problem}")]
@@ -178,6 +209,24 @@ pub enum CrdProblem {
 }
 
 impl CrdProblem {
+    /// The group and kind whose versions the problem is about, when it is about one kind's
+    /// versions and conversions (a conversion that names no existing kind, or two kinds, is
+    /// about none).
+    pub fn versions_of(&self) -> Option<(&str, &str)> {
+        use super::versions::ConversionProblem as C;
+        match self {
+            CrdProblem::VersionsDiffer { group, kind, .. }
+            | CrdProblem::Conversion(
+                C::ToItself { group, kind, .. }
+                | C::UnknownVersion { group, kind, .. }
+                | C::HubNotStorage { group, kind, .. }
+                | C::Twice { group, kind, .. }
+                | C::Missing { group, kind, .. },
+            ) => Some((group, kind)),
+            _ => None,
+        }
+    }
+
     /// The type the problem is about (the first one, when it is about several).
     pub fn crd_type(&self) -> Option<&CrdType> {
         match self {
@@ -188,6 +237,8 @@ impl CrdProblem {
             CrdProblem::NamesDisagree { first, .. } | CrdProblem::VersionTwice { first, .. } => {
                 Some(first)
             }
+            CrdProblem::VersionsDiffer { storage_type, .. } => Some(storage_type),
+            CrdProblem::Conversion(_) => None,
             CrdProblem::NoStorageVersion { types, .. } => types.first(),
             CrdProblem::SeveralStorageVersions { storage, .. } => storage.first(),
         }

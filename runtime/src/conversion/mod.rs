@@ -30,10 +30,16 @@
 //!
 //! Test each conversion with [`check_spoke_round_trip`] and [`check_hub_round_trip`]: they
 //! name every field (JSON path) a round trip loses or changes.
+//!
+//! When the storage version changes, [`migrate`] (feature `migrate`) rewrites the kind's stored
+//! objects at the new storage version, so that the old one can leave `status.storedVersions`.
 
 #[cfg(feature = "conversion-ca-bundle")]
 pub(crate) mod ca_bundle;
 mod erased;
+#[cfg(feature = "migrate")]
+#[cfg_attr(docsrs, doc(cfg(feature = "migrate")))]
+pub mod migrate;
 mod review;
 mod round_trip;
 #[cfg(test)]
@@ -45,6 +51,8 @@ pub use review::{
     CONVERSION_PATH, ConversionSetupError, Conversions, REVIEW_API_VERSION, REVIEW_KIND,
     ReviewError,
 };
+#[cfg(feature = "migrate")]
+pub use migrate::{Migrated, Migration, MigrationError, Progress, migrate};
 pub use round_trip::{RoundTripError, check_hub_round_trip, check_spoke_round_trip};
 
 /// A served version of a kind (the spoke, `Self`) that converts to and from the kind's storage

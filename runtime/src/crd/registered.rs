@@ -10,7 +10,7 @@
 use super::CrdProblem;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_registry as registry;
-use kube_markers_registry::crd::{MergedKind, merge};
+use kube_markers_registry::crd::{MergedKind, merge, versions};
 
 /// Why a CRD cannot be given.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -38,6 +38,26 @@ pub enum DefinitionError {
         /// Each problem, naming the Rust type and its source.
         problems: Vec<CrdProblem>,
     },
+}
+
+/// The generator's merge, and its rule for versions: those whose schemas differ convert (the
+/// CRD gets `spec.conversion`) or are refused. A problem of one kind's versions is that kind's;
+/// a conversion that names no kind is everyone's, as a type that cannot be built is.
+fn merged() -> (Vec<MergedKind<'static>>, Vec<CrdProblem>) {
+    let (mut kinds, mut problems) = merge(&registry::crd_entries());
+    let (_, version_problems) = versions::apply(&mut kinds, &registry::conversion_entries());
+    for problem in version_problems {
+        let owner = problem.versions_of().and_then(|(group, name)| {
+            kinds
+                .iter()
+                .position(|k| k.crd.spec.group == group && k.crd.spec.names.kind == name)
+        });
+        match owner {
+            Some(k) => kinds[k].problems.push(problem),
+            None => problems.push(problem),
+        }
+    }
+    (kinds, problems)
 }
 
 /// `\n  ` before each problem, with its sources.
@@ -77,7 +97,7 @@ fn lines(problems: &[CrdProblem]) -> String {
 ///
 /// [`DefinitionError::Invalid`] when any registered type does not make a valid CRD.
 pub fn definitions() -> Result<Vec<CustomResourceDefinition>, DefinitionError> {
-    let (kinds, mut problems) = merge(&registry::crd_entries());
+    let (kinds, mut problems) = merged();
     let mut crds = Vec::new();
     for kind in kinds {
         problems.extend(kind.problems);
@@ -135,7 +155,7 @@ pub fn definition<K: kube::CustomResourceExt>() -> Result<CustomResourceDefiniti
 ///
 /// As [`definition`].
 pub fn definition_of(group: &str, kind: &str) -> Result<CustomResourceDefinition, DefinitionError> {
-    let (kinds, mut problems) = merge(&registry::crd_entries());
+    let (kinds, mut problems) = merged();
     let found: Option<MergedKind> = kinds
         .into_iter()
         .find(|k| k.crd.spec.group == group && k.crd.spec.names.kind == kind);

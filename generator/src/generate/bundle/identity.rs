@@ -551,11 +551,6 @@ fn validate(id: &Identity, errors: &mut Vec<BundleProblem>) {
             image: id.image.clone(),
         });
     }
-    if id.cert_manager && !id.webhooks {
-        errors.push(BundleProblem::CertManagerWithoutWebhooks {
-            origin: id.origin("cert-manager"),
-        });
-    }
     // The prefix itself is checked on the names it makes (see `super::names`); here only what
     // no name could survive.
     if !id.name_prefix.is_empty() && (name_ok || id.origin("name-prefix") != Origin::Default) {

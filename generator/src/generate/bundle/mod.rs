@@ -9,6 +9,7 @@
 //! files, which the next run removes when it no longer generates them.
 
 mod bindings;
+mod conversion;
 mod deployment;
 mod identity;
 mod kustomize;
@@ -17,6 +18,7 @@ mod roles;
 mod webhooks;
 
 pub use bindings::{Binding, binding_name, bindings_for};
+pub use conversion::{CA_BUNDLE_ROLE, CA_BUNDLE_ROLE_FILE, converting as converting_crds};
 pub use deployment::{
     CONTAINER, DEPLOYMENT, HEALTH_PROBE_PORT_ENV, NAMESPACE_ENV, SERVICE_ACCOUNT_ENV,
 };
@@ -307,34 +309,57 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// With `webhooks = true`: the manager serves them, their Services and (with cert-manager)
-    /// certificate. Returns the kustomization's patches and configurations.
+    /// With `webhooks = true`, or CRDs that convert: the manager serves them, their Services
+    /// and (with cert-manager) certificate. Returns the kustomization's patches and
+    /// configurations.
     fn webhooks(&mut self, manager: &mut Value) -> (Vec<Value>, Vec<&'static str>) {
         let (id, input) = (self.id, self.input);
         let mut patches = Vec::new();
         let mut configurations = Vec::new();
-        if !id.webhooks {
+        let converting = conversion::converting(input.crds);
+        if !id.webhooks && converting.is_empty() {
+            if id.cert_manager {
+                self.errors.push(BundleProblem::CertManagerWithoutWebhooks {
+                    origin: id.origin("cert-manager"),
+                });
+            }
             return (patches, configurations);
         }
         webhooks::serve_from(manager);
-        let services = webhooks::services(input.webhook_configurations);
-        match input.webhook_file {
-            _ if input.webhook_configurations.is_empty() => {
-                self.errors.push(BundleProblem::NoWebhooks {
+        let mut services = BTreeMap::new();
+        if id.webhooks {
+            services = webhooks::services(input.webhook_configurations);
+            match input.webhook_file {
+                // Conversions alone are something to serve.
+                _ if input.webhook_configurations.is_empty() => {
+                    if converting.is_empty() {
+                        self.errors.push(BundleProblem::NoWebhooks {
+                            origin: id.origin("webhooks"),
+                        })
+                    }
+                }
+                None => self.errors.push(BundleProblem::WebhooksOutsideOutput {
                     origin: id.origin("webhooks"),
-                })
+                }),
+                // Listed before the bundle's own files, in `new`.
+                Some(_) => {}
             }
-            None => self.errors.push(BundleProblem::WebhooksOutsideOutput {
-                origin: id.origin("webhooks"),
-            }),
-            // Listed before the bundle's own files, in `new`.
-            Some(_) => {}
+            // Not a resource: the kustomization names it under `configurations:`.
+            let config = self.render(&[webhooks::kustomize_config()]);
+            self.files
+                .push((PathBuf::from(webhooks::KUSTOMIZE_CONFIG), config));
+            configurations.push(webhooks::KUSTOMIZE_CONFIG);
         }
-        // Not a resource: the kustomization names it under `configurations:`.
-        let config = self.render(&[webhooks::kustomize_config()]);
-        self.files
-            .push((PathBuf::from(webhooks::KUSTOMIZE_CONFIG), config));
-        configurations.push(webhooks::KUSTOMIZE_CONFIG);
+        if !converting.is_empty() {
+            services
+                .entry(crate::generate::crds::CONVERSION_SERVICE.to_string())
+                .or_default()
+                .insert(webhooks::DEFAULT_SERVICE_PORT);
+            let config = self.render(&[conversion::kustomize_config()]);
+            self.files
+                .push((PathBuf::from(conversion::KUSTOMIZE_CONFIG), config));
+            configurations.push(conversion::KUSTOMIZE_CONFIG);
+        }
         if !services.is_empty() {
             let docs: Vec<Value> = services
                 .iter()
@@ -355,7 +380,10 @@ impl<'a> Builder<'a> {
             let service_names: Vec<String> = services.keys().cloned().collect();
             let docs = webhooks::cert_manager(id, &self.labels, &service_names);
             self.add("certmanager_certificate.yaml", &docs);
-            patches = webhooks::ca_injection_patches(id, input.webhook_configurations);
+            if id.webhooks {
+                patches = webhooks::ca_injection_patches(id, input.webhook_configurations);
+            }
+            patches.extend(conversion::ca_injection_patches(id, &converting));
         }
         (patches, configurations)
     }

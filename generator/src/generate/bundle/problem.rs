@@ -134,10 +134,11 @@ pub enum BundleProblem {
         /// The image.
         image: String,
     },
-    /// `cert-manager = true` without `webhooks = true`.
+    /// `cert-manager = true`, but the server serves nothing: neither `webhooks = true` nor a
+    /// CRD that converts.
     #[error(
-        "{origin}: `cert-manager = true` issues the webhooks' certificate, but the webhooks are \
-         not installed: set `webhooks = true` too"
+        "{origin}: `cert-manager = true` issues the webhook server's certificate, but it serves \
+         nothing: set `webhooks = true` too, or declare a #[kube_markers::conversion]"
     )]
     CertManagerWithoutWebhooks {
         /// Where `cert-manager` is set.

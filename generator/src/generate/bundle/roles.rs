@@ -128,6 +128,10 @@ pub fn bundle_roles(id: &Identity, crds: &[GeneratedCrd]) -> Vec<BundleRole> {
             reason,
         });
     }
+    out.extend(super::conversion::ca_bundle_role(
+        id,
+        &super::conversion::converting(crds),
+    ));
     let prefixes = crd_prefixes(crds);
     for (crd, prefix) in crds.iter().zip(prefixes) {
         let spec = &crd.crd.spec;

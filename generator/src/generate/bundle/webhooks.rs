@@ -29,7 +29,7 @@ pub const CERTIFICATE: &str = "serving-cert";
 /// The kustomize configuration file that teaches kustomize the configurations' references.
 pub const KUSTOMIZE_CONFIG: &str = "webhook_kustomizeconfig.yaml";
 /// The Service port a `clientConfig.service` without `port` calls.
-const DEFAULT_SERVICE_PORT: u16 = 443;
+pub const DEFAULT_SERVICE_PORT: u16 = 443;
 
 /// The Services the configurations call: name → ports, from each webhook's
 /// `clientConfig.service` (webhooks with a `url` call no Service).

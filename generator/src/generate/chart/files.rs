@@ -174,14 +174,17 @@ pub fn values_yaml(id: &Identity, header: &str, parts: Parts, resources: &Value)
         );
     }
     if let Some(enabled) = parts.cert_manager {
-        value(
-            &mut out,
+        let doc = if parts.converting {
+            "A self-signed Issuer and a Certificate for the webhook server's Services, and the\n\
+             converting CRDs (and webhook configurations) annotated for cert-manager's CA\n\
+             injector (cert-manager must be installed). Without it, the server writes the CRDs'\n\
+             caBundle itself, with the conversion-ca-bundle-role."
+        } else {
             "With webhooks: a self-signed Issuer and a Certificate for the Services, and the\n\
              configurations annotated for cert-manager's CA injector (cert-manager must be\n\
-             installed).",
-            "certManager",
-            json!({ "enabled": enabled }),
-        );
+             installed)."
+        };
+        value(&mut out, doc, "certManager", json!({ "enabled": enabled }));
     }
     out
 }

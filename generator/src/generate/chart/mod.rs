@@ -13,6 +13,7 @@ mod files;
 mod template;
 
 use crate::generate::bundle::{self, BundleProblem, CERTIFICATE, ISSUER, Identity};
+use crate::generate::crds::CONVERSION_SERVICE;
 use crate::output::ledger;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -34,6 +35,9 @@ pub(crate) struct Parts {
     pub webhooks: Option<bool>,
     pub cert_manager: Option<bool>,
     pub crds: bool,
+    /// A CRD converts through the webhook server: its Service, port and certificate are not
+    /// optional, and cert-manager is offered for its CA.
+    pub converting: bool,
 }
 
 /// The chart's files for this identity, relative to the output directory.
@@ -44,17 +48,33 @@ pub fn generate(
     // The webhooks (and cert-manager) are offered as values whenever the generator wrote
     // webhook configurations the chart can load: on by default as the bundle declares them.
     let offers_webhooks = !input.webhook_configurations.is_empty() && input.webhook_file.is_some();
+    // CRDs that convert need the server whatever the values say; cert-manager is offered for
+    // their CA, and without it the server's role to write their `caBundle`.
+    let converting = !bundle::converting_crds(input.crds).is_empty();
+    let offers_cert_manager = offers_webhooks || converting;
     let offered = Identity {
         webhooks: offers_webhooks,
-        cert_manager: offers_webhooks,
+        cert_manager: offers_cert_manager,
         ..id.clone()
     };
-    let resources = bundle::own_resources(&offered, input)?;
+    let mut resources = bundle::own_resources(&offered, input)?;
+    if converting {
+        let without_cert_manager = Identity {
+            cert_manager: false,
+            ..offered.clone()
+        };
+        resources.extend(
+            bundle::own_resources(&without_cert_manager, input)?
+                .into_iter()
+                .filter(|(file, _)| file.starts_with(bundle::CA_BUNDLE_ROLE_FILE)),
+        );
+    }
     let parts = Parts {
         leader_election: id.leader_election,
         webhooks: offers_webhooks.then_some(id.webhooks),
-        cert_manager: offers_webhooks.then_some(id.cert_manager),
+        cert_manager: offers_cert_manager.then_some(id.cert_manager),
         crds: !input.crds.is_empty(),
+        converting,
     };
     let id = &offered;
     // The manager's resources, the default of the `resources` value.
@@ -69,13 +89,18 @@ pub fn generate(
     let roles: Vec<_> = input
         .roles
         .iter()
-        .map(|r| (None, object(&mut t, id, r.to_object().to_value())))
+        .map(|r| {
+            (
+                None,
+                object(&mut t, id, r.to_object().to_value(), converting),
+            )
+        })
         .collect();
     if !roles.is_empty() {
         templates.push(("role.yaml".into(), roles));
     }
     for crd in input.crds {
-        let doc = object(&mut t, id, crd.to_value());
+        let doc = object(&mut t, id, crd.to_value(), converting);
         templates.push((
             format!("crd/{}", crd.file_name),
             vec![(Some(".Values.crds.install".into()), doc)],
@@ -86,7 +111,7 @@ pub fn generate(
             .webhook_configurations
             .iter()
             .map(|c| {
-                let doc = object(&mut t, id, c.clone());
+                let doc = object(&mut t, id, c.clone(), converting);
                 (Some(".Values.webhooks.enabled".into()), doc)
             })
             .collect();
@@ -96,8 +121,8 @@ pub fn generate(
         let docs = docs
             .into_iter()
             .map(|doc| {
-                let cond = condition(&file, &doc);
-                (cond, object(&mut t, id, doc))
+                let cond = condition(&file, &doc, converting);
+                (cond, object(&mut t, id, doc, converting))
             })
             .collect();
         templates.push((file, docs));
@@ -133,13 +158,19 @@ pub fn generate(
     Ok(out)
 }
 
-/// The value that turns a bundle object on, when one does.
-fn condition(file: &str, doc: &Value) -> Option<String> {
+/// The value that turns a bundle object on, when one does. The conversions' Service is always
+/// on: the CRDs call it.
+fn condition(file: &str, doc: &Value, converting: bool) -> Option<String> {
     match doc["kind"].as_str().unwrap_or_default() {
         "Namespace" => Some(".Values.createNamespace".into()),
+        "Service" if converting && doc["metadata"]["name"] == CONVERSION_SERVICE => None,
         "Service" => Some(".Values.webhooks.enabled".into()),
+        "Issuer" | "Certificate" if converting => Some(".Values.certManager.enabled".into()),
         "Issuer" | "Certificate" => {
             Some("and .Values.webhooks.enabled .Values.certManager.enabled".into())
+        }
+        _ if file.starts_with(bundle::CA_BUNDLE_ROLE_FILE) => {
+            Some("not .Values.certManager.enabled".into())
         }
         _ if file.starts_with("leader_election_role") => {
             Some(".Values.leaderElection.enabled".into())
@@ -150,7 +181,7 @@ fn condition(file: &str, doc: &Value) -> Option<String> {
 
 /// The object as the chart writes it: what kustomize's transformations change replaced by
 /// placeholders.
-fn object(t: &mut Template, id: &Identity, mut doc: Value) -> Value {
+fn object(t: &mut Template, id: &Identity, mut doc: Value, converting: bool) -> Value {
     let kind = doc["kind"].as_str().unwrap_or_default().to_string();
     metadata(t, id, &kind, &mut doc["metadata"]);
     match kind.as_str() {
@@ -163,7 +194,7 @@ fn object(t: &mut Template, id: &Identity, mut doc: Value) -> Value {
                 }
             }
         }
-        "Deployment" => deployment(t, &mut doc),
+        "Deployment" => deployment(t, &mut doc, converting),
         "Certificate" => {
             // The bundle writes these names prefixed already (kustomize does not know
             // cert-manager's kinds).
@@ -207,6 +238,22 @@ fn object(t: &mut Template, id: &Identity, mut doc: Value) -> Value {
                 body: entry("helm.sh/resource-policy", json!("keep")),
             });
             doc["metadata"]["annotations"][keep] = json!("");
+            // (`pointer_mut`: indexing would add the path to a CRD without it.)
+            if let Some(service) = doc
+                .pointer_mut("/spec/conversion/webhook/clientConfig/service")
+                .filter(|s| s.is_object())
+            {
+                prefix(&mut service["name"]);
+                service["namespace"] = json!(NAMESPACE);
+                let inject = t.block(Block::If {
+                    cond: ".Values.certManager.enabled".into(),
+                    body: entry(
+                        "cert-manager.io/inject-ca-from",
+                        json!(format!("{NAMESPACE}/{PREFIX}{CERTIFICATE}")),
+                    ),
+                });
+                doc["metadata"]["annotations"][inject] = json!("");
+            }
         }
         _ => {}
     }
@@ -242,13 +289,14 @@ fn prefix(name: &mut Value) {
 }
 
 /// The manager: replicas, image, resources, arguments and scheduling from the values; the
-/// webhook port and certificate only with `webhooks.enabled`.
-fn deployment(t: &mut Template, doc: &mut Value) {
+/// webhook port and certificate only with `webhooks.enabled`, unless a CRD converts.
+fn deployment(t: &mut Template, doc: &mut Value, converting: bool) {
     doc["spec"]["replicas"] = json!(REPLICAS);
     let pod = &mut doc["spec"]["template"]["spec"];
     prefix(&mut pod["serviceAccountName"]);
     let webhooks = ".Values.webhooks.enabled".to_string();
-    if let Some(volumes) = pod.get_mut("volumes").map(Value::take) {
+    // (`converting` first: the take empties the field.)
+    if !converting && let Some(volumes) = pod.get_mut("volumes").map(Value::take) {
         pod["volumes"] = json!(t.block(Block::If {
             cond: webhooks.clone(),
             body: volumes
@@ -267,6 +315,9 @@ fn deployment(t: &mut Template, doc: &mut Value) {
     container["resources"] = json!(t.block(Block::ToYaml(".Values.resources".into())));
     container["args"] = json!(t.block(Block::With("concat .Values.args .Values.extraArgs".into())));
     for key in ["ports", "volumeMounts"] {
+        if converting {
+            continue;
+        }
         if let Some(value) = container.get_mut(key).map(Value::take) {
             container[key] = json!(t.block(Block::If {
                 cond: webhooks.clone(),

@@ -250,3 +250,55 @@ fn the_chart_version_is_the_tag_when_it_is_semver() {
     assert_eq!(chart_version("1.2"), "0.1.0");
     assert_eq!(chart_version(""), "0.1.0");
 }
+
+/// A converting CRD without admission webhooks: the server is not optional, cert-manager is
+/// offered for the CRD's CA, and without it the role that writes the CRD's `caBundle`.
+#[test]
+fn a_converting_crd_without_webhooks() {
+    let mut converting = crd();
+    converting.crd.spec.conversion = Some(
+        serde_json::from_value(json!({
+            "strategy": "Webhook",
+            "webhook": {
+                "clientConfig": {"service": {
+                    "name": "webhook-service", "namespace": "system", "path": "/convert",
+                }},
+                "conversionReviewVersions": ["v1"],
+            },
+        }))
+        .unwrap(),
+    );
+    let crds = [converting];
+    let files = generate(
+        &identity(false),
+        &Input {
+            roles: &[],
+            entries: &[],
+            default_role_name: "manager-role",
+            crds: &crds,
+            listed_files: &[],
+            header: "",
+            regenerate: "`cargo run -p codegen`",
+            webhook_configurations: &[],
+            webhook_file: None,
+        },
+    )
+    .unwrap();
+    let values = file(&files, "chart/values.yaml");
+    assert!(
+        values.contains("\ncertManager:\n  enabled: false\n"),
+        "{values}"
+    );
+    assert!(!values.contains("\nwebhooks:"), "{values}");
+    for path in [
+        "chart/templates/crd/shop.example.com_carts.yaml",
+        "chart/templates/webhook_service.yaml",
+        "chart/templates/certmanager_certificate.yaml",
+        "chart/templates/conversion_ca_bundle_role.yaml",
+        "chart/templates/conversion_ca_bundle_role_binding.yaml",
+        "chart/templates/manager.yaml",
+    ] {
+        let name = path.replace('/', "__");
+        insta::assert_snapshot!(format!("converting__{name}"), file(&files, path));
+    }
+}

@@ -431,17 +431,23 @@ fn webhooks_on_without_webhooks_or_outside_the_bundle_are_errors() {
 
 #[test]
 fn cert_manager_needs_webhooks_and_both_are_booleans() {
+    // Whether the server serves anything (webhooks, or CRDs that convert) is the bundle's to
+    // say, with the CRDs in hand.
     let meta = metadata(
         Value::Null,
         json!({"name": "shop-operator", "cert-manager": true}),
     );
-    let errors = resolve_with(&BundleFlags::default(), &meta, &[]).unwrap_err();
+    let id = resolve_with(&BundleFlags::default(), &meta, &[])
+        .unwrap()
+        .unwrap();
+    let (entries, crds) = shop();
+    let errors = generate_for(&id, &entries, &crds).unwrap_err();
     assert_eq!(
-        errors,
+        texts(errors),
         [
             "[package.metadata.kube-markers.bundle] in /ws/codegen/Cargo.toml: `cert-manager = \
-          true` issues the webhooks' certificate, but the webhooks are not installed: set \
-          `webhooks = true` too"
+          true` issues the webhook server's certificate, but it serves nothing: set `webhooks = \
+          true` too, or declare a #[kube_markers::conversion]"
         ]
     );
     let meta = metadata(
@@ -489,6 +495,7 @@ fn the_previous_bundles_webhook_files_are_read_from_its_kustomization() {
     );
 }
 
+mod conversion;
 mod identity;
 mod names;
 mod run;

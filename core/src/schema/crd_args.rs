@@ -1,0 +1,236 @@
+//! The arguments of `#[kube_markers::crd(...)]`: `storage`, root `validation(...)` rules, and
+//! `allow(NAME, reason = "...")`, the generator's refusals of a kind that this type accepts.
+
+use super::patch::Patch;
+use super::shape::Shape;
+use super::vocabulary::{self, Place};
+use crate::args::{self, Arg, ArgValue, KeySpec, KeyTable, parse_args};
+use crate::ctxt::Ctxt;
+use crate::suggest::did_you_mean;
+use proc_macro2::{Span, TokenStream};
+
+/// What the generator refuses of a kind and `allow(...)` may accept, each with what accepting
+/// it means. The generator spells the same names (`kube_markers_registry::crd::versions`).
+pub const CRD_ALLOWANCES: &[(&str, &str)] = &[(
+    "unconverted-versions",
+    "the kind's versions have different schemas and no #[kube_markers::conversion]: the API \
+     server converts them by rewriting `apiVersion` only, and a field one version lacks is lost \
+     when a client of that version writes the object back",
+)];
+
+pub(super) struct CrdArgs {
+    pub storage: bool,
+    pub root: Patch,
+    /// `allow(...)`: each name with its span, and the reason, in the order written.
+    pub allow: Vec<CrdAllowArg>,
+}
+
+/// One name an `allow(...)` accepts, and why.
+pub(super) struct CrdAllowArg {
+    pub name: &'static str,
+    pub reason: String,
+}
+
+/// What a `#[kube_markers::crd(...)]` key sets.
+#[derive(Clone, Copy)]
+enum CrdKey {
+    Storage,
+    Validation,
+    Allow,
+}
+
+const CRD_KEYS: KeyTable<CrdKey> = KeyTable {
+    place: "#[kube_markers::crd]",
+    keys: &[
+        KeySpec::new("storage", CrdKey::Storage),
+        KeySpec::new("validation", CrdKey::Validation)
+            .repeatable()
+            .shown_as("validation(...)"),
+        KeySpec::new("allow", CrdKey::Allow)
+            .repeatable()
+            .shown_as("allow(...)"),
+    ],
+};
+
+pub(super) fn parse_crd_args(args: TokenStream, cx: &mut Ctxt) -> CrdArgs {
+    let mut out = CrdArgs {
+        storage: false,
+        root: Patch::default(),
+        allow: Vec::new(),
+    };
+    let parsed = parse_args(
+        args,
+        "expected `storage`, `validation(...)` or `allow(...)`, e.g. \
+         `#[kube_markers::crd(storage)]`",
+        cx,
+    );
+    CRD_KEYS.read(&parsed, cx, |spec, arg, cx| match spec.data {
+        CrdKey::Storage => match &arg.value {
+            ArgValue::Flag => {
+                out.storage = true;
+                true
+            }
+            _ => {
+                cx.push(
+                    arg.value_range()
+                        .error("`storage` is a flag: `#[kube_markers::crd(storage)]`"),
+                );
+                false
+            }
+        },
+        CrdKey::Validation => {
+            // Root rules: `self` is the whole object.
+            let parsed = vocabulary::parse(
+                std::slice::from_ref(arg),
+                Place::Type,
+                Shape::Unknown,
+                None,
+                cx,
+            );
+            out.root.validations.extend(parsed.patch.validations);
+            true
+        }
+        CrdKey::Allow => parse_allow(arg, &mut out.allow, cx),
+    });
+    out
+}
+
+const ALLOW_EXAMPLE: &str = "e.g. `allow(unconverted-versions, reason = \"v1alpha1 is read-only \
+                             and its clients never write back\")`";
+
+/// `allow(name, ..., reason = "why")`, as `#[rbac]`'s `allow` and Rust's own
+/// `#[allow(lint, reason = "...")]`, with the reason required. Its names go into `allowed`
+/// (names already there, from earlier `allow`s, are duplicates). `false` when it recorded an
+/// error.
+fn parse_allow(arg: &Arg, allowed: &mut Vec<CrdAllowArg>, cx: &mut Ctxt) -> bool {
+    let errors_before = cx.error_count();
+    let Some(inner) = arg.nested(
+        &format!("expected a name or `reason = \"...\"` in `allow`, {ALLOW_EXAMPLE}"),
+        cx,
+    ) else {
+        let msg = match arg.value {
+            ArgValue::Flag => format!("`allow` needs a name and a reason, {ALLOW_EXAMPLE}"),
+            _ => format!("`allow` takes a name and a reason in parentheses, {ALLOW_EXAMPLE}"),
+        };
+        cx.push(arg.value_range().error(msg));
+        return false;
+    };
+    let mut names: Vec<&'static str> = Vec::new();
+    let mut reason: Option<String> = None;
+    let mut reason_written = false;
+    // A piece that did not parse was a name or the reason: no "names nothing" on top.
+    let mut ok = cx.error_count() == errors_before;
+    for piece in &inner {
+        if matches!(piece.value, ArgValue::Invalid) {
+            reason_written |= piece.name() == "reason";
+            continue;
+        }
+        ok &= if piece.name() == "reason" {
+            reason_written = true;
+            read_reason(piece, &mut reason, cx)
+        } else {
+            read_name(piece, allowed, &mut names, cx)
+        };
+    }
+    let group_span: Span = arg.value_span();
+    if names.is_empty() && ok {
+        cx.error_at(
+            group_span,
+            format!("`allow` names nothing to allow, {ALLOW_EXAMPLE}"),
+        );
+        return false;
+    }
+    let Some(reason) = reason else {
+        if !reason_written {
+            cx.error_at(
+                group_span,
+                format!(
+                    "`allow` needs a `reason = \"...\"`: say why this kind may do what the \
+                     generator refuses, {ALLOW_EXAMPLE}"
+                ),
+            );
+        }
+        return false;
+    };
+    if !ok {
+        return false;
+    }
+    allowed.extend(names.into_iter().map(|name| CrdAllowArg {
+        name,
+        reason: reason.clone(),
+    }));
+    true
+}
+
+/// `reason = "..."`: once, a string, saying something.
+fn read_reason(piece: &Arg, reason: &mut Option<String>, cx: &mut Ctxt) -> bool {
+    match args::value_of(piece, "\"...\"") {
+        Ok(args::Value::Lit(syn::Lit::Str(lit))) => {
+            if reason.is_some() {
+                cx.error_at(lit.span(), "`reason` given twice in one `allow(...)`");
+                false
+            } else if lit.value().trim().is_empty() {
+                cx.error_at(
+                    lit.span(),
+                    "empty `reason`: say why this kind may do what the generator refuses",
+                );
+                false
+            } else {
+                *reason = Some(lit.value());
+                true
+            }
+        }
+        Ok(other) => {
+            cx.push(
+                other
+                    .range()
+                    .error("`reason` takes a string, e.g. `reason = \"...\"`"),
+            );
+            false
+        }
+        Err(e) => {
+            cx.push(e);
+            false
+        }
+    }
+}
+
+/// A name in `allow(...)`: one of [`CRD_ALLOWANCES`], standing alone, not allowed before on
+/// this attribute.
+fn read_name(
+    piece: &Arg,
+    earlier: &[CrdAllowArg],
+    names: &mut Vec<&'static str>,
+    cx: &mut Ctxt,
+) -> bool {
+    if !matches!(piece.value, ArgValue::Flag) {
+        cx.push(piece.value_range().error(format!(
+            "a name stands alone in `allow`: `{}` takes no value, {ALLOW_EXAMPLE}",
+            piece.name()
+        )));
+        return false;
+    }
+    let known: Vec<&'static str> = CRD_ALLOWANCES.iter().map(|(name, _)| *name).collect();
+    let written = piece.name();
+    // `unconverted_versions` is the same name, as `#[rbac]`'s lints accept it.
+    let Some(name) = known
+        .iter()
+        .copied()
+        .find(|n| *n == written.replace('_', "-"))
+    else {
+        let hint = did_you_mean(written, &known)
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        cx.push(piece.key.error(format!(
+            "unknown name `{written}` in `allow` of #[kube_markers::crd]{hint} (it allows: {})",
+            known.join(", ")
+        )));
+        return false;
+    };
+    if names.contains(&name) || earlier.iter().any(|a| a.name == name) {
+        cx.push(piece.key.error(format!("`{name}` allowed twice")));
+        return false;
+    }
+    names.push(name);
+    true
+}
