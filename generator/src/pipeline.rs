@@ -364,25 +364,41 @@ fn upgrade_check(
     let compared = upgrade::compare(
         crds,
         inputs.crds,
+        &registry::schema_types(),
         &opts.crd_dir(),
         &opts.generator_name,
         &policy,
     )?;
     warnings.extend(compared.warnings.into_iter().map(Warning::Upgrade));
-    if compared.errors.is_empty() {
-        return Ok(None);
-    }
-    if !opts.allow_breaking {
+    if !compared.errors.is_empty() && !opts.allow_breaking {
         return Err(Error::Breaking(compared.errors));
     }
-    let mut allowed = format!(
-        "{} breaking CRD change(s) allowed by --allow-breaking:",
-        compared.errors.len()
-    );
-    for e in &compared.errors {
-        allowed.push_str(&format!("\n  - {e}"));
+    // What the run lets through says so, each change with what accepted it.
+    let mut summary = Vec::new();
+    if !compared.allowed.is_empty() {
+        let mut text = format!(
+            "{} CRD change(s) accepted by #[k8s(allow(...))]:",
+            compared.allowed.len()
+        );
+        for (finding, allow) in &compared.allowed {
+            text.push_str(&format!(
+                "\n  - {finding}; allowed at {}:{}: {}",
+                allow.source.file, allow.source.line, allow.reason
+            ));
+        }
+        summary.push(text);
     }
-    Ok(Some(allowed))
+    if !compared.errors.is_empty() {
+        let mut text = format!(
+            "{} breaking CRD change(s) allowed by --allow-breaking:",
+            compared.errors.len()
+        );
+        for e in &compared.errors {
+            text.push_str(&format!("\n  - {e}"));
+        }
+        summary.push(text);
+    }
+    Ok((!summary.is_empty()).then(|| summary.join("\n")))
 }
 
 /// The directories the generator keeps tidy: `--out` and `--crd-out` even when nothing goes

@@ -4,8 +4,11 @@
 //! change refuses the run, in the full run and in `--check`, before anything is written.
 //!
 //! The policy is `[workspace.metadata.kube-markers.upgrade]` (docs/upgrades.md); alpha
-//! versions are exempt by default, and `--allow-breaking` lets one run through.
+//! versions are exempt by default, `#[k8s(allow(CHECK, reason = "..."))]` on a field, a type or
+//! the kind accepts a check's findings at and under it, and `--allow-breaking` lets one run
+//! through.
 
+use crate::check::schema_lints::{AllowAt, FieldAt, SchemaType, crd_places};
 use crate::generate::crds::GeneratedCrd;
 use crate::output::ledger::{self, Ledger};
 use kube_markers_compat::{Finding, Policy, Severity};
@@ -22,8 +25,9 @@ pub const SETTINGS: &str = "[workspace.metadata.kube-markers.upgrade]";
 pub struct UpgradeFinding {
     /// What changed.
     pub finding: Finding,
-    /// The type (`Widget`) and where its `#[kube_markers::crd]` stands, if a linked type
-    /// defines that version.
+    /// Where the change is, if a linked type defines that version: the field the changed node
+    /// is (or is in), `Widget.size` at the field's line, else the type (`Widget`) at its
+    /// `#[kube_markers::crd]`.
     pub ty: Option<(String, Source)>,
     /// The file it is compared with.
     pub previous: PathBuf,
@@ -62,6 +66,8 @@ pub struct Compared {
     pub errors: Vec<UpgradeFinding>,
     /// Findings at `warn`.
     pub warnings: Vec<UpgradeFinding>,
+    /// Errors and warnings a `#[k8s(allow(...))]` accepts, each with the allow.
+    pub allowed: Vec<(UpgradeFinding, AllowAt)>,
 }
 
 /// Why the previous CRDs could not be compared.
@@ -96,6 +102,7 @@ pub fn policy(settings: &Value) -> Result<Policy, UpgradeProblem> {
 pub fn compare(
     crds: &[GeneratedCrd],
     entries: &[&CrdEntry],
+    types: &[&SchemaType],
     crd_dir: &Path,
     generator: &str,
     policy: &Policy,
@@ -128,15 +135,20 @@ pub fn compare(
                 .join("; "),
         })?;
         for finding in findings {
+            if finding.severity == Severity::Off {
+                continue;
+            }
+            let place = place_of(entries, types, &finding);
+            let allow = place.allow.clone();
             let found = UpgradeFinding {
-                ty: type_of(entries, &finding),
+                ty: place.ty,
                 finding,
                 previous: file.clone(),
             };
-            match found.finding.severity {
-                Severity::Error => compared.errors.push(found),
-                Severity::Warn => compared.warnings.push(found),
-                Severity::Off => {}
+            match (allow, found.finding.severity) {
+                (Some(allow), _) => compared.allowed.push((found, allow)),
+                (None, Severity::Error) => compared.errors.push(found),
+                (None, _) => compared.warnings.push(found),
             }
         }
     }
@@ -169,33 +181,86 @@ fn previous_crds(crd_dir: &Path, generator: &str) -> Result<Vec<(PathBuf, Value)
     Ok(out)
 }
 
+/// Where a finding is in the Rust sources, and the `allow(...)` that accepts it.
+struct Place {
+    ty: Option<(String, Source)>,
+    allow: Option<AllowAt>,
+}
+
 /// The linked type that defines the finding's version (for a pair `v1 -> v2`, the second; for
-/// the CRD as a whole, its first version's).
-fn type_of(entries: &[&CrdEntry], finding: &Finding) -> Option<(String, Source)> {
+/// the CRD as a whole, its first version's), the field of it the changed node is or is in,
+/// and the allow, of that check, on the node, a field or type above it, or the kind. A finding
+/// about the CRD as a whole (its scope, its versions) takes a kind's allow of any version.
+fn place_of(entries: &[&CrdEntry], types: &[&SchemaType], finding: &Finding) -> Place {
     let version = finding
         .version
         .rsplit(" -> ")
         .next()
         .unwrap_or(&finding.version);
+    let path = finding.path.strip_prefix("^.").unwrap_or("");
+    let check = finding.check.name();
     let mut first = None;
+    let mut kind_allow = None;
     for entry in entries {
         let crd = (entry.crd)();
         if crd.metadata.name.as_deref() != Some(finding.crd.as_str()) {
             continue;
         }
         let ty = (entry.type_name.to_string(), entry.source.clone());
+        let (allows, fields) = crd_places(entry, types);
         if crd.spec.versions.iter().any(|v| v.name == version) {
-            return Some(ty);
+            let allow = allows
+                .into_iter()
+                .filter(|a| a.version == version && a.name == check)
+                .filter(|a| a.path.as_deref().is_none_or(|p| covers(p, path)))
+                // The nearest: the deepest path, the kind's last.
+                .max_by_key(|a| a.path.as_ref().map_or(0, |p| p.len() + 1));
+            let field = field_at(&fields, version, path);
+            return Place {
+                ty: Some(field.unwrap_or(ty)),
+                allow,
+            };
+        }
+        if kind_allow.is_none() && (path.is_empty() || finding.version.is_empty()) {
+            kind_allow = allows
+                .into_iter()
+                .find(|a| a.path.is_none() && a.name == check);
         }
         first.get_or_insert(ty);
     }
-    first
+    Place {
+        ty: first,
+        allow: kind_allow,
+    }
+}
+
+/// Whether the node at `path` is `allowed` or under it. The lints' walk spells a map's values
+/// `.*`, the compatibility checks `[*]`.
+fn covers(allowed: &str, path: &str) -> bool {
+    let allowed = allowed.replace(".*", "[*]");
+    path == allowed
+        || path
+            .strip_prefix(allowed.as_str())
+            .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+}
+
+/// The deepest field of `version` whose node is `path` or holds it, as `Type.field` at its line.
+fn field_at(fields: &[FieldAt], version: &str, path: &str) -> Option<(String, Source)> {
+    if path.is_empty() {
+        return None;
+    }
+    fields
+        .iter()
+        .filter(|f| f.version == version && covers(&f.path, path))
+        .max_by_key(|f| f.path.len())
+        .map(|f| (f.source.item.to_string(), f.source.clone()))
 }
 
 /// The ways out of a breaking change, said once after the list.
 pub fn ways_out() -> &'static str {
     "Ways out: serve the change as a new version, with a conversion between the versions; \
-     make the check a warning or switch it off for the workspace in \
+     accept it where it is made with #[k8s(allow(CHECK, reason = \"...\"))] on the field or \
+     the kind; make the check a warning or switch it off for the workspace in \
      [workspace.metadata.kube-markers.upgrade] checks = { CHECK = \"warn\" }; or, having \
      checked that no stored object or client depends on the old schema, run once with \
      --allow-breaking"

@@ -176,6 +176,7 @@ fn the_policy_reads_from_workspace_metadata() {
     let compared = upgrade::compare(
         &crds,
         &[&crd_entry(size_at_most_5, "Apple")],
+        &[],
         &root.path().join("crds"),
         "gen",
         &policy,

@@ -20,7 +20,7 @@ pub use kube_markers_core::schema_types::{SchemaLint, SchemaType};
 use kube_markers_registry::CrdEntry;
 
 pub use config::{ConfigError, LintLevels};
-pub use walk::{AllowAt, crd_allows};
+pub use walk::{AllowAt, FieldAt, crd_allows, crd_places};
 
 /// One lint that fired on one schema node.
 #[derive(Debug, Clone, PartialEq, Eq)]

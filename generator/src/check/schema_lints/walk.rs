@@ -34,6 +34,25 @@ pub struct AllowAt {
 /// field's at the field's path, a schema type's at each path the type stands at. Sorted by
 /// version, path and name.
 pub fn crd_allows(entry: &CrdEntry, types: &[&SchemaType]) -> Vec<AllowAt> {
+    crd_places(entry, types).0
+}
+
+/// A schema node that is a recorded type's field, and that field's place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FieldAt {
+    /// The CRD version whose schema the path is in.
+    pub version: String,
+    /// The node's path (`spec.ports[*].name`).
+    pub path: String,
+    /// The field's `file:line:column`, `item` being `Type.field`.
+    pub source: Source,
+}
+
+/// Every `allow(...)` of the types of `entry`'s CRD, and every schema node that is a recorded
+/// type's field, placed: what the compatibility checks read to accept a finding and to name
+/// the field it is about.
+pub fn crd_places(entry: &CrdEntry, types: &[&SchemaType]) -> (Vec<AllowAt>, Vec<FieldAt>) {
     let crd = (entry.crd)();
     let mut walker = Walker::new(types, None);
     walker.crd(entry, &crd);
@@ -42,7 +61,10 @@ pub fn crd_allows(entry: &CrdEntry, types: &[&SchemaType]) -> Vec<AllowAt> {
         (&a.version, &a.path, &a.name, &a.source).cmp(&(&b.version, &b.path, &b.name, &b.source))
     });
     allows.dedup();
-    allows
+    let mut fields = walker.fields;
+    fields.sort_by(|a, b| (&a.version, &a.path).cmp(&(&b.version, &b.path)));
+    fields.dedup_by(|a, b| a.version == b.version && a.path == b.path);
+    (allows, fields)
 }
 
 /// Lints one CRD (every version) into `warnings`.
@@ -93,6 +115,8 @@ pub(super) struct Walker<'t> {
     kind: Option<&'t SchemaType>,
     warnings: Vec<SchemaLintWarning>,
     pub(super) allows: Vec<AllowAt>,
+    /// Collected with the allows only (`levels` is `None`).
+    pub(super) fields: Vec<FieldAt>,
 }
 
 impl<'t> Walker<'t> {
@@ -105,6 +129,7 @@ impl<'t> Walker<'t> {
             kind: None,
             warnings: Vec::new(),
             allows: Vec::new(),
+            fields: Vec::new(),
         }
     }
 
@@ -212,6 +237,13 @@ impl<'t> Walker<'t> {
             });
             let child_path = format!("{path}.{name}");
             if let Some(field) = owner.field {
+                if self.levels.is_none() {
+                    self.fields.push(FieldAt {
+                        version: self.version.clone(),
+                        path: child_path.clone(),
+                        source: owner.ty.field_source(field),
+                    });
+                }
                 for allow in &field.allows {
                     self.allows.push(AllowAt {
                         version: self.version.clone(),
