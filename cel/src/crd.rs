@@ -6,7 +6,7 @@ use crate::bounds::SizeBound;
 use crate::cost::{Estimate, estimate};
 use crate::schema::{DeclKind, DeclType, MAX_REQUEST_SIZE_BYTES, decl_type};
 use crate::types::Type;
-use crate::{Compiled, compile};
+use crate::{Compiled, compile_here};
 use serde_json::Value;
 
 /// `StaticEstimatedCostLimit`: the most one expression may cost.
@@ -94,12 +94,12 @@ pub fn cost_error_message(name: &str, cost: u64, limit: u64) -> String {
 /// Checks the rules of one version's `openAPIV3Schema`; `path` names it in messages
 /// (`spec.versions[0].schema.openAPIV3Schema`).
 pub fn check_schema(schema: &Value, path: &str) -> SchemaReport {
-    check(schema, path, false)
+    crate::on_large_stack(|| check(schema, path, false))
 }
 
 /// [`check_schema`], with each expression's [`ExpressionCost::bounds`]: for a cost report.
 pub fn check_schema_with_bounds(schema: &Value, path: &str) -> SchemaReport {
-    check(schema, path, true)
+    crate::on_large_stack(|| check(schema, path, true))
 }
 
 fn check(schema: &Value, path: &str, with_bounds: bool) -> SchemaReport {
@@ -329,7 +329,7 @@ impl Walk<'_> {
             if text.trim().is_empty() {
                 continue;
             }
-            let compiled = compile(text, decl, optional_old_self == Some(true));
+            let compiled = compile_here(text, decl, optional_old_self == Some(true));
             let rule_path = format!("{base}.rule");
             let (per_call, uses_old_self) = match &compiled {
                 Ok(Compiled {
@@ -413,7 +413,7 @@ impl Walk<'_> {
                 if compiled.is_err() {
                     // The server stops at the rule's compile error.
                 } else {
-                    match compile(msg, decl, optional_old_self == Some(true)) {
+                    match compile_here(msg, decl, optional_old_self == Some(true)) {
                         Err(e) => self.problem(
                             &msg_path,
                             msg,
@@ -538,7 +538,7 @@ impl Walk<'_> {
         message: bool,
     ) -> Option<Fix> {
         let cost_with = |d: &DeclType, card: u64| -> u64 {
-            match compile(expr, d, optional_old_self) {
+            match compile_here(expr, d, optional_old_self) {
                 Ok(c) if message => c.cost.max,
                 Ok(c) => multiply_guarded(c.cost.max, card),
                 Err(_) => u64::MAX,
