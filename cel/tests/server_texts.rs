@@ -215,3 +215,78 @@ fn optional_old_self_without_old_self_is_refused() {
         "may not be set if oldSelf is not used in rule"
     );
 }
+
+/// cel-go's parser limits (250 nested rules, 250 nested operators), with its texts at no
+/// location; the deepest rules they let through are checked and costed without overflowing
+/// the stack (this test runs on a 2 MiB test thread, unoptimized).
+#[test]
+fn recursion_limits() {
+    let rule_path = format!("{ROOT}.properties[spec].x-kubernetes-validations[0].rule");
+    let nested = |n: usize| format!("size({}1{}) == 1", "[".repeat(n), "]".repeat(n));
+    let parens = |n: usize| format!("{}self.count > 0{}", "(".repeat(n), ")".repeat(n));
+    let sum = |n: usize| format!("self.count{} > 0", " + 1".repeat(n));
+    let all = |n: usize| {
+        format!(
+            "{}self.count > 0{}",
+            "self.xs.all(x, ".repeat(n),
+            ")".repeat(n)
+        )
+    };
+    // `size(` is one more nesting; `.count` and `> 0` two more operators.
+    for accepted in [nested(248), parens(249), sum(248), all(124)] {
+        let problems = details(json!([{"rule": accepted}]));
+        assert!(
+            problems.iter().all(|p| !p.2.contains("recursion")),
+            "{problems:?}"
+        );
+    }
+    for (refused, text) in [
+        (nested(249), "expression recursion limit exceeded: 250"),
+        (parens(250), "expression recursion limit exceeded: 250"),
+        (sum(249), "max recursion depth exceeded"),
+    ] {
+        assert_eq!(
+            details(json!([{"rule": refused}])),
+            [(
+                rule_path.clone(),
+                Severity::Invalid,
+                format!("compilation failed: ERROR: <input>:-1:0: {text}")
+            )]
+        );
+    }
+}
+
+/// apiserver multiplies `maxLength` by 4 in int64 and hands the estimator `uint64` of the
+/// product, wrapping as Go does: 2^61 code points is 2^63 bytes (over budget), 2^62 is 0.
+#[test]
+fn huge_max_length_wraps_as_in_go() {
+    let verdict = |max_length: i64| {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "x-kubernetes-validations": [{"rule": "self.s.contains('a')"}],
+            "properties": {"s": {"type": "string", "maxLength": max_length},
+                "q": {"x-kubernetes-int-or-string": true, "maxLength": max_length}}}}});
+        check_schema(&schema, ROOT).problems
+    };
+    let over = verdict(1 << 61);
+    assert!(
+        over[0]
+            .detail
+            .starts_with("estimated rule cost exceeds budget"),
+        "{over:?}"
+    );
+    assert_eq!(verdict(1 << 62), []);
+    assert_eq!(verdict(i64::MAX), verdict(-4 + (1 << 62)));
+}
+
+/// cel-go's `nodeAsUintValue`: a negative int constant is a size of 0; a uint constant is no
+/// size at all (the default).
+#[test]
+fn negative_constants_are_sizes_of_zero() {
+    for rule in [
+        "lists.range(-1).size() == 0",
+        "self.xs.slice(-1, 0).size() == 0",
+        "[[1]].flatten(-1).size() == 1",
+    ] {
+        assert_eq!(details(json!([{"rule": rule}])), [], "{rule}");
+    }
+}
