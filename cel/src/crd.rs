@@ -275,10 +275,20 @@ impl Walk<'_> {
                 });
                 found = true;
             };
-            if text.trim().is_empty() {
+            // apiextensions' order: one of these per rule, on the trimmed texts.
+            let (rule_text, msg) = (text.trim(), message.trim());
+            let has_newlines = |s: &str| s.contains(['\n', '\r']);
+            if rule_text.is_empty() {
                 push("rule", Severity::Required, "rule is not specified");
-            }
-            if message.is_empty() && text.contains(['\n', '\r']) {
+            } else if !message.is_empty() && msg.is_empty() {
+                push(
+                    "message",
+                    Severity::Invalid,
+                    "must be non-empty if specified",
+                );
+            } else if has_newlines(msg) {
+                push("message", Severity::Invalid, "must not contain line breaks");
+            } else if has_newlines(rule_text) && msg.is_empty() {
                 push(
                     "message",
                     Severity::Required,

@@ -290,3 +290,38 @@ fn negative_constants_are_sizes_of_zero() {
         assert_eq!(details(json!([{"rule": rule}])), [], "{rule}");
     }
 }
+
+/// apiextensions' checks of a rule's texts, on the trimmed texts, one per rule.
+#[test]
+fn rule_and_message_texts() {
+    let at = |field: &str| format!("{ROOT}.properties[spec].x-kubernetes-validations[0].{field}");
+    assert_eq!(details(json!([{"rule": "self.count > 0\n"}])), []);
+    assert_eq!(
+        details(json!([{"rule": "self.count > 0", "messageExpression": ""}])),
+        []
+    );
+    assert_eq!(
+        details(json!([{"rule": "self.count > 0", "message": "a\nb"}])),
+        [(
+            at("message"),
+            Severity::Invalid,
+            "must not contain line breaks".into()
+        )]
+    );
+    assert_eq!(
+        details(json!([{"rule": "self.count > 0", "message": "  "}])),
+        [(
+            at("message"),
+            Severity::Invalid,
+            "must be non-empty if specified".into()
+        )]
+    );
+    assert_eq!(
+        details(json!([{"rule": "self.count\n > 0"}])),
+        [(
+            at("message"),
+            Severity::Required,
+            "message must be specified if rule contains line breaks".into()
+        )]
+    );
+}
