@@ -22,6 +22,9 @@ pub struct CrdReport {
     pub name: String,
     /// What the API server would refuse, as `location: message`.
     pub problems: Vec<String>,
+    /// What the generator refuses in its own CRDs and the API server accepts: a schema no
+    /// value satisfies, a printer column or scale path that leads nowhere.
+    pub warnings: Vec<String>,
     /// Each version's CEL cost report.
     pub versions: Vec<VersionCosts>,
 }
@@ -201,7 +204,13 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
     let mut costs = Vec::new();
     // The verdicts on versions already checked, by everything the checks read of a version:
     // a CRD's versions often share one schema (v1 and v1beta1 of Gateway API's kinds).
-    let mut checked: Vec<(String, Vec<SchemaProblem>, kube_markers_cel::SchemaReport)> = Vec::new();
+    let mut warnings = Vec::new();
+    #[allow(clippy::type_complexity)]
+    let mut checked: Vec<(
+        String,
+        (Vec<SchemaProblem>, Vec<SchemaProblem>),
+        kube_markers_cel::SchemaReport,
+    )> = Vec::new();
     for (i, version) in versions.iter().enumerate() {
         let vname = version["name"].as_str().unwrap_or_default().to_string();
         if seen.contains(&vname) {
@@ -226,15 +235,22 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
         let (version_problems, report) = match checked.iter().find(|(k, ..)| *k == key) {
             Some((_, p, r)) => (p.clone(), r.clone()),
             None => {
-                let (p, r) = super::check_version_reporting(version, Fixes::Yaml, cel);
+                let (found, r) = super::check_version_found(version, Fixes::Yaml, cel);
+                let p = found.split();
                 // A schema with structural problems still gets its cost report.
                 let r = r.unwrap_or_else(|| cel(&version["schema"]["openAPIV3Schema"]));
                 checked.push((key, p.clone(), r.clone()));
                 (p, r)
             }
         };
-        for problem in version_problems {
+        let (refused, accepted) = version_problems;
+        for problem in refused {
             problems.push(format!("version {vname}: {problem}"));
+        }
+        for problem in accepted {
+            warnings.push(format!(
+                "version {vname}: {problem} (the API server accepts it)"
+            ));
         }
         costs.push(VersionCosts {
             version: vname,
@@ -246,6 +262,7 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
     CrdReport {
         name,
         problems,
+        warnings,
         versions: costs,
     }
 }
