@@ -905,7 +905,8 @@ mod tests {
 
     fn chains_beyond_the_limit() {
         let max = MAX_RECURSION_DEPTH as usize;
-        let chains: [(&str, fn(usize) -> String); 6] = [
+        type Chain = (&'static str, fn(usize) -> String);
+        let chains: [Chain; 6] = [
             ("sum", |n| format!("1{}", " + 1".repeat(n))),
             ("relation", |n| format!("1{}", " < 1".repeat(n))),
             ("select", |n| format!("a{}", ".b".repeat(n))),
