@@ -12,6 +12,7 @@ pub mod check;
 pub mod cost;
 pub mod crd;
 pub mod env;
+mod go_regex;
 mod lex;
 mod literals;
 pub mod parse;

@@ -33,7 +33,7 @@ pub fn invalid_literals(root: &Expr, overloads: &[Vec<&'static str>]) -> Vec<Che
         let valid = match kind {
             "duration" => parse_duration(text),
             "timestamp" => parse_rfc3339(text),
-            _ => regex_syntax::Parser::new().parse(text).is_ok(),
+            _ => crate::go_regex::valid(text),
         };
         if !valid {
             errors.push(CheckError {
