@@ -325,3 +325,28 @@ fn rule_and_message_texts() {
         )]
     );
 }
+
+/// Literals and names as cel-go parses and resolves them: the smallest int, raw bytes, and a
+/// leading dot that scopes a name to the root (resolved as without it, reported as written).
+#[test]
+fn literals_and_root_scoped_names() {
+    for rule in [
+        "-0x8000000000000000 < 0",
+        "-9223372036854775808 < 0",
+        r"br'\x' == b'\\x' && RB'\d' == b'\\d'",
+        ".self.count > 0",
+        ".size('ab') == 2",
+        "self.xs.all(x, .x != '')",
+        "has(.self.name)",
+    ] {
+        assert_eq!(details(json!([{"rule": rule}])), [], "{rule}");
+    }
+    assert_eq!(
+        details(json!([{"rule": ".nope == 1"}])),
+        [(
+            format!("{ROOT}.properties[spec].x-kubernetes-validations[0].rule"),
+            Severity::Invalid,
+            "compilation failed: ERROR: <input>:1:2: undeclared reference to '.nope' (in container '')\n | .nope == 1\n | .^".into()
+        )]
+    );
+}
