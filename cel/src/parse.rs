@@ -631,27 +631,50 @@ impl Parser {
         two_var: bool,
     ) -> Result<Expr, ParseError> {
         let arg_at = |e: &Expr, offsets: &[u32]| offsets[e.id as usize - 1];
-        let v1 = self.simple_name(&args[0], arg_at(&args[0], &self.offsets))?;
+        let (at0, at1) = (
+            arg_at(&args[0], &self.offsets),
+            args.get(1).map(|a| arg_at(a, &self.offsets)),
+        );
+        let not_a_name = if two_var || !matches!(name, "map" | "filter") {
+            "argument must be a simple name"
+        } else {
+            "argument is not an identifier"
+        };
+        let name_of = |e: &Expr, at: u32| match &e.kind {
+            ExprKind::Ident(s) => Ok(s.clone()),
+            _ => Err(ParseError {
+                at,
+                message: not_a_name.into(),
+            }),
+        };
+        // cel-go refuses the hidden accumulator's name and the traditional one alike.
+        let overwrites = |v: &str, at: u32| {
+            if v == ACCUMULATOR || v == "__result__" {
+                Err(ParseError {
+                    at,
+                    message: "iteration variable overwrites accumulator variable".into(),
+                })
+            } else {
+                Ok(())
+            }
+        };
+        let v1 = name_of(&args[0], at0)?;
         let v2 = if two_var {
-            let v2 = self.simple_name(&args[1], arg_at(&args[1], &self.offsets))?;
+            let at1 = at1.unwrap_or(at);
+            let v2 = name_of(&args[1], at1)?;
             if v1 == v2 {
                 return Err(ParseError {
-                    at: arg_at(&args[1], &self.offsets),
+                    at: at1,
                     message: format!("duplicate variable name: {v1}"),
                 });
             }
+            overwrites(&v1, at0)?;
+            overwrites(&v2, at1)?;
             Some(v2)
         } else {
+            overwrites(&v1, at0)?;
             None
         };
-        for v in std::iter::once(&v1).chain(v2.as_ref()) {
-            if v == ACCUMULATOR {
-                return Err(ParseError {
-                    at,
-                    message: "iteration variable overwrites accumulator variable".into(),
-                });
-            }
-        }
         let rest: Vec<Expr> = args.drain(if two_var { 2.. } else { 1.. }).collect();
         let (init, cond, step, result) = match name {
             "all" => {
@@ -933,6 +956,30 @@ mod tests {
         // `has()` keeps its selection's count; `&&` and `||` are balanced and do not count.
         assert!(error_of(&format!("has(a{})", ".b".repeat(max + 1))).is_some());
         assert_eq!(error_of(&vec!["a"; 5000].join(" && ")), None);
+    }
+
+    /// cel-go's macros refuse both accumulator names, at the variable, with its texts.
+    #[test]
+    fn macro_variables_as_cel_go_checks_them() {
+        let overwrites = "iteration variable overwrites accumulator variable";
+        for (source, at, message) in [
+            ("[1].all(__result__, true)", 8, overwrites),
+            ("[1].map(__result__, 1)", 8, overwrites),
+            ("[1].all(i, __result__, true)", 11, overwrites),
+            ("[1].all(i, i, true)", 11, "duplicate variable name: i"),
+            ("[1].map(1, 1)", 8, "argument is not an identifier"),
+            ("[1].exists(1, true)", 11, "argument must be a simple name"),
+        ] {
+            assert_eq!(
+                error_of(source),
+                Some(ParseError {
+                    at,
+                    message: message.into()
+                }),
+                "{source}"
+            );
+        }
+        assert_eq!(error_of("[1].all(result, true)"), None);
     }
 
     #[test]
