@@ -346,7 +346,7 @@ impl Walk<'_> {
                     output,
                     cost,
                     uses_old_self,
-                    ..
+                    instantiation_error,
                 }) => {
                     if *output != Type::Bool {
                         self.problem(
@@ -354,6 +354,15 @@ impl Walk<'_> {
                             text,
                             Severity::Invalid,
                             "cel expression must evaluate to a bool".into(),
+                        );
+                        (0, *uses_old_self)
+                    } else if let Some(why) = instantiation_error {
+                        // The server stops before the cost estimate: the rule costs 0.
+                        self.problem(
+                            &rule_path,
+                            text,
+                            Severity::Invalid,
+                            format!("program instantiation failed: {why}"),
                         );
                         (0, *uses_old_self)
                     } else {
@@ -420,8 +429,10 @@ impl Walk<'_> {
             }
             if let Some(msg) = message_expression.filter(|m| !m.is_empty()) {
                 let msg_path = format!("{base}.messageExpression");
-                if compiled.is_err() {
-                    // The server stops at the rule's compile error.
+                let rule_ok = matches!(&compiled,
+                    Ok(c) if c.output == Type::Bool && c.instantiation_error.is_none());
+                if !rule_ok {
+                    // The server stops at the rule's error (compile, type or program).
                 } else {
                     match compile_here(msg, decl, optional_old_self == Some(true)) {
                         Err(e) => self.problem(
@@ -435,6 +446,15 @@ impl Walk<'_> {
                             msg,
                             Severity::Invalid,
                             "messageExpression must evaluate to a string".into(),
+                        ),
+                        Ok(Compiled {
+                            instantiation_error: Some(why),
+                            ..
+                        }) => self.problem(
+                            &msg_path,
+                            msg,
+                            Severity::Invalid,
+                            format!("messageExpression instantiation failed: {why}"),
                         ),
                         Ok(c) => {
                             let cost = c.cost.max;

@@ -12,6 +12,7 @@ pub mod check;
 pub mod cost;
 pub mod crd;
 pub mod env;
+mod fold;
 mod go_regex;
 mod lex;
 mod literals;
@@ -37,6 +38,9 @@ pub struct Compiled {
     pub output: Type,
     pub cost: Estimate,
     pub uses_old_self: bool,
+    /// Why the API server's `env.Program` fails on it, though it type-checks: a conversion
+    /// of a constant that fails (`int('x')`), which cel-go evaluates while planning.
+    pub instantiation_error: Option<String>,
 }
 
 /// cel-go's issues: each error at its line and column, with the source line and a caret.
@@ -205,6 +209,7 @@ pub(crate) fn compile_here(
         output: checked.output.clone(),
         cost,
         uses_old_self: checked.uses_old_self,
+        instantiation_error: fold::instantiation_error(&parsed.expr),
     })
 }
 

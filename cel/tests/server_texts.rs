@@ -350,3 +350,26 @@ fn literals_and_root_scoped_names() {
         )]
     );
 }
+
+/// The API server plans each rule with cel-go's `OptOptimize`, which converts constants while
+/// planning: a conversion that fails fails the program, and the rule costs nothing.
+#[test]
+fn constant_conversions_fail_the_program() {
+    let at = |field: &str| format!("{ROOT}.properties[spec].x-kubernetes-validations[0].{field}");
+    assert_eq!(
+        details(json!([{"rule": "self.count == int('x')"}])),
+        [(
+            at("rule"),
+            Severity::Invalid,
+            "program instantiation failed: type conversion error from 'string' to 'int'".into()
+        )]
+    );
+    assert_eq!(
+        details(json!([{"rule": "self.count > 0", "messageExpression": "string(uint(-1))"}])),
+        [(
+            at("messageExpression"),
+            Severity::Invalid,
+            "messageExpression instantiation failed: unsigned integer overflow".into()
+        )]
+    );
+}
