@@ -198,10 +198,10 @@ fn go_parses_float(s: &str) -> bool {
     if matches!(lower.as_str(), "inf" | "infinity" | "nan") {
         return true;
     }
-    if lower.starts_with("0x") {
+    if let Some(hex) = lower.strip_prefix("0x") {
         // Hexadecimal floats need a `p` exponent; leave their range to Go.
-        return lower.contains('p')
-            && lower[2..]
+        return hex.contains('p')
+            && hex
                 .bytes()
                 .all(|b| b.is_ascii_hexdigit() || matches!(b, b'.' | b'p' | b'+' | b'-' | b'_'));
     }
