@@ -262,7 +262,13 @@ impl Checker<'_> {
         // `.self`: a leading dot names the root scope; cel-go looks the rest up as usual
         // (comprehension variables included) and reports the name as written.
         let name = root_scoped(written);
-        for scope in self.scopes.iter().rev() {
+        // Comprehension variables are not in the root scope: `.x` does not find them.
+        let scopes = if name == written {
+            &self.scopes[..]
+        } else {
+            &[]
+        };
+        for scope in scopes.iter().rev() {
             if let Some(t) = scope.get(name) {
                 let t = t.clone();
                 self.set(e, t);

@@ -336,11 +336,12 @@ fn literals_and_root_scoped_names() {
         r"br'\x' == b'\\x' && RB'\d' == b'\\d'",
         ".self.count > 0",
         ".size('ab') == 2",
-        "self.xs.all(x, .x != '')",
         "has(.self.name)",
     ] {
         assert_eq!(details(json!([{"rule": rule}])), [], "{rule}");
     }
+    // Comprehension variables are not in the root scope (kube-apiserver 1.37.2, live).
+    assert!(!details(json!([{"rule": "self.xs.all(x, .x != '')"}])).is_empty());
     assert_eq!(
         details(json!([{"rule": ".nope == 1"}])),
         [(
@@ -372,4 +373,36 @@ fn constant_conversions_fail_the_program() {
             "messageExpression instantiation failed: unsigned integer overflow".into()
         )]
     );
+}
+
+/// cel-go's literal validators evaluate the call on any literal: `timestamp(int)` out of
+/// years 1 to 9999 is an invalid argument; `matches` checks argument 0 of either form.
+#[test]
+fn literal_validators_as_cel_go_applies_them() {
+    let rule_path = format!("{ROOT}.properties[spec].x-kubernetes-validations[0].rule");
+    let invalid = |rule: &str, col: usize, what: &str| {
+        vec![(
+            rule_path.clone(),
+            Severity::Invalid,
+            format!(
+                "compilation failed: ERROR: <input>:1:{col}: invalid {what} argument\n | {rule}\n | {}^",
+                ".".repeat(col - 1)
+            ),
+        )]
+    };
+    let rule = "false && timestamp(253402300800) > timestamp(0)";
+    assert_eq!(
+        details(json!([{"rule": rule}])),
+        invalid(rule, 20, "timestamp")
+    );
+    assert_eq!(
+        details(json!([{"rule": "timestamp(253402300799) > timestamp(0)"}])),
+        []
+    );
+    let rule = "matches('(', self.name)";
+    assert_eq!(
+        details(json!([{"rule": rule}])),
+        invalid(rule, 9, "matches")
+    );
+    assert_eq!(details(json!([{"rule": "matches(self.name, '(')"}])), []);
 }

@@ -140,9 +140,7 @@ impl<'a> Coster<'a> {
         &self.checked.types[e.id as usize]
     }
     fn local(&self, name: &str) -> Option<&Local> {
-        self.locals
-            .get(crate::check::root_scoped(name))
-            .and_then(|v| v.last())
+        self.locals.get(name).and_then(|v| v.last())
     }
     fn path(&self, e: &Expr) -> Vec<String> {
         if let ExprKind::Ident(n) = &e.kind
