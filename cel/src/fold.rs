@@ -1,7 +1,8 @@
 //! What kube-apiserver's `env.Program` refuses at CRD creation: the API server plans each rule
 //! with cel-go's `OptOptimize`, which evaluates a type conversion of a constant (`int('x')`,
 //! `uint(-1)`, `string(b'\xff')`) while planning; a conversion that fails fails the program
-//! ("program instantiation failed: …"), even in a branch that never runs.
+//! ("program instantiation failed: …"), even in a branch that never runs. A constant pattern
+//! of `matches`, `find` or `findAll` is compiled while planning too, with Go's `regexp`.
 //!
 //! Constants are literals, list and map literals of constants, and conversions of constants, as
 //! in cel-go's planner; the first failure in planning order (arguments before calls,
@@ -89,6 +90,16 @@ fn fold(e: &Expr) -> Result<Option<Const>, String> {
             let mut folded = Vec::with_capacity(args.len());
             for a in args {
                 folded.push(fold(a)?);
+            }
+            // The pattern of `matches` (cel-go), `find` and `findAll` (the API server's regex
+            // library) is compiled while planning when it is a constant.
+            let pattern = match (function.as_str(), target.is_some(), folded.as_slice()) {
+                ("matches", false, [_, Some(Const::String(p))])
+                | ("matches" | "find" | "findAll", true, [Some(Const::String(p)), ..]) => Some(p),
+                _ => None,
+            };
+            if let Some(error) = pattern.and_then(|p| crate::go_regex::error(p)) {
+                return Err(error);
             }
             match (target, folded.as_slice()) {
                 (None, [Some(value)]) => convert(function, value),
