@@ -248,7 +248,7 @@ impl Walk<'_> {
         }
         let rules = s.get("x-kubernetes-validations").and_then(Value::as_array);
         if let Some(rules) = rules {
-            schema_errors |= self.rule_schema_errors(rules, path);
+            schema_errors |= self.rule_schema_errors(rules, s, path);
             if !schema_errors {
                 self.rules(rules, s, decl, path, cardinality, uncorrelatable, ancestors);
             }
@@ -258,8 +258,8 @@ impl Walk<'_> {
 
     /// The rules' schema errors (`validateCustomResourceDefinitionOpenAPISchema`), which stop
     /// their compilation: an empty rule, a multi-line rule without a message, an empty
-    /// message expression.
-    fn rule_schema_errors(&mut self, rules: &[Value], path: &str) -> bool {
+    /// message expression, a `fieldPath` that leads nowhere.
+    fn rule_schema_errors(&mut self, rules: &[Value], s: &Value, path: &str) -> bool {
         let mut found = false;
         for (i, rule) in rules.iter().enumerate() {
             let base = format!("{path}.x-kubernetes-validations[{i}]");
@@ -294,6 +294,29 @@ impl Walk<'_> {
                     Severity::Required,
                     "message must be specified if rule contains line breaks",
                 );
+            }
+            if let Some(field_path) = rule.get("fieldPath").and_then(Value::as_str) {
+                let (has_newlines, valid) = (
+                    field_path.contains(['\n', '\r']),
+                    field_path.is_empty() || crate::field_path::valid(field_path, s),
+                );
+                if !field_path.is_empty() && field_path.trim().is_empty() {
+                    push(
+                        "fieldPath",
+                        Severity::Invalid,
+                        "must be non-empty if specified",
+                    );
+                }
+                if has_newlines {
+                    push(
+                        "fieldPath",
+                        Severity::Invalid,
+                        "must not contain line breaks",
+                    );
+                }
+                if !valid {
+                    push("fieldPath", Severity::Invalid, "must be a valid path");
+                }
             }
             if let Some(m) = rule.get("messageExpression").and_then(Value::as_str)
                 && !m.is_empty()

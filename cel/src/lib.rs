@@ -12,6 +12,7 @@ pub mod check;
 pub mod cost;
 pub mod crd;
 pub mod env;
+mod field_path;
 mod fold;
 mod go_regex;
 mod lex;

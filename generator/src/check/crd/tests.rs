@@ -310,3 +310,62 @@ fn check_crds_accepts_what_the_api_server_accepts() {
     // The rules were type-checked and costed although the schema has warnings.
     assert_eq!(report.versions[0].expressions.len(), 3);
 }
+
+/// What the API server refuses in a CRD's names, printer columns and conversion.
+#[test]
+fn check_crds_refuses_names_columns_and_conversions_the_api_server_refuses() {
+    let crd = |names: Value, columns: Value, conversion: Value| {
+        let mut crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"}, "spec": {"group": "example.com",
+            "scope": "Namespaced", "names": names,
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "additionalPrinterColumns": columns,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                    "type": "object", "properties": {"n": {"type": "integer"}}}}}}}]}});
+        if !conversion.is_null() {
+            crd["spec"]["conversion"] = conversion;
+        }
+        crate::check::crd::files::check_crd(&crd, 1).problems
+    };
+    let fine = crd(
+        json!({"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList",
+            "shortNames": ["wd"], "categories": ["all"]}),
+        json!([{"name": "N", "type": "integer", "format": "int64", "jsonPath": ".spec.n"}]),
+        json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
+            "clientConfig": {"service": {"name": "s", "namespace": "n"}}}}),
+    );
+    assert_eq!(fine, Vec::<String>::new());
+    let problems = crd(
+        json!({"plural": "widgets", "kind": "Widget", "listKind": "Widget",
+            "shortNames": ["Wd"], "categories": ["1all"]}),
+        json!([{"name": "N", "type": "int", "format": "long", "jsonPath": "spec.n"}]),
+        json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v2"]}}),
+    );
+    for expected in [
+        "spec.names.shortNames[0] `Wd`",
+        "spec.names.categories[0] `1all`: it must start with a letter",
+        "spec.names.listKind `Widget`: kind and listKind may not be the same",
+        "spec.versions[0].additionalPrinterColumns[0].type `int`: must be one of boolean,date,integer,number,string",
+        "spec.versions[0].additionalPrinterColumns[0].format `long`",
+        "spec.versions[0].additionalPrinterColumns[0].jsonPath `spec.n`",
+        "spec.conversion.webhook.clientConfig: required when strategy is set to Webhook",
+        "spec.conversion.webhook.conversionReviewVersions: must include at least one of v1, v1beta1",
+    ] {
+        assert!(
+            problems.iter().any(|p| p.starts_with(expected)),
+            "{expected}: {problems:#?}"
+        );
+    }
+    assert_eq!(problems.len(), 8, "{problems:#?}");
+    let none = crd(
+        json!({"plural": "widgets", "kind": "Widget"}),
+        json!([]),
+        json!({"strategy": "None", "webhook": {"clientConfig": {"url": "https://x"}}}),
+    );
+    assert_eq!(
+        none,
+        [
+            "spec.conversion.webhook.clientConfig: should not be set when strategy is not set to Webhook"
+        ]
+    );
+}
