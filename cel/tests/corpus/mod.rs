@@ -549,6 +549,13 @@ pub fn fixed_cases() -> Vec<Case> {
         json!({"rule": "self.s == 'a'", "message": "  "}),
         json!({"rule": "self.s == 'a'", "messageExpression": ""}),
         json!({"rule": "self.s == 'a'", "messageExpression": "string(uint(-1))"}),
+        json!({"rule": "true", "fieldPath": ".s"}),
+        json!({"rule": "true", "fieldPath": "['x.y']"}),
+        json!({"rule": "true", "fieldPath": ".nope"}),
+        json!({"rule": "true", "fieldPath": ".xs[0]"}),
+        json!({"rule": "true", "fieldPath": "  "}),
+        json!({"rule": "true", "fieldPath": ".s\n"}),
+        json!({"rule": "true", "fieldPath": ".emb.metadata"}),
     ]
     .into_iter()
     .enumerate()
