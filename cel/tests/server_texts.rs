@@ -404,5 +404,13 @@ fn literal_validators_as_cel_go_applies_them() {
         details(json!([{"rule": rule}])),
         invalid(rule, 9, "matches")
     );
-    assert_eq!(details(json!([{"rule": "matches(self.name, '(')"}])), []);
+    // The pattern of the global form is compiled when the rule is planned.
+    assert_eq!(
+        details(json!([{"rule": "matches(self.name, '(')"}])),
+        [(
+            rule_path.clone(),
+            Severity::Invalid,
+            "program instantiation failed: error parsing regexp: missing closing ): `(`".into()
+        )]
+    );
 }
