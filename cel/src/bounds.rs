@@ -3,7 +3,7 @@
 //! one evaluation's estimate reads, each with its declared `maxItems`, `maxProperties` or
 //! `maxLength`, or the size the API server derives from the request-size limit without one.
 
-use crate::compile;
+use crate::compile_here;
 use crate::crd::{Ancestor, bounded_nodes, node_at, set_bound};
 use crate::schema::DeclType;
 use serde_json::Value;
@@ -68,7 +68,7 @@ pub(crate) fn per_call(
         let mut smaller = decl.clone();
         set_bound(&mut smaller, &sub, keyword, size / 2);
         let lowers =
-            compile(expr, &smaller, optional_old_self).is_ok_and(|c| c.cost.max < per_call);
+            compile_here(expr, &smaller, optional_old_self).is_ok_and(|c| c.cost.max < per_call);
         if !lowers {
             continue;
         }

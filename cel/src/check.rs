@@ -258,8 +258,17 @@ impl Checker<'_> {
         Type::Dyn
     }
 
-    fn check_ident(&mut self, e: &Expr, name: &str) {
-        for scope in self.scopes.iter().rev() {
+    fn check_ident(&mut self, e: &Expr, written: &str) {
+        // `.self`: a leading dot names the root scope; cel-go looks the rest up as usual
+        // (comprehension variables included) and reports the name as written.
+        let name = root_scoped(written);
+        // Comprehension variables are not in the root scope: `.x` does not find them.
+        let scopes = if name == written {
+            &self.scopes[..]
+        } else {
+            &[]
+        };
+        for scope in scopes.iter().rev() {
             if let Some(t) = scope.get(name) {
                 let t = t.clone();
                 self.set(e, t);
@@ -281,7 +290,7 @@ impl Checker<'_> {
         self.set(e, Type::Error);
         self.error(
             e.id,
-            format!("undeclared reference to '{name}' (in container '')"),
+            format!("undeclared reference to '{written}' (in container '')"),
         );
     }
 
@@ -363,7 +372,12 @@ impl Checker<'_> {
     }
 
     fn resolve_or_error(&mut self, e: &Expr, function: &str, target: Option<&Expr>, args: &[Expr]) {
-        let Some(overloads) = self.functions.by_name.get(function) else {
+        // A global function's name may be root-scoped as an identifier is (`.size(x)`).
+        let found = match target {
+            None => self.functions.by_name.get(root_scoped(function)),
+            Some(_) => self.functions.by_name.get(function),
+        };
+        let Some(overloads) = found else {
             self.set(e, Type::Error);
             self.error(
                 e.id,
@@ -519,10 +533,15 @@ fn substitute_params(t: &Type, fresh: &[(Type, Type)]) -> Type {
     }
 }
 
+/// A name without the leading dot that scopes it to the root (`.self`, `.size`).
+pub(crate) fn root_scoped(name: &str) -> &str {
+    name.strip_prefix('.').unwrap_or(name)
+}
+
 /// `a.b.c` as a dotted name, when the expression is only identifiers and selections.
 fn qualified_name(e: &Expr) -> Option<String> {
     match &e.kind {
-        ExprKind::Ident(n) => Some(n.clone()),
+        ExprKind::Ident(n) => Some(root_scoped(n).to_string()),
         ExprKind::Select {
             operand,
             field,

@@ -6,7 +6,7 @@ use crate::bounds::SizeBound;
 use crate::cost::{Estimate, estimate};
 use crate::schema::{DeclKind, DeclType, MAX_REQUEST_SIZE_BYTES, decl_type};
 use crate::types::Type;
-use crate::{Compiled, compile};
+use crate::{Compiled, compile_here};
 use serde_json::Value;
 
 /// `StaticEstimatedCostLimit`: the most one expression may cost.
@@ -94,12 +94,12 @@ pub fn cost_error_message(name: &str, cost: u64, limit: u64) -> String {
 /// Checks the rules of one version's `openAPIV3Schema`; `path` names it in messages
 /// (`spec.versions[0].schema.openAPIV3Schema`).
 pub fn check_schema(schema: &Value, path: &str) -> SchemaReport {
-    check(schema, path, false)
+    crate::on_large_stack(|| check(schema, path, false))
 }
 
 /// [`check_schema`], with each expression's [`ExpressionCost::bounds`]: for a cost report.
 pub fn check_schema_with_bounds(schema: &Value, path: &str) -> SchemaReport {
-    check(schema, path, true)
+    crate::on_large_stack(|| check(schema, path, true))
 }
 
 fn check(schema: &Value, path: &str, with_bounds: bool) -> SchemaReport {
@@ -248,7 +248,7 @@ impl Walk<'_> {
         }
         let rules = s.get("x-kubernetes-validations").and_then(Value::as_array);
         if let Some(rules) = rules {
-            schema_errors |= self.rule_schema_errors(rules, path);
+            schema_errors |= self.rule_schema_errors(rules, s, path);
             if !schema_errors {
                 self.rules(rules, s, decl, path, cardinality, uncorrelatable, ancestors);
             }
@@ -258,8 +258,8 @@ impl Walk<'_> {
 
     /// The rules' schema errors (`validateCustomResourceDefinitionOpenAPISchema`), which stop
     /// their compilation: an empty rule, a multi-line rule without a message, an empty
-    /// message expression.
-    fn rule_schema_errors(&mut self, rules: &[Value], path: &str) -> bool {
+    /// message expression, a `fieldPath` that leads nowhere.
+    fn rule_schema_errors(&mut self, rules: &[Value], s: &Value, path: &str) -> bool {
         let mut found = false;
         for (i, rule) in rules.iter().enumerate() {
             let base = format!("{path}.x-kubernetes-validations[{i}]");
@@ -275,15 +275,48 @@ impl Walk<'_> {
                 });
                 found = true;
             };
-            if text.trim().is_empty() {
+            // apiextensions' order: one of these per rule, on the trimmed texts.
+            let (rule_text, msg) = (text.trim(), message.trim());
+            let has_newlines = |s: &str| s.contains(['\n', '\r']);
+            if rule_text.is_empty() {
                 push("rule", Severity::Required, "rule is not specified");
-            }
-            if message.is_empty() && text.contains(['\n', '\r']) {
+            } else if !message.is_empty() && msg.is_empty() {
+                push(
+                    "message",
+                    Severity::Invalid,
+                    "must be non-empty if specified",
+                );
+            } else if has_newlines(msg) {
+                push("message", Severity::Invalid, "must not contain line breaks");
+            } else if has_newlines(rule_text) && msg.is_empty() {
                 push(
                     "message",
                     Severity::Required,
                     "message must be specified if rule contains line breaks",
                 );
+            }
+            if let Some(field_path) = rule.get("fieldPath").and_then(Value::as_str) {
+                let (has_newlines, valid) = (
+                    field_path.contains(['\n', '\r']),
+                    field_path.is_empty() || crate::field_path::valid(field_path, s),
+                );
+                if !field_path.is_empty() && field_path.trim().is_empty() {
+                    push(
+                        "fieldPath",
+                        Severity::Invalid,
+                        "must be non-empty if specified",
+                    );
+                }
+                if has_newlines {
+                    push(
+                        "fieldPath",
+                        Severity::Invalid,
+                        "must not contain line breaks",
+                    );
+                }
+                if !valid {
+                    push("fieldPath", Severity::Invalid, "must be a valid path");
+                }
             }
             if let Some(m) = rule.get("messageExpression").and_then(Value::as_str)
                 && !m.is_empty()
@@ -329,14 +362,14 @@ impl Walk<'_> {
             if text.trim().is_empty() {
                 continue;
             }
-            let compiled = compile(text, decl, optional_old_self == Some(true));
+            let compiled = compile_here(text, decl, optional_old_self == Some(true));
             let rule_path = format!("{base}.rule");
             let (per_call, uses_old_self) = match &compiled {
                 Ok(Compiled {
                     output,
                     cost,
                     uses_old_self,
-                    ..
+                    instantiation_error,
                 }) => {
                     if *output != Type::Bool {
                         self.problem(
@@ -344,6 +377,15 @@ impl Walk<'_> {
                             text,
                             Severity::Invalid,
                             "cel expression must evaluate to a bool".into(),
+                        );
+                        (0, *uses_old_self)
+                    } else if let Some(why) = instantiation_error {
+                        // The server stops before the cost estimate: the rule costs 0.
+                        self.problem(
+                            &rule_path,
+                            text,
+                            Severity::Invalid,
+                            format!("program instantiation failed: {why}"),
                         );
                         (0, *uses_old_self)
                     } else {
@@ -410,10 +452,12 @@ impl Walk<'_> {
             }
             if let Some(msg) = message_expression.filter(|m| !m.is_empty()) {
                 let msg_path = format!("{base}.messageExpression");
-                if compiled.is_err() {
-                    // The server stops at the rule's compile error.
+                let rule_ok = matches!(&compiled,
+                    Ok(c) if c.output == Type::Bool && c.instantiation_error.is_none());
+                if !rule_ok {
+                    // The server stops at the rule's error (compile, type or program).
                 } else {
-                    match compile(msg, decl, optional_old_self == Some(true)) {
+                    match compile_here(msg, decl, optional_old_self == Some(true)) {
                         Err(e) => self.problem(
                             &msg_path,
                             msg,
@@ -425,6 +469,15 @@ impl Walk<'_> {
                             msg,
                             Severity::Invalid,
                             "messageExpression must evaluate to a string".into(),
+                        ),
+                        Ok(Compiled {
+                            instantiation_error: Some(why),
+                            ..
+                        }) => self.problem(
+                            &msg_path,
+                            msg,
+                            Severity::Invalid,
+                            format!("messageExpression instantiation failed: {why}"),
                         ),
                         Ok(c) => {
                             let cost = c.cost.max;
@@ -538,7 +591,7 @@ impl Walk<'_> {
         message: bool,
     ) -> Option<Fix> {
         let cost_with = |d: &DeclType, card: u64| -> u64 {
-            match compile(expr, d, optional_old_self) {
+            match compile_here(expr, d, optional_old_self) {
                 Ok(c) if message => c.cost.max,
                 Ok(c) => multiply_guarded(c.cost.max, card),
                 Err(_) => u64::MAX,

@@ -12,6 +12,9 @@ pub mod check;
 pub mod cost;
 pub mod crd;
 pub mod env;
+mod field_path;
+mod fold;
+mod go_regex;
 mod lex;
 mod literals;
 pub mod parse;
@@ -36,6 +39,9 @@ pub struct Compiled {
     pub output: Type,
     pub cost: Estimate,
     pub uses_old_self: bool,
+    /// Why the API server's `env.Program` fails on it, though it type-checks: a conversion
+    /// of a constant that fails (`int('x')`), which cel-go evaluates while planning.
+    pub instantiation_error: Option<String>,
 }
 
 /// cel-go's issues: each error at its line and column, with the source line and a caret.
@@ -57,6 +63,11 @@ impl fmt::Display for CompileError {
         for (i, (at, message)) in self.errors.iter().enumerate() {
             if i > 0 {
                 f.write_str("\n")?;
+            }
+            if *at == parse::NO_LOCATION {
+                // cel-go's `NoLocation`: line -1, column -1 shown as 0, no snippet.
+                write!(f, "ERROR: <input>:-1:0: {message}")?;
+                continue;
             }
             let (line, column, text) = locate(&self.source, *at);
             write!(f, "ERROR: <input>:{line}:{}: {message}", column + 1)?;
@@ -104,9 +115,64 @@ fn locate(source: &str, at: u32) -> (usize, usize, &str) {
     )
 }
 
+/// The stack [`on_large_stack`] gives. The parser, checker and cost estimator descend the
+/// expression recursively; the parser's limits (250 nested rules, 250 nested operators, as
+/// cel-go's) bound the depth, and unoptimized, the deepest expression they let through takes
+/// about 4 MiB to parse (16 KiB per nesting) and more to check. Reserved, not committed: the
+/// pages are touched only as deep as an expression goes.
+pub const LARGE_STACK: usize = 256 << 20;
+
+/// Runs `f` on a thread with a [`LARGE_STACK`], so that no expression the limits let through
+/// overflows the caller's stack (a proc macro's, a test thread's 2 MiB). A panic in `f`
+/// propagates.
+pub fn on_large_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let slot = std::sync::Mutex::new(Some(f));
+    let take = || slot.lock().ok().and_then(|mut f| f.take());
+    let spawned = std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("kube-markers-cel".into())
+            .stack_size(LARGE_STACK)
+            .spawn_scoped(scope, || take().map(|f| f()));
+        worker.ok().map(|handle| {
+            handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    });
+    match spawned.flatten() {
+        Some(out) => out,
+        // No thread to be had (the OS refused one): run here, on the caller's stack.
+        None => match take() {
+            Some(f) => f(),
+            None => unreachable!("the worker ran `f` or never started"),
+        },
+    }
+}
+
 /// Compiles `expr` as a rule (or message expression) on a node of type `decl`: `self` is the
-/// node, `oldSelf` the same or, with `optional_old_self`, `optional_type` of it.
+/// node, `oldSelf` the same or, with `optional_old_self`, `optional_type` of it. Runs on a
+/// [`LARGE_STACK`].
 pub fn compile(
+    expr: &str,
+    decl: &DeclType,
+    optional_old_self: bool,
+) -> Result<Compiled, CompileError> {
+    on_large_stack(|| compile_here(expr, decl, optional_old_self))
+}
+
+/// Why `expr` does not parse as cel-go parses it (syntax, and cel-go's size and recursion
+/// limits), if it does not; without a type check. Runs on a [`LARGE_STACK`].
+pub fn parse_error(expr: &str) -> Option<CompileError> {
+    on_large_stack(|| {
+        parse::parse(expr).err().map(|e| CompileError {
+            source: expr.to_string(),
+            errors: vec![(e.at, e.message)],
+        })
+    })
+}
+
+/// [`compile`] on the caller's stack: for callers already on a [`LARGE_STACK`].
+pub(crate) fn compile_here(
     expr: &str,
     decl: &DeclType,
     optional_old_self: bool,
@@ -144,6 +210,7 @@ pub fn compile(
         output: checked.output.clone(),
         cost,
         uses_old_self: checked.uses_old_self,
+        instantiation_error: fold::instantiation_error(&parsed.expr),
     })
 }
 

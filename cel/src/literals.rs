@@ -19,12 +19,23 @@ pub fn invalid_literals(root: &Expr, overloads: &[Vec<&'static str>]) -> Vec<Che
         let (arg, kind) = match (function.as_str(), target.is_some(), args.len()) {
             ("duration", false, 1) => (&args[0], "duration"),
             ("timestamp", false, 1) => (&args[0], "timestamp"),
-            ("matches", true, 1) => (&args[0], "matches"),
-            ("matches", false, 2) => (&args[1], "matches"),
+            // cel-go checks argument 0 of either form: the pattern of `s.matches(p)`, but the
+            // string of `matches(s, p)`.
+            ("matches", true, 1) | ("matches", false, 2) => (&args[0], "matches"),
             _ => return,
         };
         // Only the string overloads (`duration(string)`, not `duration(duration)`).
         if overloads[e.id as usize].is_empty() {
+            return;
+        }
+        // `timestamp(int)`: cel-go evaluates it, seconds from the epoch within years 1 to 9999.
+        if let (ExprKind::Literal(Literal::Int(seconds)), "timestamp") = (&arg.kind, kind) {
+            if !(-62_135_596_800..=253_402_300_799).contains(seconds) {
+                errors.push(CheckError {
+                    id: arg.id,
+                    message: "invalid timestamp argument".into(),
+                });
+            }
             return;
         }
         let ExprKind::Literal(Literal::String(text)) = &arg.kind else {
@@ -33,7 +44,7 @@ pub fn invalid_literals(root: &Expr, overloads: &[Vec<&'static str>]) -> Vec<Che
         let valid = match kind {
             "duration" => parse_duration(text),
             "timestamp" => parse_rfc3339(text),
-            _ => regex_syntax::Parser::new().parse(text).is_ok(),
+            _ => crate::go_regex::valid(text),
         };
         if !valid {
             errors.push(CheckError {

@@ -40,20 +40,45 @@ const RESERVED: &[&str] = &[
     "while",
 ];
 
-/// cel-go's default maximum nesting of the parse tree.
-const MAX_DEPTH: u32 = 250;
+/// cel-go's default maximum recursion depth (`parser.MaxRecursionDepth`), which the API
+/// server keeps: the nesting of `expr` rules while parsing, and the nesting of operators,
+/// selections, calls and indexes while building the tree.
+pub const MAX_RECURSION_DEPTH: u32 = 250;
+
+/// cel-go's default limit on an expression's size, in code points, which the API server keeps.
+pub const MAX_CODE_POINTS: usize = 100_000;
+
+/// The offset of an error that has no place in the source (cel-go's `NoLocation`, shown as
+/// `<input>:-1:0` without a snippet).
+pub const NO_LOCATION: u32 = u32::MAX;
 
 pub fn parse(source: &str) -> Result<Parsed, ParseError> {
+    let size = source.chars().count();
+    if size > MAX_CODE_POINTS {
+        return Err(ParseError {
+            at: NO_LOCATION,
+            message: format!(
+                "expression code point size exceeds limit: size: {size}, limit {MAX_CODE_POINTS}"
+            ),
+        });
+    }
     let tokens = lex(source).map_err(|(at, message)| ParseError { at, message })?;
     let mut p = Parser {
         tokens,
         pos: 0,
         offsets: Vec::new(),
+        nesting: Vec::new(),
         depth: 0,
     };
     let expr = p.expr()?;
     if p.peek() != &Tok::Eof {
         return Err(p.unexpected("<EOF>"));
+    }
+    if p.nesting[expr.id as usize - 1] > MAX_RECURSION_DEPTH {
+        return Err(ParseError {
+            at: NO_LOCATION,
+            message: "max recursion depth exceeded".into(),
+        });
     }
     let node_count = p.offsets.len() as u32;
     Ok(Parsed {
@@ -68,6 +93,13 @@ struct Parser {
     tokens: Vec<Token>,
     pos: usize,
     offsets: Vec<u32>,
+    /// By node id: how many of cel-go's depth-counted parse nodes (`?:`, relations,
+    /// arithmetic, selections, member calls, indexes) nest on the deepest path through the
+    /// node, the node included. cel-go counts them while it builds the tree from the parse
+    /// tree; chains (`a.b.c`, `1 + 2 + 3`) nest to the left there, so they count here too
+    /// although this parser reads them in a loop.
+    nesting: Vec<u32>,
+    /// The nesting of `expr` rules (cel-go's parse listener's count).
     depth: u32,
 }
 
@@ -105,7 +137,8 @@ impl Parser {
     }
     fn unexpected(&self, expecting: &str) -> ParseError {
         let found = match self.peek() {
-            Tok::Eof => "<EOF>".to_string(),
+            // ANTLR quotes the end of input as any token.
+            Tok::Eof => "'<EOF>'".to_string(),
             Tok::Ident(s) => format!("'{s}'"),
             Tok::Escaped(s) => format!("'`{s}`'"),
             Tok::Punct(p) => format!("'{p}'"),
@@ -117,7 +150,9 @@ impl Parser {
         }
     }
     fn node(&mut self, at: u32, kind: ExprKind) -> Expr {
+        let nesting = self.children_nesting(&kind);
         self.offsets.push(at);
+        self.nesting.push(nesting);
         Expr {
             id: self.offsets.len() as u32,
             kind,
@@ -125,7 +160,50 @@ impl Parser {
     }
     fn id(&mut self, at: u32) -> u32 {
         self.offsets.push(at);
+        self.nesting.push(0);
         self.offsets.len() as u32
+    }
+    fn nesting_of(&self, e: &Expr) -> u32 {
+        self.nesting[e.id as usize - 1]
+    }
+    /// The deepest nesting among a new node's children.
+    fn children_nesting(&self, kind: &ExprKind) -> u32 {
+        let of = |e: &Expr| self.nesting_of(e);
+        match kind {
+            ExprKind::Literal(_) | ExprKind::Ident(_) => 0,
+            ExprKind::Select { operand, .. } => of(operand),
+            ExprKind::Call { target, args, .. } => target
+                .iter()
+                .map(|t| of(t))
+                .chain(args.iter().map(of))
+                .max()
+                .unwrap_or(0),
+            ExprKind::List { elements, .. } => elements.iter().map(of).max().unwrap_or(0),
+            ExprKind::Map { entries } => entries
+                .iter()
+                .map(|e| of(&e.key).max(of(&e.value)))
+                .max()
+                .unwrap_or(0),
+            ExprKind::Struct { fields, .. } => {
+                fields.iter().map(|f| of(&f.value)).max().unwrap_or(0)
+            }
+            ExprKind::Comprehension(c) => [
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_condition,
+                &c.loop_step,
+                &c.result,
+            ]
+            .into_iter()
+            .map(of)
+            .max()
+            .unwrap_or(0),
+        }
+    }
+    /// Counts `e` as one of cel-go's depth-counted parse nodes.
+    fn counted(&mut self, e: Expr) -> Expr {
+        self.nesting[e.id as usize - 1] += 1;
+        e
     }
     fn call(&mut self, at: u32, function: &str, target: Option<Expr>, args: Vec<Expr>) -> Expr {
         let kind = ExprKind::Call {
@@ -137,10 +215,10 @@ impl Parser {
     }
     fn deeper(&mut self) -> Result<(), ParseError> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth > MAX_RECURSION_DEPTH {
             return Err(ParseError {
-                at: self.at(),
-                message: format!("expression recursion limit exceeded: {MAX_DEPTH}"),
+                at: NO_LOCATION,
+                message: format!("expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"),
             });
         }
         Ok(())
@@ -154,7 +232,8 @@ impl Parser {
             let t = self.logical("||", Self::and)?;
             self.expect(":")?;
             let f = self.expr()?;
-            self.call(at, "_?_:_", None, vec![cond, t, f])
+            let e = self.call(at, "_?_:_", None, vec![cond, t, f]);
+            self.counted(e)
         } else {
             cond
         };
@@ -248,7 +327,8 @@ impl Parser {
             };
             let at = self.bump().at;
             let rhs = operand(self)?;
-            lhs = self.call(at, function, None, vec![lhs, rhs]);
+            let e = self.call(at, function, None, vec![lhs, rhs]);
+            lhs = self.counted(e);
         }
     }
 
@@ -312,30 +392,32 @@ impl Parser {
                         return Err(self.unexpected("IDENTIFIER"));
                     }
                 };
-                if optional {
+                let selected = if optional {
                     let name = self.node(at, ExprKind::Literal(Literal::String(field)));
-                    e = self.call(at, "_?._", None, vec![e, name]);
+                    self.call(at, "_?._", None, vec![e, name])
                 } else if self.is("(") {
                     let open = self.bump().at;
                     let args = self.list_until(")")?;
-                    e = self.receiver_call_or_macro(open, &field, e, args)?;
+                    self.receiver_call_or_macro(open, &field, e, args)?
                 } else {
-                    e = self.node(
+                    self.node(
                         at,
                         ExprKind::Select {
                             operand: Box::new(e),
                             field,
                             test: false,
                         },
-                    );
-                }
+                    )
+                };
+                e = self.counted(selected);
             } else if self.is("[") {
                 let at = self.bump().at;
                 let optional = self.eat("?");
                 let index = self.expr()?;
                 self.expect("]")?;
                 let function = if optional { "_[?_]" } else { "_[_]" };
-                e = self.call(at, function, None, vec![e, index]);
+                let indexed = self.call(at, function, None, vec![e, index]);
+                e = self.counted(indexed);
             } else {
                 return Ok(e);
             }
@@ -463,19 +545,25 @@ impl Parser {
     ) -> Result<Expr, ParseError> {
         if name == "has" && args.len() == 1 {
             let arg = args.pop().unwrap();
+            let nesting = self.nesting_of(&arg);
             return match arg.kind {
                 ExprKind::Select {
                     operand,
                     field,
                     test: false,
-                } => Ok(self.node(
-                    at,
-                    ExprKind::Select {
-                        operand,
-                        field,
-                        test: true,
-                    },
-                )),
+                } => {
+                    let test = self.node(
+                        at,
+                        ExprKind::Select {
+                            operand,
+                            field,
+                            test: true,
+                        },
+                    );
+                    // The selection inside `has()` counts, as cel-go visits it.
+                    self.nesting[test.id as usize - 1] = nesting;
+                    Ok(test)
+                }
                 _ => Err(ParseError {
                     at,
                     message: "invalid argument to has() macro".into(),
@@ -543,27 +631,50 @@ impl Parser {
         two_var: bool,
     ) -> Result<Expr, ParseError> {
         let arg_at = |e: &Expr, offsets: &[u32]| offsets[e.id as usize - 1];
-        let v1 = self.simple_name(&args[0], arg_at(&args[0], &self.offsets))?;
+        let (at0, at1) = (
+            arg_at(&args[0], &self.offsets),
+            args.get(1).map(|a| arg_at(a, &self.offsets)),
+        );
+        let not_a_name = if two_var || !matches!(name, "map" | "filter") {
+            "argument must be a simple name"
+        } else {
+            "argument is not an identifier"
+        };
+        let name_of = |e: &Expr, at: u32| match &e.kind {
+            ExprKind::Ident(s) => Ok(s.clone()),
+            _ => Err(ParseError {
+                at,
+                message: not_a_name.into(),
+            }),
+        };
+        // cel-go refuses the hidden accumulator's name and the traditional one alike.
+        let overwrites = |v: &str, at: u32| {
+            if v == ACCUMULATOR || v == "__result__" {
+                Err(ParseError {
+                    at,
+                    message: "iteration variable overwrites accumulator variable".into(),
+                })
+            } else {
+                Ok(())
+            }
+        };
+        let v1 = name_of(&args[0], at0)?;
         let v2 = if two_var {
-            let v2 = self.simple_name(&args[1], arg_at(&args[1], &self.offsets))?;
+            let at1 = at1.unwrap_or(at);
+            let v2 = name_of(&args[1], at1)?;
             if v1 == v2 {
                 return Err(ParseError {
-                    at: arg_at(&args[1], &self.offsets),
+                    at: at1,
                     message: format!("duplicate variable name: {v1}"),
                 });
             }
+            overwrites(&v1, at0)?;
+            overwrites(&v2, at1)?;
             Some(v2)
         } else {
+            overwrites(&v1, at0)?;
             None
         };
-        for v in std::iter::once(&v1).chain(v2.as_ref()) {
-            if v == ACCUMULATOR {
-                return Err(ParseError {
-                    at,
-                    message: "iteration variable overwrites accumulator variable".into(),
-                });
-            }
-        }
         let rest: Vec<Expr> = args.drain(if two_var { 2.. } else { 1.. }).collect();
         let (init, cond, step, result) = match name {
             "all" => {
@@ -766,5 +877,136 @@ fn literal_text(l: &Literal) -> String {
         Literal::String(s) => format!("{s:?}"),
         Literal::Bytes(_) => "b\"...\"".into(),
         Literal::Null => "null".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(open: &str, inner: &str, close: &str, n: usize) -> String {
+        format!("{}{inner}{}", open.repeat(n), close.repeat(n))
+    }
+
+    fn error_of(source: &str) -> Option<ParseError> {
+        parse(source).err()
+    }
+
+    /// cel-go's parse listener: more than 250 nested `expr` rules (the whole expression is
+    /// one, each list, parenthesis, argument or `:` branch one more).
+    #[test]
+    fn nesting_beyond_cel_gos_limit_is_refused_as_cel_go_refuses_it() {
+        crate::on_large_stack(nesting_beyond_the_limit);
+    }
+
+    fn nesting_beyond_the_limit() {
+        let limit = format!("expression recursion limit exceeded: {MAX_RECURSION_DEPTH}");
+        for (open, close) in [("[", "]"), ("(", ")"), ("f(", ")"), ("{1: ", "}")] {
+            let at_limit = nested(open, "1", close, 249);
+            assert_eq!(error_of(&at_limit), None, "{open}: 249 levels");
+            let over = nested(open, "1", close, 250);
+            assert_eq!(
+                error_of(&over),
+                Some(ParseError {
+                    at: NO_LOCATION,
+                    message: limit.clone()
+                }),
+                "{open}: 250 levels"
+            );
+        }
+        let ternaries = |n: usize| format!("{}1", "true ? 1 : ".repeat(n));
+        assert_eq!(error_of(&ternaries(249)), None);
+        assert_eq!(error_of(&ternaries(250)).unwrap().message, limit);
+    }
+
+    /// cel-go's tree builder: more than 250 operators, selections, calls or indexes on one
+    /// path of the tree, chains included.
+    #[test]
+    fn chains_beyond_cel_gos_limit_are_refused_as_cel_go_refuses_them() {
+        crate::on_large_stack(chains_beyond_the_limit);
+    }
+
+    fn chains_beyond_the_limit() {
+        let max = MAX_RECURSION_DEPTH as usize;
+        type Chain = (&'static str, fn(usize) -> String);
+        let chains: [Chain; 6] = [
+            ("sum", |n| format!("1{}", " + 1".repeat(n))),
+            ("relation", |n| format!("1{}", " < 1".repeat(n))),
+            ("select", |n| format!("a{}", ".b".repeat(n))),
+            ("index", |n| format!("a{}", "[0]".repeat(n))),
+            ("member call", |n| format!("a{}", ".f()".repeat(n))),
+            // Lists do not count, their operators do, along the whole path.
+            ("mixed", |n| {
+                let inner = if n % 2 == 1 { "1 + 1" } else { "1" };
+                nested("[", inner, " + 1 + 1]", n / 2)
+            }),
+        ];
+        for (what, chain) in chains {
+            assert_eq!(error_of(&chain(max)), None, "{what}: {max}");
+            assert_eq!(
+                error_of(&chain(max + 1)),
+                Some(ParseError {
+                    at: NO_LOCATION,
+                    message: "max recursion depth exceeded".into()
+                }),
+                "{what}: {}",
+                max + 1
+            );
+        }
+        // `has()` keeps its selection's count; `&&` and `||` are balanced and do not count.
+        assert!(error_of(&format!("has(a{})", ".b".repeat(max + 1))).is_some());
+        assert_eq!(error_of(&vec!["a"; 5000].join(" && ")), None);
+    }
+
+    /// cel-go's macros refuse both accumulator names, at the variable, with its texts.
+    #[test]
+    fn macro_variables_as_cel_go_checks_them() {
+        let overwrites = "iteration variable overwrites accumulator variable";
+        for (source, at, message) in [
+            ("[1].all(__result__, true)", 8, overwrites),
+            ("[1].map(__result__, 1)", 8, overwrites),
+            ("[1].all(i, __result__, true)", 11, overwrites),
+            ("[1].all(i, i, true)", 11, "duplicate variable name: i"),
+            ("[1].map(1, 1)", 8, "argument is not an identifier"),
+            ("[1].exists(1, true)", 11, "argument must be a simple name"),
+        ] {
+            assert_eq!(
+                error_of(source),
+                Some(ParseError {
+                    at,
+                    message: message.into()
+                }),
+                "{source}"
+            );
+        }
+        assert_eq!(error_of("[1].all(result, true)"), None);
+    }
+
+    #[test]
+    fn expressions_over_100000_code_points_are_refused() {
+        let fits = format!("'{}'", "é".repeat(MAX_CODE_POINTS - 2));
+        assert_eq!(error_of(&fits), None);
+        let over = format!("'{}'", "é".repeat(MAX_CODE_POINTS - 1));
+        assert_eq!(
+            error_of(&over).unwrap().message,
+            "expression code point size exceeds limit: size: 100001, limit 100000"
+        );
+    }
+
+    /// The deepest expressions the limits let through parse on the large stack, unoptimized.
+    #[test]
+    fn the_deepest_accepted_nesting_fits_the_large_stack() {
+        let deepest = [
+            nested("[", "1", "]", 249),
+            nested("(", "1", ")", 249),
+            nested("!f(-1, ", "1", ")", 249),
+            nested("{a: ", "1", "}", 249),
+            nested("[1 + ", "1", "]", 249),
+        ];
+        crate::on_large_stack(move || {
+            for source in deepest {
+                assert!(parse(&source).is_ok(), "{source}");
+            }
+        });
     }
 }

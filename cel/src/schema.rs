@@ -78,12 +78,19 @@ fn zero_if_negative(v: i64) -> i64 {
     v.max(0)
 }
 
+/// apiserver's `zeroIfNegative(maxLength) * 4`, the bytes of `maxLength` code points, as Go
+/// computes it: in int64, wrapping (`maxLength: 2305843009213693952`, 2^61, is -2^63 bytes,
+/// `uint64` 2^63 to the cost estimator; 2^62 is 0).
+fn bytes_of_code_points(max_length: i64) -> i64 {
+    zero_if_negative(max_length).wrapping_mul(4)
+}
+
 /// `SchemaDeclType`: `None` where the schema has no CEL type (no `type`, or an array without
 /// `items`), which hides the property from rules.
 pub fn decl_type(s: &Value, resource_root: bool) -> Option<DeclType> {
     if flag(s, "x-kubernetes-int-or-string") {
         let max = match int(s, "maxLength") {
-            Some(l) => zero_if_negative(l) * 4,
+            Some(l) => bytes_of_code_points(l),
             None => MAX_REQUEST_SIZE_BYTES - 2,
         };
         return Some(DeclType {
@@ -189,7 +196,7 @@ pub fn decl_type(s: &Value, resource_root: bool) -> Option<DeclType> {
             ),
             _ => {
                 let max = match (int(s, "maxLength"), s.get("enum").and_then(Value::as_array)) {
-                    (Some(l), _) => zero_if_negative(l) * 4,
+                    (Some(l), _) => bytes_of_code_points(l),
                     (None, Some(values)) if !values.is_empty() => values
                         .iter()
                         .filter_map(Value::as_str)

@@ -215,3 +215,202 @@ fn optional_old_self_without_old_self_is_refused() {
         "may not be set if oldSelf is not used in rule"
     );
 }
+
+/// cel-go's parser limits (250 nested rules, 250 nested operators), with its texts at no
+/// location; the deepest rules they let through are checked and costed without overflowing
+/// the stack (this test runs on a 2 MiB test thread, unoptimized).
+#[test]
+fn recursion_limits() {
+    let rule_path = format!("{ROOT}.properties[spec].x-kubernetes-validations[0].rule");
+    let nested = |n: usize| format!("size({}1{}) == 1", "[".repeat(n), "]".repeat(n));
+    let parens = |n: usize| format!("{}self.count > 0{}", "(".repeat(n), ")".repeat(n));
+    let sum = |n: usize| format!("self.count{} > 0", " + 1".repeat(n));
+    let all = |n: usize| {
+        format!(
+            "{}self.count > 0{}",
+            "self.xs.all(x, ".repeat(n),
+            ")".repeat(n)
+        )
+    };
+    // `size(` is one more nesting; `.count` and `> 0` two more operators.
+    for accepted in [nested(248), parens(249), sum(248), all(124)] {
+        let problems = details(json!([{"rule": accepted}]));
+        assert!(
+            problems.iter().all(|p| !p.2.contains("recursion")),
+            "{problems:?}"
+        );
+    }
+    for (refused, text) in [
+        (nested(249), "expression recursion limit exceeded: 250"),
+        (parens(250), "expression recursion limit exceeded: 250"),
+        (sum(249), "max recursion depth exceeded"),
+    ] {
+        assert_eq!(
+            details(json!([{"rule": refused}])),
+            [(
+                rule_path.clone(),
+                Severity::Invalid,
+                format!("compilation failed: ERROR: <input>:-1:0: {text}")
+            )]
+        );
+    }
+}
+
+/// apiserver multiplies `maxLength` by 4 in int64 and hands the estimator `uint64` of the
+/// product, wrapping as Go does: 2^61 code points is 2^63 bytes (over budget), 2^62 is 0.
+#[test]
+fn huge_max_length_wraps_as_in_go() {
+    let verdict = |max_length: i64| {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "x-kubernetes-validations": [{"rule": "self.s.contains('a')"}],
+            "properties": {"s": {"type": "string", "maxLength": max_length},
+                "q": {"x-kubernetes-int-or-string": true, "maxLength": max_length}}}}});
+        check_schema(&schema, ROOT).problems
+    };
+    let over = verdict(1 << 61);
+    assert!(
+        over[0]
+            .detail
+            .starts_with("estimated rule cost exceeds budget"),
+        "{over:?}"
+    );
+    assert_eq!(verdict(1 << 62), []);
+    assert_eq!(verdict(i64::MAX), verdict(-4 + (1 << 62)));
+}
+
+/// cel-go's `nodeAsUintValue`: a negative int constant is a size of 0; a uint constant is no
+/// size at all (the default).
+#[test]
+fn negative_constants_are_sizes_of_zero() {
+    for rule in [
+        "lists.range(-1).size() == 0",
+        "self.xs.slice(-1, 0).size() == 0",
+        "[[1]].flatten(-1).size() == 1",
+    ] {
+        assert_eq!(details(json!([{"rule": rule}])), [], "{rule}");
+    }
+}
+
+/// apiextensions' checks of a rule's texts, on the trimmed texts, one per rule.
+#[test]
+fn rule_and_message_texts() {
+    let at = |field: &str| format!("{ROOT}.properties[spec].x-kubernetes-validations[0].{field}");
+    assert_eq!(details(json!([{"rule": "self.count > 0\n"}])), []);
+    assert_eq!(
+        details(json!([{"rule": "self.count > 0", "messageExpression": ""}])),
+        []
+    );
+    assert_eq!(
+        details(json!([{"rule": "self.count > 0", "message": "a\nb"}])),
+        [(
+            at("message"),
+            Severity::Invalid,
+            "must not contain line breaks".into()
+        )]
+    );
+    assert_eq!(
+        details(json!([{"rule": "self.count > 0", "message": "  "}])),
+        [(
+            at("message"),
+            Severity::Invalid,
+            "must be non-empty if specified".into()
+        )]
+    );
+    assert_eq!(
+        details(json!([{"rule": "self.count\n > 0"}])),
+        [(
+            at("message"),
+            Severity::Required,
+            "message must be specified if rule contains line breaks".into()
+        )]
+    );
+}
+
+/// Literals and names as cel-go parses and resolves them: the smallest int, raw bytes, and a
+/// leading dot that scopes a name to the root (resolved as without it, reported as written).
+#[test]
+fn literals_and_root_scoped_names() {
+    for rule in [
+        "-0x8000000000000000 < 0",
+        "-9223372036854775808 < 0",
+        r"br'\x' == b'\\x' && RB'\d' == b'\\d'",
+        ".self.count > 0",
+        ".size('ab') == 2",
+        "has(.self.name)",
+    ] {
+        assert_eq!(details(json!([{"rule": rule}])), [], "{rule}");
+    }
+    // Comprehension variables are not in the root scope (kube-apiserver 1.37.2, live).
+    assert!(!details(json!([{"rule": "self.xs.all(x, .x != '')"}])).is_empty());
+    assert_eq!(
+        details(json!([{"rule": ".nope == 1"}])),
+        [(
+            format!("{ROOT}.properties[spec].x-kubernetes-validations[0].rule"),
+            Severity::Invalid,
+            "compilation failed: ERROR: <input>:1:2: undeclared reference to '.nope' (in container '')\n | .nope == 1\n | .^".into()
+        )]
+    );
+}
+
+/// The API server plans each rule with cel-go's `OptOptimize`, which converts constants while
+/// planning: a conversion that fails fails the program, and the rule costs nothing.
+#[test]
+fn constant_conversions_fail_the_program() {
+    let at = |field: &str| format!("{ROOT}.properties[spec].x-kubernetes-validations[0].{field}");
+    assert_eq!(
+        details(json!([{"rule": "self.count == int('x')"}])),
+        [(
+            at("rule"),
+            Severity::Invalid,
+            "program instantiation failed: type conversion error from 'string' to 'int'".into()
+        )]
+    );
+    assert_eq!(
+        details(json!([{"rule": "self.count > 0", "messageExpression": "string(uint(-1))"}])),
+        [(
+            at("messageExpression"),
+            Severity::Invalid,
+            "messageExpression instantiation failed: unsigned integer overflow".into()
+        )]
+    );
+}
+
+/// cel-go's literal validators evaluate the call on any literal: `timestamp(int)` out of
+/// years 1 to 9999 is an invalid argument; `matches` checks argument 0 of either form.
+#[test]
+fn literal_validators_as_cel_go_applies_them() {
+    let rule_path = format!("{ROOT}.properties[spec].x-kubernetes-validations[0].rule");
+    let invalid = |rule: &str, col: usize, what: &str| {
+        vec![(
+            rule_path.clone(),
+            Severity::Invalid,
+            format!(
+                "compilation failed: ERROR: <input>:1:{col}: invalid {what} argument\n | {rule}\n | {}^",
+                ".".repeat(col - 1)
+            ),
+        )]
+    };
+    let rule = "false && timestamp(253402300800) > timestamp(0)";
+    assert_eq!(
+        details(json!([{"rule": rule}])),
+        invalid(rule, 20, "timestamp")
+    );
+    assert_eq!(
+        details(json!([{"rule": "timestamp(253402300799) > timestamp(0)"}])),
+        []
+    );
+    let rule = "matches('(', self.name)";
+    assert_eq!(
+        details(json!([{"rule": rule}])),
+        invalid(rule, 9, "matches")
+    );
+    // The pattern of the global form is compiled when the rule is planned.
+    assert_eq!(
+        details(json!([{"rule": "matches(self.name, '(')"}])),
+        [(
+            rule_path.clone(),
+            Severity::Invalid,
+            "program instantiation failed: error parsing regexp: missing closing ): `(`".into()
+        )]
+    );
+}

@@ -50,7 +50,7 @@ pub use generate::{bundle, webhooks as webhook};
 pub use input::from_source;
 pub use invocation::Invocation;
 pub use output::{FileStatus, FileWarning, Orphan, OutputProblem};
-pub use pipeline::{Inputs, Webhooks, run, run_with, run_inputs, run_with_webhooks};
+pub use pipeline::{Inputs, Webhooks, run, run_inputs, run_with, run_with_webhooks};
 pub use report::Report;
 pub use warning::Warning;
 

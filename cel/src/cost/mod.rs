@@ -165,9 +165,10 @@ impl<'a> Coster<'a> {
             return None;
         }
         let node = self.root.at_path(path)?;
+        // Go's `uint64(MaxElements)`: a bound that wrapped negative (below) reads as huge.
         Some(Estimate {
             min: 0,
-            max: node.max_elements.max(0) as u64,
+            max: node.max_elements as u64,
         })
     }
 
@@ -527,10 +528,11 @@ fn list_element(list: &Node<'_>) -> Option<(Vec<String>, Type)> {
     Some((path, elem))
 }
 
+/// cel-go's `nodeAsUintValue`: an int literal's value, a negative one as 0; anything else,
+/// a uint literal included, is `default`.
 fn uint_literal(n: &Node<'_>, default: u64) -> u64 {
     match n.expr.map(|e| &e.kind) {
-        Some(ExprKind::Literal(Literal::Int(i))) if *i >= 0 => *i as u64,
-        Some(ExprKind::Literal(Literal::Uint(u))) => *u,
+        Some(ExprKind::Literal(Literal::Int(i))) => (*i).max(0) as u64,
         _ => default,
     }
 }

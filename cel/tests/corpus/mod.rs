@@ -499,6 +499,22 @@ pub fn fixed_cases() -> Vec<Case> {
         "sets.contains([1], [1.0])",
         "dyn(self.s) == dyn(1)",
         "self.xs[0] == self.xs[?1].orValue(0)",
+        "-0x8000000000000000 < 0",
+        r"br'\x' == b'\\x'",
+        ".self.s == 'a' && .size(.self.s) < 5",
+        r"self.s.matches('\\Qa.b\\E') && self.s.matches('\\012') && self.s.matches('a{,3}')",
+        "self.s.matches('(?x)a')",
+        "self.s.matches('a{1001}')",
+        "self.s.matches('a**')",
+        "lists.range(-1).size() == 0 && self.xs.slice(-1, 0).size() == 0",
+        "[1].all(__result__, true)",
+        "self.xs.all(x, .x > 0)",
+        "int('x') == 1",
+        "uint(-1) == 1u",
+        r"string(b'\xff') == ''",
+        "false && timestamp(253402300800) > timestamp(0)",
+        "matches('(', self.s)",
+        "matches(self.s, '(')",
     ];
     let mut out: Vec<Case> = rules
         .iter()
@@ -508,6 +524,56 @@ pub fn fixed_cases() -> Vec<Case> {
             schema: spec(json!([{"rule": r}])),
         })
         .collect();
+    // cel-go's parser limits: 250 nested rules (`size(` is one), 250 nested operators
+    // (`.s`, `.size()` and `> 0` are three).
+    let nested = |n: usize| format!("size({}1{}) == 1", "[".repeat(n), "]".repeat(n));
+    let limits = [
+        nested(248),
+        nested(249),
+        format!("{}true{}", "(".repeat(250), ")".repeat(250)),
+        format!("self.s.size(){} > 0", " + 1".repeat(246)),
+        format!("self.s.size(){} > 0", " + 1".repeat(247)),
+    ];
+    for (i, rule) in limits.iter().enumerate() {
+        out.push(Case {
+            id: format!("fixed-limit-{i}"),
+            schema: spec(json!([{"rule": rule}])),
+        });
+    }
+    // apiextensions' checks of a rule's texts.
+    for (i, rule) in [
+        json!({"rule": "self.s == 'a'\n"}),
+        json!({"rule": "\nself.s == 'a'"}),
+        json!({"rule": "self.s ==\n'a'"}),
+        json!({"rule": "self.s == 'a'", "message": "a\nb"}),
+        json!({"rule": "self.s == 'a'", "message": "  "}),
+        json!({"rule": "self.s == 'a'", "messageExpression": ""}),
+        json!({"rule": "self.s == 'a'", "messageExpression": "string(uint(-1))"}),
+        json!({"rule": "true", "fieldPath": ".s"}),
+        json!({"rule": "true", "fieldPath": "['x.y']"}),
+        json!({"rule": "true", "fieldPath": ".nope"}),
+        json!({"rule": "true", "fieldPath": ".xs[0]"}),
+        json!({"rule": "true", "fieldPath": "  "}),
+        json!({"rule": "true", "fieldPath": ".s\n"}),
+        json!({"rule": "true", "fieldPath": ".emb.metadata"}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        out.push(Case {
+            id: format!("fixed-text-{i}"),
+            schema: spec(json!([rule])),
+        });
+    }
+    // Sizes at Go's int64 edge: maxLength * 4 wraps.
+    for (i, max_length) in [1i64 << 61, 1 << 62, i64::MAX].into_iter().enumerate() {
+        out.push(Case {
+            id: format!("fixed-size-{i}"),
+            schema: json!({"type": "object", "properties": {"spec": {"type": "object",
+                "x-kubernetes-validations": [{"rule": "self.s.contains('a')"}],
+                "properties": {"s": {"type": "string", "maxLength": max_length}}}}}),
+        });
+    }
     // The root's metadata: name and generateName only, bounded at 253 and 252 characters.
     for (i, rule) in [
         "self.metadata.name.size() < 300",

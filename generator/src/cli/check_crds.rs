@@ -181,6 +181,9 @@ pub fn render(reports: &[FileReport], costs: bool) -> String {
             for p in &crd.problems {
                 out.push_str(&format!("{}: {}: {p}\n", r.file, crd.name));
             }
+            for w in &crd.warnings {
+                out.push_str(&format!("{}: {}: warning: {w}\n", r.file, crd.name));
+            }
             if costs {
                 for v in &crd.versions {
                     out.push_str(&format!(

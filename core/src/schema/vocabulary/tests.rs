@@ -67,3 +67,24 @@ fn an_integer_bound_that_overflows_says_so() {
         ]
     );
 }
+
+/// An empty message expression is none for the API server; a rule nesting past cel-go's limit
+/// is refused with cel-go's text, not a crash.
+#[test]
+fn validation_expressions_as_the_api_server_parses_them() {
+    assert_eq!(
+        field_errors(quote!(validation(
+            rule = "self > 0",
+            message_expression = ""
+        ))),
+        Vec::<String>::new()
+    );
+    let deep = format!("{}true{}", "(".repeat(250), ")".repeat(250));
+    let errors = field_errors(quote!(validation(rule = #deep)));
+    assert_eq!(
+        errors,
+        [
+            "the rule does not parse as CEL:\nERROR: <input>:-1:0: expression recursion limit exceeded: 250"
+        ]
+    );
+}

@@ -63,6 +63,8 @@ pub(super) fn validation(arg: &Arg, cx: &mut Ctxt) -> Option<Value> {
         };
         match spec.name {
             "rule" => check_cel(&value, "the rule", vspan, cx),
+            // An empty message expression is none for the API server.
+            "message_expression" if value.is_empty() => {}
             "message_expression" => check_cel(&value, "the message expression", vspan, cx),
             "reason" if !REASONS.contains(&value.as_str()) => {
                 cx.error_at(

@@ -22,6 +22,9 @@ pub struct CrdReport {
     pub name: String,
     /// What the API server would refuse, as `location: message`.
     pub problems: Vec<String>,
+    /// What the generator refuses in its own CRDs and the API server accepts: a schema no
+    /// value satisfies, a printer column or scale path that leads nowhere.
+    pub warnings: Vec<String>,
     /// Each version's CEL cost report.
     pub versions: Vec<VersionCosts>,
 }
@@ -184,6 +187,8 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
     if spec["names"]["kind"].as_str().is_none_or(str::is_empty) {
         problems.push("spec.names.kind: required".into());
     }
+    names_problems(&spec["names"], &mut problems);
+    conversion_problems(&spec["conversion"], &mut problems);
     if !matches!(spec["scope"].as_str(), Some("Namespaced" | "Cluster")) {
         problems.push("spec.scope: must be `Namespaced` or `Cluster`".into());
     }
@@ -201,7 +206,13 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
     let mut costs = Vec::new();
     // The verdicts on versions already checked, by everything the checks read of a version:
     // a CRD's versions often share one schema (v1 and v1beta1 of Gateway API's kinds).
-    let mut checked: Vec<(String, Vec<SchemaProblem>, kube_markers_cel::SchemaReport)> = Vec::new();
+    let mut warnings = Vec::new();
+    #[allow(clippy::type_complexity)]
+    let mut checked: Vec<(
+        String,
+        (Vec<SchemaProblem>, Vec<SchemaProblem>),
+        kube_markers_cel::SchemaReport,
+    )> = Vec::new();
     for (i, version) in versions.iter().enumerate() {
         let vname = version["name"].as_str().unwrap_or_default().to_string();
         if seen.contains(&vname) {
@@ -211,6 +222,7 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
             problems.push(format!("spec.versions[{i}].name `{vname}`: {why}"));
         }
         seen.push(vname.clone());
+        printer_column_problems(version, i, &mut problems);
         if version["schema"]["openAPIV3Schema"].is_null() {
             problems.push(format!(
                 "spec.versions[{i}].schema.openAPIV3Schema: required"
@@ -226,15 +238,22 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
         let (version_problems, report) = match checked.iter().find(|(k, ..)| *k == key) {
             Some((_, p, r)) => (p.clone(), r.clone()),
             None => {
-                let (p, r) = super::check_version_reporting(version, Fixes::Yaml, cel);
+                let (found, r) = super::check_version_found(version, Fixes::Yaml, cel);
+                let p = found.split();
                 // A schema with structural problems still gets its cost report.
                 let r = r.unwrap_or_else(|| cel(&version["schema"]["openAPIV3Schema"]));
                 checked.push((key, p.clone(), r.clone()));
                 (p, r)
             }
         };
-        for problem in version_problems {
+        let (refused, accepted) = version_problems;
+        for problem in refused {
             problems.push(format!("version {vname}: {problem}"));
+        }
+        for problem in accepted {
+            warnings.push(format!(
+                "version {vname}: {problem} (the API server accepts it)"
+            ));
         }
         costs.push(VersionCosts {
             version: vname,
@@ -246,7 +265,147 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
     CrdReport {
         name,
         problems,
+        warnings,
         versions: costs,
+    }
+}
+
+/// `ValidateCustomResourceDefinitionNames`: DNS-1035 labels (kinds in any case), and a
+/// `listKind` other than `kind`.
+fn names_problems(names: &Value, problems: &mut Vec<String>) {
+    use kube_markers_core::names::dns1035_label;
+    for key in ["singular", "kind", "listKind"] {
+        let Some(name) = names[key].as_str().filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        if let Err(why) = dns1035_label(&name.to_lowercase()) {
+            problems.push(format!("spec.names.{key} `{name}`: {why}"));
+        }
+    }
+    for key in ["shortNames", "categories"] {
+        for (i, name) in names[key].as_array().into_iter().flatten().enumerate() {
+            let name = name.as_str().unwrap_or_default();
+            if let Err(why) = dns1035_label(name) {
+                problems.push(format!("spec.names.{key}[{i}] `{name}`: {why}"));
+            }
+        }
+    }
+    if let Some(kind) = names["kind"].as_str().filter(|k| !k.is_empty())
+        && names["listKind"].as_str() == Some(kind)
+    {
+        problems.push(format!(
+            "spec.names.listKind `{kind}`: kind and listKind may not be the same"
+        ));
+    }
+}
+
+/// `validateCustomResourceConversion`: a `Webhook` strategy needs `webhook.clientConfig` (one
+/// of `url` and `service`) and `webhook.conversionReviewVersions`; `None` (the default)
+/// takes neither.
+fn conversion_problems(conversion: &Value, problems: &mut Vec<String>) {
+    if conversion.is_null() {
+        return;
+    }
+    let webhook = &conversion["webhook"];
+    let client = &webhook["clientConfig"];
+    let versions = webhook["conversionReviewVersions"].as_array();
+    match conversion["strategy"].as_str().unwrap_or("None") {
+        "Webhook" => {
+            if client.is_null() {
+                problems.push(
+                    "spec.conversion.webhook.clientConfig: required when strategy is set to \
+                     Webhook"
+                        .into(),
+                );
+            } else if client["url"].is_null() == client["service"].is_null() {
+                problems.push(
+                    "spec.conversion.webhook.clientConfig: exactly one of url or service is \
+                     required"
+                        .into(),
+                );
+            }
+            let versions: Vec<&str> = versions
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            if versions.is_empty() {
+                problems.push("spec.conversion.webhook.conversionReviewVersions: required".into());
+            } else if !versions.iter().any(|v| matches!(*v, "v1" | "v1beta1")) {
+                problems.push(
+                    "spec.conversion.webhook.conversionReviewVersions: must include at least \
+                     one of v1, v1beta1"
+                        .into(),
+                );
+            }
+        }
+        "None" => {
+            if !client.is_null() {
+                problems.push(
+                    "spec.conversion.webhook.clientConfig: should not be set when strategy is \
+                     not set to Webhook"
+                        .into(),
+                );
+            }
+            if versions.is_some_and(|v| !v.is_empty()) {
+                problems.push(
+                    "spec.conversion.webhook.conversionReviewVersions: should not be set when \
+                     strategy is not set to Webhook"
+                        .into(),
+                );
+            }
+        }
+        other => problems.push(format!(
+            "spec.conversion.strategy `{other}`: must be `None` or `Webhook`"
+        )),
+    }
+}
+
+/// `ValidateCustomResourceColumnDefinition`: a name, a type and format kubectl knows, a path
+/// starting with `.` (where it leads is the generator's check, a warning here).
+fn printer_column_problems(version: &Value, index: usize, problems: &mut Vec<String>) {
+    const TYPES: [&str; 5] = ["boolean", "date", "integer", "number", "string"];
+    const FORMATS: [&str; 8] = [
+        "byte",
+        "date",
+        "date-time",
+        "double",
+        "float",
+        "int32",
+        "int64",
+        "password",
+    ];
+    for (i, column) in version["additionalPrinterColumns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let at = format!("spec.versions[{index}].additionalPrinterColumns[{i}]");
+        if column["name"].as_str().is_none_or(str::is_empty) {
+            problems.push(format!("{at}.name: required"));
+        }
+        let ty = column["type"].as_str().unwrap_or_default();
+        if !TYPES.contains(&ty) {
+            problems.push(format!(
+                "{at}.type `{ty}`: must be one of {}",
+                TYPES.join(",")
+            ));
+        }
+        if let Some(format) = column["format"].as_str().filter(|f| !f.is_empty())
+            && !FORMATS.contains(&format)
+        {
+            problems.push(format!(
+                "{at}.format `{format}`: must be one of {}",
+                FORMATS.join(",")
+            ));
+        }
+        let path = column["jsonPath"].as_str().unwrap_or_default();
+        if !path.starts_with('.') {
+            problems.push(format!(
+                "{at}.jsonPath `{path}`: must be a simple json path starting with ."
+            ));
+        }
     }
 }
 

@@ -17,9 +17,46 @@ use kube_markers_core::schema::satisfiable;
 use kube_markers_registry::crd::SchemaProblem;
 use serde_json::{Map, Value};
 
+/// Problems found, with those the API server does not refuse marked: a schema no value
+/// satisfies (`minimum` above `maximum`), a printer column or scale path that leads nowhere.
+/// The generator refuses them in its own CRDs (a marker's mistake); `check-crds` warns.
+#[derive(Debug, Default)]
+pub struct Found {
+    pub problems: Vec<SchemaProblem>,
+    /// By problem: whether the API server accepts it.
+    pub server_accepts: Vec<bool>,
+}
+
+impl Found {
+    fn push(&mut self, problem: SchemaProblem) {
+        self.problems.push(problem);
+        self.server_accepts.push(false);
+    }
+    fn server_accepts(&mut self, problem: SchemaProblem) {
+        self.problems.push(problem);
+        self.server_accepts.push(true);
+    }
+    /// Whether the API server refuses any of them.
+    pub fn refused(&self) -> bool {
+        self.server_accepts.iter().any(|a| !a)
+    }
+    /// (what the API server refuses, what it accepts).
+    pub fn split(self) -> (Vec<SchemaProblem>, Vec<SchemaProblem>) {
+        let (mut refused, mut accepted) = (Vec::new(), Vec::new());
+        for (p, a) in self.problems.into_iter().zip(self.server_accepts) {
+            if a { accepted.push(p) } else { refused.push(p) }
+        }
+        (refused, accepted)
+    }
+}
+
 /// Checks one version's `openAPIV3Schema`; returns a message per problem.
 pub fn check_schema(root: &Value) -> Vec<SchemaProblem> {
-    let mut problems = Vec::new();
+    check_schema_found(root).problems
+}
+
+fn check_schema_found(root: &Value) -> Found {
+    let mut problems = Found::default();
     match root.as_object() {
         Some(node) => check_node(node, "", &mut problems, Junctor::Outside),
         None => problems.push(SchemaProblem::version("the schema is not an object".into())),
@@ -57,12 +94,7 @@ enum Junctor {
     InsideIntOrString,
 }
 
-fn check_node(
-    node: &Map<String, Value>,
-    path: &str,
-    problems: &mut Vec<SchemaProblem>,
-    junctor: Junctor,
-) {
+fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junctor: Junctor) {
     let at = shown(path);
     let in_junctor = junctor != Junctor::Outside;
     if node.contains_key("$ref") {
@@ -142,9 +174,11 @@ fn check_node(
         ));
     }
     for problem in satisfiable::problems(node) {
-        problems.push(SchemaProblem::at(at, problem.message));
+        problems.server_accepts(SchemaProblem::at(at, problem.message));
     }
-    if let Some(default) = node.get("default") {
+    // `default: null` is no default: the API server decodes the CRD with Go's JSON rules, which
+    // read a null as a nil pointer, and stores the schema without it.
+    if let Some(default) = node.get("default").filter(|d| !d.is_null()) {
         let why = defaults::problems(default, node);
         if !why.is_empty() {
             problems.push(SchemaProblem::at(
@@ -202,12 +236,7 @@ fn is_scalar(node: &Value) -> bool {
     ) || node["x-kubernetes-int-or-string"] == Value::Bool(true)
 }
 
-fn check_list_type(
-    node: &Map<String, Value>,
-    list_type: &str,
-    path: &str,
-    problems: &mut Vec<SchemaProblem>,
-) {
+fn check_list_type(node: &Map<String, Value>, list_type: &str, path: &str, problems: &mut Found) {
     let at = shown(path);
     let items = node.get("items").cloned().unwrap_or(Value::Null);
     match list_type {
@@ -263,7 +292,7 @@ fn check_list_type(
                         format!("list-map key `{key}` must be a scalar"),
                     ));
                 }
-                if !required.contains(&key) && prop.get("default").is_none() {
+                if !required.contains(&key) && prop.get("default").is_none_or(Value::is_null) {
                     problems.push(SchemaProblem::at(
                         at,
                         format!("list-map key `{key}` must be required or have a default"),
@@ -278,7 +307,7 @@ fn check_list_type(
     }
 }
 
-fn check_rules(node: &Map<String, Value>, at: &str, problems: &mut Vec<SchemaProblem>) {
+fn check_rules(node: &Map<String, Value>, at: &str, problems: &mut Found) {
     for rule in node
         .get("x-kubernetes-validations")
         .and_then(Value::as_array)
@@ -286,7 +315,9 @@ fn check_rules(node: &Map<String, Value>, at: &str, problems: &mut Vec<SchemaPro
         .flatten()
     {
         for key in ["rule", "messageExpression"] {
-            if let Some(expr) = rule[key].as_str()
+            // A blank rule is the CEL check's ("rule is not specified"); an empty message
+            // expression is none at all for the API server.
+            if let Some(expr) = rule[key].as_str().filter(|e| !e.trim().is_empty())
                 && let Some(error) = cel::parse_error(expr)
             {
                 problems.push(SchemaProblem::at(
@@ -310,7 +341,7 @@ fn check_rules(node: &Map<String, Value>, at: &str, problems: &mut Vec<SchemaPro
 }
 
 /// The root's `metadata` may only restrict `name` and `generateName`.
-fn check_metadata(meta: &Value, problems: &mut Vec<SchemaProblem>) {
+fn check_metadata(meta: &Value, problems: &mut Found) {
     let Some(meta) = meta.as_object() else { return };
     for key in meta.keys() {
         if !matches!(key.as_str(), "type" | "properties") {
@@ -453,22 +484,34 @@ pub fn check_version_as(version: &Value, fixes: Fixes) -> Vec<SchemaProblem> {
     check_version_reporting(version, fixes, cel_rules::report).0
 }
 
-/// [`check_version_as`], with the CEL report `cel_check` made of the schema (`None` when
-/// structural problems stopped it), so that a cost report does not type-check and cost every
-/// rule again.
+/// [`check_version_found`]'s problems, all of them.
 pub fn check_version_reporting(
     version: &Value,
     fixes: Fixes,
     cel_check: fn(&Value) -> SchemaReport,
 ) -> (Vec<SchemaProblem>, Option<SchemaReport>) {
+    let (found, report) = check_version_found(version, fixes, cel_check);
+    (found.problems, report)
+}
+
+/// [`check_version_as`], with the CEL report `cel_check` made of the schema (`None` when
+/// structural problems stopped it), so that a cost report does not type-check and cost every
+/// rule again.
+pub fn check_version_found(
+    version: &Value,
+    fixes: Fixes,
+    cel_check: fn(&Value) -> SchemaReport,
+) -> (Found, Option<SchemaReport>) {
     let root = &version["schema"]["openAPIV3Schema"];
-    let mut problems = check_schema(root);
+    let mut problems = check_schema_found(root);
     let mut report = None;
     // As the API server, type-check and cost the rules only of a schema without structural
     // problems: an invalid schema has no dependable CEL types.
-    if problems.is_empty() {
+    if !problems.refused() {
         let cel_report = cel_check(root);
-        problems.extend(cel_rules::problems_of(&cel_report, fixes));
+        for problem in cel_rules::problems_of(&cel_report, fixes) {
+            problems.push(problem);
+        }
         report = Some(cel_report);
     }
     for column in version["additionalPrinterColumns"]
@@ -477,8 +520,9 @@ pub fn check_version_reporting(
         .flatten()
     {
         let path = column["jsonPath"].as_str().unwrap_or_default();
+        // The API server checks the path's syntax only.
         if let Err(why) = resolve(root, path) {
-            problems.push(SchemaProblem::version(format!(
+            problems.server_accepts(SchemaProblem::version(format!(
                 "printer column `{}` path `{path}` does not resolve: {why}",
                 column["name"].as_str().unwrap_or("?")
             )));
@@ -524,12 +568,13 @@ pub fn check_version_reporting(
                     expected_root.trim_end_matches('.')
                 )));
             }
+            // The API server checks the prefix and the syntax only.
             match resolve(root, path) {
-                Err(why) => problems.push(SchemaProblem::version(format!(
+                Err(why) => problems.server_accepts(SchemaProblem::version(format!(
                     "scale {key} `{path}` does not resolve: {why}"
                 ))),
                 Ok(node) if key != "labelSelectorPath" && node["type"] != "integer" => problems
-                    .push(SchemaProblem::version(format!(
+                    .server_accepts(SchemaProblem::version(format!(
                         "scale {key} `{path}` must be an integer"
                     ))),
                 Ok(_) => {}

@@ -85,7 +85,6 @@ fn defaults_must_fit_their_schema() {
             "x-kubernetes-validations": [{"rule": "self > 1", "message": "x above 1"}]}}},
         "extra": {"type": "object", "properties": {"a": {"type": "string"}}, "default": {"a": "x", "b": "y"}},
         "whole": {"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}, "default": {}},
-        "nothing": {"type": "string", "default": null},
         // Properties named like keywords are properties.
         "named": {"type": "object", "default": {"format": "", "enum": null}, "properties": {
             "format": {"type": "string", "minLength": 1}, "enum": {"type": "integer", "nullable": true}}},
@@ -94,6 +93,8 @@ fn defaults_must_fit_their_schema() {
         "kept": {"type": "object", "x-kubernetes-preserve-unknown-fields": true, "default": {"b": 1}},
         "transition": {"type": "string", "default": "a", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]},
         "nullable": {"type": "string", "nullable": true, "default": null},
+        // Go's JSON reads `default: null` as no default: the API server accepts it.
+        "nothing": {"type": "string", "default": null},
         // kube-cel escapes `_` where the API server does not: `has(self.a_b)` holds on the
         // API server, not in kube-cel; such a default is left to the API server.
         "snake": {"type": "object", "properties": {"a_b": {"type": "integer"}}, "default": {"a_b": 1},
@@ -123,9 +124,8 @@ fn defaults_must_fit_their_schema() {
     because("deep", "rule `self > 1` fails: x above 1");
     because("extra", "`b` is not a property of the schema");
     because("whole", "\"a\" is a required property");
-    because("nothing", "null, and the field is not nullable");
     because("named", "(at /format: \"\" is shorter than 1 character)");
-    assert_eq!(problems.len(), 15, "{problems:#?}");
+    assert_eq!(problems.len(), 14, "{problems:#?}");
 }
 
 #[test]
@@ -270,4 +270,102 @@ fn rules_must_parse() {
         {"rule": "self.a <", "message": "m"}, {"rule": "true", "reason": "Nope"}, {"rule": "self.?a.orValue(1) > 0"}]}),
     ));
     assert_eq!(problems.len(), 2, "{problems:?}");
+}
+
+/// What the API server accepts, check-crds accepts: a schema no value satisfies, printer
+/// column and scale paths that lead nowhere (warnings), `default: null`, an empty message
+/// expression, a rule with a trailing line break and no message.
+#[test]
+fn check_crds_accepts_what_the_api_server_accepts() {
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"}, "spec": {"group": "example.com",
+    "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+    "versions": [{"name": "v1", "served": true, "storage": true,
+        "additionalPrinterColumns": [{"name": "Nope", "type": "string", "jsonPath": ".spec.nope"}],
+        "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
+            "statusReplicasPath": ".status.replicas"}},
+        "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+            "type": "object",
+            "x-kubernetes-validations": [
+                {"rule": "self.n >= 0\n", "messageExpression": ""},
+                {"rule": "\n  self.n < 10"},
+                {"rule": "self.n != 5", "message": "not five"},
+            ],
+            "properties": {
+                "n": {"type": "integer", "minimum": 300, "maximum": 255},
+                "s": {"type": "string", "default": null},
+            }}}}}}]}});
+    let report = crate::check::crd::files::check_crd(&crd, 1);
+    assert_eq!(report.problems, Vec::<String>::new());
+    let warnings = report.warnings.join("\n");
+    for expected in [
+        "spec.n: `minimum` (300) and `maximum` (255) leave no value",
+        "printer column `Nope` path `.spec.nope` does not resolve",
+        "scale specReplicasPath `.spec.replicas` does not resolve",
+        "scale statusReplicasPath `.status.replicas` does not resolve",
+    ] {
+        assert!(warnings.contains(expected), "{expected}: {warnings}");
+    }
+    assert_eq!(report.warnings.len(), 4, "{warnings}");
+    // The rules were type-checked and costed although the schema has warnings.
+    assert_eq!(report.versions[0].expressions.len(), 3);
+}
+
+/// What the API server refuses in a CRD's names, printer columns and conversion.
+#[test]
+fn check_crds_refuses_names_columns_and_conversions_the_api_server_refuses() {
+    let crd = |names: Value, columns: Value, conversion: Value| {
+        let mut crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"}, "spec": {"group": "example.com",
+            "scope": "Namespaced", "names": names,
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "additionalPrinterColumns": columns,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                    "type": "object", "properties": {"n": {"type": "integer"}}}}}}}]}});
+        if !conversion.is_null() {
+            crd["spec"]["conversion"] = conversion;
+        }
+        crate::check::crd::files::check_crd(&crd, 1).problems
+    };
+    let fine = crd(
+        json!({"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList",
+            "shortNames": ["wd"], "categories": ["all"]}),
+        json!([{"name": "N", "type": "integer", "format": "int64", "jsonPath": ".spec.n"}]),
+        json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
+            "clientConfig": {"service": {"name": "s", "namespace": "n"}}}}),
+    );
+    assert_eq!(fine, Vec::<String>::new());
+    let problems = crd(
+        json!({"plural": "widgets", "kind": "Widget", "listKind": "Widget",
+            "shortNames": ["Wd"], "categories": ["1all"]}),
+        json!([{"name": "N", "type": "int", "format": "long", "jsonPath": "spec.n"}]),
+        json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v2"]}}),
+    );
+    for expected in [
+        "spec.names.shortNames[0] `Wd`",
+        "spec.names.categories[0] `1all`: it must start with a letter",
+        "spec.names.listKind `Widget`: kind and listKind may not be the same",
+        "spec.versions[0].additionalPrinterColumns[0].type `int`: must be one of boolean,date,integer,number,string",
+        "spec.versions[0].additionalPrinterColumns[0].format `long`",
+        "spec.versions[0].additionalPrinterColumns[0].jsonPath `spec.n`",
+        "spec.conversion.webhook.clientConfig: required when strategy is set to Webhook",
+        "spec.conversion.webhook.conversionReviewVersions: must include at least one of v1, v1beta1",
+    ] {
+        assert!(
+            problems.iter().any(|p| p.starts_with(expected)),
+            "{expected}: {problems:#?}"
+        );
+    }
+    assert_eq!(problems.len(), 8, "{problems:#?}");
+    let none = crd(
+        json!({"plural": "widgets", "kind": "Widget"}),
+        json!([]),
+        json!({"strategy": "None", "webhook": {"clientConfig": {"url": "https://x"}}}),
+    );
+    assert_eq!(
+        none,
+        [
+            "spec.conversion.webhook.clientConfig: should not be set when strategy is not set to Webhook"
+        ]
+    );
 }

@@ -1,0 +1,483 @@
+//! Whether Go's `regexp.Compile` takes a pattern: cel-go's `ValidateRegexLiterals` refuses a
+//! constant `matches()` argument it does not. Go's syntax (`regexp/syntax` with Perl flags) is
+//! RE2's, which regex-syntax parses closely but not exactly; the pattern is rewritten into
+//! regex-syntax's spelling where the two differ, and refused where only Go refuses it:
+//!
+//! - `\Q…\E` quotes a literal (regex-syntax has no such form);
+//! - `\0`, `\012`, `\12` are octal escapes, `\1` to `\9` alone are errors;
+//! - `{` that does not start a repetition (`a{,3}`, `a{x}`) is a literal; a repetition count
+//!   is at most 1000; repetitions do not stack (`a**`, `a+{2}`), `a*?` is non-greedy;
+//! - `[` inside a class is a literal, as `&&`, `--` and `~~` are (regex-syntax nests classes
+//!   and has set operations);
+//! - flags are `i`, `m`, `s`, `U` only; group names are word characters; no `\u`/`\U` escapes.
+//!
+//! Not covered: Go knows fewer `\p{…}` names (categories, scripts, `Any`) than regex-syntax
+//! (binary properties such as `Lowercase`, long and loosely spelled names), and Go's limits on
+//! a pattern's nesting and size.
+
+/// Go's `maxRepeat` count.
+const MAX_REPEAT: u32 = 1000;
+
+/// Go's `*syntax.Error`: its code's text and the part of the pattern it names.
+#[derive(Debug, PartialEq)]
+struct GoError {
+    code: &'static str,
+    expr: String,
+}
+
+type Go<T> = Result<T, GoError>;
+
+fn go_error(code: &'static str, expr: impl Into<String>) -> GoError {
+    GoError {
+        code,
+        expr: expr.into(),
+    }
+}
+
+pub fn valid(pattern: &str) -> bool {
+    error(pattern).is_none()
+}
+
+/// Go's `regexp.Compile` error for `pattern`, as `err.Error()` words it, if it fails:
+/// `error parsing regexp: missing closing ): `(``.
+pub fn error(pattern: &str) -> Option<String> {
+    check(pattern)
+        .err()
+        .map(|e| format!("error parsing regexp: {}: `{}`", e.code, e.expr))
+}
+
+fn check(pattern: &str) -> Go<()> {
+    let rewritten = rewrite(pattern)?;
+    match regex_syntax::Parser::new().parse(&rewritten) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(from_regex_syntax(pattern, &rewritten, &e)),
+    }
+}
+
+/// A refusal regex-syntax found, as Go words the same mistake (the part of the pattern it
+/// names is taken from the rewritten pattern, which differs only where Go's spelling was
+/// rewritten).
+fn from_regex_syntax(pattern: &str, rewritten: &str, e: &regex_syntax::Error) -> GoError {
+    use regex_syntax::ast::ErrorKind as A;
+    use regex_syntax::hir::ErrorKind as H;
+    let (span, code) = match e {
+        regex_syntax::Error::Parse(e) => (
+            *e.span(),
+            match e.kind() {
+                A::GroupUnclosed => return go_error("missing closing )", pattern),
+                A::GroupUnopened => return go_error("unexpected )", pattern),
+                A::ClassUnclosed => {
+                    let from = e.span().start.offset;
+                    return go_error("missing closing ]", &rewritten[from..]);
+                }
+                A::EscapeUnexpectedEof => {
+                    return go_error("trailing backslash at end of expression", "");
+                }
+                A::RepetitionMissing => "missing argument to repetition operator",
+                A::ClassRangeInvalid | A::ClassRangeLiteral => "invalid character class range",
+                A::RepetitionCountInvalid
+                | A::RepetitionCountDecimalEmpty
+                | A::RepetitionCountUnclosed => "invalid repeat count",
+                A::EscapeUnrecognized
+                | A::EscapeHexEmpty
+                | A::EscapeHexInvalid
+                | A::EscapeHexInvalidDigit
+                | A::ClassEscapeInvalid => "invalid escape sequence",
+                _ => "invalid or unsupported Perl syntax",
+            },
+        ),
+        regex_syntax::Error::Translate(e) => (
+            *e.span(),
+            match e.kind() {
+                H::UnicodePropertyNotFound
+                | H::UnicodePropertyValueNotFound
+                | H::UnicodePerlClassNotFound => "invalid character class range",
+                _ => "invalid or unsupported Perl syntax",
+            },
+        ),
+        _ => return go_error("invalid or unsupported Perl syntax", pattern),
+    };
+    let text = rewritten
+        .get(span.start.offset..span.end.offset)
+        .unwrap_or(pattern);
+    go_error(code, text)
+}
+
+/// The pattern in regex-syntax's spelling, or Go's error where only Go refuses it.
+fn rewrite(pattern: &str) -> Go<String> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let text = |from: usize, to: usize| chars[from..to].iter().collect::<String>();
+    let mut out = String::with_capacity(pattern.len());
+    let mut i = 0;
+    // Where the last repetition operator began, when the item before this one was one:
+    // another is Go's error ("invalid nested repetition operator"), but for one `?` that
+    // makes it non-greedy.
+    let mut last_repeat: Option<usize> = None;
+    // Whether there is something to repeat (not at the start, after `(` or `|`).
+    let mut operand = false;
+    while i < chars.len() {
+        let c = chars[i];
+        let mut repeat_at = None;
+        match c {
+            '\\' if chars.get(i + 1) == Some(&'Q') => {
+                let rest: String = chars[i + 2..].iter().collect();
+                let (quoted, used) = match rest.find("\\E") {
+                    Some(end) => (&rest[..end], rest[..end].chars().count() + 2),
+                    None => (rest.as_str(), rest.chars().count()),
+                };
+                out.push_str(&regex_syntax::escape(quoted));
+                i += 2 + used;
+                operand |= !quoted.is_empty();
+            }
+            '\\' => {
+                i = escape(&chars, i, &mut out)?;
+                operand = true;
+            }
+            '[' => {
+                i = class(&chars, i, &mut out)?;
+                operand = true;
+            }
+            '(' if chars.get(i + 1) == Some(&'?') => {
+                let (end, opens) = group(&chars, i, &mut out)?;
+                i = end;
+                // A group of flags only, `(?i)`, leaves what came before to repeat.
+                operand &= !opens;
+            }
+            '(' | '|' => {
+                out.push(c);
+                i += 1;
+                operand = false;
+            }
+            '{' | '*' | '+' | '?' => {
+                let start = i;
+                let (op_text, end) = if c == '{' {
+                    match repetition(&chars, i)? {
+                        Some(found) => found,
+                        None => {
+                            out.push_str("\\{");
+                            i += 1;
+                            operand = true;
+                            last_repeat = None;
+                            continue;
+                        }
+                    }
+                } else {
+                    (c.to_string(), i + 1)
+                };
+                // The non-greedy `?` belongs to the operator.
+                let end = if chars.get(end) == Some(&'?') {
+                    end + 1
+                } else {
+                    end
+                };
+                if let Some(previous) = last_repeat {
+                    return Err(go_error(
+                        "invalid nested repetition operator",
+                        text(previous, end),
+                    ));
+                }
+                if !operand {
+                    return Err(go_error(
+                        "missing argument to repetition operator",
+                        text(start, end),
+                    ));
+                }
+                out.push_str(&op_text);
+                if end > start + op_text.chars().count() {
+                    out.push('?');
+                }
+                i = end;
+                repeat_at = Some(start);
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+                operand = true;
+            }
+        }
+        last_repeat = repeat_at;
+    }
+    Ok(out)
+}
+
+/// An escape outside or inside a class at `chars[i] == '\\'`: written to `out`; the index
+/// after it.
+fn escape(chars: &[char], i: usize, out: &mut String) -> Go<usize> {
+    let Some(&c) = chars.get(i + 1) else {
+        return Err(go_error("trailing backslash at end of expression", ""));
+    };
+    let octal = |d: Option<&char>| d.is_some_and(|d| ('0'..='7').contains(d));
+    let invalid = || go_error("invalid escape sequence", format!("\\{c}"));
+    match c {
+        '1'..='7' if !octal(chars.get(i + 2)) => Err(invalid()),
+        '0'..='7' => {
+            let mut value = c as u32 - '0' as u32;
+            let mut j = i + 2;
+            while j < i + 4 && octal(chars.get(j)) {
+                value = value * 8 + (chars[j] as u32 - '0' as u32);
+                j += 1;
+            }
+            out.push_str(&format!("\\x{{{value:x}}}"));
+            Ok(j)
+        }
+        '8' | '9' | 'u' | 'U' => Err(invalid()),
+        _ => {
+            out.push('\\');
+            out.push(c);
+            Ok(i + 2)
+        }
+    }
+}
+
+/// A class at `chars[i] == '['`; the index after its `]`.
+fn class(chars: &[char], i: usize, out: &mut String) -> Go<usize> {
+    let unclosed = || go_error("missing closing ]", chars[i..].iter().collect::<String>());
+    out.push('[');
+    let mut j = i + 1;
+    if chars.get(j) == Some(&'^') {
+        out.push('^');
+        j += 1;
+    }
+    // A `]` first is a literal.
+    if chars.get(j) == Some(&']') {
+        out.push_str("\\]");
+        j += 1;
+    }
+    loop {
+        let Some(&c) = chars.get(j) else {
+            return Err(unclosed());
+        };
+        match c {
+            ']' => {
+                out.push(']');
+                return Ok(j + 1);
+            }
+            '\\' => j = escape(chars, j, out)?,
+            '[' if chars.get(j + 1) == Some(&':') => {
+                // A POSIX class `[:alpha:]`, as both spell it.
+                let Some(end) = (j + 2..chars.len().saturating_sub(1))
+                    .find(|&k| chars[k] == ':' && chars[k + 1] == ']')
+                else {
+                    return Err(unclosed());
+                };
+                out.extend(&chars[j..end + 2]);
+                j = end + 2;
+            }
+            '[' | '&' | '~' => {
+                out.push('\\');
+                out.push(c);
+                j += 1;
+            }
+            // `a--b` is Go's range `a-` to `-`, not regex-syntax's difference.
+            '-' if chars.get(j + 1) == Some(&'-') => {
+                out.push_str("-\\-");
+                j += 2;
+            }
+            _ => {
+                out.push(c);
+                j += 1;
+            }
+        }
+    }
+}
+
+/// A group opening `(?` at `chars[i]`: named (`(?P<name>`, `(?<name>`) or flags (`(?i)`,
+/// `(?i-s:`); the index after its `>`, `)` or `:`, and whether it opens a group.
+fn group(chars: &[char], i: usize, out: &mut String) -> Go<(usize, bool)> {
+    let text = |to: usize| chars[i..to.min(chars.len())].iter().collect::<String>();
+    let mut j = i + 2;
+    if chars.get(j) == Some(&'P') {
+        j += 1;
+    }
+    if chars.get(j) == Some(&'<') {
+        let Some(end) = (j + 1..chars.len()).find(|&k| chars[k] == '>') else {
+            return Err(go_error("invalid named capture", text(chars.len())));
+        };
+        let name = &chars[j + 1..end];
+        if name.is_empty() || !name.iter().all(|c| c.is_ascii_alphanumeric() || *c == '_') {
+            return Err(go_error("invalid named capture", text(end + 1)));
+        }
+        out.push_str("(?P<");
+        out.extend(name);
+        out.push('>');
+        return Ok((end + 1, true));
+    }
+    // Go's flags: `i m s U`, one `-` followed by at least one flag; none at all is `(?:`.
+    let (mut negated, mut flag_since_sign, mut any) = (false, false, false);
+    let invalid = |to: usize| Err(go_error("invalid or unsupported Perl syntax", text(to)));
+    out.push_str("(?");
+    loop {
+        let Some(&c) = chars.get(j) else {
+            return invalid(j);
+        };
+        match c {
+            'i' | 'm' | 's' | 'U' => {
+                flag_since_sign = true;
+                any = true;
+            }
+            '-' if !negated => {
+                negated = true;
+                flag_since_sign = false;
+            }
+            ':' | ')' => {
+                if negated && !flag_since_sign {
+                    return invalid(j + 1);
+                }
+                if !any && c == ')' {
+                    // `(?)` sets no flag: nothing (regex-syntax refuses it empty).
+                    out.truncate(out.len() - 2);
+                } else {
+                    out.push(c);
+                }
+                return Ok((j + 1, c == ':'));
+            }
+            _ => return invalid(j + 1),
+        }
+        out.push(c);
+        j += 1;
+    }
+}
+
+/// Go's `parseRepeat` at `chars[i] == '{'`: `{n}`, `{n,}` or `{n,m}` (`Some` with its text and
+/// the index after it); `None` when it is no repetition and `{` is a literal; Go's error for a
+/// count over 1000 or `n > m`.
+fn repetition(chars: &[char], i: usize) -> Go<Option<(String, usize)>> {
+    let digits = |from: usize| {
+        let end = (from..chars.len())
+            .find(|&k| !chars[k].is_ascii_digit())
+            .unwrap_or(chars.len());
+        let text: String = chars[from..end].iter().collect();
+        (text, end)
+    };
+    let (min, mut j) = digits(i + 1);
+    if min.is_empty() {
+        return Ok(None);
+    }
+    let mut max = Some(min.clone());
+    if chars.get(j) == Some(&',') {
+        let (m, end) = digits(j + 1);
+        max = (!m.is_empty()).then_some(m);
+        j = end;
+    }
+    if chars.get(j) != Some(&'}') {
+        return Ok(None);
+    }
+    let count = |s: &str| s.parse::<u32>().ok().filter(|n| *n <= MAX_REPEAT);
+    let text: String = chars[i..=j].iter().collect();
+    let ok = match (count(&min), max.as_deref().map(count)) {
+        (Some(_), None) => true,
+        (Some(lo), Some(Some(hi))) => lo <= hi,
+        _ => false,
+    };
+    if !ok {
+        return Err(go_error("invalid repeat count", text));
+    }
+    Ok(Some((text, j + 1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid;
+
+    /// Go's texts (`regexp.Compile`, Go 1.26).
+    #[test]
+    fn errors_as_go_words_them() {
+        for (pattern, message) in [
+            ("(", "missing closing ): `(`"),
+            ("a)", "unexpected ): `a)`"),
+            ("[a", "missing closing ]: `[a`"),
+            ("a{1001}", "invalid repeat count: `{1001}`"),
+            ("a**", "invalid nested repetition operator: `**`"),
+            ("a*??", "invalid nested repetition operator: `*??`"),
+            ("a{2}*", "invalid nested repetition operator: `{2}*`"),
+            ("*a", "missing argument to repetition operator: `*`"),
+            ("a|+", "missing argument to repetition operator: `+`"),
+            (r"\8", r"invalid escape sequence: `\8`"),
+            ("(?x)a", "invalid or unsupported Perl syntax: `(?x`"),
+            ("(?i-)a", "invalid or unsupported Perl syntax: `(?i-)`"),
+            ("(?P<a.b>x)", "invalid named capture: `(?P<a.b>`"),
+            ("[z-a]", "invalid character class range: `z-a`"),
+            ("a\\", "trailing backslash at end of expression: ``"),
+        ] {
+            assert_eq!(
+                super::error(pattern).as_deref(),
+                Some(format!("error parsing regexp: {message}").as_str()),
+                "{pattern}"
+            );
+        }
+    }
+
+    /// Go's verdicts (`regexp.Compile`, Go 1.26).
+    #[test]
+    fn as_go_regexp_compiles() {
+        for accepted in [
+            r"\Qa.b\E",
+            r"\Qa.b",
+            r"x\Q*\Ey*",
+            r"\0",
+            r"\012",
+            r"\12",
+            r"[\0-\177]",
+            "a{,3}",
+            "a{x}",
+            "a{",
+            "a{2}",
+            "a{2,}",
+            "a{1000}",
+            "a*?",
+            "a{2}?",
+            "(?i)a",
+            "(?i-s:a)",
+            "(?:a)",
+            "(?)a",
+            "(?U)a+",
+            "(?P<name>a)",
+            "(?<name>a)",
+            "[[:alpha:]]",
+            "[a[]",
+            "[a&&b]",
+            "[]a]",
+            r"\pL",
+            r"\z",
+            "a|b",
+            "a{,}",
+            "}",
+            "x{2}{,3}",
+            "[a~~b]",
+            r"\b{start}",
+            r"\<",
+            r"\_",
+            r"\ ",
+            "(?i)(?)",
+        ] {
+            assert!(valid(accepted), "Go accepts {accepted}");
+        }
+        for refused in [
+            r"\1",
+            r"\8",
+            r"\u0041",
+            "a{1001}",
+            "a{3,2}",
+            "a**",
+            "a+*",
+            "a*??",
+            "a{2}*",
+            "(?x)a",
+            "(?i-)a",
+            "(?P<a.b>x)",
+            "(?P<>x)",
+            r"\C",
+            r"\Z",
+            "[a",
+            "(a",
+            "*a",
+            "(?=a)",
+            "a{2}{3}",
+            "[a--b]",
+            r"[\Q]",
+            r"\e",
+        ] {
+            assert!(!valid(refused), "Go refuses {refused}");
+        }
+    }
+}
