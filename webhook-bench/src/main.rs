@@ -1,6 +1,6 @@
 //! The webhook server's load and memory benchmark (`scripts/bench-webhook.sh` runs it, release
-//! build): `kube_markers::webhook::server` serving the MyDatabase example's handlers on
-//! loopback over TLS in a process of its own (`serve`), whose RSS is read from
+//! build): `kube_markers::webhook::server` serving the MyDatabase example's handlers and the
+//! `Cache` kind's conversion (`cache.rs`) on loopback over TLS in a process of its own (`serve`), whose RSS is read from
 //! `/proc/<pid>/status`, and the clients that load it:
 //!
 //! - `load [--new-connections] CONCURRENCY SECONDS`: reviews/s and latency percentiles, on
