@@ -43,7 +43,7 @@ pub mod migrate;
 mod review;
 mod round_trip;
 #[cfg(test)]
-mod test_kinds;
+pub(crate) mod test_kinds;
 
 #[doc(hidden)]
 pub use erased::{__from_hub, __to_hub};

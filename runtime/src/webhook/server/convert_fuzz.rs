@@ -793,3 +793,61 @@ async fn the_server_answers_mutated_reviews_over_tls_as_in_process() {
     );
     server.shutdown().await;
 }
+
+static SLOW_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A conversion that holds its thread for 1.5 s on the object named `slow`, as thousands of
+/// objects do; the others are returned as they came.
+fn slow(object: Value) -> Result<Value, String> {
+    if object["metadata"]["name"] == "slow" {
+        SLOW_STARTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(1500));
+    }
+    Ok(object)
+}
+
+/// With one async worker, a small review is answered while a large one's conversions run:
+/// they run off the workers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_large_review_leaves_the_workers_to_other_requests() {
+    use crate::conversion::test_kinds::{v1, v2};
+    use kube::CustomResourceExt;
+    let entry = kube_markers_registry::ConversionEntry::__new(
+        v1::Widget::crd,
+        v2::Widget::crd,
+        slow,
+        slow,
+        "v1::Widget",
+        "v2::Widget",
+        kube_markers_registry::Source::__new("src/lib.rs", 1, 1, "op", "slow"),
+    );
+    let table = Arc::new(table(Conversions::new([entry]).unwrap()));
+    let review = |object: Value| {
+        serde_json::to_vec(&json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+            "request": {"uid": "u", "desiredAPIVersion": format!("{GROUP}/v2"), "objects": [object]},
+        }))
+        .unwrap()
+    };
+    let mut large = widget("v1", "slow", json!({"replicas": 1, "image": "x"}));
+    large["metadata"]["annotations"]["note"] = json!("x".repeat(super::routes::BLOCKING_REVIEW));
+    let small = review(widget("v1", "fast", json!({"replicas": 1, "image": "x"})));
+    let shared = table.clone();
+    let large = tokio::spawn(async move { respond(&shared, review(large)).await });
+    let waited = std::time::Instant::now();
+    while !SLOW_STARTED.load(std::sync::atomic::Ordering::SeqCst) {
+        assert!(
+            waited.elapsed() < Duration::from_secs(10),
+            "the large review's conversion never started"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // Its handler runs on the one worker, as the large review's would if it held it.
+    let (status, _, _) = respond(&table, small).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        !large.is_finished(),
+        "the small review was answered only after the large one's conversions"
+    );
+    assert_eq!(large.await.unwrap().0, StatusCode::OK);
+}
