@@ -17,6 +17,10 @@ echo "# $(date -u +%FT%TZ), $(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc
 for c in 1 16 64; do "$bench" convert-load "$c" 10; done
 # A list of 100 objects a review, as a LIST at a version other than the stored one asks.
 "$bench" convert-load 16 10 100
+# Admission requests beside reviews of 2,000 objects (2.6 MB), on both CPUs and on one (a Pod
+# with one CPU: tokio then runs one worker).
+"$bench" convert-beside 10 2000
+if command -v taskset >/dev/null; then taskset -c 0 "$bench" convert-beside 10 2000; fi
 if [ "${ONLY:-}" = convert ]; then
   echo "# done, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   exit 0

@@ -20,7 +20,10 @@
 //!   closed;
 //! - `convert-load CONCURRENCY SECONDS [OBJECTS_PER_REVIEW]`: `ConversionReview`s to `/convert`
 //!   on kept-alive connections (the `Cache` kind of `cache.rs`, v1 to v2 and v2 to v1 in turn,
-//!   1 object a review by default); reviews/s, objects/s, latency percentiles and peak RSS.
+//!   1 object a review by default); reviews/s, objects/s, latency percentiles and peak RSS;
+//! - `convert-beside SECONDS OBJECTS_PER_REVIEW`: 4 clients of the admission `load` while one
+//!   more sends `ConversionReview`s of that many objects back to back; the admission latency
+//!   beside large conversions.
 
 use std::io::BufRead;
 use std::net::SocketAddr;
@@ -73,6 +76,7 @@ fn main() -> Result<(), Error> {
             ["slow-bodies", c] => slow_bodies(number(c)?).await,
             ["convert-load", c, s] => convert_load(number(c)?, number(s)?, 1).await,
             ["convert-load", c, s, n] => convert_load(number(c)?, number(s)?, number(n)?).await,
+            ["convert-beside", s, n] => convert_beside(number(s)?, number(n)?).await,
             _ => Err(format!("usage: see {}", file!()).into()),
         }
     })
@@ -691,6 +695,58 @@ async fn convert_load(concurrency: u64, seconds: u64, objects: u64) -> Result<()
         reviews * objects as f64,
         percentile(&latencies, 0.50),
         percentile(&latencies, 0.99),
+        server.memory("VmHWM"),
+    );
+    Ok(())
+}
+
+async fn convert_beside(seconds: u64, objects: u64) -> Result<(), Error> {
+    let server = Arc::new(Server::start(None)?);
+    let admission = Arc::new(review(16));
+    let conversion = Arc::new(cache::review("bench", "v1", "v2", objects as usize));
+    let end = Instant::now() + Duration::from_secs(seconds);
+    let converter = {
+        let (server, conversion) = (server.clone(), conversion.clone());
+        tokio::spawn(async move {
+            let (mut done, mut failures) = (0u64, 0u64);
+            let mut conn = server.connect().await?;
+            while Instant::now() < end {
+                match conn.exchange(cache::CONVERT, &conversion).await {
+                    Ok((status, answer)) if converted(status, &answer) => done += 1,
+                    _ => failures += 1,
+                }
+            }
+            Ok::<_, std::io::Error>((done, failures))
+        })
+    };
+    let mut tasks = Vec::new();
+    for _ in 0..4 {
+        let (server, body) = (server.clone(), admission.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut conn = server.connect().await?;
+            while Instant::now() < end {
+                let began = Instant::now();
+                if conn.post(VALIDATE, &body).await? == 200 {
+                    latencies.push(began.elapsed());
+                }
+            }
+            Ok::<_, std::io::Error>(latencies)
+        }));
+    }
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await??);
+    }
+    let (converted, failures) = converter.await??;
+    latencies.sort();
+    println!(
+        "convert-beside {objects} objects/review ({} bytes): {converted} conversion reviews ({failures} failed) in {seconds} s; beside them 4 admission clients: {:.0} reviews/s, p50 {:.2} ms, p99 {:.2} ms, max {:.1} ms; server peak RSS {:.1} MiB",
+        conversion.len(),
+        latencies.len() as f64 / seconds as f64,
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        percentile(&latencies, 1.0),
         server.memory("VmHWM"),
     );
     Ok(())
