@@ -3,7 +3,8 @@
 # builds webhook-bench in release and runs each scenario against a fresh server process (the
 # MyDatabase example's handlers, loopback, TLS), printing one line per run. The memory figures
 # are the server process's VmHWM/VmRSS. Needs Go for the net/http client runs (skipped
-# without it). QUICK=1 skips the 90 s idle runs.
+# without it). QUICK=1 skips the 90 s idle runs; ONLY=convert runs only the /convert lines
+# (ConversionReviews of webhook-bench's Cache kind, v1 to v2 and back in turn).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -13,6 +14,17 @@ bench="${CARGO_TARGET_DIR:-$root/target}/release/webhook-bench"
 ulimit -n "$(ulimit -Hn)"
 go_client="$(scripts/webhook-go-client.sh 2>/dev/null || true)"
 echo "# $(date -u +%FT%TZ), $(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+for c in 1 16 64; do "$bench" convert-load "$c" 10; done
+# A list of 100 objects a review, as a LIST at a version other than the stored one asks.
+"$bench" convert-load 16 10 100
+# Admission requests beside reviews of 2,000 objects (2.6 MB), on both CPUs and on one (a Pod
+# with one CPU: tokio then runs one worker).
+"$bench" convert-beside 10 2000
+if command -v taskset >/dev/null; then taskset -c 0 "$bench" convert-beside 10 2000; fi
+if [ "${ONLY:-}" = convert ]; then
+  echo "# done, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit 0
+fi
 for c in 1 16 64 256; do "$bench" load "$c" 10; done
 for c in 1 16 64 256; do "$bench" load --new-connections "$c" 10; done
 "$bench" big 64 8388000

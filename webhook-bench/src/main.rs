@@ -1,6 +1,6 @@
 //! The webhook server's load and memory benchmark (`scripts/bench-webhook.sh` runs it, release
-//! build): `kube_markers::webhook::server` serving the MyDatabase example's handlers on
-//! loopback over TLS in a process of its own (`serve`), whose RSS is read from
+//! build): `kube_markers::webhook::server` serving the MyDatabase example's handlers and the
+//! `Cache` kind's conversion (`cache.rs`) on loopback over TLS in a process of its own (`serve`), whose RSS is read from
 //! `/proc/<pid>/status`, and the clients that load it:
 //!
 //! - `load [--new-connections] CONCURRENCY SECONDS`: reviews/s and latency percentiles, on
@@ -17,7 +17,13 @@
 //!   apart, busy-waiting, so that the server reads each record on its own); RSS growth;
 //! - `slow-bodies CONNECTIONS`: that many bodies trickling in at a byte a second (under a soft
 //!   open-file limit of 1,024), and 6 ordinary reviews meanwhile; when the trickling ones are
-//!   closed.
+//!   closed;
+//! - `convert-load CONCURRENCY SECONDS [OBJECTS_PER_REVIEW]`: `ConversionReview`s to `/convert`
+//!   on kept-alive connections (the `Cache` kind of `cache.rs`, v1 to v2 and v2 to v1 in turn,
+//!   1 object a review by default); reviews/s, objects/s, latency percentiles and peak RSS;
+//! - `convert-beside SECONDS OBJECTS_PER_REVIEW`: 4 clients of the admission `load` while one
+//!   more sends `ConversionReview`s of that many objects back to back; the admission latency
+//!   beside large conversions.
 
 use std::io::BufRead;
 use std::net::SocketAddr;
@@ -38,8 +44,10 @@ use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
 use tokio_rustls::rustls::{ClientConfig, RootCertStore, crypto::ring};
 
-// The MyDatabase example's handlers, which `registered()` serves.
+// The MyDatabase example's handlers, which `registered()` serves (with `cache`'s conversion).
 use mydatabase_operator as _;
+
+mod cache;
 
 const VALIDATE: &str = "/validate-db-example-com-v1-mydatabase";
 type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -66,6 +74,9 @@ fn main() -> Result<(), Error> {
             ["one-byte", b] => one_byte(number(b)?, 0).await,
             ["one-byte", b, pace] => one_byte(number(b)?, number(pace)?).await,
             ["slow-bodies", c] => slow_bodies(number(c)?).await,
+            ["convert-load", c, s] => convert_load(number(c)?, number(s)?, 1).await,
+            ["convert-load", c, s, n] => convert_load(number(c)?, number(s)?, number(n)?).await,
+            ["convert-beside", s, n] => convert_beside(number(s)?, number(n)?).await,
             _ => Err(format!("usage: see {}", file!()).into()),
         }
     })
@@ -232,6 +243,15 @@ impl Conn {
         self.stream.flush().await?;
         read_status(&mut self.stream, &mut self.buffer).await
     }
+
+    /// One review, and its answer's status and body.
+    async fn exchange(&mut self, path: &str, body: &[u8]) -> std::io::Result<(u16, Vec<u8>)> {
+        let mut request = head(path, body.len()).into_bytes();
+        request.extend_from_slice(body);
+        self.stream.write_all(&request).await?;
+        self.stream.flush().await?;
+        read_response(&mut self.stream, &mut self.buffer, true).await
+    }
 }
 
 /// The status of the next response on `stream`, its body read and dropped.
@@ -239,6 +259,16 @@ async fn read_status<R: AsyncRead + Unpin>(
     stream: &mut R,
     buffer: &mut Vec<u8>,
 ) -> std::io::Result<u16> {
+    Ok(read_response(stream, buffer, false).await?.0)
+}
+
+/// The status of the next response on `stream` (`Content-Length` framed, as the server
+/// answers), and its body if `keep` (else read and dropped, no copy).
+async fn read_response<R: AsyncRead + Unpin>(
+    stream: &mut R,
+    buffer: &mut Vec<u8>,
+    keep: bool,
+) -> std::io::Result<(u16, Vec<u8>)> {
     let eof = || std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "EOF");
     let mut chunk = [0u8; 16 << 10];
     let end = loop {
@@ -270,8 +300,13 @@ async fn read_status<R: AsyncRead + Unpin>(
             n => buffer.extend_from_slice(&chunk[..n]),
         }
     }
+    let body = if keep {
+        buffer[end..end + length].to_vec()
+    } else {
+        Vec::new()
+    };
     buffer.drain(..end + length);
-    Ok(status)
+    Ok((status, body))
 }
 
 fn review(annotation: usize) -> Vec<u8> {
@@ -570,6 +605,148 @@ async fn slow_bodies(connections: u64) -> Result<(), Error> {
         "slow-bodies {connections} (server soft open-file limit 1024 before start): {served} of 6 ordinary reviews served at {:.1} s; slow ones answered {statuses:?}, the last at {:.1} s; server peak RSS {:.1} MiB",
         during.as_secs_f64(),
         last.as_secs_f64(),
+        server.memory("VmHWM"),
+    );
+    Ok(())
+}
+
+/// Whether a `/convert` answer succeeded: its `result` is the last field (serde_json writes
+/// keys sorted), so the tail is enough and the client's cost stays small beside the server's.
+fn converted(status: u16, body: &[u8]) -> bool {
+    const SUCCESS: &[u8] = br#""status":"Success""#;
+    let tail = &body[body.len().saturating_sub(128)..];
+    status == 200 && tail.windows(SUCCESS.len()).any(|w| w == SUCCESS)
+}
+
+async fn convert_load(concurrency: u64, seconds: u64, objects: u64) -> Result<(), Error> {
+    let objects = objects as usize;
+    let server = Arc::new(Server::start(None)?);
+    // A write at v1 (converted to the stored v2) and a read at v1 (v2 to v1), taken in turn.
+    let directions = [("v1", "v2"), ("v2", "v1")];
+    let bodies: Arc<Vec<Vec<u8>>> = Arc::new(
+        directions
+            .iter()
+            .map(|(from, to)| cache::review("bench", from, to, objects))
+            .collect(),
+    );
+    // Each direction answered as it should before the clock starts; this warms the server too.
+    let mut conn = server.connect().await?;
+    for ((_, to), body) in directions.iter().zip(bodies.iter()) {
+        let (status, answer) = conn.exchange(cache::CONVERT, body).await?;
+        if status != 200 {
+            return Err(format!(
+                "/convert answered {status}: {}",
+                String::from_utf8_lossy(&answer)
+            )
+            .into());
+        }
+        cache::check_answer(&answer, "bench", to, objects)?;
+    }
+    drop(conn);
+    let before = server.memory("VmRSS");
+    let end = Instant::now() + Duration::from_secs(seconds);
+    let mut tasks = Vec::new();
+    for task in 0..concurrency as usize {
+        let (server, bodies) = (server.clone(), bodies.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut failures = 0u64;
+            let mut conn = None;
+            let mut turn = task;
+            while Instant::now() < end {
+                let began = Instant::now();
+                if conn.is_none() {
+                    conn = server.connect().await.ok();
+                }
+                let Some(c) = conn.as_mut() else {
+                    failures += 1;
+                    continue;
+                };
+                let body = &bodies[turn % bodies.len()];
+                turn += 1;
+                match c.exchange(cache::CONVERT, body).await {
+                    Ok((status, answer)) if converted(status, &answer) => {
+                        latencies.push(began.elapsed())
+                    }
+                    Ok(_) => failures += 1,
+                    Err(_) => {
+                        failures += 1;
+                        conn = None;
+                    }
+                }
+            }
+            (latencies, failures)
+        }));
+    }
+    let began = Instant::now();
+    let (mut latencies, mut failures) = (Vec::new(), 0);
+    for task in tasks {
+        let (l, f) = task.await?;
+        latencies.extend(l);
+        failures += f;
+    }
+    let elapsed = began.elapsed().as_secs_f64();
+    latencies.sort();
+    let reviews = latencies.len() as f64 / elapsed;
+    println!(
+        "convert-load keep-alive concurrency={concurrency} objects/review={objects} ({} and {} bytes): {reviews:.0} reviews/s ({:.0} objects/s), p50 {:.2} ms, p99 {:.2} ms, {failures} failures, server RSS before {before:.1} MiB, peak {:.1} MiB",
+        bodies[0].len(),
+        bodies[1].len(),
+        reviews * objects as f64,
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        server.memory("VmHWM"),
+    );
+    Ok(())
+}
+
+async fn convert_beside(seconds: u64, objects: u64) -> Result<(), Error> {
+    let server = Arc::new(Server::start(None)?);
+    let admission = Arc::new(review(16));
+    let conversion = Arc::new(cache::review("bench", "v1", "v2", objects as usize));
+    let end = Instant::now() + Duration::from_secs(seconds);
+    let converter = {
+        let (server, conversion) = (server.clone(), conversion.clone());
+        tokio::spawn(async move {
+            let (mut done, mut failures) = (0u64, 0u64);
+            let mut conn = server.connect().await?;
+            while Instant::now() < end {
+                match conn.exchange(cache::CONVERT, &conversion).await {
+                    Ok((status, answer)) if converted(status, &answer) => done += 1,
+                    _ => failures += 1,
+                }
+            }
+            Ok::<_, std::io::Error>((done, failures))
+        })
+    };
+    let mut tasks = Vec::new();
+    for _ in 0..4 {
+        let (server, body) = (server.clone(), admission.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut conn = server.connect().await?;
+            while Instant::now() < end {
+                let began = Instant::now();
+                if conn.post(VALIDATE, &body).await? == 200 {
+                    latencies.push(began.elapsed());
+                }
+            }
+            Ok::<_, std::io::Error>(latencies)
+        }));
+    }
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await??);
+    }
+    let (converted, failures) = converter.await??;
+    latencies.sort();
+    println!(
+        "convert-beside {objects} objects/review ({} bytes): {converted} conversion reviews ({failures} failed) in {seconds} s; beside them 4 admission clients: {:.0} reviews/s, p50 {:.2} ms, p99 {:.2} ms, max {:.1} ms; server peak RSS {:.1} MiB",
+        conversion.len(),
+        latencies.len() as f64 / seconds as f64,
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        percentile(&latencies, 1.0),
         server.memory("VmHWM"),
     );
     Ok(())

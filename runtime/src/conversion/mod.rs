@@ -43,16 +43,16 @@ pub mod migrate;
 mod review;
 mod round_trip;
 #[cfg(test)]
-mod test_kinds;
+pub(crate) mod test_kinds;
 
 #[doc(hidden)]
 pub use erased::{__from_hub, __to_hub};
+#[cfg(feature = "migrate")]
+pub use migrate::{Migrated, Migration, MigrationError, Progress, migrate};
 pub use review::{
     CONVERSION_PATH, ConversionSetupError, Conversions, REVIEW_API_VERSION, REVIEW_KIND,
     ReviewError,
 };
-#[cfg(feature = "migrate")]
-pub use migrate::{Migrated, Migration, MigrationError, Progress, migrate};
 pub use round_trip::{RoundTripError, check_hub_round_trip, check_spoke_round_trip};
 
 /// A served version of a kind (the spoke, `Self`) that converts to and from the kind's storage

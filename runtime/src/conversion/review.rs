@@ -305,7 +305,20 @@ impl Conversions {
             )
         };
         if described.kind.is_empty() || from.is_empty() {
-            return Err(whole("the object has no apiVersion or kind".into()));
+            // Not `whole`: "from  to" would name nothing.
+            let missing = match (described.api_version.is_empty(), described.kind.is_empty()) {
+                (true, true) => "no apiVersion and no kind".to_string(),
+                (true, false) => "no apiVersion".to_string(),
+                (false, true) => format!("the apiVersion {:?} and no kind", described.api_version),
+                (false, false) => format!(
+                    "the apiVersion {:?}, without a version",
+                    described.api_version
+                ),
+            };
+            return Err(format!(
+                "cannot convert {} to {desired}: the object has {missing} (a string each)",
+                described.object
+            ));
         }
         if group != desired_group {
             return Err(whole(format!(

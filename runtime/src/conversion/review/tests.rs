@@ -200,7 +200,22 @@ fn unknown_versions_kinds_and_groups_fail_the_review_naming_them() {
         (
             json!({"metadata": {"name": "x"}}),
             "test.kube-markers.dev/v2",
-            "cannot convert x from  to test.kube-markers.dev/v2: the object has no apiVersion or kind",
+            "cannot convert x to test.kube-markers.dev/v2: the object has no apiVersion and no kind (a string each)",
+        ),
+        (
+            json!({"apiVersion": "test.kube-markers.dev/v1", "kind": 3, "metadata": {"name": "x"}}),
+            "test.kube-markers.dev/v2",
+            "cannot convert x to test.kube-markers.dev/v2: the object has the apiVersion \"test.kube-markers.dev/v1\" and no kind (a string each)",
+        ),
+        (
+            json!({"apiVersion": "test.kube-markers.dev/", "kind": "Widget", "metadata": {"name": "x"}}),
+            "test.kube-markers.dev/v2",
+            "cannot convert Widget x to test.kube-markers.dev/v2: the object has the apiVersion \"test.kube-markers.dev/\", without a version (a string each)",
+        ),
+        (
+            json!({"kind": "Widget"}),
+            "test.kube-markers.dev/v2",
+            "cannot convert Widget (object 0 of the review) to test.kube-markers.dev/v2: the object has no apiVersion (a string each)",
         ),
         (
             json!(7),

@@ -58,6 +58,8 @@
 
 mod body;
 mod connection;
+#[cfg(test)]
+mod convert_fuzz;
 mod envelope;
 mod process;
 mod routes;
