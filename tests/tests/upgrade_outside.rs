@@ -119,7 +119,10 @@ fn each_breaking_change_is_refused_naming_its_field_and_a_compatible_one_passes(
         let out = run_generator(&ws, &[]);
         let text = stderr(&out);
         assert!(!out.status.success(), "{lib_text}\npassed:\n{text}");
-        assert!(text.contains("[maximum] maximum decreased: 10 → 5"), "{text}");
+        assert!(
+            text.contains("[maximum] maximum decreased: 10 → 5"),
+            "{text}"
+        );
     }
     let on_field = tightened.replace(
         "    pub size: i32,",
@@ -144,7 +147,11 @@ fn each_breaking_change_is_refused_naming_its_field_and_a_compatible_one_passes(
             assert!(!text.contains("breaking the CRDs written before"), "{text}");
         }
     }
-    assert!(std::fs::read_to_string(&crd).unwrap().contains("maximum: 5"));
+    assert!(
+        std::fs::read_to_string(&crd)
+            .unwrap()
+            .contains("maximum: 5")
+    );
 
     // On the kind, for a change that has no field left to stand on.
     let removed = on_field
