@@ -11,6 +11,7 @@
 use crate::check::schema_lints::{AllowAt, FieldAt, SchemaType, crd_places};
 use crate::generate::crds::GeneratedCrd;
 use crate::output::ledger::{self, Ledger};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_compat::{Finding, Policy, Severity};
 use kube_markers_registry::{CrdEntry, Source};
 use serde_json::Value;
@@ -113,6 +114,8 @@ pub fn compare(
     }
     let new: Vec<Value> = crds.iter().map(GeneratedCrd::to_value).collect();
     let mut compared = Compared::default();
+    // Each type's CRD, allows and fields, walked once for all findings (and only if any).
+    let mut places: Option<Vec<EntryPlaces>> = None;
     for (file, old) in &previous {
         let name = &old["metadata"]["name"];
         let now: Vec<Value> = new
@@ -138,7 +141,21 @@ pub fn compare(
             if finding.severity == Severity::Off {
                 continue;
             }
-            let place = place_of(entries, types, &finding);
+            let places = places.get_or_insert_with(|| {
+                entries
+                    .iter()
+                    .map(|entry| {
+                        let (allows, fields) = crd_places(entry, types);
+                        EntryPlaces {
+                            crd: (entry.crd)(),
+                            ty: (entry.type_name.to_string(), entry.source.clone()),
+                            allows,
+                            fields,
+                        }
+                    })
+                    .collect()
+            });
+            let place = place_of(places, &finding);
             let allow = place.allow.clone();
             let found = UpgradeFinding {
                 ty: place.ty,
@@ -181,6 +198,14 @@ fn previous_crds(crd_dir: &Path, generator: &str) -> Result<Vec<(PathBuf, Value)
     Ok(out)
 }
 
+/// A linked type's CRD (one version), its name and place, and its allows and fields.
+struct EntryPlaces {
+    crd: CustomResourceDefinition,
+    ty: (String, Source),
+    allows: Vec<AllowAt>,
+    fields: Vec<FieldAt>,
+}
+
 /// Where a finding is in the Rust sources, and the `allow(...)` that accepts it.
 struct Place {
     ty: Option<(String, Source)>,
@@ -191,7 +216,7 @@ struct Place {
 /// the CRD as a whole, its first version's), the field of it the changed node is or is in,
 /// and the allow, of that check, on the node, a field or type above it, or the kind. A finding
 /// about the CRD as a whole (its scope, its versions) takes a kind's allow of any version.
-fn place_of(entries: &[&CrdEntry], types: &[&SchemaType], finding: &Finding) -> Place {
+fn place_of(entries: &[EntryPlaces], finding: &Finding) -> Place {
     let version = finding
         .version
         .rsplit(" -> ")
@@ -202,29 +227,32 @@ fn place_of(entries: &[&CrdEntry], types: &[&SchemaType], finding: &Finding) -> 
     let mut first = None;
     let mut kind_allow = None;
     for entry in entries {
-        let crd = (entry.crd)();
+        let crd = &entry.crd;
         if crd.metadata.name.as_deref() != Some(finding.crd.as_str()) {
             continue;
         }
-        let ty = (entry.type_name.to_string(), entry.source.clone());
-        let (allows, fields) = crd_places(entry, types);
+        let ty = entry.ty.clone();
         if crd.spec.versions.iter().any(|v| v.name == version) {
-            let allow = allows
-                .into_iter()
+            let allow = entry
+                .allows
+                .iter()
                 .filter(|a| a.version == version && a.name == check)
                 .filter(|a| a.path.as_deref().is_none_or(|p| covers(p, path)))
                 // The nearest: the deepest path, the kind's last.
-                .max_by_key(|a| a.path.as_ref().map_or(0, |p| p.len() + 1));
-            let field = field_at(&fields, version, path);
+                .max_by_key(|a| a.path.as_ref().map_or(0, |p| p.len() + 1))
+                .cloned();
+            let field = field_at(&entry.fields, version, path);
             return Place {
                 ty: Some(field.unwrap_or(ty)),
                 allow,
             };
         }
         if kind_allow.is_none() && (path.is_empty() || finding.version.is_empty()) {
-            kind_allow = allows
-                .into_iter()
-                .find(|a| a.path.is_none() && a.name == check);
+            kind_allow = entry
+                .allows
+                .iter()
+                .find(|a| a.path.is_none() && a.name == check)
+                .cloned();
         }
         first.get_or_insert(ty);
     }
