@@ -20,14 +20,18 @@ impl Walker<'_> {
                     angles = angles.saturating_sub(1)
                 }
                 // Not a macro's braces in the signature (`-> t! { .. } { body }`), where a
-                // name stands before the `!` (before the body of `-> ! { .. }`, a `>`).
+                // name stands before the `!`: before the body of `-> ! { .. }` stands a `>`,
+                // and before that of `impl Trait for ! { .. }` the keyword `for`.
                 Kind::Open {
                     delim: Delim::Brace,
                     close,
                 } if angles == 0
                     && !(i >= 2
                         && self.is_punct(i - 1, b'!')
-                        && self.toks[i - 2].kind == Kind::Ident) =>
+                        && self.toks[i - 2].kind == Kind::Ident
+                        && self.ident(i - 2).is_some_and(|name| {
+                            !is_keyword(name) || is_edition_keyword(name)
+                        })) =>
                 {
                     return (close as usize + 1, Some(i));
                 }
