@@ -29,9 +29,9 @@ impl Walker<'_> {
                     && !(i >= 2
                         && self.is_punct(i - 1, b'!')
                         && self.toks[i - 2].kind == Kind::Ident
-                        && self.ident(i - 2).is_some_and(|name| {
-                            !is_keyword(name) || is_edition_keyword(name)
-                        })) =>
+                        && self
+                            .ident(i - 2)
+                            .is_some_and(|name| !is_keyword(name) || is_edition_keyword(name))) =>
                 {
                     return (close as usize + 1, Some(i));
                 }
