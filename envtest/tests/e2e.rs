@@ -4,14 +4,22 @@
 
 mod common;
 mod fixtures;
+use common::operators::eventually;
 use common::{assets, patch_spec, refusal, root};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::ResourceExt;
 use kube::api::{Api, DynamicObject, PostParams};
 use kube::core::ApiResource;
 use kube::{Client, Resource};
-use kube_markers_envtest::Envtest;
+use kube_markers::webhook::server::WebhookServer;
+use kube_markers_envtest::{Envtest, TestCa, parse_manifests};
+use mydatabase_operator::v1alpha1::STORAGE_CLASS_ANNOTATION;
+use mydatabase_operator::{MyDatabase, v1alpha1};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Command;
+use std::time::Duration;
 
 async fn start() -> Envtest {
     Envtest::builder()
@@ -97,23 +105,28 @@ async fn generated_crds_are_established_and_enforce_their_schemas() {
         .await
         .unwrap();
 
-    // The deprecated version is served too.
+    // The deprecated version is served through the example's conversion webhook, which no
+    // one serves here: a write at it fails naming the webhook
+    // (`the_example_converges_objects_written_at_v1alpha1` serves it).
     let old = Api::<DynamicObject>::namespaced_with(
         admin.clone(),
         "e2e",
         &ApiResource::erase::<mydatabase_operator::v1alpha1::MyDatabase>(&()),
     );
-    old.create(
-        &PostParams::default(),
-        &object(
-            "MyDatabase",
-            "db.example.com/v1alpha1",
-            "old",
-            json!({"replicas": 2, "image": "pg"}),
-        ),
-    )
-    .await
-    .unwrap();
+    let (code, message) = refusal(
+        old.create(
+            &PostParams::default(),
+            &object(
+                "MyDatabase",
+                "db.example.com/v1alpha1",
+                "old",
+                json!({"size": 2, "image": "pg", "version": "17"}),
+            ),
+        )
+        .await,
+    );
+    assert_eq!(code, 500, "{message}");
+    assert!(message.contains("conversion webhook"), "{message}");
 
     // Memcached: 1 to 3 pods.
     let mcs = api_for::<memcached_operator::Memcached>(&admin, "e2e");
@@ -131,6 +144,194 @@ async fn generated_crds_are_established_and_enforce_their_schemas() {
     );
     assert_eq!(code, 422);
     assert!(message.contains("spec.size"), "{message}");
+}
+
+/// The MyDatabase example as its binary runs: its webhook server (`registered()`) serves the
+/// v1alpha1 <-> v1 conversion and writes its CA into the generated CRD's `caBundle`, acting
+/// with exactly the generated `conversion_ca_bundle_role.yaml`; the controller, which watches
+/// v1, converges an object written at v1alpha1, and the object reads back at v1alpha1 as it
+/// was written, the operator's status converted with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_converges_objects_written_at_v1alpha1() {
+    let env = start().await;
+    env.ensure_namespace("e2e").await.unwrap();
+    env.ensure_namespace(mydatabase_operator::TENANT_NAMESPACE)
+        .await
+        .unwrap();
+    let admin = env.admin_client().unwrap();
+
+    // The generated role for the CA bundle, bound to the user the server acts as.
+    let patcher = "mydatabase-webhook-server";
+    let mut role = parse_manifests(
+        &std::fs::read_to_string(root().join("rbac-out/conversion_ca_bundle_role.yaml")).unwrap(),
+    )
+    .unwrap();
+    let role_name = role[0]["metadata"]["name"].clone();
+    role.push(json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": "conversion-ca-bundle"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": patcher}],
+    }));
+    env.apply_objects(role).await.unwrap();
+
+    // The server, as the example's main starts it, on loopback with a test certificate.
+    let ca = TestCa::new("mydatabase webhook CA").unwrap();
+    let certs = tempfile::tempdir().unwrap();
+    ca.issue("127.0.0.1")
+        .unwrap()
+        .write_to(certs.path())
+        .unwrap();
+    std::fs::write(certs.path().join("ca.crt"), ca.pem()).unwrap();
+    let server = WebhookServer::builder()
+        .registered()
+        .cert_dir(certs.path())
+        .bind(([127, 0, 0, 1], 0).into())
+        .shutdown_timeout(Duration::from_secs(5))
+        .patch_conversion_ca_bundle(env.client_as(patcher, &[]).unwrap())
+        .conversion_ca_resync(Duration::from_secs(1))
+        .build()
+        .unwrap()
+        .start()
+        .await
+        .unwrap();
+
+    // The generated CRD, its webhook Service replaced by the server's loopback URL.
+    let mut crd = parse_manifests(
+        &std::fs::read_to_string(root().join("rbac-out/crd/db.example.com_mydatabases.yaml"))
+            .unwrap(),
+    )
+    .unwrap()
+    .remove(0);
+    let client_config = &mut crd["spec"]["conversion"]["webhook"]["clientConfig"];
+    assert_eq!(client_config["service"]["path"], "/convert");
+    *client_config = json!({"url": format!("https://{}/convert", server.local_addr())});
+    env.apply_objects(vec![crd]).await.unwrap();
+    let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
+    let ca_pem = ca.pem().replace("\r\n", "\n").into_bytes();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let crd = crds.get("mydatabases.db.example.com").await.unwrap();
+        let bundle = crd
+            .spec
+            .conversion
+            .and_then(|c| c.webhook?.client_config?.ca_bundle);
+        if bundle.is_some_and(|b| b.0 == ca_pem) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server did not write the CRD's caBundle within 30 s"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Written at v1alpha1, as an old client writes it.
+    let old: Api<v1alpha1::MyDatabase> = Api::namespaced(admin.clone(), "e2e");
+    let mut written = v1alpha1::MyDatabase::new(
+        "old",
+        v1alpha1::MyDatabaseSpec {
+            size: 2,
+            image: "postgres".into(),
+            version: Some("17.2".into()),
+        },
+    );
+    written
+        .annotations_mut()
+        .insert(STORAGE_CLASS_ANNOTATION.into(), "fast".into());
+    old.create(&PostParams::default(), &written).await.unwrap();
+    let current: Api<MyDatabase> = Api::namespaced(admin.clone(), "e2e");
+    let stored = current.get("old").await.unwrap();
+    assert_eq!(stored.spec.replicas, 2);
+    assert_eq!(stored.spec.image, "postgres:17.2");
+    assert_eq!(stored.spec.storage_class.as_deref(), Some("fast"));
+    assert!(
+        !stored.annotations().contains_key(STORAGE_CLASS_ANNOTATION),
+        "{:?}",
+        stored.annotations()
+    );
+
+    // The controller converges it: its Deployment from the converted spec, its status.
+    let health = kube_markers::health::Health::new();
+    let controller = tokio::spawn(mydatabase_operator::run(
+        admin.clone(),
+        health.condition("mydatabases cache"),
+    ));
+    let deployments: Api<Deployment> = Api::namespaced(admin.clone(), "e2e");
+    eventually(
+        "the Deployment of the v1alpha1 object",
+        Duration::from_secs(60),
+        || async {
+            deployments
+                .get_opt("old")
+                .await
+                .ok()
+                .flatten()
+                .is_some_and(|d| {
+                    let spec = d.spec;
+                    let image = spec.template.spec.unwrap_or_default().containers[0]
+                        .image
+                        .clone();
+                    spec.replicas == Some(2) && image.as_deref() == Some("postgres:17.2")
+                })
+        },
+    )
+    .await;
+    eventually(
+        "the status, read at v1alpha1",
+        Duration::from_secs(60),
+        || async {
+            old.get("old").await.ok().is_some_and(|db| {
+                db.status.is_some_and(|s| {
+                    s.conditions
+                        .iter()
+                        .any(|c| c.type_ == "Ready" && c.reason == "ReplicasStarting")
+                })
+            })
+        },
+    )
+    .await;
+
+    // Read back at v1alpha1 as it was written: the finalizer the operator added, nothing lost.
+    let read = old.get("old").await.unwrap();
+    assert_eq!(read.spec, written.spec);
+    assert_eq!(read.annotations(), written.annotations());
+    assert_eq!(read.finalizers(), [mydatabase_operator::FINALIZER]);
+
+    // An update at v1alpha1 (the old client scales it) reaches the Deployment.
+    old.patch(
+        "old",
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Merge(json!({"spec": {"size": 3}})),
+    )
+    .await
+    .unwrap();
+    eventually(
+        "the Deployment scaled from v1alpha1",
+        Duration::from_secs(60),
+        || async {
+            deployments
+                .get_opt("old")
+                .await
+                .ok()
+                .flatten()
+                .is_some_and(|d| d.spec.replicas == Some(3))
+        },
+    )
+    .await;
+    assert_eq!(
+        current
+            .get("old")
+            .await
+            .unwrap()
+            .spec
+            .storage_class
+            .as_deref(),
+        Some("fast")
+    );
+
+    controller.abort();
+    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

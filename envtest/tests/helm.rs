@@ -8,7 +8,7 @@
 //! `KUBE_MARKERS_SKIP_ORACLE=1` skips these tests (they are then reported as ignored).
 
 mod common;
-use common::bundle::{kustomize, of_kind, rendered, service_account};
+use common::bundle::{kustomize, named, of_kind, rendered, service_account};
 use common::operators::{self, NS, create_objects};
 use common::{assets, root};
 use k8s_openapi::api::rbac::v1::ClusterRole;
@@ -492,8 +492,11 @@ fn webhook_bundle() -> tempfile::TempDir {
     id.cert_manager = true;
     let entries = kube_markers::registry::rbac_entries();
     let roles = kube_markers::codegen::roles_for(&entries, "manager-role");
-    let crds =
-        kube_markers::codegen::generate_crds(&kube_markers::registry::crd_entries()).unwrap();
+    let crds = kube_markers::codegen::generate_crds_with_conversions(
+        &kube_markers::registry::crd_entries(),
+        &kube_markers::registry::conversion_entries(),
+    )
+    .unwrap();
     let manifests =
         std::fs::read_to_string(root().join("rbac-out/webhook/manifests.yaml")).unwrap();
     let configurations = parse_manifests(&manifests).unwrap();
@@ -584,20 +587,34 @@ fn with_webhooks_and_cert_manager_helm_template_is_the_kustomize_bundle() {
         configuration["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
         "prod-ops/example-operator-serving-cert"
     );
-    // Off, the manager serves no webhooks and nothing calls it.
+    // Off, no admission webhook calls the manager; the example's converting CRD still does,
+    // so its Service, certificate, port and certificate volume stay.
     let docs = render(&["--set", "webhooks.enabled=false"]);
     for kind in [
-        "Service",
-        "Issuer",
-        "Certificate",
         "ValidatingWebhookConfiguration",
         "MutatingWebhookConfiguration",
     ] {
         assert!(of_kind(&docs, kind).is_empty(), "{kind}");
     }
+    for kind in ["Service", "Issuer", "Certificate"] {
+        assert_eq!(of_kind(&docs, kind).len(), 1, "{kind}");
+    }
+    let crd = named(
+        &docs,
+        "CustomResourceDefinition",
+        "mydatabases.db.example.com",
+    );
+    assert_eq!(
+        crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"]["name"],
+        "example-operator-webhook-service"
+    );
+    assert_eq!(
+        crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+        "default/example-operator-serving-cert"
+    );
     let pod = &of_kind(&docs, "Deployment")[0]["spec"]["template"]["spec"];
     assert!(
-        pod.get("volumes").is_none() && pod["containers"][0].get("ports").is_none(),
+        pod.get("volumes").is_some() && pod["containers"][0].get("ports").is_some(),
         "{pod}"
     );
     let out = run(&helm, &["lint", "--strict", chart.to_str().unwrap()]);

@@ -77,6 +77,8 @@ async fn serve(ca: &TestCa, dir: &std::path::Path) -> RunningServer {
     assert_eq!(
         server.paths(),
         [
+            // The example's v1alpha1 <-> v1 conversion.
+            "/convert",
             "/mutate-db-example-com-v1-mydatabase",
             "/validate-db-example-com-v1-mydatabase"
         ]

@@ -3,8 +3,8 @@
 //! validator, the CEL rules through kube-cel, transition rules included).
 
 use kube::CustomResource;
-use kube_markers::codegen::{GeneratedCrd, generate_crds};
-use kube_markers::registry::crd_entries;
+use kube_markers::codegen::{GeneratedCrd, generate_crds_with_conversions};
+use kube_markers::registry::{conversion_entries, crd_entries};
 use kube_markers_tests::{cel_errors, openapi_errors};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -16,7 +16,8 @@ mod vocabulary;
 use vocabulary::{valid, with};
 
 fn crds() -> Vec<GeneratedCrd> {
-    generate_crds(&crd_entries()).unwrap_or_else(|errors| panic!("{errors:#?}"))
+    generate_crds_with_conversions(&crd_entries(), &conversion_entries())
+        .unwrap_or_else(|errors| panic!("{errors:#?}"))
 }
 
 fn schema(kind: &str, version: &str) -> Value {
@@ -283,6 +284,21 @@ fn mydatabase_merges_its_two_versions() {
     assert_eq!(
         crd.crd.metadata.name.as_deref(),
         Some("mydatabases.db.example.com")
+    );
+    // The versions' schemas differ: the example's #[conversion] makes the CRD call the
+    // webhook server.
+    let conversion = serde_json::to_value(crd.crd.spec.conversion.as_ref().unwrap()).unwrap();
+    assert_eq!(
+        conversion,
+        json!({
+            "strategy": "Webhook",
+            "webhook": {
+                "clientConfig": {
+                    "service": {"name": "webhook-service", "namespace": "system", "path": "/convert"},
+                },
+                "conversionReviewVersions": ["v1"],
+            },
+        })
     );
     let v1 = &crd.crd.spec.versions[0];
     let scale = v1.subresources.as_ref().unwrap().scale.as_ref().unwrap();

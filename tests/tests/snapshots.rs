@@ -84,7 +84,11 @@ fn example_crd_files() {
             )
         })
         .collect();
-    let crds = kube_markers::codegen::generate_crds(&entries).unwrap();
+    let crds = kube_markers::codegen::generate_crds_with_conversions(
+        &entries,
+        &kube_markers::registry::conversion_entries(),
+    )
+    .unwrap();
     assert_eq!(crds.len(), 2);
     for crd in &crds {
         let text = kube_markers::codegen::render_crd(crd, "");

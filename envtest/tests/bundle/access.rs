@@ -51,14 +51,25 @@ pub(super) fn permissions(role: &Value, namespace: &str) -> Vec<Value> {
             for url in strings(&rule["nonResourceURLs"]) {
                 out.push(json!({"nonResourceAttributes": {"path": url, "verb": verb}}));
             }
+            // A rule with `resourceNames` grants those objects only.
+            let names: Vec<Option<String>> = match strings(&rule["resourceNames"]) {
+                names if names.is_empty() => vec![None],
+                names => names.into_iter().map(Some).collect(),
+            };
             for group in strings(&rule["apiGroups"]) {
                 for resource in strings(&rule["resources"]) {
                     let (resource, subresource) =
                         resource.split_once('/').unwrap_or((&resource, ""));
-                    out.push(json!({"resourceAttributes": {
-                        "namespace": namespace, "verb": verb, "group": group,
-                        "resource": resource, "subresource": subresource,
-                    }}));
+                    for name in &names {
+                        let mut attributes = json!({
+                            "namespace": namespace, "verb": verb, "group": group,
+                            "resource": resource, "subresource": subresource,
+                        });
+                        if let Some(name) = name {
+                            attributes["name"] = name.as_str().into();
+                        }
+                        out.push(json!({ "resourceAttributes": attributes }));
+                    }
                 }
             }
         }
@@ -91,7 +102,8 @@ pub(super) async fn every_binding_grants_exactly_its_role(
         .into_iter()
         .chain(of_kind(docs, "RoleBinding"))
         .collect();
-    assert_eq!(bindings.len(), 4);
+    // manager, leader election, metrics auth, tenant, conversion CA bundle.
+    assert_eq!(bindings.len(), 5);
     // (binding, permission) for every permission of every bound role.
     let mut granted: Vec<(usize, Value)> = Vec::new();
     for (index, binding) in bindings.iter().enumerate() {

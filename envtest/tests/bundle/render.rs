@@ -15,8 +15,9 @@ fn kubectl_kustomize_renders_the_bundle() {
     assert_eq!(kinds("Namespace"), 1);
     assert_eq!(kinds("CustomResourceDefinition"), 2);
     assert_eq!(kinds("Deployment"), 1);
-    // role.yaml's ClusterRole, leader election, metrics auth and reader, 3 per CRD.
-    assert_eq!(kinds("ClusterRole"), 1 + 2 + 2 * 3);
+    // role.yaml's ClusterRole, leader election, metrics auth and reader, 3 per CRD, and the
+    // one for the caBundle of the converting CRD.
+    assert_eq!(kinds("ClusterRole"), 1 + 2 + 2 * 3 + 1);
     assert_eq!(kinds("Role"), 2);
     for doc in &docs {
         let kind = doc["kind"].as_str().unwrap();
@@ -51,6 +52,7 @@ fn kubectl_kustomize_renders_the_bundle() {
     assert_eq!(
         bound,
         [
+            "example-operator-conversion-ca-bundle-role",
             "example-operator-leader-election-role",
             "example-operator-manager-role",
             "example-operator-metrics-auth-role",

@@ -96,32 +96,10 @@ pub struct MyDatabaseStatus {
     pub conditions: Vec<Condition>,
 }
 
-/// The first version of the API, still served for old clients: the same fields, no limits.
-pub mod v1alpha1 {
-    use kube::CustomResource;
-    use schemars::JsonSchema;
-    use serde::{Deserialize, Serialize};
-
-    /// A database cluster (deprecated version).
-    #[kube_markers::crd(allow(unconverted-versions, reason = "until it has a conversion, a v1alpha1 client's write drops spec.storageClass"))]
-    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
-    #[kube(
-        group = "db.example.com",
-        version = "v1alpha1",
-        kind = "MyDatabase",
-        plural = "mydatabases",
-        namespaced,
-        status = "super::MyDatabaseStatus",
-        shortname = "mydb",
-        deprecated = "db.example.com/v1alpha1 MyDatabase is deprecated; use db.example.com/v1"
-    )]
-    pub struct MyDatabaseSpec {
-        /// Number of database pods.
-        pub replicas: i32,
-        /// Container image of the database.
-        pub image: String,
-    }
-}
+/// The first version of the API, still served for old clients, converted to and from
+/// [`MyDatabase`] by the webhook server: `size` became `replicas`, the image and its `version`
+/// became one `image` reference, and `storageClass` was added.
+pub mod v1alpha1;
 
 #[cfg(feature = "webhook")]
 pub mod webhooks;

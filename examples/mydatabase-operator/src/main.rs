@@ -1,8 +1,9 @@
 //! Runs the MyDatabase operator against the cluster of the current kubeconfig, serving the
-//! deploy bundle's `/healthz` and `/readyz` probes (`HEALTH_PROBE_PORT`, default 8081). Built
-//! with the feature `webhook-server`, it also serves its admission webhooks on `0.0.0.0:9443`
-//! with the certificate cert-manager mounts at `/tmp/k8s-webhook-server/serving-certs`, until
-//! the operator stops (SIGTERM or Ctrl-C).
+//! deploy bundle's `/healthz` and `/readyz` probes (`HEALTH_PROBE_PORT`, default 8081). With
+//! the feature `webhook-server` (on by default), it also serves its admission webhooks and the
+//! v1alpha1 <-> v1 conversion on `0.0.0.0:9443` with the certificate mounted at
+//! `/tmp/k8s-webhook-server/serving-certs`, and keeps that certificate's CA in the CRD's
+//! conversion `caBundle`, until the operator stops (SIGTERM or Ctrl-C).
 
 use kube_markers::health::{Health, probe_addr};
 
@@ -28,6 +29,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     #[cfg(feature = "webhook-server")]
     let webhooks = kube_markers::webhook::server::WebhookServer::builder()
         .registered()
+        .patch_conversion_ca_bundle(client.clone())
         .build()?
         .start()
         .await?;
