@@ -6,7 +6,9 @@
 
 #[allow(dead_code)] // shared with quick_start.rs and envtest/tests/outside_crds.rs
 mod outside;
-use outside::{quick_start_workspace, run_built_generator, run_generator, run_package_in, write};
+use outside::{
+    quick_start_workspace, readme_block, run_built_generator, run_generator, run_package_in, write,
+};
 use std::process::Output;
 
 fn stderr(out: &Output) -> String {
@@ -466,4 +468,78 @@ fn a_kind_in_two_versions_without_a_conversion_is_refused_and_an_allow_accepts_i
         "{crd}"
     );
     assert!(!crd.contains("conversion:"), "{crd}");
+
+    // The other way out: a conversion, and the README's bundle. The CRD calls the webhook
+    // server at /convert and the bundle wires it.
+    write(
+        &ws.join("my-operator/src/lib.rs"),
+        &format!("{TWO_VERSIONS_LIB}{CART_CONVERSION}"),
+    );
+    let codegen_toml = std::fs::read_to_string(ws.join("codegen/Cargo.toml")).unwrap();
+    write(
+        &ws.join("codegen/Cargo.toml"),
+        &format!(
+            "{codegen_toml}\n{}",
+            readme_block("# codegen/Cargo.toml, beside [dependencies]")
+        ),
+    );
+    let out = run_generator(&ws, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let crd = std::fs::read_to_string(ws.join("rbac-out/crd/shop.example.com_carts.yaml")).unwrap();
+    assert!(
+        crd.contains(
+            "  conversion:\n    strategy: Webhook\n    webhook:\n      clientConfig:\n        \
+             service:\n          name: webhook-service\n          namespace: system\n          \
+             path: /convert\n      conversionReviewVersions:\n      - v1\n"
+        ),
+        "{crd}"
+    );
+    let kustomization = std::fs::read_to_string(ws.join("rbac-out/kustomization.yaml")).unwrap();
+    for listed in [
+        "- crd_kustomizeconfig.yaml",
+        "- webhook_service.yaml",
+        "- conversion_ca_bundle_role.yaml",
+        "- conversion_ca_bundle_role_binding.yaml",
+    ] {
+        assert!(kustomization.contains(listed), "{listed}:\n{kustomization}");
+        let file = listed.trim_start_matches("- ");
+        assert!(ws.join("rbac-out").join(file).exists(), "{file}");
+    }
+    let role = std::fs::read_to_string(ws.join("rbac-out/conversion_ca_bundle_role.yaml")).unwrap();
+    assert!(
+        role.contains("resourceNames:\n  - carts.shop.example.com\n"),
+        "{role}"
+    );
+    let manager = std::fs::read_to_string(ws.join("rbac-out/manager.yaml")).unwrap();
+    assert!(
+        manager.contains("containerPort: 9443")
+            && manager.contains("secretName: webhook-server-cert"),
+        "{manager}"
+    );
 }
+
+/// The conversion between [`TWO_VERSIONS_LIB`]'s versions: v1 keeps v2's coupon in an
+/// annotation.
+const CART_CONVERSION: &str = r#"
+const COUPON: &str = "shop.example.com/coupon";
+
+#[kube_markers::conversion]
+impl kube_markers::conversion::Spoke<v2::CartV2> for v1::Cart {
+    type Error = String;
+
+    fn to_hub(mut self) -> Result<v2::CartV2, String> {
+        let coupon = self.metadata.annotations.as_mut().and_then(|a| a.remove(COUPON));
+        Ok(v2::CartV2 {
+            metadata: self.metadata,
+            spec: v2::CartSpec { items: self.spec.items, coupon },
+        })
+    }
+
+    fn from_hub(mut hub: v2::CartV2) -> Result<Self, String> {
+        if let Some(coupon) = hub.spec.coupon {
+            hub.metadata.annotations.get_or_insert_default().insert(COUPON.into(), coupon);
+        }
+        Ok(v1::Cart { metadata: hub.metadata, spec: v1::CartSpec { items: hub.spec.items } })
+    }
+}
+"#;
