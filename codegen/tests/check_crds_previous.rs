@@ -1,5 +1,6 @@
 //! `codegen check-crds --previous OLD NEW`: the CRDs of NEW compared with those of OLD (files,
-//! directories, or kubectl's cluster), text and JSON output, the policy, and exit codes.
+//! directories, or kubectl's cluster), text and JSON output, the policy, and exit codes; and
+//! the exit codes of `check-crds PATH...` alone.
 
 mod common;
 
@@ -297,4 +298,54 @@ fn previous_cluster_reads_kubectls_list_with_stored_versions() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// `check-crds PATH...`: 0 when every CRD is accepted, 1 when one is refused, 2 when a path's
+/// CRDs cannot be read (missing, not YAML, a named file without a CRD), as with `--previous`.
+#[test]
+fn check_crds_exits_0_accepted_1_refused_2_unreadable() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(dir.path(), "good.yaml", &crd(10, false));
+    let mut refused = crd(10, false);
+    refused["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] =
+        json!([{"rule": "self.nope == 1"}]);
+    let refused = write(dir.path(), "refused.yaml", &refused);
+    let not_crd = dir.path().join("pod.yaml");
+    std::fs::write(&not_crd, "kind: Pod\napiVersion: v1\n").unwrap();
+    let not_yaml = dir.path().join("broken.yaml");
+    std::fs::write(&not_yaml, "a: [\n").unwrap();
+    let missing = dir.path().join("missing.yaml");
+    let (not_crd, not_yaml, missing) = (
+        not_crd.display().to_string(),
+        not_yaml.display().to_string(),
+        missing.display().to_string(),
+    );
+    for (paths, code, want) in [
+        (vec![&good], 0, ""),
+        (vec![&good, &refused], 1, "undefined field 'nope'"),
+        (
+            vec![&refused, &missing],
+            2,
+            "missing.yaml: no such file or directory",
+        ),
+        (
+            vec![&good, &not_crd],
+            2,
+            "no apiextensions.k8s.io/v1 CustomResourceDefinition in it",
+        ),
+        (vec![&good, &not_yaml], 2, "broken.yaml: error: not YAML"),
+    ] {
+        let mut args = vec!["check-crds"];
+        args.extend(paths.iter().map(|p| p.as_str()));
+        let out = codegen(&args);
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(code), "{paths:?}: {all}");
+        assert!(all.contains(want), "{paths:?}: {want}: {all}");
+    }
+    // A directory's files without CRDs are skipped: a chart's other manifests.
+    let chart = tempfile::tempdir().unwrap();
+    write(chart.path(), "crd.yaml", &crd(10, false));
+    std::fs::write(chart.path().join("pod.yaml"), "kind: Pod\napiVersion: v1\n").unwrap();
+    let out = codegen(&["check-crds", chart.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }

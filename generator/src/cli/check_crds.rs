@@ -93,7 +93,8 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
         .repeatable(),
     ],
     notes: "Exit status: 0 when the API server would accept every CRD, 1 when it would refuse \
-            one, 2 for a bad command line.\n\
+            one, 2 for a bad command line or a path whose CRDs cannot be read (it does not \
+            exist, cannot be read, is not YAML, or is a file holding no CRD).\n\
             YAML is read as YAML 1.2; kubectl reads YAML 1.1, so an unquoted y, n, yes, no, on \
             or off is reported as a warning (kubectl sends a boolean there).\n\
             With --previous: 0 when no finding is an error, 1 when one is, 2 for a bad command \
@@ -140,7 +141,7 @@ pub fn main(args: &[String]) -> ExitCode {
         Ok(paths) => paths,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
     };
     // Files found in a directory without CRDs in them (a chart's other manifests) are left out.
@@ -157,7 +158,9 @@ pub fn main(args: &[String]) -> ExitCode {
     } else {
         print!("{}", render(&reports, args.costs));
     }
-    if reports.iter().all(FileReport::accepted) {
+    if reports.iter().any(|r| r.unreadable) {
+        ExitCode::from(2)
+    } else if reports.iter().all(FileReport::accepted) {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -48,6 +48,10 @@ pub struct FileReport {
     /// YAML 1.1 readings kubectl would make.
     pub warnings: Vec<String>,
     pub crds: Vec<CrdReport>,
+    /// Whether no CRD could be read from the file: it cannot be read, is not YAML, or was
+    /// named and holds none (`check-crds` then exits 2, as `--previous` does, not 1).
+    #[serde(skip)]
+    pub unreadable: bool,
 }
 
 impl FileReport {
@@ -114,11 +118,13 @@ pub fn check_file_with(path: &Path, required: bool, cost_bounds: bool) -> FileRe
         errors: Vec::new(),
         warnings: Vec::new(),
         crds: Vec::new(),
+        unreadable: false,
     };
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
             report.errors.push(format!("cannot read it: {e}"));
+            report.unreadable = true;
             return report;
         }
     };
@@ -127,6 +133,7 @@ pub fn check_file_with(path: &Path, required: bool, cost_bounds: bool) -> FileRe
         Ok(docs) => docs,
         Err(e) => {
             report.errors.push(format!("not YAML: {e}"));
+            report.unreadable = true;
             return report;
         }
     };
@@ -153,6 +160,7 @@ pub fn check_file_with(path: &Path, required: bool, cost_bounds: bool) -> FileRe
         report
             .errors
             .push("no apiextensions.k8s.io/v1 CustomResourceDefinition in it".into());
+        report.unreadable = true;
     }
     report
 }
