@@ -1,7 +1,9 @@
 //! Upgrade safety from outside this workspace (a workspace made as the README's quick start
 //! tells, `outside/mod.rs`): generate, then make each kind of breaking change in the Rust
 //! type; `cargo run -p codegen` refuses each one, naming the field and the check, and so does
-//! `--check`; a compatible change (a new optional field, a loosened maximum) passes; and
+//! `--check` (a field removed or retyped, a maximum lowered, a field newly required, an enum
+//! value dropped, a default changed, a pattern changed, a list type changed, nullable removed,
+//! the scope switched); a compatible change (a new optional field, a loosened maximum) passes; and
 //! `#[k8s(allow(CHECK, reason))]` on the field, or on the kind, accepts that check's change.
 
 #[allow(dead_code)] // shared with the other outside-workspace tests
@@ -24,6 +26,29 @@ pub struct WidgetSpec {
     pub colour: String,
     #[serde(default)]
     pub note: Option<String>,
+    #[serde(default)]
+    pub tier: Tier,
+    #[serde(default = "two")]
+    pub replicas: i32,
+    #[k8s(pattern = "^[a-z]+$")]
+    #[serde(default)]
+    pub slug: Option<String>,
+    #[k8s(list_type = "set")]
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub nick: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+pub enum Tier {
+    #[default]
+    Basic,
+    Premium,
+}
+
+fn two() -> i32 {
+    2
 }
 "#;
 
@@ -80,6 +105,35 @@ fn each_breaking_change_is_refused_naming_its_field_and_a_compatible_one_passes(
         }
         assert_eq!(std::fs::read_to_string(&crd).unwrap(), written, "{to:?}");
     }
+
+    // The other kinds of breaking change, all at once: each is reported, at its field.
+    let many = LIB
+        .replace("    Premium,\n", "")
+        .replace("    2\n", "    3\n")
+        .replace("^[a-z]+$", "^[a-z]{1,8}$")
+        .replace("list_type = \"set\"", "list_type = \"atomic\"")
+        .replace("pub nick: Option<String>", "pub nick: String")
+        .replace("kind = \"Widget\", namespaced)", "kind = \"Widget\")");
+    std::fs::write(&lib, &many).unwrap();
+    for args in [&[][..], &["--check"][..]] {
+        let out = run_generator(&ws, args);
+        let text = stderr(&out);
+        assert!(!out.status.success(), "{args:?} passed:\n{text}");
+        for expected in [
+            "my-operator/src/lib.rs:16: WidgetSpec.tier v1 field `spec.tier`: [enum]",
+            "my-operator/src/lib.rs:18: WidgetSpec.replicas v1 field `spec.replicas`: [default]",
+            "my-operator/src/lib.rs:21: WidgetSpec.slug v1 field `spec.slug`: [pattern]",
+            "my-operator/src/lib.rs:24: WidgetSpec.tags v1 field `spec.tags`: [listType]",
+            "my-operator/src/lib.rs:26: WidgetSpec.nick v1 field `spec.nick`: [nullable]",
+            "[scope]",
+        ] {
+            assert!(
+                text.contains(expected),
+                "{args:?}: no `{expected}` in:\n{text}"
+            );
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&crd).unwrap(), written);
 
     // Compatible: a loosened maximum and a new optional field.
     let compatible = LIB.replace("maximum = 10", "maximum = 20").replace(
