@@ -7,7 +7,7 @@ mod check;
 use check::check_page;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers::codegen::generate::docs;
-use kube_markers::codegen::{GeneratedCrd, generate_crds, render_crd};
+use kube_markers::codegen::{GeneratedCrd, generate_crds_with_conversions, render_crd};
 use serde_json::Value;
 
 // Linked so their entries are in this test binary.
@@ -25,7 +25,9 @@ fn example_crds() -> Vec<GeneratedCrd> {
             )
         })
         .collect();
-    let crds = generate_crds(&entries).unwrap();
+    let crds =
+        generate_crds_with_conversions(&entries, &kube_markers::registry::conversion_entries())
+            .unwrap();
     assert_eq!(crds.len(), 2, "the examples' two CRDs");
     crds
 }
