@@ -128,3 +128,90 @@ async fn check_crds_decides_as_kube_apiserver() {
         disagreements.join("\n")
     );
 }
+
+/// What `check-crds` says of a CRD that decodes badly is what the API server and kubectl do:
+/// a field of the wrong type is refused whatever the client asks; a field the CRD type does
+/// not have is refused by `kubectl apply` (strict validation, its default) and by any
+/// server-side apply (the object must fit the type's schema), and dropped by a create without
+/// strict validation, which `check-crds` reports as a warning, not a refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fields_the_crd_type_does_not_decode_as_the_api_server_and_kubectl_do() {
+    use kube_markers::codegen::check::crd::files::check_crd;
+    let env = Envtest::builder()
+        .assets(assets())
+        .start()
+        .await
+        .unwrap_or_else(|e| panic!("envtest: {e}"));
+    let kubeconfig = env.admin_kubeconfig().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let kubectl = |crd: &Value, args: &[&str]| {
+        let file = dir.path().join("crd.json");
+        std::fs::write(&file, serde_json::to_string(crd).unwrap()).unwrap();
+        let out = std::process::Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args(args)
+            .args(["--dry-run=server", "-o", "json", "-f"])
+            .arg(&file)
+            .output()
+            .expect("run kubectl");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let as_value = |schema: Value| serde_json::to_value(crd(&schema)).unwrap();
+    let ways = [
+        &["apply"][..],
+        &["apply", "--server-side"],
+        &["apply", "--server-side", "--validate=false"],
+        &["create", "--validate=false"],
+    ];
+
+    // A typo: a warning for check-crds; refused but by a create without strict validation,
+    // which drops it.
+    let typo = as_value(json!({"type": "object", "properties": {"spec": {
+        "type": "object", "properties": {"s": {"type": "string", "maxLenght": 5}}}}}));
+    let report = check_crd(&typo, 1);
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    assert!(
+        report.warnings[0].starts_with(
+            "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.s.maxLenght: \
+             unknown field"
+        ),
+        "{:?}",
+        report.warnings
+    );
+    for args in &ways[..3] {
+        let (ok, _, stderr) = kubectl(&typo, args);
+        assert!(!ok, "kubectl {args:?} accepted an unknown field");
+        assert!(stderr.contains("maxLenght"), "{args:?}: {stderr}");
+    }
+    let (ok, stdout, stderr) = kubectl(&typo, ways[3]);
+    assert!(ok, "{stderr}");
+    let created: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        created["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+            ["s"],
+        json!({"type": "string"}),
+        "the API server drops the unknown field"
+    );
+
+    // A field of the wrong type: refused every way, a problem for check-crds.
+    let mistyped = as_value(json!({"type": "object", "properties": {"spec": {
+        "type": "object", "properties": {"s": {"type": "string", "maxLength": "5"}}}}}));
+    let report = check_crd(&mistyped, 1);
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    assert!(
+        report.problems[0].contains("maxLength: invalid type: string \"5\""),
+        "{:?}",
+        report.problems
+    );
+    for args in ways {
+        let (ok, _, stderr) = kubectl(&mistyped, args);
+        assert!(!ok, "kubectl {args:?} accepted maxLength: \"5\"");
+        assert!(stderr.contains("maxLength"), "{args:?}: {stderr}");
+    }
+}

@@ -1,7 +1,8 @@
 //! `check-crds`: every check the generator applies to its own CRDs, applied to CRD files
 //! written by anyone (by hand, controller-gen, Helm charts): names and metadata, versions,
 //! structural schemas, defaults, list-map keys, printer-column, selectable-field and scale
-//! paths, and CEL rules type-checked and costed as kube-apiserver 1.37 does.
+//! paths, and CEL rules type-checked and costed as kube-apiserver 1.37 does; before them, the
+//! CRD decoded into its type as the API server decodes it ([`super::decode`]).
 //!
 //! YAML is read as kubectl reads it where the two readers differ in values: an unquoted `y`,
 //! `n`, `yes`, `no`, `on` or `off` value is a boolean for both (YAML 1.1). They differ in keys:
@@ -23,7 +24,8 @@ pub struct CrdReport {
     /// What the API server would refuse, as `location: message`.
     pub problems: Vec<String>,
     /// What the generator refuses in its own CRDs and the API server accepts: a schema no
-    /// value satisfies, a printer column or scale path that leads nowhere.
+    /// value satisfies, a printer column or scale path that leads nowhere, a field the CRD
+    /// type does not have.
     pub warnings: Vec<String>,
     /// Each version's CEL cost report.
     pub versions: Vec<VersionCosts>,
@@ -176,6 +178,18 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
         .as_str()
         .map_or_else(|| format!("document {document}"), str::to_string);
     let mut problems = Vec::new();
+    let mut warnings = Vec::new();
+    let decoded = super::decode::decode(crd);
+    if let Some(error) = decoded.type_error {
+        problems.push(format!("{error} (the API server cannot decode the CRD)"));
+    }
+    for path in decoded.unknown_fields {
+        warnings.push(format!(
+            "{path}: unknown field: `kubectl apply` refuses the CRD (strict field validation, \
+             its default), and so does any server-side apply; a create or update without \
+             strict validation drops the field"
+        ));
+    }
     let spec = &crd["spec"];
     let group = spec["group"].as_str().unwrap_or_default();
     let plural = spec["names"]["plural"].as_str().unwrap_or_default();
@@ -214,7 +228,6 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
     let mut costs = Vec::new();
     // The verdicts on versions already checked, by everything the checks read of a version:
     // a CRD's versions often share one schema (v1 and v1beta1 of Gateway API's kinds).
-    let mut warnings = Vec::new();
     #[allow(clippy::type_complexity)]
     let mut checked: Vec<(
         String,
