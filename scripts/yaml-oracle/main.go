@@ -15,6 +15,11 @@
 // -to-json: one YAML document on stdin (a controller-gen output file), printed as JSON, so
 // tests can compare controller-gen's objects with ours.
 //
+// -read: one JSON string per line, the text of a YAML document; prints one line for each: the
+// JSON kubectl makes of it (sigs.k8s.io/yaml's YAMLToJSON, go-yaml v2 read as YAML 1.1), or
+// {"yaml-oracle-error": "..."} when it refuses the text. For the differential test of the
+// reader of check-crds.
+//
 // -key-order: one JSON array of distinct strings per line; prints each as a JSON array in the
 // order go-yaml v2 writes them as mapping keys (its keyList sort), so tests
 // can ask Go how it orders any two keys.
@@ -53,6 +58,8 @@ func main() {
 		err = eachLine(keyOrder, "")
 	case "-to-json":
 		err = toJSON()
+	case "-read":
+		err = eachLine(readLine, "")
 	case "-key-order-tables":
 		err = keyOrderTables()
 	default:
@@ -121,6 +128,18 @@ func keyOrder(line []byte) ([]byte, error) {
 	sort.Slice(ordered, func(i, j int) bool { return position[ordered[i]] < position[ordered[j]] })
 	out, err := json.Marshal(ordered)
 	return append(out, '\n'), err
+}
+
+func readLine(line []byte) ([]byte, error) {
+	var text string
+	if err := json.Unmarshal(line, &text); err != nil {
+		return nil, err
+	}
+	out, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		out, _ = json.Marshal(map[string]string{"yaml-oracle-error": err.Error()})
+	}
+	return append(out, '\n'), nil
 }
 
 func toJSON() error {

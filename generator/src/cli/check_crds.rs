@@ -95,8 +95,9 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
     notes: "Exit status: 0 when the API server would accept every CRD, 1 when it would refuse \
             one, 2 for a bad command line or a path whose CRDs cannot be read (it does not \
             exist, cannot be read, is not YAML, or is a file holding no CRD).\n\
-            YAML is read as YAML 1.2; kubectl reads YAML 1.1, so an unquoted y, n, yes, no, on \
-            or off is reported as a warning (kubectl sends a boolean there).\n\
+            YAML is read as kubectl reads it (YAML 1.1 booleans and octal numbers, a key given \
+            twice keeping its last value, reported); an unquoted key y, n, yes, no, on or off, \
+            which kubectl turns into the property true or false, is reported as a warning.\n\
             With --previous: 0 when no finding is an error, 1 when one is, 2 for a bad command \
             line or CRDs that cannot be read.",
 };

@@ -113,7 +113,8 @@ pub(crate) fn read(paths: &[PathBuf]) -> Result<Vec<Value>, String> {
     for (path, named) in files::collect(paths)? {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("{}: cannot read it: {e}", path.display()))?;
-        let docs = serde_saphyr::from_multiple::<Value>(&text)
+        let docs = crate::check::crd::files::read_documents(&text)
+            .map(|(docs, _)| docs)
             .map_err(|e| format!("{}: not YAML: {e}", path.display()))?;
         let before = crds.len();
         for doc in docs {

@@ -4,8 +4,9 @@
 //! paths, and CEL rules type-checked and costed as kube-apiserver 1.37 does; before them, the
 //! CRD decoded into its type as the API server decodes it ([`super::decode`]).
 //!
-//! YAML is read as kubectl reads it where the two readers differ in values: an unquoted `y`,
-//! `n`, `yes`, `no`, `on` or `off` value is a boolean for both (YAML 1.1). They differ in keys:
+//! YAML is read as kubectl reads it ([`read_documents`]; `tests/tests/yaml_differential.rs`
+//! compares the two on thousands of scalars): an unquoted `y`, `n`, `yes`, `no`, `on` or `off`
+//! value is a boolean for both (YAML 1.1), `0755` is octal. They differ in keys:
 //! kubectl turns such a key into the property `true` or `false`, where this reader keeps the
 //! word; each such key is reported as a warning.
 
@@ -131,8 +132,11 @@ pub fn check_file_with(path: &Path, required: bool, cost_bounds: bool) -> FileRe
         }
     };
     report.warnings = yaml11_booleans(&text);
-    let docs: Vec<Value> = match serde_saphyr::from_multiple::<Value>(&text) {
-        Ok(docs) => docs,
+    let docs: Vec<Value> = match read_documents(&text) {
+        Ok((docs, duplicates)) => {
+            report.warnings.extend(duplicates);
+            docs
+        }
         Err(e) => {
             report.errors.push(format!("not YAML: {e}"));
             report.unreadable = true;
@@ -449,6 +453,72 @@ fn checked_parts(version: &Value) -> String {
     serde_json::to_string(&parts).expect("a JSON value serializes")
 }
 
+/// The documents of a YAML text as kubectl reads them (sigs.k8s.io/yaml's YAMLToJSON, go-yaml
+/// v2), where this reader can: a number with a leading zero is octal (`0755` is 493), a
+/// key given twice keeps its last value (reported in the second list, as kubectl says
+/// nothing), and a whole float is the integer Go's JSON encoder writes for it (`1e3` and
+/// `1.0` are `1000` and `1`, which an integer field such as `maxLength` takes).
+pub fn read_documents(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
+    let options = |duplicate_keys| {
+        let mut options = serde_saphyr::Options::default();
+        options.legacy_octal_numbers = true;
+        options.duplicate_keys = duplicate_keys;
+        options
+    };
+    let mut duplicates = Vec::new();
+    let docs = match serde_saphyr::from_multiple_with_options::<Value>(
+        text,
+        options(serde_saphyr::DuplicateKeyPolicy::Error),
+    ) {
+        Ok(docs) => docs,
+        Err(first) if first.to_string().contains("duplicate mapping key") => {
+            let first = first.to_string();
+            duplicates.push(format!(
+                "{}: kubectl keeps the last value of a key given twice",
+                first.lines().next().unwrap_or_default()
+            ));
+            serde_saphyr::from_multiple_with_options::<Value>(
+                text,
+                options(serde_saphyr::DuplicateKeyPolicy::LastWins),
+            )
+            .map_err(|e| e.to_string())?
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    Ok((docs.into_iter().map(as_go_json).collect(), duplicates))
+}
+
+/// A value as Go's encoding/json writes it after go-yaml read it, read back: a float without
+/// a fraction below 1e21 is written in full without a decimal point (its shortest digits, then
+/// zeros: `-9223372036854776000`), which reads back as an integer where one holds it.
+fn as_go_json(value: Value) -> Value {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or_default();
+            let negative_zero = f == 0.0 && f.is_sign_negative();
+            if f.fract() == 0.0 && f.abs() < 1e21 && !negative_zero {
+                let shortest = format!("{:e}", f.abs());
+                let (mantissa, exponent) = shortest.split_once('e').unwrap_or((&shortest, "0"));
+                let digits = mantissa.replace('.', "");
+                // Whole, so the exponent covers every digit after the point.
+                let exponent: usize = exponent.parse().unwrap_or(0);
+                let zeros = (exponent + 1).saturating_sub(digits.len());
+                let sign = if f < 0.0 { "-" } else { "" };
+                let text = format!("{sign}{digits}{}", "0".repeat(zeros));
+                if let Ok(number) = serde_json::from_str::<Value>(&text) {
+                    return number;
+                }
+            }
+            Value::Number(n)
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(as_go_json).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, as_go_json(v))).collect())
+        }
+        other => other,
+    }
+}
+
 /// Unquoted keys kubectl reads as YAML 1.1 booleans (`n:` becomes the property `false`).
 fn yaml11_booleans(text: &str) -> Vec<String> {
     const TRUE: &[&str] = &["y", "Y", "yes", "Yes", "YES", "on", "On", "ON"];
@@ -494,6 +564,28 @@ pub fn short_path(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As kubectl: leading-zero octal, a key given twice keeps its last value (and is
+    /// reported), and a whole float is an integer (so `maxLength: 1e3` decodes).
+    #[test]
+    fn documents_are_read_as_kubectl_reads_them() {
+        let (docs, duplicates) =
+            read_documents("a: 0755\nb: 1e3\nc: 1.5\nd: -0.0\na: 010\n---\ne: 1_000\n").unwrap();
+        assert_eq!(
+            docs,
+            [
+                serde_json::json!({"a": 8, "b": 1000, "c": 1.5, "d": -0.0}),
+                serde_json::json!({"e": 1000})
+            ]
+        );
+        assert_eq!(duplicates.len(), 1, "{duplicates:?}");
+        assert!(
+            duplicates[0].contains("duplicate mapping key: a")
+                && duplicates[0].ends_with("kubectl keeps the last value of a key given twice"),
+            "{duplicates:?}"
+        );
+        assert!(read_documents("a: [\n").is_err());
+    }
 
     /// The reader and kubectl agree on values (booleans), and differ on keys, which are warned.
     #[test]
