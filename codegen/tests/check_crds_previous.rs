@@ -349,3 +349,51 @@ fn check_crds_exits_0_accepted_1_refused_2_unreadable() {
     let out = codegen(&["check-crds", chart.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }
+
+/// `--previous` applies the policy of the workspace it runs in, as the generator does, and
+/// `--policy` overrides it.
+#[test]
+fn the_workspace_policy_applies_and_policy_flags_override_it() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ws.path().join("Cargo.toml"),
+        "[workspace]\n\n[workspace.metadata.kube-markers.upgrade]\n\
+         checks = { maximum = \"warn\" }\n",
+    )
+    .unwrap();
+    let old = write(ws.path(), "old.yaml", &crd(10, false));
+    let tighter = write(ws.path(), "tighter.yaml", &crd(5, false));
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_codegen"))
+            .args(["check-crds", "--previous", &old, &tighter])
+            .args(extra)
+            .current_dir(ws.path())
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("warn[maximum]: widgets.example.com v1 spec.size"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = run(&["--policy", "maximum=error"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("error[maximum]"));
+
+    // A key the policy does not know, in the workspace, is a bad setting (exit 2) naming it.
+    std::fs::write(
+        ws.path().join("Cargo.toml"),
+        "[workspace]\n\n[workspace.metadata.kube-markers.upgrade]\n\
+         checks = { maximun = \"warn\" }\n",
+    )
+    .unwrap();
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("[workspace.metadata.kube-markers.upgrade] `checks.maximun`"),
+        "{}",
+        text(&out.stderr)
+    );
+}

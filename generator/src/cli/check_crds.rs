@@ -83,7 +83,8 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
             "policy",
             "CHECK=LEVEL",
             "With --previous: what a check's findings are, `error`, `warn` or `off` \
-             (`maximum=warn`); also `enum-additions=disallow` and `alpha=checked`",
+             (`maximum=warn`); also `enum-additions=disallow` and `alpha=checked`. Over the \
+             workspace's [workspace.metadata.kube-markers.upgrade], which applies without it",
             |args, v| {
                 super::upgrade::policy_entry(&v)?;
                 args.policy.push(v);

@@ -24,10 +24,31 @@ pub(crate) fn policy_entry(entry: &str) -> Result<(&str, &str), UsageError> {
         })
 }
 
-/// The policy of `--policy` words: each `CHECK=LEVEL`, or one of the policy's own settings.
-pub(crate) fn policy(entries: &[String]) -> Result<Policy, String> {
-    let mut settings = Map::new();
-    let mut checks = Map::new();
+/// The workspace's `[workspace.metadata.kube-markers]` around the current directory, as the
+/// generator reads it; nothing outside a Cargo workspace.
+fn workspace_settings() -> Value {
+    crate::input::cargo::cargo_metadata(None, &["--no-deps"])
+        .map(|metadata| metadata["metadata"]["kube-markers"].clone())
+        .unwrap_or_default()
+}
+
+/// The policy of the workspace's `[workspace.metadata.kube-markers.upgrade]` (`workspace`: the
+/// `kube-markers` table), as the generator's, with the `--policy` words over it: each
+/// `CHECK=LEVEL`, or one of the policy's own settings.
+pub(crate) fn policy(entries: &[String], workspace: &Value) -> Result<Policy, String> {
+    let from_workspace = crate::check::upgrade::policy(workspace).map_err(|e| e.to_string())?;
+    if entries.is_empty() {
+        return Ok(from_workspace);
+    }
+    let mut settings = workspace["upgrade"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let mut checks: Map<String, Value> = settings
+        .get("checks")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     for entry in entries {
         let (name, value) = policy_entry(entry).map_err(|e| e.to_string())?;
         match name {
@@ -45,7 +66,7 @@ pub(crate) fn main(previous: &str, paths: &[PathBuf], entries: &[String], json: 
         eprintln!("error: {e}");
         ExitCode::from(2)
     };
-    let policy = match policy(entries) {
+    let policy = match policy(entries, &workspace_settings()) {
         Ok(p) => p,
         Err(e) => return bad(e),
     };
