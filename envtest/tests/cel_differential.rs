@@ -215,3 +215,66 @@ async fn fields_the_crd_type_does_not_decode_as_the_api_server_and_kubectl_do() 
         assert!(stderr.contains("maxLength"), "{args:?}: {stderr}");
     }
 }
+
+/// The scale subresource's `labelSelectorPath` must lie under `.spec` or `.status`: the API
+/// server refuses `.metadata.labels`, and so does `check-crds`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_label_selector_path_outside_spec_and_status_is_refused_as_the_api_server_does() {
+    use kube_markers::codegen::check::crd::files::check_crd;
+    let env = Envtest::builder()
+        .assets(assets())
+        .start()
+        .await
+        .unwrap_or_else(|e| panic!("envtest: {e}"));
+    let ar = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
+        "customresourcedefinitions",
+    );
+    let api: Api<DynamicObject> = Api::all_with(env.admin_client().unwrap(), &ar);
+    let schema = json!({"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {"replicas": {"type": "integer"},
+            "selector": {"type": "string"}}},
+        "status": {"type": "object", "properties": {"replicas": {"type": "integer"},
+            "selector": {"type": "string"}}}}});
+    for (selector, refused) in [
+        (".metadata.labels", true),
+        (".status.selector", false),
+        (".spec.selector", false),
+    ] {
+        let mut crd = serde_json::to_value(crd(&schema)).unwrap();
+        crd["spec"]["versions"][0]["subresources"] = json!({"scale": {
+            "specReplicasPath": ".spec.replicas",
+            "statusReplicasPath": ".status.replicas",
+            "labelSelectorPath": selector,
+        }});
+        let report = check_crd(&crd, 1);
+        let server = api
+            .create(
+                &PostParams {
+                    dry_run: true,
+                    ..PostParams::default()
+                },
+                &serde_json::from_value(crd).unwrap(),
+            )
+            .await;
+        assert_eq!(server.is_err(), refused, "{selector}: {server:?}");
+        assert_eq!(
+            !report.problems.is_empty(),
+            refused,
+            "{selector}: {:?}",
+            report.problems
+        );
+        if let Err(e) = server {
+            assert!(
+                e.to_string()
+                    .contains("should be a json path under either .spec or .status"),
+                "{e}"
+            );
+            assert!(
+                report.problems[0].contains("labelSelectorPath `.metadata.labels` must be under"),
+                "{:?}",
+                report.problems
+            );
+        }
+    }
+}

@@ -563,7 +563,14 @@ pub fn check_version_found(
             } else {
                 ".status."
             };
-            if key != "labelSelectorPath" && !path.starts_with(expected_root) {
+            if key == "labelSelectorPath" {
+                if !path.is_empty() && !path.starts_with(".spec.") && !path.starts_with(".status.")
+                {
+                    problems.push(SchemaProblem::version(format!(
+                        "scale {key} `{path}` must be under `.spec` or `.status`"
+                    )));
+                }
+            } else if !path.starts_with(expected_root) {
                 problems.push(SchemaProblem::version(format!(
                     "scale {key} `{path}` must be under `{}`",
                     expected_root.trim_end_matches('.')
