@@ -46,8 +46,9 @@ fn fetch_corpus() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn check_crds_decides_as_kube_apiserver() {
+/// An API server, and its CRDs as untyped objects (a CRD the typed client could not hold is
+/// sent as it is).
+async fn start() -> (Envtest, Api<DynamicObject>) {
     let env = Envtest::builder()
         .assets(assets())
         .start()
@@ -57,7 +58,13 @@ async fn check_crds_decides_as_kube_apiserver() {
         &GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
         "customresourcedefinitions",
     );
-    let api: Api<DynamicObject> = Api::all_with(env.admin_client().unwrap(), &ar);
+    let api = Api::all_with(env.admin_client().unwrap(), &ar);
+    (env, api)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_crds_decides_as_kube_apiserver() {
+    let (_env, api) = start().await;
     let dry_run = PostParams {
         dry_run: true,
         ..Default::default()
@@ -137,11 +144,7 @@ async fn check_crds_decides_as_kube_apiserver() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fields_the_crd_type_does_not_decode_as_the_api_server_and_kubectl_do() {
     use kube_markers::codegen::check::crd::files::check_crd;
-    let env = Envtest::builder()
-        .assets(assets())
-        .start()
-        .await
-        .unwrap_or_else(|e| panic!("envtest: {e}"));
+    let (env, _) = start().await;
     let kubeconfig = env.admin_kubeconfig().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let kubectl = |crd: &Value, args: &[&str]| {
@@ -221,16 +224,7 @@ async fn fields_the_crd_type_does_not_decode_as_the_api_server_and_kubectl_do() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_label_selector_path_outside_spec_and_status_is_refused_as_the_api_server_does() {
     use kube_markers::codegen::check::crd::files::check_crd;
-    let env = Envtest::builder()
-        .assets(assets())
-        .start()
-        .await
-        .unwrap_or_else(|e| panic!("envtest: {e}"));
-    let ar = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
-        "customresourcedefinitions",
-    );
-    let api: Api<DynamicObject> = Api::all_with(env.admin_client().unwrap(), &ar);
+    let (_env, api) = start().await;
     let schema = json!({"type": "object", "properties": {
         "spec": {"type": "object", "properties": {"replicas": {"type": "integer"},
             "selector": {"type": "string"}}},
