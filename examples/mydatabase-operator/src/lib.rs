@@ -96,9 +96,6 @@ pub struct MyDatabaseStatus {
     pub conditions: Vec<Condition>,
 }
 
-/// The first version of the API, still served for old clients, converted to and from
-/// [`MyDatabase`] by the webhook server: `size` became `replicas`, the image and its `version`
-/// became one `image` reference, and `storageClass` was added.
 pub mod v1alpha1;
 
 #[cfg(feature = "webhook")]

@@ -31,7 +31,7 @@
 //! Test each conversion with [`check_spoke_round_trip`] and [`check_hub_round_trip`]: they
 //! name every field (JSON path) a round trip loses or changes.
 //!
-//! When the storage version changes, [`migrate`] (feature `migrate`) rewrites the kind's stored
+//! When the storage version changes, `migrate` (feature `migrate`) rewrites the kind's stored
 //! objects at the new storage version, so that the old one can leave `status.storedVersions`.
 
 #[cfg(feature = "conversion-ca-bundle")]

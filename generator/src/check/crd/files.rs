@@ -2,7 +2,7 @@
 //! written by anyone (by hand, controller-gen, Helm charts): names and metadata, versions,
 //! structural schemas, defaults, list-map keys, printer-column, selectable-field and scale
 //! paths, and CEL rules type-checked and costed as kube-apiserver 1.37 does; before them, the
-//! CRD decoded into its type as the API server decodes it ([`super::decode`]).
+//! CRD decoded into its type as the API server decodes it (`decode.rs`).
 //!
 //! YAML is read as kubectl reads it ([`read_documents`]; `tests/tests/yaml_differential.rs`
 //! compares the two on thousands of scalars): an unquoted `y`, `n`, `yes`, `no`, `on` or `off`
