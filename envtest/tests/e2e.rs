@@ -13,7 +13,7 @@ use kube::api::{Api, DynamicObject, PostParams};
 use kube::core::ApiResource;
 use kube::{Client, Resource};
 use kube_markers::webhook::server::WebhookServer;
-use kube_markers_envtest::{Envtest, TestCa, parse_manifests};
+use kube_markers_envtest::{Envtest, TestCa, parse_manifests, point_webhooks_at};
 use mydatabase_operator::v1alpha1::STORAGE_CLASS_ANNOTATION;
 use mydatabase_operator::{MyDatabase, v1alpha1};
 use serde_json::{Value, json};
@@ -150,7 +150,8 @@ async fn generated_crds_are_established_and_enforce_their_schemas() {
 /// v1alpha1 <-> v1 conversion and writes its CA into the generated CRD's `caBundle`, acting
 /// with exactly the generated `conversion_ca_bundle_role.yaml`; the controller, which watches
 /// v1, converges an object written at v1alpha1, and the object reads back at v1alpha1 as it
-/// was written, the operator's status converted with it.
+/// was written, the operator's status converted with it; and its validating webhook keeps a
+/// v1alpha1 client from changing the storage class.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_example_converges_objects_written_at_v1alpha1() {
     let env = start().await;
@@ -225,6 +226,19 @@ async fn the_example_converges_objects_written_at_v1alpha1() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+
+    // The admission webhooks too, served by the same server: the API server sends them every
+    // request at v1, converting a v1alpha1 one (matchPolicy Equivalent).
+    let mut configurations = parse_manifests(
+        &std::fs::read_to_string(root().join("rbac-out/webhook/manifests.yaml")).unwrap(),
+    )
+    .unwrap();
+    point_webhooks_at(
+        &mut configurations,
+        &format!("https://{}", server.local_addr()),
+        ca.pem(),
+    );
+    env.apply_objects(configurations).await.unwrap();
 
     // Written at v1alpha1, as an old client writes it.
     let old: Api<v1alpha1::MyDatabase> = Api::namespaced(admin.clone(), "e2e");
@@ -319,16 +333,28 @@ async fn the_example_converges_objects_written_at_v1alpha1() {
         },
     )
     .await;
-    assert_eq!(
-        current
-            .get("old")
-            .await
-            .unwrap()
-            .spec
-            .storage_class
-            .as_deref(),
-        Some("fast")
+    let storage_class = || async { current.get("old").await.unwrap().spec.storage_class };
+    assert_eq!(storage_class().await.as_deref(), Some("fast"));
+
+    // The storage class is fixed once set, for a v1alpha1 client too, which would change it
+    // through the annotation: the validating webhook sees the update converted, with the old
+    // object. (The CRD's transition rule is v1's; the API server checks a request against its
+    // own version's schema.)
+    let (_, message) = refusal(
+        old.patch(
+            "old",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(
+                json!({"metadata": {"annotations": {STORAGE_CLASS_ANNOTATION: "slow"}}}),
+            ),
+        )
+        .await,
     );
+    assert!(
+        message.contains("spec.storageClass is immutable once set: fast -> slow"),
+        "{message}"
+    );
+    assert_eq!(storage_class().await.as_deref(), Some("fast"));
 
     controller.abort();
     server.shutdown().await;

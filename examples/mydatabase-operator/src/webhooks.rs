@@ -2,6 +2,8 @@
 //!
 //! - [`validate`] refuses an image without a tag: the schema's pattern allows `name` alone
 //!   (an image reference may omit its tag), but a database must not silently follow `latest`;
+//!   and a change of the storage class once set, which a v1alpha1 client could otherwise make
+//!   ([`storage_class_change`]);
 //! - [`default_version_label`] sets the `app.kubernetes.io/version` label from the image's tag,
 //!   a default that depends on another field, which schema defaults cannot express.
 //!
@@ -32,6 +34,25 @@ pub fn refusal(db: &MyDatabase) -> Option<String> {
     })
 }
 
+/// Why an update must be refused for changing the storage class once set, if it must.
+///
+/// The CRD's transition rule says the same, but the API server checks a request against the
+/// schema of the request's version, and v1alpha1 has no `storageClass`: a v1alpha1 client
+/// changes it through the annotation the conversion carries it in. This webhook sees every
+/// request at v1 (the API server converts the others: `matchPolicy: Equivalent`, the default).
+pub fn storage_class_change(old: &MyDatabase, new: &MyDatabase) -> Option<String> {
+    let (old, new) = (&old.spec.storage_class, &new.spec.storage_class);
+    (old.is_some() && old != new).then(|| {
+        format!(
+            "spec.storageClass is immutable once set: {} -> {} (a v1alpha1 client sets it with \
+             the annotation {})",
+            old.as_deref().unwrap_or_default(),
+            new.as_deref().unwrap_or("none"),
+            crate::v1alpha1::STORAGE_CLASS_ANNOTATION
+        )
+    })
+}
+
 /// The JSON patch that sets the version label from the image's tag, unless the object
 /// already has that label or the image has no tag.
 pub fn version_label_patch(db: &MyDatabase) -> Option<Patch> {
@@ -53,7 +74,7 @@ pub fn version_label_patch(db: &MyDatabase) -> Option<Patch> {
     Some(Patch(vec![PatchOperation::Add(operation)]))
 }
 
-/// Refuses a `MyDatabase` whose image has no tag.
+/// Refuses a `MyDatabase` whose image has no tag, or an update that changes its storage class.
 #[kube_markers::webhook(
     name = "vmydatabase.db.example.com",
     mutating = false,
@@ -68,7 +89,11 @@ pub fn version_label_patch(db: &MyDatabase) -> Option<Patch> {
 )]
 pub async fn validate(req: AdmissionRequest<MyDatabase>) -> AdmissionResponse {
     let response = AdmissionResponse::from(&req);
-    match req.object.as_ref().and_then(refusal) {
+    let changed = match (&req.old_object, &req.object) {
+        (Some(old), Some(new)) => storage_class_change(old, new),
+        _ => None,
+    };
+    match changed.or_else(|| req.object.as_ref().and_then(refusal)) {
         Some(reason) => response.deny(reason),
         None => response,
     }
@@ -136,6 +161,27 @@ mod tests {
             "{reason}"
         );
         assert_eq!(refusal(&db("postgres:16", None)), None);
+    }
+
+    #[test]
+    fn the_storage_class_is_fixed_once_set() {
+        let with = |class: Option<&str>| {
+            let mut db = db("postgres:16", None);
+            db.spec.storage_class = class.map(str::to_string);
+            db
+        };
+        let reason = storage_class_change(&with(Some("fast")), &with(Some("slow"))).unwrap();
+        assert_eq!(
+            reason,
+            "spec.storageClass is immutable once set: fast -> slow (a v1alpha1 client sets it \
+             with the annotation db.example.com/storage-class)"
+        );
+        assert!(storage_class_change(&with(Some("fast")), &with(None)).is_some());
+        assert_eq!(storage_class_change(&with(None), &with(Some("fast"))), None);
+        assert_eq!(
+            storage_class_change(&with(Some("fast")), &with(Some("fast"))),
+            None
+        );
     }
 
     #[test]
