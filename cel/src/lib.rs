@@ -160,6 +160,13 @@ pub fn compile(
     on_large_stack(|| compile_here(expr, decl, optional_old_self))
 }
 
+/// Go's `regexp.Compile` error for `pattern` (`error parsing regexp: missing closing ): `(``),
+/// if it fails: the API server compiles a schema's `pattern` with it, as cel-go compiles a
+/// `matches()` argument.
+pub fn go_regexp_error(pattern: &str) -> Option<String> {
+    go_regex::error(pattern)
+}
+
 /// Why `expr` does not parse as cel-go parses it (syntax, and cel-go's size and recursion
 /// limits), if it does not; without a type check. Runs on a [`LARGE_STACK`].
 pub fn parse_error(expr: &str) -> Option<CompileError> {

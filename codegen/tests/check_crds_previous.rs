@@ -212,7 +212,8 @@ fn bad_arguments_and_unreadable_crds_exit_2() {
         ),
         (
             vec!["--previous".into(), old.clone(), bad],
-            "widgets.example.com: spec.versions[0].name: missing or not a string",
+            "widgets.example.com: cannot be decoded as the API server decodes a CRD: \
+             spec.versions[0].name: invalid type: integer `3`",
         ),
     ];
     for (args, want) in cases {
@@ -393,6 +394,98 @@ fn the_workspace_policy_applies_and_policy_flags_override_it() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains("[workspace.metadata.kube-markers.upgrade] `checks.maximun`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// What a user's file system and pipes hold: a directory with symbolic-link loops and a FIFO is
+/// walked once without following the links or opening the FIFO; `| head -1` does not panic;
+/// a v1beta1 CRD is refused; a `CustomResourceDefinitionList`'s items are checked; a CRD
+/// `--previous` cannot decode exits 2 naming the field.
+#[test]
+fn odd_files_links_pipes_and_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    write(&tree, "crd.yaml", &crd(10, false));
+    std::os::unix::fs::symlink(".", tree.join("a")).unwrap();
+    std::os::unix::fs::symlink(".", tree.join("b")).unwrap();
+    let fifo = tree.join("pipe.yaml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = codegen(&["check-crds", tree.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "1 file(s), 1 CRD(s): the API server would accept them\n"
+    );
+
+    // A reader that stops early.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_codegen"))
+        .args([
+            "check-crds",
+            "--costs",
+            tree.join("crd.yaml").to_str().unwrap(),
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        !text(&out.stderr).contains("panicked"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let mut old = crd(10, false);
+    old["apiVersion"] = json!("apiextensions.k8s.io/v1beta1");
+    let v1beta1 = write(dir.path(), "v1beta1.yaml", &old);
+    let out = codegen(&["check-crds", &v1beta1]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("is an apiextensions.k8s.io/v1beta1 CustomResourceDefinition"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let mut refused = crd(10, false);
+    refused["spec"]["scope"] = json!("Everywhere");
+    let list = write(
+        dir.path(),
+        "list.yaml",
+        &json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinitionList",
+            "items": [crd(10, false), refused]}),
+    );
+    let out = codegen(&["check-crds", &list]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("2 CRD(s): 1 the API server would refuse"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let old = write(dir.path(), "old.yaml", &crd(10, false));
+    let mut mistyped = crd(10, false);
+    mistyped["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+        ["size"]["maximum"] = json!("x");
+    let mistyped = write(dir.path(), "mistyped.yaml", &mistyped);
+    let out = codegen(&["check-crds", "--previous", &old, &mistyped]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(
+            "widgets.example.com: cannot be decoded as the API server decodes a CRD: \
+             spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.maximum: \
+             invalid type: string \"x\""
+        ),
         "{}",
         text(&out.stderr)
     );

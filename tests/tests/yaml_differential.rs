@@ -924,9 +924,10 @@ fn check_crds_reads_yaml_values_as_kubectl_does() {
 
 /// The plain scalars check-crds' reader (serde-saphyr) reads otherwise than go-yaml v2, and
 /// cannot be told to read as it does: go-yaml v2 strips every `_` from a number (`100_` is
-/// 100; serde-saphyr takes `_` between digits only), takes `0X`, `0O` and `0B` (serde-saphyr
-/// keeps them as strings), reads only `true`, `True` and `TRUE` of the case mixes (serde-saphyr
-/// any), and keeps a float beyond f64 as a string (serde-saphyr refuses it).
+/// 100; serde-saphyr takes `_` only between the digits of an integer), takes `0X`, `0O` and
+/// `0B` (serde-saphyr keeps them as strings), reads only `true`, `True` and `TRUE` of the case
+/// mixes (serde-saphyr any), and keeps a float beyond f64 as a string (serde-saphyr refuses
+/// it).
 fn known_difference(scalar: &str) -> Option<&'static str> {
     let unsigned = scalar.trim_start_matches(['+', '-']);
     if ["0X", "0O", "0B"].iter().any(|p| unsigned.starts_with(p)) {

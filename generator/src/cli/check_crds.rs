@@ -153,12 +153,10 @@ pub fn main(args: &[String]) -> ExitCode {
         .filter(|r| !r.crds.is_empty() || !r.errors.is_empty())
         .collect();
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&reports).expect("the report serializes")
-        );
+        let json = serde_json::to_string_pretty(&reports).expect("the report serializes");
+        super::print_out(&format!("{json}\n"));
     } else {
-        print!("{}", render(&reports, args.costs));
+        super::print_out(&render(&reports, args.costs));
     }
     if reports.iter().any(|r| r.unreadable) {
         ExitCode::from(2)
@@ -226,10 +224,15 @@ pub fn render(reports: &[FileReport], costs: bool) -> String {
     out.push_str(&format!(
         "{} file(s), {crds} CRD(s): {}\n",
         reports.len(),
-        if refused == 0 && reports.iter().all(|r| r.errors.is_empty()) {
-            "the API server would accept them".to_string()
-        } else {
-            format!("{refused} the API server would refuse")
+        {
+            let with_errors = reports.iter().filter(|r| !r.errors.is_empty()).count();
+            match (refused, with_errors) {
+                (0, 0) => "the API server would accept them".to_string(),
+                (refused, 0) => format!("{refused} the API server would refuse"),
+                (refused, files) => format!(
+                    "{refused} the API server would refuse, and {files} file(s) with errors"
+                ),
+            }
         }
     ));
     out

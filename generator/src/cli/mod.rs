@@ -75,8 +75,16 @@ pub(crate) fn render_help(line: &dyn Described, inv: &Invocation) -> String {
 
 /// Prints `line`'s help for `--help`.
 pub(crate) fn print_help(line: &dyn Described) -> ExitCode {
-    print!("{}", render_help(line, &Invocation::current()));
+    print_out(&render_help(line, &Invocation::current()));
     ExitCode::SUCCESS
+}
+
+/// Writes `text` to standard output. A reader that went away (`| head -1`) is no error: what
+/// it did not read is not wanted, and `print!` would panic.
+pub(crate) fn print_out(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// Prints a command line's error and where its help is; exit 2.

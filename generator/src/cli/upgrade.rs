@@ -25,11 +25,23 @@ pub(crate) fn policy_entry(entry: &str) -> Result<(&str, &str), UsageError> {
 }
 
 /// The workspace's `[workspace.metadata.kube-markers]` around the current directory, as the
-/// generator reads it; nothing outside a Cargo workspace.
-fn workspace_settings() -> Value {
+/// generator reads it: nothing where no `Cargo.toml` stands in it or above it, an error where
+/// one does and `cargo metadata` cannot read it (a policy silently dropped would turn its
+/// warnings into errors, or worse).
+fn workspace_settings() -> Result<Value, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
+    if !cwd.ancestors().any(|dir| dir.join("Cargo.toml").is_file()) {
+        return Ok(Value::Null);
+    }
     crate::input::cargo::cargo_metadata(None, &["--no-deps"])
         .map(|metadata| metadata["metadata"]["kube-markers"].clone())
-        .unwrap_or_default()
+        .map_err(|e| {
+            format!(
+                "the upgrade policy of the workspace around {} \
+                 ([workspace.metadata.kube-markers.upgrade]) cannot be read: {e}",
+                cwd.display()
+            )
+        })
 }
 
 /// The policy of the workspace's `[workspace.metadata.kube-markers.upgrade]` (`workspace`: the
@@ -66,7 +78,7 @@ pub(crate) fn main(previous: &str, paths: &[PathBuf], entries: &[String], json: 
         eprintln!("error: {e}");
         ExitCode::from(2)
     };
-    let policy = match policy(entries, &workspace_settings()) {
+    let policy = match workspace_settings().and_then(|settings| policy(entries, &settings)) {
         Ok(p) => p,
         Err(e) => return bad(e),
     };
@@ -96,12 +108,10 @@ pub(crate) fn main(previous: &str, paths: &[PathBuf], entries: &[String], json: 
         }
     };
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&findings).expect("findings serialize")
-        );
+        let json = serde_json::to_string_pretty(&findings).expect("findings serialize");
+        super::print_out(&format!("{json}\n"));
     } else {
-        print!("{}", render(&findings));
+        super::print_out(&render(&findings));
     }
     eprintln!("{}", summary(&findings, old.len(), new.len()));
     if kube_markers_compat::has_errors(&findings) {
@@ -132,7 +142,7 @@ fn summary(findings: &[Finding], old: usize, new: usize) -> String {
 pub(crate) fn read(paths: &[PathBuf]) -> Result<Vec<Value>, String> {
     let mut crds = Vec::new();
     for (path, named) in files::collect(paths)? {
-        let text = std::fs::read_to_string(&path)
+        let text = files::read_text(&path)
             .map_err(|e| format!("{}: cannot read it: {e}", path.display()))?;
         let docs = crate::check::crd::files::read_documents(&text)
             .map(|(docs, _)| docs)
@@ -140,7 +150,7 @@ pub(crate) fn read(paths: &[PathBuf]) -> Result<Vec<Value>, String> {
         let before = crds.len();
         for doc in docs {
             match doc["kind"].as_str() {
-                Some("List") => crds.extend(
+                Some(kind) if kind.ends_with("List") && doc["items"].is_array() => crds.extend(
                     doc["items"]
                         .as_array()
                         .into_iter()
@@ -150,6 +160,17 @@ pub(crate) fn read(paths: &[PathBuf]) -> Result<Vec<Value>, String> {
                 ),
                 _ if is_crd(&doc) => crds.push(doc),
                 _ => {}
+            }
+        }
+        // A CRD the API server could not decode cannot be compared: its fields are not what
+        // they say.
+        for crd in &crds[before..] {
+            if let Some(error) = crate::check::crd::decode::decode(crd).type_error {
+                return Err(format!(
+                    "{}: {}: cannot be decoded as the API server decodes a CRD: {error}",
+                    path.display(),
+                    crd["metadata"]["name"].as_str().unwrap_or("a CRD")
+                ));
             }
         }
         if named && crds.len() == before {

@@ -66,38 +66,77 @@ impl FileReport {
 
 /// The files of `paths`, each with whether it was named (a file) rather than found in a
 /// directory walked for `.yaml`, `.yml` and `.json`, sorted so the report's order is stable.
+///
+/// As `kubectl apply -R` walks: a symbolic link to a directory is not followed (a link loop
+/// cannot hang the walk), and only regular files are read from a directory (not a FIFO that
+/// would block). A path named on the command line is read whatever it is (`/dev/stdin` for
+/// `helm template | check-crds /dev/stdin`).
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, String> {
     let mut out = Vec::new();
     for path in paths {
-        if path.is_dir() {
-            let mut found = Vec::new();
-            walk(path, &mut found).map_err(|e| format!("{}: {e}", path.display()))?;
-            out.extend(found.into_iter().map(|p| (p, false)));
-        } else if path.exists() {
-            out.push((path.clone(), true));
-        } else {
-            return Err(format!("{}: no such file or directory", path.display()));
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                let mut found = Vec::new();
+                walk(path, &mut found)?;
+                out.extend(found.into_iter().map(|p| (p, false)));
+            }
+            Ok(_) => out.push((path.clone(), true)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(format!("{}: no such file or directory", path.display()));
+            }
+            Err(e) => return Err(format!("{}: {e}", path.display())),
         }
     }
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let failed = |e: std::io::Error| format!("{}: {e}", dir.display());
+    let mut entries = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(failed)? {
+        let entry = entry.map_err(failed)?;
+        // The entry itself, not what a link points to.
+        let kind = entry.file_type().map_err(failed)?;
+        entries.push((entry.path(), kind));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, kind) in entries {
+        if kind.is_dir() {
             walk(&path, out)?;
         } else if path
             .extension()
             .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+            // A link to a regular file is read; to a directory, a FIFO or a device, not.
+            && std::fs::metadata(&path).is_ok_and(|m| m.is_file())
         {
             out.push(path);
         }
     }
     Ok(())
+}
+
+/// The most of one file read: far above what the API server takes in one request (3 MiB), so
+/// that a file of many CRDs is read whole, while `/dev/zero` is not read forever.
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// A file's text, at most [`MAX_FILE_BYTES`].
+pub(crate) fn read_text(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("larger than {} MiB", MAX_FILE_BYTES >> 20));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not UTF-8 (byte {} is not valid UTF-8; kubectl reads UTF-8, or UTF-16 with a byte \
+             order mark)",
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// Checks one file; a file without CRDs is an error.
@@ -123,7 +162,7 @@ pub fn check_file_with(path: &Path, required: bool, cost_bounds: bool) -> FileRe
         crds: Vec::new(),
         unreadable: false,
     };
-    let text = match std::fs::read_to_string(path) {
+    let text = match read_text(path) {
         Ok(t) => t,
         Err(e) => {
             report.errors.push(format!("cannot read it: {e}"));
@@ -148,17 +187,31 @@ pub fn check_file_with(path: &Path, required: bool, cost_bounds: bool) -> FileRe
         if doc.is_null() {
             continue;
         }
-        // A `List` (kubectl get -o yaml) holds CRDs in `items`.
+        // A `List` or `CustomResourceDefinitionList` (kubectl get -o yaml) holds CRDs in
+        // `items`; kubectl takes any kind ending in `List` so.
         let items: Vec<&Value> = match doc["kind"].as_str() {
-            Some("List") => doc["items"].as_array().into_iter().flatten().collect(),
+            Some(kind) if kind.ends_with("List") && doc["items"].is_array() => {
+                doc["items"].as_array().into_iter().flatten().collect()
+            }
             _ => vec![doc],
         };
         for item in items {
-            if item["kind"] == "CustomResourceDefinition"
-                && item["apiVersion"] == "apiextensions.k8s.io/v1"
-            {
+            if item["kind"] != "CustomResourceDefinition" {
+                continue;
+            }
+            if item["apiVersion"] == "apiextensions.k8s.io/v1" {
                 saw_crd = true;
                 report.crds.push(check_crd_with(item, i + 1, cost_bounds));
+            } else if item["apiVersion"] == "apiextensions.k8s.io/v1beta1" {
+                saw_crd = true;
+                let name = item["metadata"]["name"].as_str().unwrap_or("a CRD");
+                report.errors.push(format!(
+                    "document {}: {name} is an apiextensions.k8s.io/v1beta1 \
+                     CustomResourceDefinition: the API server has not served v1beta1 since \
+                     Kubernetes 1.22 (kubectl: no matches for kind), write it as \
+                     apiextensions.k8s.io/v1",
+                    i + 1
+                ));
             }
         }
     }
@@ -189,9 +242,9 @@ pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdRep
     }
     for path in decoded.unknown_fields {
         warnings.push(format!(
-            "{path}: unknown field: `kubectl apply` refuses the CRD (strict field validation, \
-             its default), and so does any server-side apply; a create or update without \
-             strict validation drops the field"
+            "{path}: unknown field: `kubectl apply` and `kubectl create` refuse the CRD (strict \
+             field validation, their default), and so does any server-side apply; a write \
+             without strict validation drops the field"
         ));
     }
     let spec = &crd["spec"];
@@ -473,9 +526,14 @@ pub fn read_documents(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
         Ok(docs) => docs,
         Err(first) if first.to_string().contains("duplicate mapping key") => {
             let first = first.to_string();
+            let line = first.lines().next().unwrap_or_default();
+            let line = line.strip_prefix("error: ").unwrap_or(line);
+            let line = line
+                .split(", set DuplicateKeyPolicy")
+                .next()
+                .unwrap_or(line);
             duplicates.push(format!(
-                "{}: kubectl keeps the last value of a key given twice",
-                first.lines().next().unwrap_or_default()
+                "{line}: kubectl keeps the last value of a key given twice"
             ));
             serde_saphyr::from_multiple_with_options::<Value>(
                 text,

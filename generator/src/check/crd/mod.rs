@@ -5,7 +5,7 @@
 //! Each problem is a sentence naming the schema location as a path (`spec.conditions[*].type`).
 
 mod cel_rules;
-mod decode;
+pub(crate) mod decode;
 mod defaults;
 pub mod files;
 mod formats;
@@ -136,10 +136,25 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
                 .into(),
         ));
     }
-    if node.contains_key("properties") && node.contains_key("additionalProperties") {
+    // `additionalProperties: true` beside `properties` is allowed; `false` or a schema is not.
+    if node.contains_key("properties")
+        && node
+            .get("additionalProperties")
+            .is_some_and(|a| a != &Value::Bool(true))
+    {
         problems.push(SchemaProblem::at(
             at,
             "`properties` and `additionalProperties` cannot both be set".into(),
+        ));
+    }
+    if let Some(error) = node
+        .get("pattern")
+        .and_then(Value::as_str)
+        .and_then(kube_markers_cel::go_regexp_error)
+    {
+        problems.push(SchemaProblem::at(
+            at,
+            format!("`pattern` must be a valid regular expression, but isn't: {error}"),
         ));
     }
     if truthy(node, "uniqueItems") {
@@ -181,7 +196,17 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
     // read a null as a nil pointer, and stores the schema without it.
     if let Some(default) = node.get("default").filter(|d| !d.is_null()) {
         let why = defaults::problems(default, node);
-        if !why.is_empty() {
+        if !why.is_empty() && path.contains("[<key>]") {
+            // kube-apiserver 1.37 does not validate defaults under `additionalProperties`
+            // (seen on the server); the value still never applies as written.
+            problems.server_accepts(SchemaProblem::at(
+                at,
+                format!(
+                    "the default {default} does not validate against the field's own schema ({})",
+                    why.join("; ")
+                ),
+            ));
+        } else if !why.is_empty() {
             problems.push(SchemaProblem::at(
                 at,
                 format!(
@@ -245,7 +270,15 @@ fn check_list_type(node: &Map<String, Value>, list_type: &str, path: &str, probl
         "set" => {
             let atomic = items["x-kubernetes-map-type"] == "atomic"
                 || items["x-kubernetes-list-type"] == "atomic";
-            if !is_scalar(&items) && !atomic {
+            if items["type"] == "array" && items.get("x-kubernetes-list-type").is_none() {
+                // A list's own list type defaults to atomic: the API server takes it.
+                problems.server_accepts(SchemaProblem::at(
+                    at,
+                    "`x-kubernetes-list-type: set` of lists without a list type: they are \
+                     atomic by default; say `x-kubernetes-list-type: atomic` on the items"
+                        .into(),
+                ));
+            } else if !is_scalar(&items) && !atomic {
                 problems.push(SchemaProblem::at(
                     at,
                     "`x-kubernetes-list-type: set` needs scalar (or atomic) items".into(),

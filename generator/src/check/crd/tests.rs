@@ -369,3 +369,65 @@ fn check_crds_refuses_names_columns_and_conversions_the_api_server_refuses() {
         ]
     );
 }
+
+/// Schemas a demanding user tried against kube-apiserver 1.37.2 (server-side dry run): a
+/// `pattern` Go cannot compile is refused; `additionalProperties: true` beside `properties`,
+/// a `set` of lists without a list type and a default under `additionalProperties` that its
+/// schema refuses are accepted by the server (the last two are warnings here).
+#[test]
+fn schemas_as_the_api_server_judged_them() {
+    let crd = |spec_properties: Value| {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"}, "spec": {"group": "example.com",
+        "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+        "versions": [{"name": "v1", "served": true, "storage": true,
+            "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                "type": "object", "properties": spec_properties}}}}}]}})
+    };
+    for pattern in ["(", "[a", "a**", "(?=a)", "a{1001}"] {
+        let report = crate::check::crd::files::check_crd(
+            &crd(json!({"s": {"type": "string", "pattern": pattern}})),
+            1,
+        );
+        assert_eq!(report.problems.len(), 1, "{pattern}: {:?}", report.problems);
+        assert!(
+            report.problems[0].contains(
+                "`pattern` must be a valid regular expression, but isn't: error parsing regexp"
+            ),
+            "{pattern}: {:?}",
+            report.problems
+        );
+    }
+    let accepted = crd(json!({
+        "open": {"type": "object", "properties": {"a": {"type": "string"}},
+            "additionalProperties": true},
+        "sets": {"type": "array", "x-kubernetes-list-type": "set",
+            "items": {"type": "array", "items": {"type": "string"}}},
+        "counts": {"type": "object",
+            "additionalProperties": {"type": "integer", "minimum": 5, "default": 1}},
+        "ok": {"type": "string", "pattern": "^[a-z]+(-[a-z]+)*$"},
+    }));
+    let report = crate::check::crd::files::check_crd(&accepted, 1);
+    assert_eq!(report.problems, Vec::<String>::new());
+    let warnings = report.warnings.join("\n");
+    assert_eq!(report.warnings.len(), 2, "{warnings}");
+    assert!(
+        warnings.contains("spec.sets: `x-kubernetes-list-type: set` of lists without a list type"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("spec.counts[<key>]: the default 1 does not validate"),
+        "{warnings}"
+    );
+    // Refused as before: `false` or a schema beside `properties`.
+    let closed = crd(
+        json!({"closed": {"type": "object", "properties": {"a": {"type": "string"}},
+        "additionalProperties": false}}),
+    );
+    assert_eq!(
+        crate::check::crd::files::check_crd(&closed, 1)
+            .problems
+            .len(),
+        1
+    );
+}
