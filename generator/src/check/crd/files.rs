@@ -154,6 +154,11 @@ pub fn check_file_in(path: &Path, required: bool) -> FileReport {
 /// expression ([`ExpressionCost::bounds`]), which compiles each expression again per list,
 /// map or string it may read.
 pub fn check_file_with(path: &Path, required: bool, cost_bounds: bool) -> FileReport {
+    // A deep schema is read, decoded and walked recursively: on a stack made for it.
+    kube_markers_cel::on_large_stack(|| check_file_here(path, required, cost_bounds))
+}
+
+fn check_file_here(path: &Path, required: bool, cost_bounds: bool) -> FileReport {
     let file = path.display().to_string();
     let mut report = FileReport {
         file: file.clone(),
@@ -171,7 +176,7 @@ pub fn check_file_with(path: &Path, required: bool, cost_bounds: bool) -> FileRe
         }
     };
     report.warnings = yaml11_booleans(&text);
-    let docs: Vec<Value> = match read_documents(&text) {
+    let docs: Vec<Value> = match read_documents_here(&text) {
         Ok((docs, duplicates)) => {
             report.warnings.extend(duplicates);
             docs
@@ -201,7 +206,7 @@ pub fn check_file_with(path: &Path, required: bool, cost_bounds: bool) -> FileRe
             }
             if item["apiVersion"] == "apiextensions.k8s.io/v1" {
                 saw_crd = true;
-                report.crds.push(check_crd_with(item, i + 1, cost_bounds));
+                report.crds.push(check_crd_here(item, i + 1, cost_bounds));
             } else if item["apiVersion"] == "apiextensions.k8s.io/v1beta1" {
                 saw_crd = true;
                 let name = item["metadata"]["name"].as_str().unwrap_or("a CRD");
@@ -231,6 +236,10 @@ pub fn check_crd(crd: &Value, document: usize) -> CrdReport {
 
 /// [`check_crd`]; `cost_bounds` as for [`check_file_with`].
 pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport {
+    kube_markers_cel::on_large_stack(|| check_crd_here(crd, document, cost_bounds))
+}
+
+fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport {
     let name = crd["metadata"]["name"]
         .as_str()
         .map_or_else(|| format!("document {document}"), str::to_string);
@@ -512,10 +521,24 @@ fn checked_parts(version: &Value) -> String {
 /// nothing), and a whole float is the integer Go's JSON encoder writes for it (`1e3` and
 /// `1.0` are `1000` and `1`, which an integer field such as `maxLength` takes).
 pub fn read_documents(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
+    kube_markers_cel::on_large_stack(|| read_documents_here(text))
+}
+
+fn read_documents_here(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
     let options = |duplicate_keys| {
         let mut options = serde_saphyr::Options::default();
         options.legacy_octal_numbers = true;
         options.duplicate_keys = duplicate_keys;
+        // The reader's defaults (64 levels, 250,000 nodes) refuse real CRDs that kubectl
+        // takes: a schema 30 properties deep is 60 YAML levels, an enum can have 100,000s of
+        // values. A file is at most MAX_FILE_BYTES; aliases keep their own limits; the
+        // depth is what the large stack the checks run on holds, unoptimized.
+        let mut budget = serde_saphyr::Budget::default();
+        budget.max_depth = 256;
+        budget.max_nodes = 20_000_000;
+        budget.max_events = 60_000_000;
+        budget.max_documents = 1 << 16;
+        options.budget = Some(budget);
         options
     };
     let mut duplicates = Vec::new();
@@ -643,6 +666,13 @@ mod tests {
             "{duplicates:?}"
         );
         assert!(read_documents("a: [\n").is_err());
+        // 200 levels, as kubectl reads them.
+        let deep = format!("{}1{}", "{a: ".repeat(200), "}".repeat(200));
+        let (docs, _) = read_documents(&deep).unwrap();
+        assert_eq!(
+            docs[0].pointer(&"/a".repeat(200)),
+            Some(&serde_json::json!(1))
+        );
     }
 
     /// The reader and kubectl agree on values (booleans), and differ on keys, which are warned.
