@@ -13,23 +13,7 @@ const RESIDUE: &[(&str, &str)] = &[
         "`format: ipv4` with a leading zero: the API server's ipv4 check takes `01.2.3.4`, ours does not",
     ),
     (
-        "03_b10b.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
         "03_b10d.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_b15.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_c2.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_c3.yaml",
         "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
     ),
     (
@@ -49,43 +33,7 @@ const RESIDUE: &[(&str, &str)] = &[
         "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
     ),
     (
-        "03_s2.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
         "03_s22.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_s26.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_s27.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_s29.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_s31.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_s38.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_s4.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_s45.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_u2.yaml",
         "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
     ),
     (

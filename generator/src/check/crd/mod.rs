@@ -59,7 +59,10 @@ pub fn check_schema(root: &Value) -> Vec<SchemaProblem> {
 fn check_schema_found(root: &Value) -> Found {
     let mut problems = Found::default();
     match root.as_object() {
-        Some(node) => check_node(node, "", &mut problems, Junctor::Outside),
+        Some(node) => {
+            root_problems(node, &mut problems);
+            check_node(node, "", &mut problems, Junctor::Outside);
+        }
         None => problems.push(SchemaProblem::version("the schema is not an object".into())),
     }
     if let Some(meta) = root["properties"].get("metadata") {
@@ -108,6 +111,15 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
     }
     let int_or_string = truthy(node, "x-kubernetes-int-or-string");
     let preserve = truthy(node, "x-kubernetes-preserve-unknown-fields");
+    structural_keys(node, at, problems);
+    if int_or_string && preserve {
+        problems.push(SchemaProblem::at(
+            at,
+            "`x-kubernetes-preserve-unknown-fields` must be false where \
+             `x-kubernetes-int-or-string` is true"
+                .into(),
+        ));
+    }
     if in_junctor {
         for key in [
             "type",
@@ -252,6 +264,101 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
     }
     if let Some(Value::Object(not)) = node.get("not") {
         check_node(not, path, problems, Junctor::Inside);
+    }
+}
+
+/// What the API server's OpenAPI schema validation refuses of a node's keys, whatever the
+/// node: keys a structural schema forbids, a `type` it does not know, `items` as a list,
+/// `x-kubernetes-preserve-unknown-fields: false`, and list and map types on the wrong node.
+fn structural_keys(node: &Map<String, Value>, at: &str, problems: &mut Found) {
+    for key in [
+        "id",
+        "$schema",
+        "patternProperties",
+        "definitions",
+        "dependencies",
+        "additionalItems",
+    ] {
+        if node.contains_key(key) {
+            problems.push(SchemaProblem::at(at, format!("`{key}` must not be set")));
+        }
+    }
+    if let Some(ty) = node.get("type").and_then(Value::as_str)
+        && !matches!(
+            ty,
+            "array" | "boolean" | "integer" | "number" | "object" | "string"
+        )
+    {
+        problems.push(SchemaProblem::at(
+            at,
+            format!("`type` `{ty}` is not one of array, boolean, integer, number, object, string"),
+        ));
+    }
+    if node.get("items").is_some_and(Value::is_array) {
+        problems.push(SchemaProblem::at(
+            at,
+            "`items` must be a schema object, not a list of them".into(),
+        ));
+    }
+    if node.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
+        problems.push(SchemaProblem::at(
+            at,
+            "`x-kubernetes-preserve-unknown-fields` must be true or absent".into(),
+        ));
+    }
+    if let Some(map_type) = node.get("x-kubernetes-map-type").and_then(Value::as_str)
+        && !matches!(map_type, "granular" | "atomic")
+    {
+        problems.push(SchemaProblem::at(
+            at,
+            format!("`x-kubernetes-map-type` `{map_type}` is not `granular` or `atomic`"),
+        ));
+    }
+    if node.contains_key("x-kubernetes-list-type") && node.get("type").is_some_and(|t| t != "array")
+    {
+        problems.push(SchemaProblem::at(
+            at,
+            "`x-kubernetes-list-type` must only be used where `type` is `array`".into(),
+        ));
+    }
+}
+
+/// The root's own rules: an object, not nullable; `apiVersion` and `kind` strings without
+/// defaults; `metadata.name` without a default.
+fn root_problems(root: &Map<String, Value>, problems: &mut Found) {
+    if root.get("type").is_some_and(|t| t != "object") {
+        problems.push(SchemaProblem::version(
+            "the root of the schema must be of `type: object`".into(),
+        ));
+    }
+    if truthy(root, "nullable") {
+        problems.push(SchemaProblem::version(
+            "the root of the schema must not be `nullable`".into(),
+        ));
+    }
+    let properties = root.get("properties").and_then(Value::as_object);
+    for key in ["apiVersion", "kind"] {
+        let Some(node) = properties
+            .and_then(|p| p.get(key))
+            .and_then(Value::as_object)
+        else {
+            continue;
+        };
+        if node.get("type").is_some_and(|t| t != "string") {
+            problems.push(SchemaProblem::at(key, "must be of `type: string`".into()));
+        }
+        if node.contains_key("default") {
+            problems.push(SchemaProblem::at(key, "must not have a `default`".into()));
+        }
+    }
+    if properties
+        .and_then(|p| p.get("metadata"))
+        .is_some_and(|m| m["properties"]["name"].get("default").is_some())
+    {
+        problems.push(SchemaProblem::at(
+            "metadata.name",
+            "must not have a `default`".into(),
+        ));
     }
 }
 
