@@ -37,54 +37,6 @@ const RESIDUE: &[(&str, &str)] = &[
         "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
     ),
     (
-        "04_a1.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
-        "04_a10.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
-        "04_a11.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
-        "04_a12.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
-        "04_a8.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
-        "04_b1.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
-        "04_n2.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
-        "04_n35.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
-        "04_n36.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
-        "04_n38.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
-        "04_n40.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
-        "04_n51.yaml",
-        "a rule of the CRD's spec or metadata (deprecation warning, webhook client config, labels, protected groups, selectable fields, scale) not modelled yet",
-    ),
-    (
         "05_d3.yaml",
         "a default's format (date-time, byte, email, int32 range...) or `multipleOf` not modelled yet",
     ),

@@ -277,6 +277,7 @@ fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport 
     }
     names_problems(&spec["names"], &mut problems);
     conversion_problems(&spec["conversion"], &mut problems);
+    problems.extend(super::crd_rules::problems(crd));
     if !matches!(spec["scope"].as_str(), Some("Namespaced" | "Cluster")) {
         problems.push("spec.scope: must be `Namespaced` or `Cluster`".into());
     }

@@ -5,6 +5,7 @@
 //! Each problem is a sentence naming the schema location as a path (`spec.conditions[*].type`).
 
 mod cel_rules;
+mod crd_rules;
 pub(crate) mod decode;
 mod defaults;
 pub mod files;

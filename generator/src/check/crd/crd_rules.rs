@@ -1,0 +1,207 @@
+//! Rules of a CRD file's `metadata` and `spec` beyond its schemas, as kube-apiserver 1.37's
+//! CRD validation applies them (each pinned by a file of `tests/check_crds/kubectl_cases/` that
+//! the API server refused): labels, `generateName`, the protected groups,
+//! `preserveUnknownFields`, a conversion webhook's client config, and each version's
+//! `deprecationWarning`, selectable fields and scale subresource.
+
+use serde_json::Value;
+
+/// The problems of `crd`, each as `location: message`.
+pub(super) fn problems(crd: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let meta = &crd["metadata"];
+    if let Some(labels) = meta["labels"].as_object() {
+        for (key, value) in labels {
+            if let Err(why) = qualified_name(key) {
+                out.push(format!("metadata.labels: key `{key}`: {why}"));
+            }
+            if let Some(value) = value.as_str()
+                && let Err(why) = label_value(value)
+            {
+                out.push(format!("metadata.labels[{key}]: value `{value}`: {why}"));
+            }
+        }
+    }
+    if meta.get("generateName").is_some_and(|g| !g.is_null()) {
+        out.push(
+            "metadata.generateName: a CRD's name must be given in full (<plural>.<group>)".into(),
+        );
+    }
+    let spec = &crd["spec"];
+    let group = spec["group"].as_str().unwrap_or_default();
+    if (group == "k8s.io"
+        || group.ends_with(".k8s.io")
+        || group == "kubernetes.io"
+        || group.ends_with(".kubernetes.io"))
+        && meta["annotations"]["api-approved.kubernetes.io"]
+            .as_str()
+            .is_none_or(str::is_empty)
+    {
+        out.push(format!(
+            "metadata.annotations[api-approved.kubernetes.io]: required for the protected group \
+             `{group}` (the URL of the approving pull request, or \"unapproved, ...\")"
+        ));
+    }
+    if spec["preserveUnknownFields"] == Value::Bool(true) {
+        out.push("spec.preserveUnknownFields: must be false in apiextensions.k8s.io/v1".into());
+    }
+    webhook_problems(&spec["conversion"]["webhook"], &mut out);
+    for (i, version) in spec["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        version_problems(version, &format!("spec.versions[{i}]"), &mut out);
+    }
+    out
+}
+
+fn webhook_problems(webhook: &Value, out: &mut Vec<String>) {
+    let at = "spec.conversion.webhook";
+    let versions: Vec<&str> = webhook["conversionReviewVersions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    for (i, v) in versions.iter().enumerate() {
+        if versions[..i].contains(v) {
+            out.push(format!(
+                "{at}.conversionReviewVersions: `{v}` given twice (it must not hold duplicates)"
+            ));
+        }
+    }
+    let client = &webhook["clientConfig"];
+    if let Some(url) = client["url"].as_str() {
+        let why = if !url.starts_with("https://") {
+            Some("must use the https scheme")
+        } else if url.contains('?') {
+            Some("must not hold a query")
+        } else if url.contains('#') {
+            Some("must not hold a fragment")
+        } else if url["https://".len()..]
+            .split('/')
+            .next()
+            .is_some_and(|h| h.contains('@'))
+        {
+            Some("must not hold user information")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            out.push(format!("{at}.clientConfig.url `{url}`: {why}"));
+        }
+    }
+    let service = &client["service"];
+    if let Some(port) = service["port"].as_i64()
+        && !(1..=65535).contains(&port)
+    {
+        out.push(format!(
+            "{at}.clientConfig.service.port {port}: must be between 1 and 65535"
+        ));
+    }
+    if let Some(path) = service["path"].as_str()
+        && !path.is_empty()
+        && !path.starts_with('/')
+    {
+        out.push(format!(
+            "{at}.clientConfig.service.path `{path}`: must start with a '/'"
+        ));
+    }
+}
+
+fn version_problems(version: &Value, at: &str, out: &mut Vec<String>) {
+    if let Some(warning) = version["deprecationWarning"].as_str() {
+        if version["deprecated"] != Value::Bool(true) {
+            out.push(format!(
+                "{at}.deprecationWarning: may only be set when deprecated is true"
+            ));
+        }
+        if warning.chars().count() > 256 {
+            out.push(format!(
+                "{at}.deprecationWarning: must be at most 256 characters"
+            ));
+        }
+        if warning.chars().any(|c| c.is_control()) {
+            out.push(format!(
+                "{at}.deprecationWarning: must be printable (no control characters)"
+            ));
+        }
+    }
+    let fields: Vec<&str> = version["selectableFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["jsonPath"].as_str())
+        .collect();
+    if fields.len() > 8 {
+        out.push(format!(
+            "{at}.selectableFields: {} of them, at most 8",
+            fields.len()
+        ));
+    }
+    for (i, path) in fields.iter().enumerate() {
+        if fields[..i].contains(path) {
+            out.push(format!(
+                "{at}.selectableFields[{i}].jsonPath `{path}`: given twice"
+            ));
+        }
+        if path.starts_with(".metadata") {
+            out.push(format!(
+                "{at}.selectableFields[{i}].jsonPath `{path}`: must not point into metadata \
+                 (`metadata.name` and `metadata.namespace` are selectable already)"
+            ));
+        }
+    }
+    let scale = &version["subresources"]["scale"];
+    if scale.is_object() {
+        for key in ["specReplicasPath", "statusReplicasPath"] {
+            if scale[key].as_str().is_none_or(str::is_empty) {
+                out.push(format!("{at}.subresources.scale.{key}: required"));
+            }
+        }
+    }
+}
+
+/// A label key: `[prefix/]name`, the prefix a DNS subdomain, the name at most 63 characters of
+/// letters, digits, `-`, `_` and `.`, beginning and ending with a letter or digit.
+fn qualified_name(key: &str) -> Result<(), String> {
+    let (prefix, name) = match key.rsplit_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix {
+        kube_markers_core::names::dns1123_subdomain(prefix)
+            .map_err(|why| format!("its prefix `{prefix}`: {why}"))?;
+    }
+    if name.is_empty() || name.len() > 63 || !label_shaped(name) {
+        return Err(
+            "a name must be at most 63 letters, digits, '-', '_' or '.', beginning and ending \
+             with a letter or digit"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// A label value: empty, or as a qualified name's name part.
+fn label_value(value: &str) -> Result<(), String> {
+    if value.is_empty() || (value.len() <= 63 && label_shaped(value)) {
+        Ok(())
+    } else {
+        Err(
+            "must be at most 63 letters, digits, '-', '_' or '.', beginning and ending with a \
+             letter or digit"
+                .into(),
+        )
+    }
+}
+
+fn label_shaped(s: &str) -> bool {
+    let alnum = |c: char| c.is_ascii_alphanumeric();
+    s.starts_with(alnum)
+        && s.ends_with(alnum)
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
