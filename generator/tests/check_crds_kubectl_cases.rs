@@ -17,23 +17,7 @@ const RESIDUE: &[(&str, &str)] = &[
         "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
     ),
     (
-        "03_c5.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_s13.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
         "03_s16.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_s19.yaml",
-        "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
-    ),
-    (
-        "03_s22.yaml",
         "a structural-schema rule of ValidateCustomResourceDefinitionOpenAPISchema not modelled yet",
     ),
     (
@@ -49,15 +33,7 @@ const RESIDUE: &[(&str, &str)] = &[
         "a default's format (date-time, byte, email, int32 range...) or `multipleOf` not modelled yet",
     ),
     (
-        "05_m6.yaml",
-        "a default's format (date-time, byte, email, int32 range...) or `multipleOf` not modelled yet",
-    ),
-    (
         "05_q1.yaml",
-        "a default's format (date-time, byte, email, int32 range...) or `multipleOf` not modelled yet",
-    ),
-    (
-        "05_q10.yaml",
         "a default's format (date-time, byte, email, int32 range...) or `multipleOf` not modelled yet",
     ),
     (

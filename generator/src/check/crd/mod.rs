@@ -121,6 +121,12 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
                 .into(),
         ));
     }
+    if in_junctor && node.contains_key("x-kubernetes-validations") {
+        problems.push(SchemaProblem::at(
+            at,
+            "`x-kubernetes-validations` must not be set inside anyOf/allOf/oneOf/not".into(),
+        ));
+    }
     if in_junctor {
         for key in [
             "type",
@@ -203,7 +209,16 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
         ));
     }
     for problem in satisfiable::problems(node) {
-        problems.server_accepts(SchemaProblem::at(at, problem.message));
+        // kube-apiserver refuses a `multipleOf` of 0 or less outright (seen on the server); the
+        // other unsatisfiable schemas it takes.
+        if problem
+            .message
+            .starts_with("`multipleOf` must be greater than 0")
+        {
+            problems.push(SchemaProblem::at(at, problem.message));
+        } else {
+            problems.server_accepts(SchemaProblem::at(at, problem.message));
+        }
     }
     // `default: null` is no default: the API server decodes the CRD with Go's JSON rules, which
     // read a null as a nil pointer, and stores the schema without it.
@@ -315,6 +330,27 @@ fn structural_keys(node: &Map<String, Value>, at: &str, problems: &mut Found) {
             format!("`x-kubernetes-map-type` `{map_type}` is not `granular` or `atomic`"),
         ));
     }
+    if let Some(factor) = node.get("multipleOf").and_then(Value::as_f64) {
+        // A factor of 0 or less is `satisfiable`'s, below.
+        if factor > 0.0 && node.get("type").is_some_and(|t| t == "integer") && factor.fract() != 0.0
+        {
+            problems.push(SchemaProblem::at(
+                at,
+                format!("`multipleOf` {factor} must be a whole number on an integer"),
+            ));
+        }
+    }
+    if truthy(node, "x-kubernetes-embedded-resource")
+        && !node.contains_key("properties")
+        && !truthy(node, "x-kubernetes-preserve-unknown-fields")
+    {
+        problems.push(SchemaProblem::at(
+            at,
+            "an embedded resource needs `properties` or \
+             `x-kubernetes-preserve-unknown-fields: true`"
+                .into(),
+        ));
+    }
     if node.contains_key("x-kubernetes-list-type") && node.get("type").is_some_and(|t| t != "array")
     {
         problems.push(SchemaProblem::at(
@@ -420,7 +456,15 @@ fn check_list_type(node: &Map<String, Value>, list_type: &str, path: &str, probl
                 .flatten()
                 .filter_map(Value::as_str)
                 .collect();
-            for key in keys {
+            for (i, key) in keys.iter().enumerate() {
+                if keys[..i].contains(key) {
+                    problems.push(SchemaProblem::at(
+                        at,
+                        format!("list-map key `{key}` is given twice"),
+                    ));
+                    continue;
+                }
+                let key = *key;
                 let Some(prop) = items["properties"].get(key) else {
                     problems.push(SchemaProblem::at(
                         at,
@@ -432,6 +476,12 @@ fn check_list_type(node: &Map<String, Value>, list_type: &str, path: &str, probl
                     problems.push(SchemaProblem::at(
                         at,
                         format!("list-map key `{key}` must be a scalar"),
+                    ));
+                }
+                if prop["nullable"] == Value::Bool(true) {
+                    problems.push(SchemaProblem::at(
+                        at,
+                        format!("list-map key `{key}` must not be nullable"),
                     ));
                 }
                 if !required.contains(&key) && prop.get("default").is_none_or(Value::is_null) {
