@@ -272,3 +272,40 @@ async fn a_label_selector_path_outside_spec_and_status_is_refused_as_the_api_ser
         }
     }
 }
+
+/// The verdicts recorded beside the attack files of `check-crds`
+/// (`generator/tests/check_crds/kubectl_cases/verdicts.tsv`, which the generator's tests replay
+/// without a server) are what kubectl and this kube-apiserver say today.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_recorded_kubectl_verdicts_are_the_servers() {
+    let (env, _) = start().await;
+    let kubeconfig = env.admin_kubeconfig().unwrap();
+    let dir = common::root().join("generator/tests/check_crds/kubectl_cases");
+    let verdicts = std::fs::read_to_string(dir.join("verdicts.tsv")).unwrap();
+    let mut differ = Vec::new();
+    let mut cases = 0;
+    for line in verdicts.lines().filter(|l| !l.starts_with('#')) {
+        let (file, recorded) = line.split_once('\t').unwrap();
+        cases += 1;
+        let out = std::process::Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args(["create", "--dry-run=server", "--validate=false", "-f"])
+            .arg(dir.join(file))
+            .output()
+            .expect("run kubectl");
+        let now = if out.status.success() {
+            "accepted"
+        } else {
+            "refused"
+        };
+        if now != recorded {
+            differ.push(format!(
+                "{file}: recorded {recorded}, now {now}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    assert!(cases >= 70, "{cases} cases");
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
