@@ -16,7 +16,11 @@ pub(super) fn refused(format: &str, value: &str) -> bool {
         "uuid3" => !uuid(value, Some('3')),
         "uuid4" => !uuid(value, Some('4')),
         "uuid5" => !uuid(value, Some('5')),
-        // Go's net.ParseIP, and a `.` (IPv4) or a `:` (IPv6) in the text.
+        // An IP address as Kubernetes parses one, and a `.` (IPv4) or a `:` (IPv6) in the
+        // text. Kubernetes' parser is "sloppy": it takes an octet with a leading zero
+        // (`01.2.3.4`, accepted by kube-apiserver 1.37), which Rust's refuses; such a value is
+        // left to the API server.
+        "ipv4" | "ipv6" if leading_zero_octet(value) => false,
         "ipv4" => !(value.contains('.') && value.parse::<std::net::IpAddr>().is_ok()),
         "ipv6" => !(value.contains(':') && value.parse::<std::net::IpAddr>().is_ok()),
         "date" => !full_date(value),
@@ -25,6 +29,15 @@ pub(super) fn refused(format: &str, value: &str) -> bool {
         "hostname" => value.is_ascii() && !ascii_hostname(value),
         _ => false,
     }
+}
+
+/// Whether the dotted part of an address has an octet of two digits or more starting with 0.
+fn leading_zero_octet(value: &str) -> bool {
+    let dotted = value.rsplit(':').next().unwrap_or(value);
+    dotted.contains('.')
+        && dotted
+            .split('.')
+            .any(|octet| octet.len() > 1 && octet.starts_with('0'))
 }
 
 /// `[0-9a-f]{8}-?[0-9a-f]{4}-?V[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}`, any case; the
@@ -181,6 +194,9 @@ mod tests {
         assert!(!refused("ipv4", "::ffff:10.0.0.1"));
         assert!(refused("ipv4", "::1"));
         assert!(refused("ipv4", "10.0.0.256"));
+        // Kubernetes' sloppy parser takes leading zeros: the API server accepts these.
+        assert!(!refused("ipv4", "01.2.3.4"));
+        assert!(!refused("ipv6", "::ffff:010.0.0.1"));
         assert!(!refused("ipv6", "::1"));
         assert!(refused("ipv6", "10.0.0.1"));
         assert!(!refused("date", "2024-02-29"));
