@@ -254,7 +254,8 @@ fn type_and_object_meta(s: &Value) -> Option<[(&'static str, Value); 3]> {
     ])
 }
 
-/// The words CEL reserves, which the API server escapes as `__word__` in property names.
+/// The words CEL reserves, which the API server escapes as `__word__` in property names. The
+/// parser's reserved words are those after the first four: keep these first.
 pub(crate) const RESERVED: &[&str] = &[
     "true",
     "false",

@@ -20,25 +20,9 @@ pub struct ParseError {
     pub message: String,
 }
 
-const RESERVED: &[&str] = &[
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
+/// The words cel-go's grammar reserves: the escaping list less `true`, `false`, `null` and
+/// `in`, which the grammar reads as tokens of their own.
+const RESERVED: &[&str] = crate::schema::RESERVED.split_at(4).1;
 
 /// cel-go's default maximum recursion depth (`parser.MaxRecursionDepth`), which the API
 /// server keeps: the nesting of `expr` rules while parsing, and the nesting of operators,
