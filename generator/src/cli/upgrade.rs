@@ -148,19 +148,13 @@ pub(crate) fn read(paths: &[PathBuf]) -> Result<Vec<Value>, String> {
             .map(|(docs, _)| docs)
             .map_err(|e| format!("{}: not YAML: {e}", path.display()))?;
         let before = crds.len();
-        for doc in docs {
-            match doc["kind"].as_str() {
-                Some(kind) if kind.ends_with("List") && doc["items"].is_array() => crds.extend(
-                    doc["items"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter(|i| is_crd(i))
-                        .cloned(),
-                ),
-                _ if is_crd(&doc) => crds.push(doc),
-                _ => {}
-            }
+        for doc in &docs {
+            crds.extend(
+                files::objects(doc)
+                    .into_iter()
+                    .filter(|o| is_crd(o))
+                    .cloned(),
+            );
         }
         // A CRD the API server could not decode cannot be compared: its fields are not what
         // they say.

@@ -139,6 +139,18 @@ pub(crate) fn read_text(path: &Path) -> Result<String, String> {
     })
 }
 
+/// The objects of one document: the document itself, or the `items` of a `List` or a
+/// `CustomResourceDefinitionList` (`kubectl get -o yaml`): kubectl takes any kind ending in
+/// `List` so.
+pub(crate) fn objects(doc: &Value) -> Vec<&Value> {
+    match doc["kind"].as_str() {
+        Some(kind) if kind.ends_with("List") && doc["items"].is_array() => {
+            doc["items"].as_array().into_iter().flatten().collect()
+        }
+        _ => vec![doc],
+    }
+}
+
 /// Checks one file; a file without CRDs is an error.
 pub fn check_file(path: &Path) -> FileReport {
     check_file_in(path, true)
@@ -192,15 +204,7 @@ fn check_file_here(path: &Path, required: bool, cost_bounds: bool) -> FileReport
         if doc.is_null() {
             continue;
         }
-        // A `List` or `CustomResourceDefinitionList` (kubectl get -o yaml) holds CRDs in
-        // `items`; kubectl takes any kind ending in `List` so.
-        let items: Vec<&Value> = match doc["kind"].as_str() {
-            Some(kind) if kind.ends_with("List") && doc["items"].is_array() => {
-                doc["items"].as_array().into_iter().flatten().collect()
-            }
-            _ => vec![doc],
-        };
-        for item in items {
+        for item in objects(doc) {
             if item["kind"] != "CustomResourceDefinition" {
                 continue;
             }
