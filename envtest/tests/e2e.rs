@@ -272,23 +272,19 @@ async fn the_example_converges_objects_written_at_v1alpha1() {
         health.condition("mydatabases cache"),
     ));
     let deployments: Api<Deployment> = Api::namespaced(admin.clone(), "e2e");
+    // The Deployment's replicas and image, once it exists.
+    let deployed = || async {
+        let spec = deployments.get_opt("old").await.ok().flatten()?.spec;
+        let image = spec.template.spec.unwrap_or_default().containers[0]
+            .image
+            .clone();
+        Some((spec.replicas, image))
+    };
+    let pg = Some("postgres:17.2".to_string());
     eventually(
         "the Deployment of the v1alpha1 object",
         Duration::from_secs(60),
-        || async {
-            deployments
-                .get_opt("old")
-                .await
-                .ok()
-                .flatten()
-                .is_some_and(|d| {
-                    let spec = d.spec;
-                    let image = spec.template.spec.unwrap_or_default().containers[0]
-                        .image
-                        .clone();
-                    spec.replicas == Some(2) && image.as_deref() == Some("postgres:17.2")
-                })
-        },
+        || async { deployed().await == Some((Some(2), pg.clone())) },
     )
     .await;
     eventually(
@@ -323,14 +319,7 @@ async fn the_example_converges_objects_written_at_v1alpha1() {
     eventually(
         "the Deployment scaled from v1alpha1",
         Duration::from_secs(60),
-        || async {
-            deployments
-                .get_opt("old")
-                .await
-                .ok()
-                .flatten()
-                .is_some_and(|d| d.spec.replicas == Some(3))
-        },
+        || async { deployed().await == Some((Some(3), pg.clone())) },
     )
     .await;
     let storage_class = || async { current.get("old").await.unwrap().spec.storage_class };
