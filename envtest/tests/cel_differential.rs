@@ -309,3 +309,31 @@ async fn the_recorded_kubectl_verdicts_are_the_servers() {
     assert!(cases >= 70, "{cases} cases");
     assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
+
+/// The defaults recorded as refused (`generator/tests/check_crds/default_values.refused`, which
+/// the generator's tests replay without a server) are the fields this kube-apiserver refuses in
+/// `default_values.json` today, no more and no fewer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_recorded_default_verdicts_are_the_servers() {
+    let (env, _) = start().await;
+    let kubeconfig = env.admin_kubeconfig().unwrap();
+    let dir = common::root().join("generator/tests/check_crds");
+    let out = std::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .args(["create", "--dry-run=server", "--validate=false", "-f"])
+        .arg(dir.join("default_values.json"))
+        .output()
+        .expect("run kubectl");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let refused: std::collections::BTreeSet<&str> = stderr
+        .split("properties[spec].properties[")
+        .skip(1)
+        .filter_map(|rest| rest.split(']').next())
+        .collect();
+    let recorded = std::fs::read_to_string(dir.join("default_values.refused")).unwrap();
+    let recorded: std::collections::BTreeSet<&str> =
+        recorded.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(recorded.len() > 500, "{} recorded", recorded.len());
+    assert_eq!(refused, recorded, "{stderr}");
+}

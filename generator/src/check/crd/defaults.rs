@@ -148,12 +148,13 @@ fn subschemas_mut(node: &mut Map<String, Value>) -> Vec<&mut Value> {
     out
 }
 
-/// The OpenAPI v3 (Kubernetes' subset) node as a JSON Schema draft 4 document, whose boolean
-/// `exclusiveMinimum` OpenAPI v3.0 shares: `nullable` becomes a `null` type, int-or-string an
-/// integer-or-string type, and each format the API server checks one of ours (the others,
+/// The OpenAPI v3 (Kubernetes' subset) node as a JSON Schema draft 4 document: `nullable`
+/// becomes a `null` type, int-or-string an integer-or-string type, numeric bounds our
+/// [`super::numbers`] check, and each format the API server checks one of ours (the others,
 /// which constrain nothing, are dropped).
 fn to_json_schema(node: &mut Value) {
     let Value::Object(map) = node else { return };
+    super::numbers::take_bounds(map);
     match map.get("format").and_then(Value::as_str) {
         Some(f) if FORMATS.contains(&f.replace('-', "").as_str()) => {
             let ours = format_name(f);
@@ -225,7 +226,10 @@ fn build_validator(node: &Map<String, Value>) -> Option<jsonschema::Validator> {
     let mut options = jsonschema::draft4::options()
         // RE2, as the API server's Go regexp, rather than a backtracking engine.
         .with_pattern_options(jsonschema::PatternOptions::regex())
-        .should_validate_formats(true);
+        .should_validate_formats(true)
+        .with_keyword(super::numbers::KEYWORD, |_, kept, _| {
+            Ok(Box::new(super::numbers::GoNumber::new(kept)))
+        });
     for name in FORMATS {
         options = options.with_format(format_name(name), |value: &str| {
             !super::formats::refused(name, value)

@@ -8,8 +8,10 @@ mod cel_rules;
 mod crd_rules;
 pub(crate) mod decode;
 mod defaults;
+mod email;
 pub mod files;
 mod formats;
+mod numbers;
 
 pub use cel_rules::Fixes;
 
