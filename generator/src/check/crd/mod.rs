@@ -132,10 +132,10 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
     if in_junctor {
         for key in [
             "type",
+            "title",
             "description",
             "default",
             "additionalProperties",
-            "nullable",
         ] {
             if node.contains_key(key) && !(key == "type" && junctor == Junctor::InsideIntOrString) {
                 problems.push(SchemaProblem::at(
@@ -147,6 +147,39 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
                     ),
                 ));
             }
+        }
+        // The extensions, set (a flag true, a list not empty), shape nothing inside a junctor.
+        let set = |key: &str| match node.get(key) {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+            Some(Value::Array(keys)) => !keys.is_empty(),
+            Some(_) => true,
+        };
+        for key in [
+            "nullable",
+            "x-kubernetes-preserve-unknown-fields",
+            "x-kubernetes-embedded-resource",
+            "x-kubernetes-int-or-string",
+            "x-kubernetes-list-map-keys",
+            "x-kubernetes-list-type",
+            "x-kubernetes-map-type",
+        ] {
+            if set(key) {
+                problems.push(SchemaProblem::at(
+                    at,
+                    format!("`{key}` must not be set inside anyOf/allOf/oneOf/not"),
+                ));
+            }
+        }
+        // What a junctor says of `metadata` could restrict it beyond name and generateName.
+        if node
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.contains_key("metadata"))
+        {
+            problems.push(SchemaProblem::at(
+                at,
+                "`metadata` must not be a property inside anyOf/allOf/oneOf/not".into(),
+            ));
         }
     } else if !node.contains_key("type") && !int_or_string && !preserve {
         problems.push(SchemaProblem::at(
@@ -204,7 +237,11 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
     }
     if let Some(list_type) = node.get("x-kubernetes-list-type").and_then(Value::as_str) {
         check_list_type(node, list_type, path, problems);
-    } else if node.contains_key("x-kubernetes-list-map-keys") {
+    } else if node
+        .get("x-kubernetes-list-map-keys")
+        .and_then(Value::as_array)
+        .is_some_and(|keys| !keys.is_empty())
+    {
         problems.push(SchemaProblem::at(
             at,
             "`x-kubernetes-list-map-keys` needs `x-kubernetes-list-type: map`".into(),
@@ -398,6 +435,77 @@ fn root_problems(root: &Map<String, Value>, problems: &mut Found) {
             "metadata.name",
             "must not have a `default`".into(),
         ));
+    }
+}
+
+/// With the status subresource, the root may only hold what its status and spec can be
+/// validated apart by: no junctors, enums, defaults or object bounds (`ValidateCustomResource
+/// DefinitionVersion`: only a fixed list of fields may be set at the root).
+fn status_root_problems(root: &Value, problems: &mut Found) {
+    const ALLOWED: &[&str] = &[
+        "description",
+        "type",
+        "format",
+        "title",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "multipleOf",
+        "required",
+        "items",
+        "properties",
+        "externalDocs",
+        "example",
+        "x-kubernetes-preserve-unknown-fields",
+        "x-kubernetes-validations",
+    ];
+    // The other fields of the API server's schema type; a key it lacks is dropped when the CRD
+    // is decoded, and a zero value (null, false, "") is not set.
+    const OTHERS: &[&str] = &[
+        "id",
+        "$schema",
+        "$ref",
+        "default",
+        "enum",
+        "maxProperties",
+        "minProperties",
+        "allOf",
+        "oneOf",
+        "anyOf",
+        "not",
+        "additionalProperties",
+        "patternProperties",
+        "dependencies",
+        "additionalItems",
+        "definitions",
+        "nullable",
+        "x-kubernetes-embedded-resource",
+        "x-kubernetes-int-or-string",
+        "x-kubernetes-list-map-keys",
+        "x-kubernetes-list-type",
+        "x-kubernetes-map-type",
+    ];
+    let Some(root) = root.as_object() else { return };
+    for key in OTHERS {
+        let set = match root.get(*key) {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+            Some(Value::String(s)) => !s.is_empty() || *key != "id" && *key != "$schema",
+            Some(_) => true,
+        };
+        if set {
+            problems.push(SchemaProblem::version(format!(
+                "`{key}` must not be set at the root of the schema when the status subresource \
+                 is enabled (only {} may be)",
+                ALLOWED.join(", ")
+            )));
+        }
     }
 }
 
@@ -698,6 +806,12 @@ pub fn check_version_found(
 ) -> (Found, Option<SchemaReport>) {
     let root = &version["schema"]["openAPIV3Schema"];
     let mut problems = check_schema_found(root);
+    if version["subresources"]
+        .get("status")
+        .is_some_and(|s| !s.is_null())
+    {
+        status_root_problems(root, &mut problems);
+    }
     let mut report = None;
     // As the API server, type-check and cost the rules only of a schema without structural
     // problems: an invalid schema has no dependable CEL types.
