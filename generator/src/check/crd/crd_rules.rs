@@ -1,10 +1,14 @@
 //! Rules of a CRD file's `metadata` and `spec` beyond its schemas, as kube-apiserver 1.37's
 //! CRD validation applies them (each pinned by a file of `tests/check_crds/kubectl_cases/` that
-//! the API server refused): labels, `generateName`, the protected groups,
+//! the API server refused): labels, annotations, finalizers, owner references, `generateName`,
+//! the protected groups,
 //! `preserveUnknownFields`, a conversion webhook's client config, and each version's
 //! `deprecationWarning`, selectable fields and scale subresource.
 
 use serde_json::Value;
+
+/// The most bytes an object's annotations, keys and values, may hold.
+const ANNOTATIONS_SIZE: usize = 256 * 1024;
 
 /// The problems of `crd`, each as `location: message`.
 pub(super) fn problems(crd: &Value) -> Vec<String> {
@@ -21,6 +25,51 @@ pub(super) fn problems(crd: &Value) -> Vec<String> {
                 out.push(format!("metadata.labels[{key}]: value `{value}`: {why}"));
             }
         }
+    }
+    if let Some(annotations) = meta["annotations"].as_object() {
+        let mut size = 0;
+        for (key, value) in annotations {
+            // The API server checks the key in lower case.
+            if let Err(why) = qualified_name(&key.to_lowercase()) {
+                out.push(format!("metadata.annotations: key `{key}`: {why}"));
+            }
+            size += key.len() + value.as_str().map_or(0, str::len);
+        }
+        if size > ANNOTATIONS_SIZE {
+            out.push(format!(
+                "metadata.annotations: {size} bytes of keys and values, more than the \
+                 {ANNOTATIONS_SIZE} the API server takes"
+            ));
+        }
+    }
+    let finalizers: Vec<&str> = meta["finalizers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    for name in &finalizers {
+        if let Err(why) = qualified_name(name) {
+            out.push(format!("metadata.finalizers: `{name}`: {why}"));
+        }
+    }
+    if finalizers.contains(&"orphan") && finalizers.contains(&"foregroundDeletion") {
+        out.push(
+            "metadata.finalizers: `orphan` and `foregroundDeletion` cannot both be set".into(),
+        );
+    }
+    let owners = meta["ownerReferences"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    for (i, owner) in owners.iter().enumerate() {
+        for key in ["apiVersion", "kind", "name", "uid"] {
+            if owner[key].as_str().is_none_or(str::is_empty) {
+                out.push(format!("metadata.ownerReferences[{i}].{key}: required"));
+            }
+        }
+    }
+    if owners.iter().filter(|o| o["controller"] == true).count() > 1 {
+        out.push("metadata.ownerReferences: only one may have `controller: true`".into());
     }
     if meta.get("generateName").is_some_and(|g| !g.is_null()) {
         out.push(
@@ -204,4 +253,21 @@ fn label_shaped(s: &str) -> bool {
         && s.ends_with(alnum)
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// kube-apiserver 1.37.2 takes 262,144 bytes of annotation keys and values, not one more
+    /// (a key `k` with a value of 262,143 and of 262,144 bytes, tried on the server).
+    #[test]
+    fn annotations_up_to_256_kib() {
+        let crd = |len: usize| json!({"metadata": {"annotations": {"k": "x".repeat(len)}}});
+        assert!(problems(&crd(262_143)).is_empty());
+        let over = problems(&crd(262_144));
+        assert_eq!(over.len(), 1, "{over:?}");
+        assert!(over[0].starts_with("metadata.annotations: 262145 bytes"), "{over:?}");
+    }
 }
