@@ -268,6 +268,9 @@ mod tests {
         assert!(problems(&crd(262_143)).is_empty());
         let over = problems(&crd(262_144));
         assert_eq!(over.len(), 1, "{over:?}");
-        assert!(over[0].starts_with("metadata.annotations: 262145 bytes"), "{over:?}");
+        assert!(
+            over[0].starts_with("metadata.annotations: 262145 bytes"),
+            "{over:?}"
+        );
     }
 }

@@ -235,12 +235,16 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
             "an embedded resource must be `type: object`".into(),
         ));
     }
-    if let Some(list_type) = node.get("x-kubernetes-list-type").and_then(Value::as_str) {
+    let list_type = node.get("x-kubernetes-list-type").and_then(Value::as_str);
+    if let Some(list_type) = list_type {
         check_list_type(node, list_type, path, problems);
-    } else if node
-        .get("x-kubernetes-list-map-keys")
-        .and_then(Value::as_array)
-        .is_some_and(|keys| !keys.is_empty())
+    }
+    // An empty list of keys is no keys, for the API server.
+    if list_type != Some("map")
+        && node
+            .get("x-kubernetes-list-map-keys")
+            .and_then(Value::as_array)
+            .is_some_and(|keys| !keys.is_empty())
     {
         problems.push(SchemaProblem::at(
             at,
