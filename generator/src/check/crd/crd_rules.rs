@@ -15,16 +15,7 @@ pub(super) fn problems(crd: &Value) -> Vec<String> {
     let mut out = Vec::new();
     let meta = &crd["metadata"];
     if let Some(labels) = meta["labels"].as_object() {
-        for (key, value) in labels {
-            if let Err(why) = qualified_name(key) {
-                out.push(format!("metadata.labels: key `{key}`: {why}"));
-            }
-            if let Some(value) = value.as_str()
-                && let Err(why) = label_value(value)
-            {
-                out.push(format!("metadata.labels[{key}]: value `{value}`: {why}"));
-            }
-        }
+        out.extend(label_problems(labels, "metadata.labels"));
     }
     if let Some(annotations) = meta["annotations"].as_object() {
         let mut size = 0;
@@ -211,6 +202,23 @@ fn version_problems(version: &Value, at: &str, out: &mut Vec<String>) {
             }
         }
     }
+}
+
+/// What the API server refuses of an object's labels (at `at`): each key a qualified name,
+/// each value a label value.
+pub(super) fn label_problems(labels: &serde_json::Map<String, Value>, at: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (key, value) in labels {
+        if let Err(why) = qualified_name(key) {
+            out.push(format!("{at}: key `{key}`: {why}"));
+        }
+        if let Some(value) = value.as_str()
+            && let Err(why) = label_value(value)
+        {
+            out.push(format!("{at}[{key}]: value `{value}`: {why}"));
+        }
+    }
+    out
 }
 
 /// A label key: `[prefix/]name`, the prefix a DNS subdomain, the name at most 63 characters of

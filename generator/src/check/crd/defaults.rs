@@ -7,8 +7,23 @@
 
 use serde_json::{Map, Value, json};
 
-/// Why `default` would be refused as the default of `node`, one sentence per reason.
-pub(super) fn problems(default: &Value, node: &Map<String, Value>) -> Vec<String> {
+/// Why `default` would be refused as the default of `node`, one sentence per reason; `root`
+/// when the node is the schema's root, which the API server reads as an embedded resource,
+/// `object_meta` when it is an embedded resource's metadata (whose fields are ObjectMeta's).
+pub(super) fn problems(
+    default: &Value,
+    node: &Map<String, Value>,
+    root: bool,
+    object_meta: bool,
+) -> Vec<String> {
+    let mut embedded_root;
+    let node = if root {
+        embedded_root = node.clone();
+        embedded_root.insert("x-kubernetes-embedded-resource".into(), json!(true));
+        &embedded_root
+    } else {
+        node
+    };
     if default.is_null() {
         // Kubernetes drops a null default of a nullable field; of any other, it is a mistake.
         return if node.get("nullable") == Some(&Value::Bool(true)) {
@@ -18,7 +33,10 @@ pub(super) fn problems(default: &Value, node: &Map<String, Value>) -> Vec<String
         };
     }
     let mut out = Vec::new();
-    unknown_fields(default, node, "", &mut out);
+    if !object_meta {
+        unknown_fields(default, node, "", &mut out);
+    }
+    embedded_resources(default, node, "", &mut out);
     out.extend(openapi_errors(default, node));
     if out.is_empty() {
         // As the API server: the CEL rules run only on a default that passed the rest.
@@ -51,6 +69,9 @@ fn unknown_fields(value: &Value, node: &Map<String, Value>, path: &str, out: &mu
                         .and_then(Value::as_object),
                     additional,
                 ) {
+                    // An embedded object's metadata is the API server's ObjectMeta, whatever
+                    // the schema says of it.
+                    _ if embedded && key == "metadata" => {}
                     (Some(schema), _) | (None, Some(schema)) => {
                         unknown_fields(child, schema, &child_path, out)
                     }
@@ -69,6 +90,64 @@ fn unknown_fields(value: &Value, node: &Map<String, Value>, path: &str, out: &mu
             if let Some(schema) = node.get("items").and_then(Value::as_object) {
                 for (i, item) in items.iter().enumerate() {
                     unknown_fields(item, schema, &format!("{path}/{i}"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// An embedded resource (and the root) in a default must name its `apiVersion` (a group
+/// version) and `kind`, and its labels must be valid, as the API server checks them.
+fn embedded_resources(value: &Value, node: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) => {
+            if node.get("x-kubernetes-embedded-resource") == Some(&json!(true)) {
+                for key in ["apiVersion", "kind"] {
+                    match fields.get(key) {
+                        None | Some(Value::Null) => {
+                            out.push(format!("{}`{key}` is required", location(path)))
+                        }
+                        Some(Value::String(s)) if s.is_empty() => {
+                            out.push(format!("{}`{key}` must not be empty", location(path)))
+                        }
+                        Some(Value::String(s))
+                            if key == "apiVersion" && s.matches('/').count() > 1 =>
+                        {
+                            out.push(format!(
+                                "{}`apiVersion` `{s}` is not a group/version",
+                                location(path)
+                            ))
+                        }
+                        Some(Value::String(_)) => {}
+                        Some(_) => out.push(format!("{}`{key}` must be a string", location(path))),
+                    }
+                }
+                if let Some(labels) = fields
+                    .get("metadata")
+                    .and_then(|m| m.get("labels"))
+                    .and_then(Value::as_object)
+                {
+                    let at = format!("{}metadata.labels", location(path));
+                    out.extend(super::crd_rules::label_problems(labels, &at));
+                }
+            }
+            let properties = node.get("properties").and_then(Value::as_object);
+            let additional = node.get("additionalProperties").and_then(Value::as_object);
+            for (key, child) in fields {
+                let schema = properties
+                    .and_then(|p| p.get(key))
+                    .and_then(Value::as_object)
+                    .or(additional);
+                if let Some(schema) = schema {
+                    embedded_resources(child, schema, &format!("{path}/{key}"), out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(schema) = node.get("items").and_then(Value::as_object) {
+                for (i, item) in items.iter().enumerate() {
+                    embedded_resources(item, schema, &format!("{path}/{i}"), out);
                 }
             }
         }
@@ -163,6 +242,14 @@ fn to_json_schema(node: &mut Value) {
         _ => {
             map.remove("format");
         }
+    }
+    // An empty enum is no enum to the API server (Go reads it as an empty list: no constraint).
+    if map
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(Vec::is_empty)
+    {
+        map.remove("enum");
     }
     if map.get("nullable") == Some(&json!(true))
         && let Some(Value::String(t)) = map.get("type").cloned()

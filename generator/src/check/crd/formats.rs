@@ -28,6 +28,8 @@ pub(super) fn refused(format: &str, value: &str) -> bool {
         "datetime" => !date_time(value),
         "byte" => !base64(value),
         "email" => !super::email::address(value),
+        "uri" => !super::uri::request_uri(value),
+        "cidr" => !cidr(value),
         "hexcolor" => !hex_color(value),
         // Non-ASCII host names involve Unicode categories: the API server's call.
         "hostname" => value.is_ascii() && !ascii_hostname(value),
@@ -72,6 +74,25 @@ fn uuid(value: &str, version: Option<char>) -> bool {
                 && (v == '3' || groups[3].starts_with(['8', '9', 'a', 'b', 'A', 'B']))
         }
     }
+}
+
+/// Kubernetes' `ParseCIDRSloppy`: an address, `/`, and a prefix length of decimal digits no
+/// longer than the address. An IPv4 part with a leading zero (which the sloppy parser takes)
+/// is judged on its prefix length only.
+fn cidr(value: &str) -> bool {
+    let Some((address, prefix)) = value.split_once('/') else {
+        return false;
+    };
+    let bits = if address.contains(':') { 128 } else { 32 };
+    let prefix_ok = !prefix.is_empty()
+        && prefix.bytes().all(|b| b.is_ascii_digit())
+        && prefix.parse::<u32>().is_ok_and(|n| n <= bits);
+    let address_ok = leading_zero_octet(address)
+        || match bits {
+            32 => address.parse::<std::net::Ipv4Addr>().is_ok(),
+            _ => address.parse::<std::net::Ipv6Addr>().is_ok(),
+        };
+    prefix_ok && address_ok
 }
 
 /// RFC 3339 `full-date`, as Go's `time.Parse("2006-01-02", ...)`: the day must exist.
@@ -291,6 +312,27 @@ mod tests {
         assert!(!refused("hexcolor", "#fFf"));
         assert!(!refused("hexcolor", "00ff00"));
         assert!(refused("hexcolor", "#ffff"));
+        // kube-apiserver 1.37.2's verdicts on `cidr` defaults.
+        for ok in [
+            "10.0.0.0/8",
+            "10.0.0.0/032",
+            "::/0",
+            "fe80::/10",
+            "010.0.0.0/8",
+        ] {
+            assert!(!refused("cidr", ok), "{ok}");
+        }
+        for bad in [
+            "abc",
+            "10.0.0.0",
+            "10.0.0.0/33",
+            "::/129",
+            "10.0.0.0/",
+            "10.0.0.0/+8",
+            "10.0.0.256/8",
+        ] {
+            assert!(refused("cidr", bad), "{bad}");
+        }
     }
 
     // Verdicts of kube-apiserver 1.37.2 on each as the default of a `date-time` or `byte` field.

@@ -12,6 +12,7 @@ mod email;
 pub mod files;
 mod formats;
 mod numbers;
+mod uri;
 
 pub use cel_rules::Fixes;
 
@@ -64,7 +65,7 @@ fn check_schema_found(root: &Value) -> Found {
     match root.as_object() {
         Some(node) => {
             root_problems(node, &mut problems);
-            check_node(node, "", &mut problems, Junctor::Outside);
+            check_node(node, "", &mut problems, Junctor::Outside, false);
         }
         None => problems.push(SchemaProblem::version("the schema is not an object".into())),
     }
@@ -101,7 +102,15 @@ enum Junctor {
     InsideIntOrString,
 }
 
-fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junctor: Junctor) {
+/// `object_meta`: the node is an embedded resource's `metadata`, which the API server reads as
+/// its ObjectMeta (a default there may hold fields the schema does not name).
+fn check_node(
+    node: &Map<String, Value>,
+    path: &str,
+    problems: &mut Found,
+    junctor: Junctor,
+    object_meta: bool,
+) {
     let at = shown(path);
     let in_junctor = junctor != Junctor::Outside;
     if node.contains_key("$ref") {
@@ -251,22 +260,15 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
             "`x-kubernetes-list-map-keys` needs `x-kubernetes-list-type: map`".into(),
         ));
     }
+    // kube-apiserver 1.37.2 takes unsatisfiable schemas, a `multipleOf` of 0 or less too (it
+    // refuses any default under one: `numbers`).
     for problem in satisfiable::problems(node) {
-        // kube-apiserver refuses a `multipleOf` of 0 or less outright (seen on the server); the
-        // other unsatisfiable schemas it takes.
-        if problem
-            .message
-            .starts_with("`multipleOf` must be greater than 0")
-        {
-            problems.push(SchemaProblem::at(at, problem.message));
-        } else {
-            problems.server_accepts(SchemaProblem::at(at, problem.message));
-        }
+        problems.server_accepts(SchemaProblem::at(at, problem.message));
     }
     // `default: null` is no default: the API server decodes the CRD with Go's JSON rules, which
     // read a null as a nil pointer, and stores the schema without it.
     if let Some(default) = node.get("default").filter(|d| !d.is_null()) {
-        let why = defaults::problems(default, node);
+        let why = defaults::problems(default, node, path.is_empty(), object_meta);
         if !why.is_empty() && path.contains("[<key>]") {
             // kube-apiserver 1.37 does not validate defaults under `additionalProperties`
             // (seen on the server); the value still never applies as written.
@@ -294,15 +296,16 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
     if let Some(props) = node.get("properties").and_then(Value::as_object) {
         for (name, child) in props {
             if let Some(child) = child.as_object() {
-                check_node(child, &join(path, name), problems, junctor);
+                let meta = name == "metadata" && truthy(node, "x-kubernetes-embedded-resource");
+                check_node(child, &join(path, name), problems, junctor, meta);
             }
         }
     }
     if let Some(items) = node.get("items").and_then(Value::as_object) {
-        check_node(items, &format!("{path}[*]"), problems, junctor);
+        check_node(items, &format!("{path}[*]"), problems, junctor, false);
     }
     if let Some(Value::Object(extra)) = node.get("additionalProperties") {
-        check_node(extra, &format!("{path}[<key>]"), problems, junctor);
+        check_node(extra, &format!("{path}[<key>]"), problems, junctor, false);
     }
     let inner = if int_or_string {
         Junctor::InsideIntOrString
@@ -317,12 +320,12 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
             .flatten()
         {
             if let Some(child) = child.as_object() {
-                check_node(child, path, problems, inner);
+                check_node(child, path, problems, inner, false);
             }
         }
     }
     if let Some(Value::Object(not)) = node.get("not") {
-        check_node(not, path, problems, Junctor::Inside);
+        check_node(not, path, problems, Junctor::Inside, false);
     }
 }
 
@@ -330,6 +333,8 @@ fn check_node(node: &Map<String, Value>, path: &str, problems: &mut Found, junct
 /// node: keys a structural schema forbids, a `type` it does not know, `items` as a list,
 /// `x-kubernetes-preserve-unknown-fields: false`, and list and map types on the wrong node.
 fn structural_keys(node: &Map<String, Value>, at: &str, problems: &mut Found) {
+    // Set as the API server's Go type sees it: a string or a map empty is unset, except where
+    // the field is a pointer (`dependencies`, `additionalItems`: any value but null).
     for key in [
         "id",
         "$schema",
@@ -338,7 +343,15 @@ fn structural_keys(node: &Map<String, Value>, at: &str, problems: &mut Found) {
         "dependencies",
         "additionalItems",
     ] {
-        if node.contains_key(key) {
+        let set = match node.get(key) {
+            None | Some(Value::Null) => false,
+            Some(Value::String(s)) => !s.is_empty(),
+            Some(Value::Object(map)) if matches!(key, "patternProperties" | "definitions") => {
+                !map.is_empty()
+            }
+            Some(_) => true,
+        };
+        if set {
             problems.push(SchemaProblem::at(at, format!("`{key}` must not be set")));
         }
     }
@@ -377,7 +390,8 @@ fn structural_keys(node: &Map<String, Value>, at: &str, problems: &mut Found) {
         // A factor of 0 or less is `satisfiable`'s, below.
         if factor > 0.0 && node.get("type").is_some_and(|t| t == "integer") && factor.fract() != 0.0
         {
-            problems.push(SchemaProblem::at(
+            // The API server takes the schema; it refuses any default under it (`numbers`).
+            problems.server_accepts(SchemaProblem::at(
                 at,
                 format!("`multipleOf` {factor} must be a whole number on an integer"),
             ));
@@ -409,6 +423,14 @@ fn root_problems(root: &Map<String, Value>, problems: &mut Found) {
     if root.get("type").is_some_and(|t| t != "object") {
         problems.push(SchemaProblem::version(
             "the root of the schema must be of `type: object`".into(),
+        ));
+    }
+    if root
+        .get("additionalProperties")
+        .is_some_and(|a| !a.is_null())
+    {
+        problems.push(SchemaProblem::version(
+            "`additionalProperties` must not be used at the root of the schema".into(),
         ));
     }
     if truthy(root, "nullable") {
@@ -523,6 +545,12 @@ fn is_scalar(node: &Value) -> bool {
 fn check_list_type(node: &Map<String, Value>, list_type: &str, path: &str, problems: &mut Found) {
     let at = shown(path);
     let items = node.get("items").cloned().unwrap_or(Value::Null);
+    if matches!(list_type, "set" | "map") && items["nullable"] == true {
+        problems.push(SchemaProblem::at(
+            at,
+            format!("the items of an `x-kubernetes-list-type: {list_type}` must not be nullable"),
+        ));
+    }
     match list_type {
         "atomic" => {}
         "set" => {
