@@ -41,18 +41,6 @@ const RESIDUE: &[(&str, &str)] = &[
         "a default's format (date-time, byte, email, int32 range...) or `multipleOf` not modelled yet",
     ),
     (
-        "06_c60.yaml",
-        "`string.format()` arguments are not checked at compile time as cel-go checks them",
-    ),
-    (
-        "06_f1.yaml",
-        "`string.format()` arguments are not checked at compile time as cel-go checks them",
-    ),
-    (
-        "06_f7.yaml",
-        "`string.format()` arguments are not checked at compile time as cel-go checks them",
-    ),
-    (
         "07_true_key_rule.yaml",
         "a key kubectl renames (`y:`, `True:`, `0x10:`) is warned of, not decided on kubectl's reading",
     ),
