@@ -105,6 +105,11 @@ pub fn check(
         &parsed.expr,
         &c.overloads,
     ));
+    literal_errors.extend(crate::format::invalid_format_calls(
+        &parsed.expr,
+        &types,
+        &c.overloads,
+    ));
     if !literal_errors.is_empty() {
         return Err(literal_errors);
     }
@@ -552,9 +557,11 @@ fn qualified_name(e: &Expr) -> Option<String> {
 }
 
 /// cel-go's `ValidateHomogeneousAggregateLiterals`, which runs on a checked expression: in each
-/// list literal the elements, in each map literal the keys and the values, of one type.
+/// list literal the elements, in each map literal the keys and the values, of one type. The
+/// literals under a `format` call are exempt (the strings extension exempts them).
 fn homogeneous_literals(root: &Expr, types: &[Type]) -> Vec<CheckError> {
     let mut errors = Vec::new();
+    let exempt = crate::format::under_format_calls(root);
     let elem_type = |e: &Expr, optional: bool| {
         let t = &types[e.id as usize];
         if optional {
@@ -568,6 +575,7 @@ fn homogeneous_literals(root: &Expr, types: &[Type]) -> Vec<CheckError> {
         message: format!("expected type '{expected}' but found '{found}'"),
     };
     root.walk(&mut |e| match &e.kind {
+        _ if exempt.contains(&e.id) => {}
         ExprKind::List { elements, optional } => {
             let mut first: Option<Type> = None;
             for (i, el) in elements.iter().enumerate() {

@@ -14,6 +14,7 @@ pub mod crd;
 pub mod env;
 mod field_path;
 mod fold;
+mod format;
 mod go_regex;
 mod lex;
 mod literals;

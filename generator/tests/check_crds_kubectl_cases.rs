@@ -9,18 +9,6 @@ use std::path::Path;
 /// The files `check-crds` decides otherwise than kubectl and the API server, and why.
 const RESIDUE: &[(&str, &str)] = &[
     (
-        "06_c60.yaml",
-        "`string.format()` arguments are not checked at compile time as cel-go checks them",
-    ),
-    (
-        "06_f1.yaml",
-        "`string.format()` arguments are not checked at compile time as cel-go checks them",
-    ),
-    (
-        "06_f7.yaml",
-        "`string.format()` arguments are not checked at compile time as cel-go checks them",
-    ),
-    (
         "07_true_key_rule.yaml",
         "a key kubectl renames (`y:`, `True:`, `0x10:`) is warned of, not decided on kubectl's reading",
     ),

@@ -593,6 +593,182 @@ pub fn fixed_cases() -> Vec<Case> {
     out
 }
 
+/// `string.format()`, which cel-go's strings extension checks when a rule compiles: every
+/// clause against an argument of every type, then counts, clause syntax, format strings and
+/// argument lists that are not literals, nested and repeated calls, message expressions.
+pub fn format_cases() -> Vec<Case> {
+    let spec = |rules: Value| {
+        json!({"type": "object", "properties": {"spec": {"type": "object",
+        "x-kubernetes-validations": rules,
+        "properties": {
+            "s": {"type": "string", "maxLength": 10},
+            "n": {"type": "integer"},
+            "d": {"type": "number"},
+            "b": {"type": "boolean"},
+            "by": {"type": "string", "format": "byte", "maxLength": 12},
+            "xs": {"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 5}},
+            "ns": {"type": "array", "maxItems": 5, "items": {"type": "integer"}},
+            "m": {"type": "object", "maxProperties": 5,
+                "additionalProperties": {"type": "string", "maxLength": 5}},
+            "obj": {"type": "object", "properties": {"a": {"type": "string", "maxLength": 5}}},
+            "t": {"type": "string", "format": "date-time"},
+            "dur": {"type": "string", "format": "duration"},
+            "raw": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+            "any": {"x-kubernetes-preserve-unknown-fields": true},
+            "q": {"x-kubernetes-int-or-string": true, "maxLength": 10},
+            "qs": {"type": "array", "maxItems": 5,
+                "items": {"x-kubernetes-int-or-string": true, "maxLength": 10}},
+        }}}})
+    };
+    const CLAUSES: &[&str] = &[
+        "%s", "%d", "%f", "%e", "%b", "%o", "%x", "%X", "%.2f", "%.3e",
+    ];
+    const ARGS: &[&str] = &[
+        "self.n",
+        "2u",
+        "self.d",
+        "self.s",
+        "self.b",
+        "self.by",
+        "self.xs",
+        "self.m",
+        "null",
+        "self.t",
+        "self.dur",
+        "self.q",
+        "self.qs[0]",
+        "dyn('a')",
+        "self.?s",
+        "type(self.n)",
+        "self.obj",
+        "[1, 'a']",
+    ];
+    let mut rules: Vec<Value> = Vec::new();
+    for clause in CLAUSES {
+        for arg in ARGS {
+            rules.push(json!({"rule": format!("'{clause}'.format([{arg}]) != ''")}));
+        }
+    }
+    for clause in ["%s", "%d", "%f", "%e", "%b", "%o", "%x", "%X"] {
+        for arg in ["self.s", "self.n", "self.d"] {
+            rules.push(json!({"rule": "true",
+                "messageExpression": format!("'bad: {clause}'.format([{arg}])")}));
+        }
+    }
+    for rule in [
+        // Counts.
+        "'%s %s'.format(['a']) != ''",
+        "'%s'.format(['a', 'b']) != ''",
+        "'x'.format([1]) != ''",
+        "'x'.format([]) != ''",
+        "'%s'.format([]) != ''",
+        "'%s %d %f'.format(['a', 1]) != ''",
+        "'%s %d'.format(['a', 1, 2.0]) != ''",
+        "'%%'.format([1]) != ''",
+        "'100%% %s'.format(['a']) != ''",
+        "'%%%d%%'.format([1]) != ''",
+        // Clause syntax.
+        "'%'.format([1]) != ''",
+        "'a%'.format([1]) != ''",
+        "'%z'.format([1]) != ''",
+        "'%.3z'.format([1]) != ''",
+        "'%.'.format([1]) != ''",
+        "'%.2'.format([1.0]) != ''",
+        "'%.f'.format([1.0]) != ''",
+        "'%.99999999999999999999f'.format([1.0]) != ''",
+        "'%.9223372036854775807f'.format([1.0]) != ''",
+        "'%.0e %.000f'.format([1.0, 2.0]) != ''",
+        "'%é'.format([1]) != ''",
+        "'%D'.format([1]) != ''",
+        "'%S'.format(['a']) != ''",
+        "'%'.format([]) != ''",
+        "'%s %'.format(['a', 1]) != ''",
+        // Strings for the floating-point clauses, and everything `%s` takes.
+        "'%f %e'.format(['NaN', 'x']) != ''",
+        "'%s %s %s %s %s %s %s'.format([1, 2u, 1.5, true, 'a', b'a', null]) != ''",
+        "'%s %s %s %s %s'.format([self.t, self.dur, [1], {'a': 1}, type(1)]) != ''",
+        "'%s'.format([timestamp('2020-01-01T00:00:00Z')]) != ''",
+        "'%s'.format([duration('1s')]) != ''",
+        "'%s'.format([quantity('1')]) != ''",
+        "'%s'.format([ip('1.2.3.4')]) != ''",
+        "'%s'.format([optional.of(1)]) != ''",
+        "'%s'.format([?optional.of(1)]) != ''",
+        "'%s'.format([self.raw]) != ''",
+        "'%s'.format([self.any]) != ''",
+        "'%s'.format([self.raw.foo]) != ''",
+        "'%d'.format([dyn(self.obj)]) != ''",
+        // List and map literals: `%s` looks into them, other clauses do not.
+        "'%s'.format([[1, [optional.none()]]]) != ''",
+        "'%s'.format([[self.obj]]) != ''",
+        "'%s'.format([{'a': self.obj}]) != ''",
+        "'%s'.format([{self.?s: 1}]) != ''",
+        "'%s'.format([[self.obj].map(o, o)]) != ''",
+        "'%s'.format([[1, 'a', {'k': [2u, null]}]]) != ''",
+        "'%s'.format([{'a': 1, 'b': 'c'}]) != ''",
+        "'%d'.format([[self.obj]]) != ''",
+        "'%s'.format([self.xs.map(x, [x, 1])]) != ''",
+        "[1, 'a'].size() == 2 && '%s'.format([[1, 'a']]) != ''",
+        "['%s'.format([[1, 'a']]), 1].size() == 2",
+        // Not checked: a format string or an argument list that is not a literal.
+        "self.s.format(['a', 1]) != ''",
+        "('%' + 'd').format(['a']) != ''",
+        "'%d'.format(self.xs) != ''",
+        "'%d'.format(self.xs + ['a']) != ''",
+        "'%d'.format(dyn(['a'])) != ''",
+        "'%s'.format(self.ns.map(n, n)) != ''",
+        // Nested, repeated, in comprehensions, after type errors, across lines.
+        "'%s'.format(['%d'.format(['a'])]) != ''",
+        "'%d'.format(['%s'.format(['a'])]) != ''",
+        "'%s'.format(['%s'.format([1, 2])]) != ''",
+        "'%d'.format([1]) != '' && '%d'.format(['x']) != '' && '%s'.format([1, 2]) != ''",
+        "self.xs.all(x, '%d'.format([x]) != '')",
+        "self.ns.all(n, '%d %s'.format([n, x]) != '')",
+        "self.ns.exists(n, '%s %d'.format([n, n]) != '')",
+        "self.xs.map(x, '%s'.format([x, x])).size() > 0",
+        "'%d'.format(['a']) == 1",
+        "'%d'.format(['a']) != '' && self.nope",
+        "'%s' .format ( [ 1 ] ) != ''",
+        r"r'%d\n'.format([1]) != ''",
+        "'%s'.format([b'%d']) != '' && b'%d' != b''",
+        "self.xs.exists_one(v, '%d'.format([v]) != '')",
+        "'%s'.format([self.s]).size() < 20",
+        "'%d'.format([self.ns.size()]) != '' && '%x'.format([self.by]) != ''",
+        "'%o %b %x %X'.format([self.qs[0], self.q, self.q, dyn(1)]) != ''",
+    ] {
+        rules.push(json!({"rule": rule}));
+    }
+    for msg in [
+        "'%s %s'.format(['a'])",
+        "'%s'.format(['a', 1])",
+        "'%.f'.format([1.0])",
+        "'%s'.format([self.obj])",
+        "'%d %s'.format([self.n, self.xs])",
+        "self.s.format([self.obj])",
+    ] {
+        rules.push(json!({"rule": "true", "messageExpression": msg}));
+    }
+    // Across lines (a rule with line breaks needs a message).
+    for rule in [
+        "'%d'\n.format(\n['a'])\n!= ''",
+        "'''%d\n%s'''.format([1, 2u]) != ''",
+        "'''%d\n%s'''.format([1, self.obj]) != ''",
+        "true &&\n  '%s'.format([1,\n  2]) != ''",
+    ] {
+        rules.push(json!({"rule": rule, "message": "m"}));
+    }
+    // A refused rule and a refused message expression together.
+    rules.push(json!({"rule": "'%d'.format(['a']) != ''",
+        "messageExpression": "'%s'.format([1, 2])"}));
+    rules
+        .into_iter()
+        .enumerate()
+        .map(|(i, rule)| Case {
+            id: format!("format-{i:03}"),
+            schema: spec(json!([rule])),
+        })
+        .collect()
+}
+
 /// The whole corpus: real CRDs as released and with their bounds stripped, the hand-picked,
 /// threshold and random cases.
 pub fn all_cases(parse: impl Fn(&str) -> Vec<Value>) -> Vec<Case> {
@@ -607,6 +783,7 @@ pub fn all_cases(parse: impl Fn(&str) -> Vec<Value>) -> Vec<Case> {
     let mut out = real;
     out.extend(stripped);
     out.extend(fixed_cases());
+    out.extend(format_cases());
     out.extend(threshold_cases(200));
     out.extend(random_cases(1200));
     out
