@@ -337,3 +337,66 @@ async fn the_recorded_default_verdicts_are_the_servers() {
     assert!(recorded.len() > 500, "{} recorded", recorded.len());
     assert_eq!(refused, recorded, "{stderr}");
 }
+
+#[path = "../../generator/tests/random_crds/mod.rs"]
+mod random_crds;
+
+/// The random CRDs of `check_crds_random.rs` sent to this kube-apiserver (a dry-run create):
+/// its verdicts are the recorded ones (`KUBE_MARKERS_RECORD_VERDICTS=1` records them anew) and
+/// `check-crds` agrees with each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_crds_are_decided_as_kube_apiserver_decides_them() {
+    use kube_markers::codegen::check::crd::files::check_crd;
+    let (_env, api) = start().await;
+    let dry_run = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let mut lines = vec![
+        "# What kube-apiserver 1.37.2 made of each CRD of generator/tests/random_crds (a dry-run"
+            .to_string(),
+        "# create), recorded by envtest/tests/cel_differential.rs.".to_string(),
+    ];
+    let mut differ = Vec::new();
+    let mut verdicts = Vec::new();
+    for i in 0..random_crds::COUNT {
+        let crd = random_crds::crd(i);
+        let object: DynamicObject = serde_json::from_value(crd.clone()).unwrap();
+        let (accepted, why) = match api.create(&dry_run, &object).await {
+            Ok(_) => (true, String::new()),
+            // 422: invalid; 400: a field of the wrong type, which the API server cannot decode.
+            Err(kube::Error::Api(status)) if matches!(status.code, 400 | 422) => {
+                (false, status.message)
+            }
+            Err(e) => panic!("w{i}s: {e}"),
+        };
+        verdicts.push(accepted);
+        lines.push(format!(
+            "w{i}s.example.com\t{}",
+            if accepted { "accepted" } else { "refused" }
+        ));
+        let report = check_crd(&crd, 1);
+        if report.problems.is_empty() != accepted {
+            differ.push(format!(
+                "w{i}s: server {why:?}; check-crds {:?}",
+                report.problems
+            ));
+        }
+    }
+    let path = common::root().join("generator/tests/check_crds/random_crds.verdicts");
+    let text = lines.join("\n") + "\n";
+    if std::env::var_os("KUBE_MARKERS_RECORD_VERDICTS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    assert_eq!(
+        random_crds::recorded(&std::fs::read_to_string(&path).unwrap_or_default()),
+        verdicts,
+        "the recorded verdicts are not this server's"
+    );
+    assert!(
+        differ.is_empty(),
+        "{} differ:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}

@@ -30,6 +30,8 @@ pub(super) fn refused(format: &str, value: &str) -> bool {
         "email" => !super::email::address(value),
         "uri" => !super::uri::request_uri(value),
         "cidr" => !cidr(value),
+        "duration" => !(go_duration(value) || loose_duration(value)),
+        "mac" => !mac(value),
         "hexcolor" => !hex_color(value),
         // Non-ASCII host names involve Unicode categories: the API server's call.
         "hostname" => value.is_ascii() && !ascii_hostname(value),
@@ -93,6 +95,178 @@ fn cidr(value: &str) -> bool {
             _ => address.parse::<std::net::Ipv6Addr>().is_ok(),
         };
     prefix_ok && address_ok
+}
+
+/// Go's `time.ParseDuration`: an optional sign, then numbers (with an optional fraction) each
+/// with a unit (`ns`, `us`, `µs`, `μs`, `ms`, `s`, `m`, `h`), at most 2^63-1 ns; or `0`.
+fn go_duration(value: &str) -> bool {
+    const LIMIT: u128 = 1 << 63;
+    let (negative, mut s) = match value.as_bytes().first() {
+        Some(b'-') => (true, &value[1..]),
+        Some(b'+') => (false, &value[1..]),
+        _ => (false, value),
+    };
+    if s == "0" {
+        return true;
+    }
+    if s.is_empty() {
+        return false;
+    }
+    let mut total: u128 = 0;
+    while !s.is_empty() {
+        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+        let (whole, rest) = s.split_at(digits);
+        let mut v: u128 = 0;
+        for d in whole.bytes() {
+            v = v * 10 + u128::from(d - b'0');
+            if v > LIMIT {
+                return false;
+            }
+        }
+        s = rest;
+        let (mut fraction, mut scale, mut post) = (0u64, 1f64, false);
+        if let Some(rest) = s.strip_prefix('.') {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            let mut overflow = false;
+            for d in rest[..digits].bytes() {
+                if overflow || fraction > (1 << 63) / 10 {
+                    overflow = true;
+                    continue;
+                }
+                let next = fraction * 10 + u64::from(d - b'0');
+                if next > 1 << 63 {
+                    overflow = true;
+                    continue;
+                }
+                fraction = next;
+                scale *= 10.0;
+            }
+            post = digits > 0;
+            s = &rest[digits..];
+        }
+        if digits == 0 && !post {
+            return false;
+        }
+        let unit_len = s
+            .bytes()
+            .take_while(|b| *b != b'.' && !b.is_ascii_digit())
+            .count();
+        let (unit, rest) = s.split_at(unit_len);
+        s = rest;
+        let nanos: u128 = match unit {
+            "ns" => 1,
+            "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return false,
+        };
+        if v > LIMIT / nanos {
+            return false;
+        }
+        v *= nanos;
+        if fraction > 0 {
+            v += (fraction as f64 * (nanos as f64 / scale)) as u128;
+            if v > LIMIT {
+                return false;
+            }
+        }
+        total += v;
+        if total > LIMIT {
+            return false;
+        }
+    }
+    negative || total < LIMIT
+}
+
+/// kube-openapi's fallback when Go's parser refuses: some `digits, spaces, letters` in the
+/// text (found anywhere) whose letters name a unit (`d`, `day`, `days`, `wk`, `1 hour`...); an
+/// integer beyond int64 in any of them refuses the whole.
+fn loose_duration(value: &str) -> bool {
+    const UNITS: [&[&str]; 8] = [
+        &["ns", "nano"],
+        &["us", "\u{b5}s", "micro"],
+        &["ms", "milli"],
+        &["s", "sec"],
+        &["m", "min"],
+        &["h", "hr", "hour"],
+        &["d", "day"],
+        &["w", "wk", "week"],
+    ];
+    let letter = |c: char| c.is_ascii_alphabetic() || c == '\u{b5}';
+    let chars: Vec<(usize, char)> = value.char_indices().collect();
+    let mut ok = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let digits_end = chars[i..]
+            .iter()
+            .take_while(|(_, c)| c.is_ascii_digit())
+            .count()
+            + i;
+        let spaces_end = chars[digits_end..]
+            .iter()
+            .take_while(|(_, c)| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c'))
+            .count()
+            + digits_end;
+        let letters_end = chars[spaces_end..]
+            .iter()
+            .take_while(|(_, c)| letter(*c))
+            .count()
+            + spaces_end;
+        if digits_end == i || letters_end == spaces_end {
+            i += 1;
+            continue;
+        }
+        let at = |k: usize| chars.get(k).map_or(value.len(), |(b, _)| *b);
+        let digits = &value[at(i)..at(digits_end)];
+        if digits.trim_start_matches('0').len() > 19
+            || digits
+                .parse::<u128>()
+                .map_or(true, |n| n > i64::MAX as u128)
+        {
+            return false;
+        }
+        let unit = value[at(spaces_end)..at(letters_end)].to_lowercase();
+        for variants in UNITS {
+            let last = variants.len() - 1;
+            if variants
+                .iter()
+                .enumerate()
+                .any(|(k, v)| (k == last && unit.starts_with(v)) || unit == *v)
+            {
+                ok = true;
+            }
+        }
+        i = letters_end;
+    }
+    ok
+}
+
+/// Go's `net.ParseMAC`: 6, 8 or 20 bytes as two-digit hex groups joined by `:` or `-`, or as
+/// four-digit groups joined by `.`.
+fn mac(value: &str) -> bool {
+    let b = value.as_bytes();
+    let hex2 = |s: &[u8]| s.len() >= 2 && s[..2].iter().all(u8::is_ascii_hexdigit);
+    if b.len() < 14 {
+        return false;
+    }
+    if b[2] == b':' || b[2] == b'-' {
+        let sep = b[2];
+        if !(b.len() + 1).is_multiple_of(3) || ![6, 8, 20].contains(&((b.len() + 1) / 3)) {
+            return false;
+        }
+        b.chunks(3)
+            .all(|g| hex2(g) && (g.len() == 2 || g[2] == sep))
+    } else if b[4] == b'.' {
+        if !(b.len() + 1).is_multiple_of(5) || ![6, 8, 20].contains(&(2 * (b.len() + 1) / 5)) {
+            return false;
+        }
+        b.chunks(5)
+            .all(|g| hex2(g) && hex2(&g[2..]) && (g.len() == 4 || g[4] == b'.'))
+    } else {
+        false
+    }
 }
 
 /// RFC 3339 `full-date`, as Go's `time.Parse("2006-01-02", ...)`: the day must exist.
@@ -312,6 +486,33 @@ mod tests {
         assert!(!refused("hexcolor", "#fFf"));
         assert!(!refused("hexcolor", "00ff00"));
         assert!(refused("hexcolor", "#ffff"));
+        for ok in [
+            "0",
+            "-0",
+            "1h",
+            "1.5h",
+            "1μs",
+            "5 days",
+            "abc 10minutes",
+            "3wk",
+            "5x 3s",
+            "00:00:00:00:00:01",
+        ] {
+            let format = if ok.contains(':') { "mac" } else { "duration" };
+            assert!(!refused(format, ok), "{ok}");
+        }
+        for bad in [
+            "a",
+            "2020-01-01",
+            "5x",
+            "1",
+            "99999999999999999999h",
+            "1.h5",
+            "01:02-03:04:05:06",
+        ] {
+            let format = if bad.contains(':') { "mac" } else { "duration" };
+            assert!(refused(format, bad), "{bad}");
+        }
         // kube-apiserver 1.37.2's verdicts on `cidr` defaults.
         for ok in [
             "10.0.0.0/8",

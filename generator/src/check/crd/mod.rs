@@ -238,11 +238,23 @@ fn check_node(
             "`x-kubernetes-map-type` only applies to objects".into(),
         ));
     }
-    if truthy(node, "x-kubernetes-embedded-resource") && ty != Some("object") {
-        problems.push(SchemaProblem::at(
-            at,
-            "an embedded resource must be `type: object`".into(),
-        ));
+    if truthy(node, "x-kubernetes-embedded-resource") {
+        if ty != Some("object") {
+            problems.push(SchemaProblem::at(
+                at,
+                "an embedded resource must be `type: object`".into(),
+            ));
+        }
+        if node
+            .get("additionalProperties")
+            .is_some_and(|a| !a.is_null())
+        {
+            problems.push(SchemaProblem::at(
+                at,
+                "an embedded resource must not have `additionalProperties`".into(),
+            ));
+        }
+        resource_fields(node, path, problems);
     }
     let list_type = node.get("x-kubernetes-list-type").and_then(Value::as_str);
     if let Some(list_type) = list_type {
@@ -440,19 +452,14 @@ fn root_problems(root: &Map<String, Value>, problems: &mut Found) {
     }
     let properties = root.get("properties").and_then(Value::as_object);
     for key in ["apiVersion", "kind"] {
-        let Some(node) = properties
+        if properties
             .and_then(|p| p.get(key))
-            .and_then(Value::as_object)
-        else {
-            continue;
-        };
-        if node.get("type").is_some_and(|t| t != "string") {
-            problems.push(SchemaProblem::at(key, "must be of `type: string`".into()));
-        }
-        if node.contains_key("default") {
+            .is_some_and(|node| node.get("default").is_some())
+        {
             problems.push(SchemaProblem::at(key, "must not have a `default`".into()));
         }
     }
+    resource_fields(root, "", problems);
     if properties
         .and_then(|p| p.get("metadata"))
         .is_some_and(|m| m["properties"]["name"].get("default").is_some())
@@ -531,6 +538,28 @@ fn status_root_problems(root: &Value, problems: &mut Found) {
                  is enabled (only {} may be)",
                 ALLOWED.join(", ")
             )));
+        }
+    }
+}
+
+/// The root and every embedded resource: `apiVersion` and `kind` strings and `metadata` an
+/// object, where the schema names them.
+fn resource_fields(node: &Map<String, Value>, path: &str, problems: &mut Found) {
+    let properties = node.get("properties").and_then(Value::as_object);
+    for (key, ty) in [
+        ("apiVersion", "string"),
+        ("kind", "string"),
+        ("metadata", "object"),
+    ] {
+        if let Some(field) = properties
+            .and_then(|p| p.get(key))
+            .and_then(Value::as_object)
+            && field.get("type").and_then(Value::as_str) != Some(ty)
+        {
+            problems.push(SchemaProblem::at(
+                shown(&join(path, key)),
+                format!("must be of `type: {ty}`"),
+            ));
         }
     }
 }
