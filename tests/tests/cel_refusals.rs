@@ -1,5 +1,5 @@
-//! A new user's CEL rules that kube-apiserver 1.37.2 refuses at CRD creation, written as
-//! `#[k8s(validation(...))]` in a workspace outside this one: `cargo run -p codegen` refuses
+//! A new user's CEL rules (and a default) that kube-apiserver 1.37.2 refuses at CRD creation,
+//! written as `#[k8s(validation(...))]` in a workspace outside this one: `cargo run -p codegen` refuses
 //! each at its field with the API server's text and, for the one over the cost budget, the
 //! bound that fixes it; with that bound the run succeeds, and, when the envtest assets are
 //! present, kube-apiserver 1.37.2 creates and establishes the CRD it wrote.
@@ -23,6 +23,15 @@ pub struct GadgetSpec {
     pub xs: Vec<String>,
     #[k8s(validation(rule = "self.size() >= 0", message_expression = "'got ' + string(self.size())"))]
     pub name: String,
+    #[k8s(validation(rule = "'%d'.format([self]) != ''"))]
+    pub label: String,
+    #[k8s(format = "date-time")]
+    #[serde(default = "since")]
+    pub since: String,
+}
+
+fn since() -> String {
+    "2020-01-01 00:00:00Z".into()
 }
 "#;
 
@@ -43,6 +52,8 @@ fn lib(refused: bool, max_items: Option<u64>) -> String {
             "#[k8s(validation(rule = \"self >= 0\"))]",
         )
         .replace("string(self.size())", "self")
+        .replace("'%d'.format", "'%s'.format")
+        .replace("2020-01-01 00:00:00Z", "2020-01-01T00:00:00Z")
 }
 
 #[test]
@@ -56,6 +67,8 @@ fn refused_rules_fail_the_run_naming_field_and_fix_and_the_fix_passes() {
         "spec.count: rule `self == 'a'`: the API server refuses it: compilation failed: ERROR: <input>:1:6: found no matching overload for '_==_' applied to '(int, string)'",
         "spec.xs: rule `self.all(x, self.all(y, x == y))`: the API server refuses it: estimated rule cost exceeds budget by factor of more than 100x",
         "spec.name: message_expression `'got ' + string(self.size())`: the API server refuses it: estimated messageExpression cost exceeds budget",
+        "spec.label: rule `'%d'.format([self]) != ''`: the API server refuses it: compilation failed: ERROR: <input>:1:14: error during formatting: decimal clause can only be used on integers, was given string",
+        "spec.since: the default \"2020-01-01 00:00:00Z\" does not validate against the field's own schema",
     ] {
         assert!(
             stderr.contains(expected),

@@ -32,10 +32,19 @@ pub struct Found {
     pub problems: Vec<SchemaProblem>,
     /// By problem: whether the API server accepts it.
     pub server_accepts: Vec<bool>,
+    /// Whether a refused problem makes the schema unfit for CEL: any but a default's.
+    schema_refused: bool,
 }
 
 impl Found {
     fn push(&mut self, problem: SchemaProblem) {
+        self.problems.push(problem);
+        self.server_accepts.push(false);
+        self.schema_refused = true;
+    }
+    /// A default the API server refuses: the schema itself stands, and its CEL rules are
+    /// compiled all the same (the API server reports both).
+    fn push_default(&mut self, problem: SchemaProblem) {
         self.problems.push(problem);
         self.server_accepts.push(false);
     }
@@ -132,8 +141,8 @@ pub fn check_version_found(
     }
     let mut report = None;
     // As the API server, type-check and cost the rules only of a schema without structural
-    // problems: an invalid schema has no dependable CEL types.
-    if !problems.refused() {
+    // problems (a refused default is not one): an invalid schema has no dependable CEL types.
+    if !problems.schema_refused {
         let cel_report = cel_check(root);
         for problem in cel_rules::problems_of(&cel_report, fixes) {
             problems.push(problem);

@@ -209,7 +209,7 @@ pub(super) fn check_node(
                 ),
             ));
         } else if !why.is_empty() {
-            problems.push(SchemaProblem::at(
+            problems.push_default(SchemaProblem::at(
                 at,
                 format!(
                     "the default {default} does not validate against the field's own schema \
