@@ -52,34 +52,6 @@ const RESIDUE: &[(&str, &str)] = &[
         "06_f7.yaml",
         "`string.format()` arguments are not checked at compile time as cel-go checks them",
     ),
-    (
-        "07_true_key_rule.yaml",
-        "a key kubectl renames (`y:`, `True:`, `0x10:`) is warned of, not decided on kubectl's reading",
-    ),
-    (
-        "07_y3.yaml",
-        "a key kubectl renames (`y:`, `True:`, `0x10:`) is warned of, not decided on kubectl's reading",
-    ),
-    (
-        "12_j2.json",
-        "concatenated JSON objects in one file are not read",
-    ),
-    (
-        "12_j3.json",
-        "concatenated JSON objects in one file are not read",
-    ),
-    (
-        "12_latin1.yaml",
-        "only UTF-8 is read (kubectl reads Latin-1 bytes as they come)",
-    ),
-    (
-        "12_underscore_float.yaml",
-        "an underscore in a float: go-yaml v2 strips it, serde-saphyr reads a string",
-    ),
-    (
-        "12_utf16.yaml",
-        "only UTF-8 is read (kubectl reads UTF-16 with a byte order mark)",
-    ),
 ];
 
 #[test]

@@ -10,6 +10,7 @@ pub(crate) mod decode;
 mod defaults;
 pub mod files;
 mod formats;
+mod kubectl_yaml;
 
 pub use cel_rules::Fixes;
 

@@ -1,0 +1,1070 @@
+//! A file's objects as `kubectl create -f` reads them (kubectl 1.37), step by step:
+//!
+//! 1. The bytes ([`decode_bytes`]): a UTF-16 file with a byte order mark is decoded, a UTF-8
+//!    byte order mark dropped, and every byte that is not UTF-8 becomes U+FFFD (cli-runtime's
+//!    `FileVisitor` reads through `unicode.BOMOverride(unicode.UTF8.NewDecoder())`).
+//! 2. JSON or YAML ([`read_stream`], apimachinery's `YAMLOrJSONDecoder`): text whose first
+//!    4096 bytes start, after white space, with `{` is a stream of JSON values (`{..}{..}`);
+//!    when the first or second of them is not JSON, the rest is read as YAML.
+//! 3. YAML documents: the text is cut at each line starting with `---` (a line with more
+//!    than a comment after it is an error), and each piece is one document for go-yaml v2.
+//! 4. Each document as go-yaml v2 unmarshals it into `interface{}`: a plain scalar is
+//!    resolved by its YAML 1.1 table (`y`, `on`, `0755`, `0x1F`, `1_000`, ...), a quoted or
+//!    block one is a string, `!!int`-like tags are checked, anchors are expanded and merge
+//!    keys (`<<`) set their keys over the ones before them.
+//! 5. sigs.k8s.io/yaml's JSON conversion: a key that go-yaml read as a boolean or number
+//!    becomes its text (`y` → `"true"`, `0x10` → `"16"`, `1.5` → `"1.5"` as a float32
+//!    prints), a null or too large key is an error, as is a NaN or infinite value.
+//!
+//! Written from the behaviour of those libraries; none of their code is copied.
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// The bytes of a file as the text kubectl reads, and what it changed in them.
+pub(crate) fn decode_bytes(bytes: &[u8]) -> (String, Vec<String>) {
+    let mut warnings = Vec::new();
+    let text = if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
+        utf16(rest, u16::from_le_bytes)
+    } else if let Some(rest) = bytes.strip_prefix(&[0xFE, 0xFF]) {
+        utf16(rest, u16::from_be_bytes)
+    } else {
+        let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+        let (text, replaced) = utf8_lossy_per_byte(bytes);
+        if let Some(first) = replaced {
+            warnings.push(format!(
+                "byte {first} is not UTF-8: kubectl reads each such byte as U+FFFD (\u{FFFD}), \
+                 which the API server then stores"
+            ));
+        }
+        text
+    };
+    (text, warnings)
+}
+
+/// UTF-8, each byte that does not start a valid sequence replaced by U+FFFD (as Go's
+/// decoders do, byte by byte), and the offset of the first one replaced.
+pub(crate) fn utf8_lossy_per_byte(mut bytes: &[u8]) -> (String, Option<usize>) {
+    let mut out = String::with_capacity(bytes.len());
+    let mut first = None;
+    let mut offset = 0;
+    loop {
+        match std::str::from_utf8(bytes) {
+            Ok(valid) => {
+                out.push_str(valid);
+                return (out, first);
+            }
+            Err(e) => {
+                let good = e.valid_up_to();
+                out.push_str(std::str::from_utf8(&bytes[..good]).unwrap_or_default());
+                out.push('\u{FFFD}');
+                first.get_or_insert(offset + good);
+                offset += good + 1;
+                bytes = &bytes[good + 1..];
+            }
+        }
+    }
+}
+
+fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> String {
+    let units = bytes.chunks_exact(2).map(|c| unit([c[0], c[1]]));
+    let mut out: String = char::decode_utf16(units)
+        .map(|c| c.unwrap_or('\u{FFFD}'))
+        .collect();
+    if bytes.len() % 2 == 1 {
+        out.push('\u{FFFD}');
+    }
+    out
+}
+
+/// The most YAML nodes read from one file, and the deepest nesting.
+const MAX_NODES: usize = 20_000_000;
+const MAX_DEPTH: usize = 256;
+
+/// The documents of a text (after [`decode_bytes`]) as JSON values, as kubectl sends them,
+/// and warnings: keys given twice (kubectl keeps the last), keys kubectl renames.
+pub(crate) fn read_stream(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
+    let mut reader = Reader::default();
+    let head = &text.as_bytes()[..text.len().min(4096)];
+    let head = String::from_utf8_lossy(head);
+    if head.trim_start().starts_with('{') {
+        reader.json_stream(text)?;
+    } else {
+        reader.yaml_stream(text, 0)?;
+    }
+    Ok((reader.docs, reader.warnings))
+}
+
+#[derive(Default)]
+struct Reader {
+    docs: Vec<Value>,
+    warnings: Vec<String>,
+    nodes: usize,
+}
+
+impl Reader {
+    /// Go's `json.Decoder` over the stream: values one after another; after a value that is
+    /// not JSON, when at most one was, the rest is YAML (from the line after the last value).
+    fn json_stream(&mut self, text: &str) -> Result<(), String> {
+        let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        let mut consumed = 0;
+        let mut count = 0;
+        loop {
+            match values.next() {
+                None => return Ok(()),
+                Some(Ok(value)) => {
+                    self.docs.push(as_go_json(value));
+                    consumed = values.byte_offset();
+                    count += 1;
+                }
+                Some(Err(e)) => {
+                    let json_error = format!("json: {e}");
+                    if count > 1 {
+                        return Err(json_error);
+                    }
+                    // The white space after the last value, up to and including a newline.
+                    let mut rest = &text[consumed..];
+                    for (i, c) in rest.char_indices() {
+                        if !c.is_whitespace() {
+                            rest = &rest[i..];
+                            break;
+                        }
+                        if c == '\n' || i + c.len_utf8() == rest.len() {
+                            rest = &rest[i + c.len_utf8()..];
+                            break;
+                        }
+                    }
+                    let line = text[..text.len() - rest.len()].matches('\n').count();
+                    return self
+                        .yaml_stream(rest, line)
+                        .map_err(|yaml| format!("{json_error} (and as YAML: {yaml})"));
+                }
+            }
+        }
+    }
+
+    /// apimachinery's `YAMLReader`: one document per piece between lines starting with
+    /// `---`; `line` is the number of lines of the file before `text`.
+    fn yaml_stream(&mut self, text: &str, line: usize) -> Result<(), String> {
+        let mut piece = String::new();
+        let mut piece_line = line;
+        for (i, raw) in text.split_inclusive('\n').enumerate() {
+            let content = match raw.strip_suffix('\n') {
+                Some(l) => l.strip_suffix('\r').unwrap_or(l),
+                None => raw,
+            };
+            if let Some(rest) = content.strip_prefix("---") {
+                let rest = rest.trim();
+                if !rest.is_empty() && !rest.starts_with('#') {
+                    return Err(format!(
+                        "line {}: invalid Yaml document separator: {rest} (kubectl takes only \
+                         a comment after `---`)",
+                        line + i + 1
+                    ));
+                }
+                if !piece.is_empty() {
+                    self.document(&std::mem::take(&mut piece), piece_line)?;
+                    continue;
+                }
+            }
+            if piece.is_empty() {
+                piece_line = line + i;
+            }
+            piece.push_str(content);
+            piece.push('\n');
+        }
+        if !piece.is_empty() {
+            self.document(&piece, piece_line)?;
+        }
+        Ok(())
+    }
+
+    /// The first YAML document of `text` as go-yaml v2 and sigs.k8s.io/yaml make it.
+    fn document(&mut self, text: &str, line: usize) -> Result<(), String> {
+        let at = |l: usize| line + l;
+        for (n, l) in text.lines().enumerate() {
+            if let Some(c) = l.chars().find(|&c| !go_yaml_character(c)) {
+                return Err(format!(
+                    "line {}: control characters are not allowed (U+{:04X}; go-yaml refuses \
+                     it)",
+                    at(n + 1),
+                    c as u32
+                ));
+            }
+        }
+        let Some(root) = self.parse(text, line)? else {
+            self.docs.push(Value::Null);
+            return Ok(());
+        };
+        let mut decoder = Decoder {
+            count: 0,
+            alias_count: 0,
+            alias_depth: 0,
+            line,
+            warnings: &mut self.warnings,
+        };
+        let go = decoder.decode(&root)?;
+        let value = to_json(go, &mut self.warnings)?;
+        self.docs.push(value);
+        Ok(())
+    }
+
+    /// The node tree of the first document of `text`, aliases pointing at their anchors'
+    /// nodes; `None` when the text holds no document.
+    fn parse(&mut self, text: &str, line: usize) -> Result<Option<Rc<Node>>, String> {
+        use granit_parser::{Event, Options, Parser};
+        let mut options = Options::default();
+        options.emit_anchor_events = true;
+        options.flow_nesting_limit = MAX_DEPTH;
+        options.block_nesting_limit = MAX_DEPTH;
+        let mut parser = Parser::new_from_str_with_options(text, options);
+        let error = |e: granit_parser::ScanError| {
+            format!("line {}: {}", line + e.marker().line(), e.info())
+        };
+        // Open collections: the node's kind, anchor id, line and children so far.
+        let mut open: Vec<(bool, usize, usize, Vec<Rc<Node>>)> = Vec::new();
+        let mut anchors: HashMap<usize, Rc<Node>> = HashMap::new();
+        let mut names: HashMap<usize, String> = HashMap::new();
+        let mut root = None;
+        let mut started = false;
+        while let Some(event) = parser.next_event() {
+            let (event, span) = event.map_err(error)?;
+            let node_line = line + span.start.line();
+            let node = match event {
+                Event::DocumentStart(..) => {
+                    if started {
+                        break;
+                    }
+                    started = true;
+                    continue;
+                }
+                Event::DocumentEnd => {
+                    if started {
+                        break;
+                    }
+                    continue;
+                }
+                Event::Anchor(id, name) => {
+                    names.insert(id, name.into_owned());
+                    continue;
+                }
+                Event::Alias(id) => {
+                    let name = names.get(&id).cloned().unwrap_or_default();
+                    let Some(target) = anchors.get(&id) else {
+                        return Err(format!(
+                            "line {node_line}: anchor '{name}' value contains itself"
+                        ));
+                    };
+                    Rc::new(Node::Alias {
+                        target: target.clone(),
+                    })
+                }
+                Event::Scalar(value, style, anchor, tag) => {
+                    let node = Rc::new(Node::Scalar {
+                        value: value.into_owned(),
+                        plain: style == granit_parser::ScalarStyle::Plain,
+                        tag: tag.map(|t| t.to_string()),
+                        line: node_line,
+                    });
+                    if anchor != 0 {
+                        anchors.insert(anchor, node.clone());
+                    }
+                    node
+                }
+                Event::SequenceStart(_, anchor, _) | Event::MappingStart(_, anchor, _) => {
+                    let map = matches!(event, Event::MappingStart(..));
+                    self.count_node()?;
+                    open.push((map, anchor, node_line, Vec::new()));
+                    continue;
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    let (map, anchor, line, children) =
+                        open.pop().ok_or("unbalanced YAML events")?;
+                    let node = Rc::new(if map {
+                        let mut pairs = Vec::with_capacity(children.len() / 2);
+                        let mut children = children.into_iter();
+                        while let (Some(k), Some(v)) = (children.next(), children.next()) {
+                            pairs.push((k, v));
+                        }
+                        Node::Map { pairs, line }
+                    } else {
+                        Node::Seq { items: children }
+                    });
+                    if anchor != 0 {
+                        anchors.insert(anchor, node.clone());
+                    }
+                    node
+                }
+                Event::StreamEnd => break,
+                _ => continue,
+            };
+            self.count_node()?;
+            match open.last_mut() {
+                Some((.., children)) => children.push(node),
+                None => root = Some(node),
+            }
+        }
+        Ok(root)
+    }
+
+    fn count_node(&mut self) -> Result<(), String> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(format!("more than {MAX_NODES} YAML nodes"));
+        }
+        Ok(())
+    }
+}
+
+/// The characters go-yaml v2's reader takes.
+fn go_yaml_character(c: char) -> bool {
+    matches!(c as u32, 0x09 | 0x0A | 0x0D | 0x20..=0x7E | 0x85 | 0xA0..=0xD7FF | 0xE000..=0xFFFD)
+        || c as u32 >= 0x10000
+}
+
+/// A YAML node as go-yaml's parser keeps it.
+enum Node {
+    Scalar {
+        value: String,
+        /// Plain, as opposed to quoted, literal or folded.
+        plain: bool,
+        /// The tag, in full (`tag:yaml.org,2002:int`, `!local`, `!`).
+        tag: Option<String>,
+        line: usize,
+    },
+    Seq {
+        items: Vec<Rc<Node>>,
+    },
+    Map {
+        pairs: Vec<(Rc<Node>, Rc<Node>)>,
+        line: usize,
+    },
+    Alias {
+        target: Rc<Node>,
+    },
+}
+
+/// A value as go-yaml v2 unmarshals it into `interface{}`.
+#[derive(Debug, Clone)]
+enum Go {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Go>),
+    /// Keys in the order first set; a key set again keeps its place.
+    Map(Vec<(Go, Go)>),
+}
+
+impl Go {
+    /// Go's `==` on two map keys (interface values): same type and value; NaN is never equal.
+    fn same_key(&self, other: &Go) -> bool {
+        match (self, other) {
+            (Go::Null, Go::Null) => true,
+            (Go::Bool(a), Go::Bool(b)) => a == b,
+            (Go::Int(a), Go::Int(b)) => a == b,
+            (Go::Uint(a), Go::Uint(b)) => a == b,
+            (Go::Float(a), Go::Float(b)) => a == b,
+            (Go::Str(a), Go::Str(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+const TAG: &str = "tag:yaml.org,2002:";
+
+struct Decoder<'w> {
+    /// go-yaml's count of nodes decoded, and of those decoded through an alias.
+    count: usize,
+    alias_count: usize,
+    alias_depth: usize,
+    line: usize,
+    warnings: &'w mut Vec<String>,
+}
+
+impl Decoder<'_> {
+    /// One node, counted as go-yaml counts them to refuse excessive aliasing.
+    fn decode(&mut self, node: &Node) -> Result<Go, String> {
+        self.count_one()?;
+        match node {
+            Node::Alias { target, .. } => {
+                self.alias_depth += 1;
+                let value = self.decode(target);
+                self.alias_depth -= 1;
+                value
+            }
+            Node::Scalar {
+                value,
+                plain,
+                tag,
+                line,
+            } => scalar(value, *plain, tag.as_deref()).map_err(|e| format!("line {line}: {e}")),
+            Node::Seq { items } => items
+                .iter()
+                .map(|n| self.decode(n))
+                .collect::<Result<_, _>>()
+                .map(Go::Seq),
+            Node::Map { pairs, line } => {
+                let mut map = Vec::new();
+                self.mapping(pairs, *line, &mut map)?;
+                Ok(Go::Map(map))
+            }
+        }
+    }
+
+    fn count_one(&mut self) -> Result<(), String> {
+        self.count += 1;
+        if self.alias_depth > 0 {
+            self.alias_count += 1;
+        }
+        let ratio = match self.count {
+            0..=400_000 => 0.99,
+            4_000_000.. => 0.10,
+            n => 0.99 - 0.89 * ((n - 400_000) as f64 / 3_600_000.0),
+        };
+        if self.alias_count > 100
+            && self.count > 1000
+            && self.alias_count as f64 / self.count as f64 > ratio
+        {
+            return Err(format!(
+                "line {}: document contains excessive aliasing (go-yaml refuses it)",
+                self.line + 1
+            ));
+        }
+        Ok(())
+    }
+
+    /// A mapping's pairs set into `map` in order: a merge key sets the merged mappings'
+    /// keys over those before it, a key given again replaces its value.
+    fn mapping(
+        &mut self,
+        pairs: &[(Rc<Node>, Rc<Node>)],
+        line: usize,
+        map: &mut Vec<(Go, Go)>,
+    ) -> Result<(), String> {
+        let mut given: Vec<Go> = Vec::new();
+        for (key_node, value_node) in pairs {
+            if is_merge(key_node) {
+                self.merge(value_node, line, map)?;
+                continue;
+            }
+            let key = self.decode(key_node)?;
+            if matches!(key, Go::Seq(_) | Go::Map(_)) {
+                return Err(format!(
+                    "line {}: invalid map key: a {} (kubectl takes only scalar keys)",
+                    node_line(key_node).unwrap_or(line),
+                    if matches!(key, Go::Seq(_)) {
+                        "sequence"
+                    } else {
+                        "mapping"
+                    }
+                ));
+            }
+            let value = self.decode(value_node)?;
+            self.key_warnings(key_node, &key);
+            if given.iter().any(|k| k.same_key(&key)) {
+                let warning = format!(
+                    "line {}: duplicate mapping key: {}: kubectl keeps the last value of a key \
+                     given twice",
+                    node_line(key_node).unwrap_or(line),
+                    key_text(&key).unwrap_or_else(|| "null".into())
+                );
+                if !self.warnings.contains(&warning) {
+                    self.warnings.push(warning);
+                }
+            } else {
+                given.push(key.clone());
+            }
+            match map.iter_mut().find(|(k, _)| k.same_key(&key)) {
+                Some(entry) => entry.1 = value,
+                None => map.push((key, value)),
+            }
+        }
+        Ok(())
+    }
+
+    /// A merge key's value: a mapping, an alias of one, or a sequence of those, the first of
+    /// which wins (set last).
+    fn merge(&mut self, node: &Node, line: usize, map: &mut Vec<(Go, Go)>) -> Result<(), String> {
+        let want_map =
+            || format!("line {line}: map merge requires map or sequence of maps as the value");
+        let mapping = |n: &Node| match n {
+            Node::Map { .. } => true,
+            Node::Alias { target, .. } => matches!(**target, Node::Map { .. }),
+            _ => false,
+        };
+        match node {
+            Node::Map { .. } | Node::Alias { .. } if mapping(node) => self.merge_one(node, map),
+            Node::Seq { items } => {
+                for item in items.iter().rev() {
+                    if !mapping(item) {
+                        return Err(want_map());
+                    }
+                    self.merge_one(item, map)?;
+                }
+                Ok(())
+            }
+            _ => Err(want_map()),
+        }
+    }
+
+    fn merge_one(&mut self, node: &Node, map: &mut Vec<(Go, Go)>) -> Result<(), String> {
+        self.count_one()?;
+        match node {
+            Node::Alias { target, .. } => {
+                self.alias_depth += 1;
+                let result = self.merge_one(target, map);
+                self.alias_depth -= 1;
+                result
+            }
+            Node::Map { pairs, line } => self.mapping(pairs, *line, map),
+            _ => Ok(()),
+        }
+    }
+
+    /// A plain key that kubectl sends under another name (`y` as `true`, `0x10` as `16`).
+    fn key_warnings(&mut self, node: &Node, key: &Go) {
+        let Node::Scalar {
+            value, line, tag, ..
+        } = node
+        else {
+            return;
+        };
+        let (kind, Some(sent)) = (
+            match key {
+                Go::Bool(_) => "the boolean",
+                Go::Int(_) | Go::Uint(_) | Go::Float(_) => "the number",
+                _ => return,
+            },
+            key_text(key),
+        ) else {
+            return;
+        };
+        if tag.is_none() && *value != sent {
+            let warning = format!(
+                "line {line}: kubectl reads the key `{value}` as {kind} {sent} (YAML 1.1) and \
+                 sends the property `{sent}`; quote it (\"{value}\") to keep the name"
+            );
+            if !self.warnings.contains(&warning) {
+                self.warnings.push(warning);
+            }
+        }
+    }
+}
+
+fn node_line(node: &Node) -> Option<usize> {
+    match node {
+        Node::Scalar { line, .. } | Node::Map { line, .. } => Some(*line),
+        Node::Alias { target, .. } => node_line(target),
+        Node::Seq { .. } => None,
+    }
+}
+
+fn is_merge(node: &Node) -> bool {
+    match node {
+        Node::Scalar {
+            value, plain, tag, ..
+        } => {
+            value == "<<"
+                && match tag.as_deref() {
+                    None => *plain,
+                    Some(tag) => tag == "!" || tag == "tag:yaml.org,2002:merge",
+                }
+        }
+        _ => false,
+    }
+}
+
+/// A scalar as go-yaml v2 decodes it into `interface{}`.
+fn scalar(value: &str, plain: bool, tag: Option<&str>) -> Result<Go, String> {
+    let Some(tag) = tag else {
+        return Ok(if plain {
+            resolve_plain(value, true).0
+        } else {
+            Go::Str(value.to_string())
+        });
+    };
+    let short = tag.strip_prefix(TAG);
+    match short {
+        Some("str") => return Ok(Go::Str(value.to_string())),
+        Some("binary") => {
+            return base64(value)
+                .map(|bytes| Go::Str(utf8_lossy_per_byte(&bytes).0))
+                .ok_or_else(|| "!!binary value contains invalid base64 data".to_string());
+        }
+        Some("bool" | "int" | "float" | "null" | "timestamp") => {}
+        // Any other tag (`!local`, `!`, `!!map` on a scalar): the text.
+        _ => return Ok(Go::Str(value.to_string())),
+    }
+    let wanted = short.unwrap_or_default();
+    let timestamp = wanted == "timestamp";
+    let (go, kind) = resolve_plain(value, timestamp);
+    match (wanted, kind) {
+        (w, k) if w == k => Ok(go),
+        ("float", "int") => Ok(match go {
+            Go::Int(i) => Go::Float(i as f64),
+            Go::Uint(u) => Go::Float(u as f64),
+            other => other,
+        }),
+        (w, k) => Err(format!("cannot decode !!{k} `{value}` as a !!{w}")),
+    }
+}
+
+/// go-yaml v2's `resolve` of an untagged plain scalar: the value and its tag's short name.
+/// A timestamp keeps its text (go-yaml's `interface{}` rule).
+fn resolve_plain(s: &str, timestamps: bool) -> (Go, &'static str) {
+    let first = s.as_bytes().first().copied();
+    let hint = match first {
+        None => b'N',
+        Some(b'+' | b'-') => b'S',
+        Some(b'0'..=b'9') => b'D',
+        Some(b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~') => b'M',
+        Some(b'.') => b'.',
+        Some(_) => 0,
+    };
+    let string = || (Go::Str(s.to_string()), "str");
+    if hint == 0 {
+        return string();
+    }
+    match s {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            return (Go::Bool(true), "bool");
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            return (Go::Bool(false), "bool");
+        }
+        "" | "~" | "null" | "Null" | "NULL" => return (Go::Null, "null"),
+        ".nan" | ".NaN" | ".NAN" => return (Go::Float(f64::NAN), "float"),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return (Go::Float(f64::INFINITY), "float");
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return (Go::Float(f64::NEG_INFINITY), "float"),
+        _ => {}
+    }
+    match hint {
+        b'.' => match go_parse_float(s) {
+            Some(f) => (Go::Float(f), "float"),
+            None => string(),
+        },
+        b'D' | b'S' => {
+            if timestamps && is_timestamp(s) {
+                return (Go::Str(s.to_string()), "timestamp");
+            }
+            let plain = s.replace('_', "");
+            if let Some(i) = parse_int(&plain, 0) {
+                return (Go::Int(i), "int");
+            }
+            if let Some(u) = parse_uint(&plain, 0) {
+                return (Go::Uint(u), "int");
+            }
+            if yaml_style_float(&plain)
+                && let Ok(f) = plain.parse::<f64>()
+                && f.is_finite()
+            {
+                return (Go::Float(f), "float");
+            }
+            if let Some(digits) = plain.strip_prefix("0b") {
+                if let Some(i) = parse_int(digits, 2) {
+                    return (Go::Int(i), "int");
+                }
+                if let Some(u) = parse_uint(digits, 2) {
+                    return (Go::Uint(u), "int");
+                }
+            } else if let Some(digits) = plain.strip_prefix("-0b")
+                && let Some(i) = parse_int(&format!("-{digits}"), 2)
+            {
+                return (Go::Int(i), "int");
+            }
+            string()
+        }
+        _ => string(),
+    }
+}
+
+/// Go's `strconv.ParseUint(s, base, 64)` without underscores (go-yaml removed them); base 0
+/// reads a `0x`, `0o`, `0b` (any case) or `0` prefix.
+fn parse_uint(s: &str, base: u32) -> Option<u64> {
+    let mut digits = s.as_bytes();
+    if digits.is_empty() {
+        return None;
+    }
+    let mut base = base;
+    if base == 0 {
+        base = 10;
+        if digits[0] == b'0' {
+            let prefix = digits.get(1).map(u8::to_ascii_lowercase);
+            match prefix {
+                Some(b'b') if digits.len() >= 3 => (base, digits) = (2, &digits[2..]),
+                Some(b'o') if digits.len() >= 3 => (base, digits) = (8, &digits[2..]),
+                Some(b'x') if digits.len() >= 3 => (base, digits) = (16, &digits[2..]),
+                _ => (base, digits) = (8, &digits[1..]),
+            }
+        }
+    }
+    let mut n: u64 = 0;
+    for &c in digits {
+        let d = (c as char).to_digit(36)?;
+        if d >= base {
+            return None;
+        }
+        n = n.checked_mul(u64::from(base))?.checked_add(u64::from(d))?;
+    }
+    Some(n)
+}
+
+/// Go's `strconv.ParseInt(s, base, 64)`, as [`parse_uint`] after an optional sign.
+fn parse_int(s: &str, base: u32) -> Option<i64> {
+    let (negative, rest) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if rest.is_empty() {
+        return None;
+    }
+    let n = parse_uint(rest, base)?;
+    if negative {
+        (n <= 1 << 63).then(|| (n as i64).wrapping_neg())
+    } else {
+        i64::try_from(n).ok()
+    }
+}
+
+/// go-yaml's `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+fn yaml_style_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` of a text starting with `.`: digits and underscores
+/// between digits, an optional exponent; `None` when out of range or not that.
+fn go_parse_float(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let mut i = 1;
+    let mut digits = 0;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'0'..=b'9' => digits += 1,
+            b'_' => {}
+            _ => break,
+        }
+        i += 1;
+    }
+    if digits == 0 {
+        return None;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !b.get(i).is_some_and(u8::is_ascii_digit) {
+            return None;
+        }
+        while b.get(i).is_some_and(|c| c.is_ascii_digit() || *c == b'_') {
+            i += 1;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    // An underscore only between digits.
+    for (j, &c) in b.iter().enumerate() {
+        if c == b'_' && !(b[j - 1].is_ascii_digit() && b.get(j + 1).is_some_and(u8::is_ascii_digit))
+        {
+            return None;
+        }
+    }
+    let f: f64 = s.replace('_', "").parse().ok()?;
+    f.is_finite().then_some(f)
+}
+
+/// The timestamps go-yaml v2 resolves (for `!!timestamp`): `2006-1-2`, with a time
+/// `15:4:5[.frac]` after a space, or after `T`/`t` with a zone (`Z` or `±07:00`).
+fn is_timestamp(s: &str) -> bool {
+    fn number(s: &mut &str, min: usize, max: usize) -> Option<u32> {
+        let n = s.bytes().take_while(u8::is_ascii_digit).count();
+        if n < min || n > max {
+            return None;
+        }
+        let value = s[..n].parse().ok();
+        *s = &s[n..];
+        value
+    }
+    fn expect(s: &mut &str, c: char) -> Option<()> {
+        *s = s.strip_prefix(c)?;
+        Some(())
+    }
+    let parse = || -> Option<()> {
+        let mut s = s;
+        let year = number(&mut s, 4, 4)?;
+        expect(&mut s, '-')?;
+        let month = number(&mut s, 1, 2)?;
+        expect(&mut s, '-')?;
+        let day = number(&mut s, 1, 2)?;
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+        let days = match month {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => return None,
+        };
+        if day == 0 || day > days {
+            return None;
+        }
+        if s.is_empty() {
+            return Some(());
+        }
+        let zoned = match s.as_bytes()[0] {
+            b'T' | b't' => true,
+            b' ' => false,
+            _ => return None,
+        };
+        s = &s[1..];
+        let (h, m) = (number(&mut s, 1, 2)?, {
+            expect(&mut s, ':')?;
+            number(&mut s, 1, 2)?
+        });
+        expect(&mut s, ':')?;
+        let sec = number(&mut s, 1, 2)?;
+        if h > 23 || m > 59 || sec > 59 {
+            return None;
+        }
+        if let Some(rest) = s.strip_prefix('.') {
+            s = rest;
+            number(&mut s, 1, 9)?;
+        }
+        if !zoned {
+            return s.is_empty().then_some(());
+        }
+        if s == "Z" {
+            return Some(());
+        }
+        let rest = s.strip_prefix(['+', '-'])?;
+        let b = rest.as_bytes();
+        (b.len() == 5
+            && b[2] == b':'
+            && b.iter()
+                .enumerate()
+                .all(|(i, c)| i == 2 || c.is_ascii_digit()))
+        .then_some(())
+    };
+    parse().is_some()
+}
+
+/// Go's `base64.StdEncoding.DecodeString`, which skips line breaks.
+fn base64(text: &str) -> Option<Vec<u8>> {
+    let symbols: Vec<u8> = text
+        .bytes()
+        .filter(|b| *b != b'\n' && *b != b'\r')
+        .collect();
+    if symbols.len() % 4 != 0 {
+        return None;
+    }
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::new();
+    let quanta = symbols.len() / 4;
+    for (q, quad) in symbols.chunks(4).enumerate() {
+        let pad = quad.iter().rev().take_while(|c| **c == b'=').count();
+        if pad > 2 || (pad > 0 && q + 1 != quanta) {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in &quad[..4 - pad] {
+            n = (n << 6) | value(c)?;
+        }
+        n <<= 6 * pad as u32;
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    Some(out)
+}
+
+/// The text sigs.k8s.io/yaml makes of a key: a string as it is, a boolean or number as Go
+/// prints it (a float as a float32 with `%g`); `None` for the keys it refuses (null, an
+/// unsigned integer above i64).
+fn key_text(key: &Go) -> Option<String> {
+    match key {
+        Go::Str(s) => Some(s.clone()),
+        Go::Bool(b) => Some(b.to_string()),
+        Go::Int(i) => Some(i.to_string()),
+        Go::Float(f) => Some(go_float32_g(*f)),
+        Go::Null | Go::Uint(_) | Go::Seq(_) | Go::Map(_) => None,
+    }
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 32)`, with go-yaml's names for the infinities and
+/// NaN.
+fn go_float32_g(f: f64) -> String {
+    let f = f as f32;
+    if f.is_nan() {
+        return ".nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { ".inf" } else { "-.inf" }.into();
+    }
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    // The shortest digits that read back as this float32, and the decimal exponent.
+    let shortest = format!("{:e}", f.abs());
+    let (mantissa, exponent) = shortest.split_once('e').unwrap_or((&shortest, "0"));
+    let digits = mantissa.replace('.', "");
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if exponent < -4 || exponent >= 6 {
+        let rest = if digits.len() > 1 {
+            format!(".{}", &digits[1..])
+        } else {
+            String::new()
+        };
+        let esign = if exponent < 0 { '-' } else { '+' };
+        return format!(
+            "{sign}{}{rest}e{esign}{:02}",
+            &digits[..1],
+            exponent.unsigned_abs()
+        );
+    }
+    let point = exponent + 1;
+    if point <= 0 {
+        format!("{sign}0.{}{digits}", "0".repeat((-point) as usize))
+    } else if point as usize >= digits.len() {
+        format!(
+            "{sign}{digits}{}",
+            "0".repeat(point as usize - digits.len())
+        )
+    } else {
+        let (whole, fraction) = digits.split_at(point as usize);
+        format!("{sign}{whole}.{fraction}")
+    }
+}
+
+/// sigs.k8s.io/yaml's conversion and Go's JSON encoder: keys become text, NaN and
+/// infinities are refused, and a whole float reads back as the integer Go writes.
+fn to_json(go: Go, warnings: &mut Vec<String>) -> Result<Value, String> {
+    Ok(match go {
+        Go::Null => Value::Null,
+        Go::Bool(b) => Value::Bool(b),
+        Go::Int(i) => Value::from(i),
+        Go::Uint(u) => Value::from(u),
+        Go::Float(f) => match serde_json::Number::from_f64(f) {
+            Some(n) => as_go_json(Value::Number(n)),
+            None => {
+                let name = if f.is_nan() {
+                    "NaN"
+                } else if f > 0.0 {
+                    "+Inf"
+                } else {
+                    "-Inf"
+                };
+                return Err(format!(
+                    "json: unsupported value: {name} (kubectl cannot send a NaN or infinite \
+                     number)"
+                ));
+            }
+        },
+        Go::Str(s) => Value::String(s),
+        Go::Seq(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|v| to_json(v, warnings))
+                .collect::<Result<_, _>>()?,
+        ),
+        Go::Map(pairs) => {
+            let mut map = serde_json::Map::new();
+            for (key, value) in pairs {
+                let Some(text) = key_text(&key) else {
+                    let kind = match key {
+                        Go::Null => "<nil>".to_string(),
+                        Go::Uint(u) => format!("uint64, key: {u}"),
+                        _ => "a collection".to_string(),
+                    };
+                    return Err(format!(
+                        "unsupported map key of type: {kind} (kubectl cannot convert it to JSON)"
+                    ));
+                };
+                let value = to_json(value, warnings)?;
+                if map.insert(text.clone(), value).is_some() {
+                    warnings.push(format!(
+                        "the key `{text}` is given twice in one mapping as different YAML types \
+                         (a string and a number or boolean): which value kubectl sends varies \
+                         from run to run; this reader keeps the last"
+                    ));
+                }
+            }
+            Value::Object(map)
+        }
+    })
+}
+
+/// A value as Go's encoding/json writes it after go-yaml read it, read back: a float without
+/// a fraction below 1e21 is written in full without a decimal point (its shortest digits, then
+/// zeros: `-9223372036854776000`), which reads back as an integer where one holds it.
+pub(crate) fn as_go_json(value: Value) -> Value {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or_default();
+            let negative_zero = f == 0.0 && f.is_sign_negative();
+            if f.fract() == 0.0 && f.abs() < 1e21 && !negative_zero {
+                let shortest = format!("{:e}", f.abs());
+                let (mantissa, exponent) = shortest.split_once('e').unwrap_or((&shortest, "0"));
+                let digits = mantissa.replace('.', "");
+                // Whole, so the exponent covers every digit after the point.
+                let exponent: usize = exponent.parse().unwrap_or(0);
+                let zeros = (exponent + 1).saturating_sub(digits.len());
+                let sign = if f < 0.0 { "-" } else { "" };
+                let text = format!("{sign}{digits}{}", "0".repeat(zeros));
+                if let Ok(number) = serde_json::from_str::<Value>(&text) {
+                    return number;
+                }
+            }
+            Value::Number(n)
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(as_go_json).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, as_go_json(v))).collect())
+        }
+        other => other,
+    }
+}
