@@ -525,6 +525,15 @@ pub fn read_documents(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
     kube_markers_cel::on_large_stack(|| read_documents_here(text))
 }
 
+/// [`read_documents`] of a file's bytes, decoded as kubectl decodes them (UTF-16 with a byte
+/// order mark, U+FFFD for each byte that is not UTF-8); the warnings say what was replaced.
+pub fn read_bytes(bytes: &[u8]) -> Result<(Vec<Value>, Vec<String>), String> {
+    let (text, mut warnings) = super::kubectl_yaml::decode_bytes(bytes);
+    let (docs, more) = read_documents(&text)?;
+    warnings.extend(more);
+    Ok((docs, warnings))
+}
+
 fn read_documents_here(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
     super::kubectl_yaml::read_stream(text)
 }
@@ -555,7 +564,7 @@ mod tests {
         assert_eq!(
             docs,
             [
-                serde_json::json!({"a": 8, "b": 1000, "c": 1.5, "d": -0.0}),
+                serde_json::json!({"a": 8, "b": 1000, "c": 1.5, "d": 0}),
                 serde_json::json!({"e": 1000})
             ]
         );

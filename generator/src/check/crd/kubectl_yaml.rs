@@ -31,36 +31,33 @@ pub(crate) fn decode_bytes(bytes: &[u8]) -> (String, Vec<String>) {
         utf16(rest, u16::from_be_bytes)
     } else {
         let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
-        let (text, replaced) = utf8_lossy_per_byte(bytes);
-        if let Some(first) = replaced {
+        if let Err(e) = std::str::from_utf8(bytes) {
             warnings.push(format!(
-                "byte {first} is not UTF-8: kubectl reads each such byte as U+FFFD (\u{FFFD}), \
-                 which the API server then stores"
+                "byte {} is not UTF-8: kubectl reads each such sequence as U+FFFD (\u{FFFD}), \
+                 which the API server then stores",
+                e.valid_up_to()
             ));
         }
-        text
+        // Each maximal ill-formed part becomes one U+FFFD, as golang.org/x/text's decoder does.
+        String::from_utf8_lossy(bytes).into_owned()
     };
     (text, warnings)
 }
 
-/// UTF-8, each byte that does not start a valid sequence replaced by U+FFFD (as Go's
-/// decoders do, byte by byte), and the offset of the first one replaced.
-pub(crate) fn utf8_lossy_per_byte(mut bytes: &[u8]) -> (String, Option<usize>) {
+/// UTF-8, each byte that does not start a valid sequence replaced by U+FFFD, as Go's
+/// encoding/json writes a string.
+fn utf8_lossy_per_byte(mut bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
-    let mut first = None;
-    let mut offset = 0;
     loop {
         match std::str::from_utf8(bytes) {
             Ok(valid) => {
                 out.push_str(valid);
-                return (out, first);
+                return out;
             }
             Err(e) => {
                 let good = e.valid_up_to();
                 out.push_str(std::str::from_utf8(&bytes[..good]).unwrap_or_default());
                 out.push('\u{FFFD}');
-                first.get_or_insert(offset + good);
-                offset += good + 1;
                 bytes = &bytes[good + 1..];
             }
         }
@@ -193,7 +190,26 @@ impl Reader {
                 ));
             }
         }
-        let Some(root) = self.parse(text, line)? else {
+        // go-yaml v2 (YAML 1.1) reads U+0085 as a line break, and a line break as `\n`.
+        let mut text = if text.contains('\u{85}') {
+            std::borrow::Cow::Owned(text.replace('\u{85}', "\n"))
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        };
+        let nodes = self.nodes;
+        let root = loop {
+            match self.parse(&text, line) {
+                Ok(root) => break root,
+                // go-yaml v2 takes `\'` in a double-quoted scalar (YAML 1.1 has it, 1.2 not):
+                // read as the `\x27` it means.
+                Err((_, Some(at))) if let Some(fixed) = quote_escape(&text, at) => {
+                    self.nodes = nodes;
+                    text = std::borrow::Cow::Owned(fixed);
+                }
+                Err((message, _)) => return Err(message),
+            }
+        };
+        let Some(root) = root else {
             self.docs.push(Value::Null);
             return Ok(());
         };
@@ -212,15 +228,29 @@ impl Reader {
 
     /// The node tree of the first document of `text`, aliases pointing at their anchors'
     /// nodes; `None` when the text holds no document.
-    fn parse(&mut self, text: &str, line: usize) -> Result<Option<Rc<Node>>, String> {
+    /// Errors: the message, and where a quoted scalar with an unknown escape starts.
+    fn parse(
+        &mut self,
+        text: &str,
+        line: usize,
+    ) -> Result<Option<Rc<Node>>, (String, Option<usize>)> {
         use granit_parser::{Event, Options, Parser};
         let mut options = Options::default();
         options.emit_anchor_events = true;
+        // go-yaml v2 reads a byte order mark inside a document as a character.
+        options.bom_inside_document_as_content = true;
         options.flow_nesting_limit = MAX_DEPTH;
         options.block_nesting_limit = MAX_DEPTH;
         let mut parser = Parser::new_from_str_with_options(text, options);
         let error = |e: granit_parser::ScanError| {
-            format!("line {}: {}", line + e.marker().line(), e.info())
+            let escape = matches!(
+                e.kind(),
+                granit_parser::ErrorKind::UnknownQuotedScalarEscape
+            );
+            (
+                format!("line {}: {}", line + e.marker().line(), e.info()),
+                escape.then(|| e.marker().byte_offset()).flatten(),
+            )
         };
         // Open collections: the node's kind, anchor id, line and children so far.
         let mut open: Vec<(bool, usize, usize, Vec<Rc<Node>>)> = Vec::new();
@@ -252,8 +282,9 @@ impl Reader {
                 Event::Alias(id) => {
                     let name = names.get(&id).cloned().unwrap_or_default();
                     let Some(target) = anchors.get(&id) else {
-                        return Err(format!(
-                            "line {node_line}: anchor '{name}' value contains itself"
+                        return Err((
+                            format!("line {node_line}: anchor '{name}' value contains itself"),
+                            None,
                         ));
                     };
                     Rc::new(Node::Alias {
@@ -261,6 +292,19 @@ impl Reader {
                     })
                 }
                 Event::Scalar(value, style, anchor, tag) => {
+                    if style == granit_parser::ScalarStyle::DoubleQuoted
+                        && let Some(source) = span.slice(text)
+                        && slash_escape(source)
+                    {
+                        return Err((
+                            format!(
+                                "line {node_line}: found unknown escape character while parsing \
+                                 a quoted scalar (`\\/`: go-yaml reads YAML 1.1, which has no \
+                                 such escape)"
+                            ),
+                            None,
+                        ));
+                    }
                     let node = Rc::new(Node::Scalar {
                         value: value.into_owned(),
                         plain: style == granit_parser::ScalarStyle::Plain,
@@ -274,13 +318,14 @@ impl Reader {
                 }
                 Event::SequenceStart(_, anchor, _) | Event::MappingStart(_, anchor, _) => {
                     let map = matches!(event, Event::MappingStart(..));
-                    self.count_node()?;
+                    self.count_node().map_err(|e| (e, None))?;
                     open.push((map, anchor, node_line, Vec::new()));
                     continue;
                 }
                 Event::SequenceEnd | Event::MappingEnd => {
-                    let (map, anchor, line, children) =
-                        open.pop().ok_or("unbalanced YAML events")?;
+                    let (map, anchor, line, children) = open
+                        .pop()
+                        .ok_or(("unbalanced YAML events".to_string(), None))?;
                     let node = Rc::new(if map {
                         let mut pairs = Vec::with_capacity(children.len() / 2);
                         let mut children = children.into_iter();
@@ -299,7 +344,7 @@ impl Reader {
                 Event::StreamEnd => break,
                 _ => continue,
             };
-            self.count_node()?;
+            self.count_node().map_err(|e| (e, None))?;
             match open.last_mut() {
                 Some((.., children)) => children.push(node),
                 None => root = Some(node),
@@ -315,6 +360,37 @@ impl Reader {
         }
         Ok(())
     }
+}
+
+/// The text with the first `\'` of the double-quoted scalar starting at or after byte `at`
+/// written `\x27`; `None` when it has none.
+fn quote_escape(text: &str, at: usize) -> Option<String> {
+    let start = at + text.get(at..)?.find('"')? + 1;
+    let mut chars = text[start..].char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return None,
+            '\\' => {
+                if let Some((_, '\'')) = chars.next() {
+                    let i = start + i;
+                    return Some(format!("{}\\x27{}", &text[..i], &text[i + 2..]));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether a double-quoted scalar's source holds the escape `\/` (YAML 1.2 only).
+fn slash_escape(source: &str) -> bool {
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.next() == Some('/') {
+            return true;
+        }
+    }
+    false
 }
 
 /// The characters go-yaml v2's reader takes.
@@ -592,7 +668,7 @@ fn scalar(value: &str, plain: bool, tag: Option<&str>) -> Result<Go, String> {
         Some("str") => return Ok(Go::Str(value.to_string())),
         Some("binary") => {
             return base64(value)
-                .map(|bytes| Go::Str(utf8_lossy_per_byte(&bytes).0))
+                .map(|bytes| Go::Str(utf8_lossy_per_byte(&bytes)))
                 .ok_or_else(|| "!!binary value contains invalid base64 data".to_string());
         }
         Some("bool" | "int" | "float" | "null" | "timestamp") => {}
@@ -987,7 +1063,7 @@ fn to_json(go: Go, warnings: &mut Vec<String>) -> Result<Value, String> {
         Go::Null => Value::Null,
         Go::Bool(b) => Value::Bool(b),
         Go::Int(i) => Value::from(i),
-        Go::Uint(u) => Value::from(u),
+        Go::Uint(u) => as_go_json(Value::from(u)),
         Go::Float(f) => match serde_json::Number::from_f64(f) {
             Some(n) => as_go_json(Value::Number(n)),
             None => {
@@ -1038,15 +1114,17 @@ fn to_json(go: Go, warnings: &mut Vec<String>) -> Result<Value, String> {
     })
 }
 
-/// A value as Go's encoding/json writes it after go-yaml read it, read back: a float without
-/// a fraction below 1e21 is written in full without a decimal point (its shortest digits, then
-/// zeros: `-9223372036854776000`), which reads back as an integer where one holds it.
+/// A value as kubectl sends it: its unstructured decoding keeps a number as an int64 when it
+/// is one and a float64 otherwise (an integer above i64 too), which Go's encoding/json writes,
+/// read back: a float without a fraction below 1e21 is written in full without a decimal point
+/// (its shortest digits, then zeros: `-9223372036854776000`), which reads back as an integer
+/// where one holds it.
 pub(crate) fn as_go_json(value: Value) -> Value {
     match value {
-        Value::Number(n) if n.is_f64() => {
+        Value::Number(n) if n.is_f64() || n.as_i64().is_none() => {
             let f = n.as_f64().unwrap_or_default();
-            let negative_zero = f == 0.0 && f.is_sign_negative();
-            if f.fract() == 0.0 && f.abs() < 1e21 && !negative_zero {
+            // Go writes -0 for a negative zero, which reads back as the integer 0.
+            if f.fract() == 0.0 && f.abs() < 1e21 {
                 let shortest = format!("{:e}", f.abs());
                 let (mantissa, exponent) = shortest.split_once('e').unwrap_or((&shortest, "0"));
                 let digits = mantissa.replace('.', "");
