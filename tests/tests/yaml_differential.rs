@@ -1186,7 +1186,7 @@ fn check_crds_reads_files_as_kubectl_does() {
 #[test]
 #[cfg_attr(skip_oracle, ignore = "KUBE_MARKERS_SKIP_ORACLE=1: needs a Go oracle")]
 fn check_crds_reads_random_documents_as_kubectl_does() {
-    let mut rng = kube_markers_tests::Rng(0xD0C5_0F_7E57_u64);
+    let mut rng = kube_markers_tests::Rng(0x00D0_C50F_7E57_u64);
     let files: Vec<Vec<u8>> = (0..1500)
         .map(|_| {
             let mut doc = RandomDoc {

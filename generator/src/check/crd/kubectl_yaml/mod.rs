@@ -18,6 +18,9 @@
 //!
 //! Written from the behaviour of those libraries; none of their code is copied.
 
+mod resolve;
+
+use resolve::{key_text, scalar};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -46,7 +49,7 @@ pub(crate) fn decode_bytes(bytes: &[u8]) -> (String, Vec<String>) {
 
 /// UTF-8, each byte that does not start a valid sequence replaced by U+FFFD, as Go's
 /// encoding/json writes a string.
-fn utf8_lossy_per_byte(mut bytes: &[u8]) -> String {
+pub(super) fn utf8_lossy_per_byte(mut bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     loop {
         match std::str::from_utf8(bytes) {
@@ -69,7 +72,7 @@ fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> String {
     let mut out: String = char::decode_utf16(units)
         .map(|c| c.unwrap_or('\u{FFFD}'))
         .collect();
-    if bytes.len() % 2 == 1 {
+    if !bytes.len().is_multiple_of(2) {
         out.push('\u{FFFD}');
     }
     out
@@ -423,7 +426,7 @@ enum Node {
 
 /// A value as go-yaml v2 unmarshals it into `interface{}`.
 #[derive(Debug, Clone)]
-enum Go {
+pub(super) enum Go {
     Null,
     Bool(bool),
     Int(i64),
@@ -449,8 +452,6 @@ impl Go {
         }
     }
 }
-
-const TAG: &str = "tag:yaml.org,2002:";
 
 struct Decoder<'w> {
     /// go-yaml's count of nodes decoded, and of those decoded through an alias.
@@ -654,408 +655,6 @@ fn is_merge(node: &Node) -> bool {
     }
 }
 
-/// A scalar as go-yaml v2 decodes it into `interface{}`.
-fn scalar(value: &str, plain: bool, tag: Option<&str>) -> Result<Go, String> {
-    let Some(tag) = tag else {
-        return Ok(if plain {
-            resolve_plain(value, true).0
-        } else {
-            Go::Str(value.to_string())
-        });
-    };
-    let short = tag.strip_prefix(TAG);
-    match short {
-        Some("str") => return Ok(Go::Str(value.to_string())),
-        Some("binary") => {
-            return base64(value)
-                .map(|bytes| Go::Str(utf8_lossy_per_byte(&bytes)))
-                .ok_or_else(|| "!!binary value contains invalid base64 data".to_string());
-        }
-        Some("bool" | "int" | "float" | "null" | "timestamp") => {}
-        // Any other tag (`!local`, `!`, `!!map` on a scalar): the text.
-        _ => return Ok(Go::Str(value.to_string())),
-    }
-    let wanted = short.unwrap_or_default();
-    let timestamp = wanted == "timestamp";
-    let (go, kind) = resolve_plain(value, timestamp);
-    match (wanted, kind) {
-        (w, k) if w == k => Ok(go),
-        ("float", "int") => Ok(match go {
-            Go::Int(i) => Go::Float(i as f64),
-            Go::Uint(u) => Go::Float(u as f64),
-            other => other,
-        }),
-        (w, k) => Err(format!("cannot decode !!{k} `{value}` as a !!{w}")),
-    }
-}
-
-/// go-yaml v2's `resolve` of an untagged plain scalar: the value and its tag's short name.
-/// A timestamp keeps its text (go-yaml's `interface{}` rule).
-fn resolve_plain(s: &str, timestamps: bool) -> (Go, &'static str) {
-    let first = s.as_bytes().first().copied();
-    let hint = match first {
-        None => b'N',
-        Some(b'+' | b'-') => b'S',
-        Some(b'0'..=b'9') => b'D',
-        Some(b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~') => b'M',
-        Some(b'.') => b'.',
-        Some(_) => 0,
-    };
-    let string = || (Go::Str(s.to_string()), "str");
-    if hint == 0 {
-        return string();
-    }
-    match s {
-        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
-            return (Go::Bool(true), "bool");
-        }
-        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
-            return (Go::Bool(false), "bool");
-        }
-        "" | "~" | "null" | "Null" | "NULL" => return (Go::Null, "null"),
-        ".nan" | ".NaN" | ".NAN" => return (Go::Float(f64::NAN), "float"),
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
-            return (Go::Float(f64::INFINITY), "float");
-        }
-        "-.inf" | "-.Inf" | "-.INF" => return (Go::Float(f64::NEG_INFINITY), "float"),
-        _ => {}
-    }
-    match hint {
-        b'.' => match go_parse_float(s) {
-            Some(f) => (Go::Float(f), "float"),
-            None => string(),
-        },
-        b'D' | b'S' => {
-            if timestamps && is_timestamp(s) {
-                return (Go::Str(s.to_string()), "timestamp");
-            }
-            let plain = s.replace('_', "");
-            if let Some(i) = parse_int(&plain, 0) {
-                return (Go::Int(i), "int");
-            }
-            if let Some(u) = parse_uint(&plain, 0) {
-                return (Go::Uint(u), "int");
-            }
-            if yaml_style_float(&plain)
-                && let Ok(f) = plain.parse::<f64>()
-                && f.is_finite()
-            {
-                return (Go::Float(f), "float");
-            }
-            if let Some(digits) = plain.strip_prefix("0b") {
-                if let Some(i) = parse_int(digits, 2) {
-                    return (Go::Int(i), "int");
-                }
-                if let Some(u) = parse_uint(digits, 2) {
-                    return (Go::Uint(u), "int");
-                }
-            } else if let Some(digits) = plain.strip_prefix("-0b")
-                && let Some(i) = parse_int(&format!("-{digits}"), 2)
-            {
-                return (Go::Int(i), "int");
-            }
-            string()
-        }
-        _ => string(),
-    }
-}
-
-/// Go's `strconv.ParseUint(s, base, 64)` without underscores (go-yaml removed them); base 0
-/// reads a `0x`, `0o`, `0b` (any case) or `0` prefix.
-fn parse_uint(s: &str, base: u32) -> Option<u64> {
-    let mut digits = s.as_bytes();
-    if digits.is_empty() {
-        return None;
-    }
-    let mut base = base;
-    if base == 0 {
-        base = 10;
-        if digits[0] == b'0' {
-            let prefix = digits.get(1).map(u8::to_ascii_lowercase);
-            match prefix {
-                Some(b'b') if digits.len() >= 3 => (base, digits) = (2, &digits[2..]),
-                Some(b'o') if digits.len() >= 3 => (base, digits) = (8, &digits[2..]),
-                Some(b'x') if digits.len() >= 3 => (base, digits) = (16, &digits[2..]),
-                _ => (base, digits) = (8, &digits[1..]),
-            }
-        }
-    }
-    let mut n: u64 = 0;
-    for &c in digits {
-        let d = (c as char).to_digit(36)?;
-        if d >= base {
-            return None;
-        }
-        n = n.checked_mul(u64::from(base))?.checked_add(u64::from(d))?;
-    }
-    Some(n)
-}
-
-/// Go's `strconv.ParseInt(s, base, 64)`, as [`parse_uint`] after an optional sign.
-fn parse_int(s: &str, base: u32) -> Option<i64> {
-    let (negative, rest) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    if rest.is_empty() {
-        return None;
-    }
-    let n = parse_uint(rest, base)?;
-    if negative {
-        (n <= 1 << 63).then(|| (n as i64).wrapping_neg())
-    } else {
-        i64::try_from(n).ok()
-    }
-}
-
-/// go-yaml's `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn yaml_style_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while b.get(*i).is_some_and(u8::is_ascii_digit) {
-            *i += 1;
-        }
-        *i - start
-    };
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    } else {
-        if digits(&mut i) == 0 {
-            return false;
-        }
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            digits(&mut i);
-        }
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == b.len()
-}
-
-/// Go's `strconv.ParseFloat(s, 64)` of a text starting with `.`: digits and underscores
-/// between digits, an optional exponent; `None` when out of range or not that.
-fn go_parse_float(s: &str) -> Option<f64> {
-    let b = s.as_bytes();
-    let mut i = 1;
-    let mut digits = 0;
-    while let Some(&c) = b.get(i) {
-        match c {
-            b'0'..=b'9' => digits += 1,
-            b'_' => {}
-            _ => break,
-        }
-        i += 1;
-    }
-    if digits == 0 {
-        return None;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        if !b.get(i).is_some_and(u8::is_ascii_digit) {
-            return None;
-        }
-        while b.get(i).is_some_and(|c| c.is_ascii_digit() || *c == b'_') {
-            i += 1;
-        }
-    }
-    if i != b.len() {
-        return None;
-    }
-    // An underscore only between digits.
-    for (j, &c) in b.iter().enumerate() {
-        if c == b'_' && !(b[j - 1].is_ascii_digit() && b.get(j + 1).is_some_and(u8::is_ascii_digit))
-        {
-            return None;
-        }
-    }
-    let f: f64 = s.replace('_', "").parse().ok()?;
-    f.is_finite().then_some(f)
-}
-
-/// The timestamps go-yaml v2 resolves (for `!!timestamp`): `2006-1-2`, with a time
-/// `15:4:5[.frac]` after a space, or after `T`/`t` with a zone (`Z` or `±07:00`).
-fn is_timestamp(s: &str) -> bool {
-    fn number(s: &mut &str, min: usize, max: usize) -> Option<u32> {
-        let n = s.bytes().take_while(u8::is_ascii_digit).count();
-        if n < min || n > max {
-            return None;
-        }
-        let value = s[..n].parse().ok();
-        *s = &s[n..];
-        value
-    }
-    fn expect(s: &mut &str, c: char) -> Option<()> {
-        *s = s.strip_prefix(c)?;
-        Some(())
-    }
-    let parse = || -> Option<()> {
-        let mut s = s;
-        let year = number(&mut s, 4, 4)?;
-        expect(&mut s, '-')?;
-        let month = number(&mut s, 1, 2)?;
-        expect(&mut s, '-')?;
-        let day = number(&mut s, 1, 2)?;
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-        let days = match month {
-            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-            4 | 6 | 9 | 11 => 30,
-            2 if leap => 29,
-            2 => 28,
-            _ => return None,
-        };
-        if day == 0 || day > days {
-            return None;
-        }
-        if s.is_empty() {
-            return Some(());
-        }
-        let zoned = match s.as_bytes()[0] {
-            b'T' | b't' => true,
-            b' ' => false,
-            _ => return None,
-        };
-        s = &s[1..];
-        let (h, m) = (number(&mut s, 1, 2)?, {
-            expect(&mut s, ':')?;
-            number(&mut s, 1, 2)?
-        });
-        expect(&mut s, ':')?;
-        let sec = number(&mut s, 1, 2)?;
-        if h > 23 || m > 59 || sec > 59 {
-            return None;
-        }
-        if let Some(rest) = s.strip_prefix('.') {
-            s = rest;
-            number(&mut s, 1, 9)?;
-        }
-        if !zoned {
-            return s.is_empty().then_some(());
-        }
-        if s == "Z" {
-            return Some(());
-        }
-        let rest = s.strip_prefix(['+', '-'])?;
-        let b = rest.as_bytes();
-        (b.len() == 5
-            && b[2] == b':'
-            && b.iter()
-                .enumerate()
-                .all(|(i, c)| i == 2 || c.is_ascii_digit()))
-        .then_some(())
-    };
-    parse().is_some()
-}
-
-/// Go's `base64.StdEncoding.DecodeString`, which skips line breaks.
-fn base64(text: &str) -> Option<Vec<u8>> {
-    let symbols: Vec<u8> = text
-        .bytes()
-        .filter(|b| *b != b'\n' && *b != b'\r')
-        .collect();
-    if symbols.len() % 4 != 0 {
-        return None;
-    }
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let mut out = Vec::new();
-    let quanta = symbols.len() / 4;
-    for (q, quad) in symbols.chunks(4).enumerate() {
-        let pad = quad.iter().rev().take_while(|c| **c == b'=').count();
-        if pad > 2 || (pad > 0 && q + 1 != quanta) {
-            return None;
-        }
-        let mut n = 0u32;
-        for &c in &quad[..4 - pad] {
-            n = (n << 6) | value(c)?;
-        }
-        n <<= 6 * pad as u32;
-        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        out.extend_from_slice(&bytes[..3 - pad]);
-    }
-    Some(out)
-}
-
-/// The text sigs.k8s.io/yaml makes of a key: a string as it is, a boolean or number as Go
-/// prints it (a float as a float32 with `%g`); `None` for the keys it refuses (null, an
-/// unsigned integer above i64).
-fn key_text(key: &Go) -> Option<String> {
-    match key {
-        Go::Str(s) => Some(s.clone()),
-        Go::Bool(b) => Some(b.to_string()),
-        Go::Int(i) => Some(i.to_string()),
-        Go::Float(f) => Some(go_float32_g(*f)),
-        Go::Null | Go::Uint(_) | Go::Seq(_) | Go::Map(_) => None,
-    }
-}
-
-/// Go's `strconv.FormatFloat(f, 'g', -1, 32)`, with go-yaml's names for the infinities and
-/// NaN.
-fn go_float32_g(f: f64) -> String {
-    let f = f as f32;
-    if f.is_nan() {
-        return ".nan".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { ".inf" } else { "-.inf" }.into();
-    }
-    let sign = if f.is_sign_negative() { "-" } else { "" };
-    // The shortest digits that read back as this float32, and the decimal exponent.
-    let shortest = format!("{:e}", f.abs());
-    let (mantissa, exponent) = shortest.split_once('e').unwrap_or((&shortest, "0"));
-    let digits = mantissa.replace('.', "");
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    if exponent < -4 || exponent >= 6 {
-        let rest = if digits.len() > 1 {
-            format!(".{}", &digits[1..])
-        } else {
-            String::new()
-        };
-        let esign = if exponent < 0 { '-' } else { '+' };
-        return format!(
-            "{sign}{}{rest}e{esign}{:02}",
-            &digits[..1],
-            exponent.unsigned_abs()
-        );
-    }
-    let point = exponent + 1;
-    if point <= 0 {
-        format!("{sign}0.{}{digits}", "0".repeat((-point) as usize))
-    } else if point as usize >= digits.len() {
-        format!(
-            "{sign}{digits}{}",
-            "0".repeat(point as usize - digits.len())
-        )
-    } else {
-        let (whole, fraction) = digits.split_at(point as usize);
-        format!("{sign}{whole}.{fraction}")
-    }
-}
-
 /// sigs.k8s.io/yaml's conversion and Go's JSON encoder: keys become text, NaN and
 /// infinities are refused, and a whole float reads back as the integer Go writes.
 fn to_json(go: Go, warnings: &mut Vec<String>) -> Result<Value, String> {
@@ -1144,5 +743,73 @@ pub(crate) fn as_go_json(value: Value) -> Value {
             Value::Object(map.into_iter().map(|(k, v)| (k, as_go_json(v))).collect())
         }
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read(text: &str) -> Result<Vec<Value>, String> {
+        read_stream(text).map(|(docs, _)| docs)
+    }
+
+    /// go-yaml v2 sets a merge key's keys over the ones before it; a later key wins over both.
+    #[test]
+    fn merge_keys_as_go_yaml_v2_sets_them() {
+        assert_eq!(
+            read("a: 1\n<<: {a: 2, b: 2}\n").unwrap(),
+            [json!({"a": 2, "b": 2})]
+        );
+        assert_eq!(
+            read("x: &x {a: 1}\ny: &y {a: 2, b: 2}\nz: {<<: [*x, *y], b: 3}\n").unwrap()[0]["z"],
+            json!({"a": 1, "b": 3})
+        );
+        assert!(read("<<: 1\n").is_err());
+    }
+
+    /// Keys become text; a null key, an integer above i64 and NaN values are refused.
+    #[test]
+    fn keys_as_sigs_k8s_io_yaml_converts_them() {
+        let (docs, warnings) = read_stream("y: 1\n0x10: 2\n1.0: 3\n'n': 4\n").unwrap();
+        assert_eq!(docs, [json!({"true": 1, "16": 2, "1": 3, "n": 4})]);
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(read("~: 1\n").is_err());
+        assert!(read("18446744073709551615: 1\n").is_err());
+        assert!(read("a: .nan\n").is_err());
+        assert!(read("? [a]\n: 1\n").is_err());
+    }
+
+    /// A JSON stream; YAML after a first object; documents cut at `---` lines.
+    #[test]
+    fn streams_as_kubectl_cuts_them() {
+        assert_eq!(
+            read("{\"a\":1}{\"b\":2}").unwrap(),
+            [json!({"a": 1}), json!({"b": 2})]
+        );
+        assert_eq!(
+            read(" {\"a\":1}\nb: y\n").unwrap(),
+            [json!({"a": 1}), json!({"b": true})]
+        );
+        assert!(read("{\"a\":1}{\"b\":2}\nc: 3\n").is_err());
+        assert!(read("a: 1\n--- b\n").is_err());
+        assert_eq!(read("a: 1\n...\nb: 2\n").unwrap(), [json!({"a": 1})]);
+    }
+
+    #[test]
+    fn bytes_as_cli_runtime_decodes_them() {
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("a: é".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert_eq!(decode_bytes(&utf16).0, "a: é");
+        let (text, warnings) = decode_bytes(b"a: caf\xe9\n");
+        assert_eq!(text, "a: caf\u{FFFD}\n");
+        assert!(
+            warnings[0].starts_with("byte 6 is not UTF-8"),
+            "{warnings:?}"
+        );
+        assert_eq!(decode_bytes(b"\xEF\xBB\xBFa").0, "a");
     }
 }
