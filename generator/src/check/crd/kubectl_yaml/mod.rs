@@ -438,17 +438,51 @@ pub(super) enum Go {
     Map(Vec<(Go, Go)>),
 }
 
+/// A map key as Go compares interface values (same type and value; `-0.0` equals `0.0`; a NaN
+/// equals nothing, so it has none).
+#[derive(PartialEq, Eq, Hash, Clone)]
+enum KeyId {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Float(u64),
+    Str(String),
+}
+
 impl Go {
-    /// Go's `==` on two map keys (interface values): same type and value; NaN is never equal.
-    fn same_key(&self, other: &Go) -> bool {
-        match (self, other) {
-            (Go::Null, Go::Null) => true,
-            (Go::Bool(a), Go::Bool(b)) => a == b,
-            (Go::Int(a), Go::Int(b)) => a == b,
-            (Go::Uint(a), Go::Uint(b)) => a == b,
-            (Go::Float(a), Go::Float(b)) => a == b,
-            (Go::Str(a), Go::Str(b)) => a == b,
-            _ => false,
+    fn key_id(&self) -> Option<KeyId> {
+        Some(match self {
+            Go::Null => KeyId::Null,
+            Go::Bool(b) => KeyId::Bool(*b),
+            Go::Int(i) => KeyId::Int(*i),
+            Go::Uint(u) => KeyId::Uint(*u),
+            Go::Float(f) if f.is_nan() => return None,
+            Go::Float(f) => KeyId::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
+            Go::Str(s) => KeyId::Str(s.clone()),
+            Go::Seq(_) | Go::Map(_) => return None,
+        })
+    }
+}
+
+/// A Go map being decoded: its entries in the order first set, and where each key is.
+#[derive(Default)]
+struct GoMap {
+    entries: Vec<(Go, Go)>,
+    index: HashMap<KeyId, usize>,
+}
+
+impl GoMap {
+    fn set(&mut self, key: Go, value: Go) {
+        match key.key_id() {
+            Some(id) => match self.index.get(&id) {
+                Some(&i) => self.entries[i].1 = value,
+                None => {
+                    self.index.insert(id, self.entries.len());
+                    self.entries.push((key, value));
+                }
+            },
+            None => self.entries.push((key, value)),
         }
     }
 }
@@ -485,9 +519,9 @@ impl Decoder<'_> {
                 .collect::<Result<_, _>>()
                 .map(Go::Seq),
             Node::Map { pairs, line } => {
-                let mut map = Vec::new();
+                let mut map = GoMap::default();
                 self.mapping(pairs, *line, &mut map)?;
-                Ok(Go::Map(map))
+                Ok(Go::Map(map.entries))
             }
         }
     }
@@ -520,9 +554,9 @@ impl Decoder<'_> {
         &mut self,
         pairs: &[(Rc<Node>, Rc<Node>)],
         line: usize,
-        map: &mut Vec<(Go, Go)>,
+        map: &mut GoMap,
     ) -> Result<(), String> {
-        let mut given: Vec<Go> = Vec::new();
+        let mut given = std::collections::HashSet::new();
         for (key_node, value_node) in pairs {
             if is_merge(key_node) {
                 self.merge(value_node, line, map)?;
@@ -542,7 +576,8 @@ impl Decoder<'_> {
             }
             let value = self.decode(value_node)?;
             self.key_warnings(key_node, &key);
-            if given.iter().any(|k| k.same_key(&key)) {
+            let id = key.key_id();
+            if id.as_ref().is_some_and(|id| given.contains(id)) {
                 let warning = format!(
                     "line {}: duplicate mapping key: {}: kubectl keeps the last value of a key \
                      given twice",
@@ -552,20 +587,17 @@ impl Decoder<'_> {
                 if !self.warnings.contains(&warning) {
                     self.warnings.push(warning);
                 }
-            } else {
-                given.push(key.clone());
+            } else if let Some(id) = id {
+                given.insert(id);
             }
-            match map.iter_mut().find(|(k, _)| k.same_key(&key)) {
-                Some(entry) => entry.1 = value,
-                None => map.push((key, value)),
-            }
+            map.set(key, value);
         }
         Ok(())
     }
 
     /// A merge key's value: a mapping, an alias of one, or a sequence of those, the first of
     /// which wins (set last).
-    fn merge(&mut self, node: &Node, line: usize, map: &mut Vec<(Go, Go)>) -> Result<(), String> {
+    fn merge(&mut self, node: &Node, line: usize, map: &mut GoMap) -> Result<(), String> {
         let want_map =
             || format!("line {line}: map merge requires map or sequence of maps as the value");
         let mapping = |n: &Node| match n {
@@ -588,7 +620,7 @@ impl Decoder<'_> {
         }
     }
 
-    fn merge_one(&mut self, node: &Node, map: &mut Vec<(Go, Go)>) -> Result<(), String> {
+    fn merge_one(&mut self, node: &Node, map: &mut GoMap) -> Result<(), String> {
         self.count_one()?;
         match node {
             Node::Alias { target, .. } => {
