@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the YAML oracle (scripts/yaml-oracle: controller-gen's path from an object to YAML,
-# encoding/json then sigs.k8s.io/yaml and go-yaml v2, pinned in its go.mod/go.sum) into
-# .assets/ and prints the binary's path.
+# encoding/json then sigs.k8s.io/yaml and go-yaml v2; and kubectl's path from a file's bytes to
+# objects: x/text's BOM decoding, apimachinery's YAMLOrJSONDecoder; pinned in its go.mod/go.sum)
+# into .assets/ and prints the binary's path.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 src="$root/scripts/yaml-oracle"

@@ -16,9 +16,15 @@
 // tests can compare controller-gen's objects with ours.
 //
 // -read: one JSON string per line, the text of a YAML document; prints one line for each: the
-// JSON kubectl makes of it (sigs.k8s.io/yaml's YAMLToJSON, go-yaml v2 read as YAML 1.1), or
+// JSON kubectl makes of it (sigs.k8s.io/yaml's YAMLToJSON, go-yaml v2 read as YAML 1.1, then
+// the numbers as kubectl's unstructured decoding has them: int64 or float64), or
 // {"yaml-oracle-error": "..."} when it refuses the text. For the differential test of the
 // reader of check-crds.
+//
+// -kubectl: one line of base64 per file, its bytes; prints one line for each: the JSON array
+// of the objects `kubectl create -f FILE` reads from it (cli-runtime's FileVisitor: the bytes
+// through unicode.BOMOverride(UTF8 decoder), apimachinery's YAMLOrJSONDecoder, empty and null
+// documents skipped, numbers as -read has them), or {"yaml-oracle-error": "..."}.
 //
 // -key-order: one JSON array of distinct strings per line; prints each as a JSON array in the
 // order go-yaml v2 writes them as mapping keys (its keyList sort), so tests
@@ -31,6 +37,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,6 +48,10 @@ import (
 	"unicode"
 
 	goyaml "go.yaml.in/yaml/v2"
+	textunicode "golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -60,6 +72,8 @@ func main() {
 		err = toJSON()
 	case "-read":
 		err = eachLine(readLine, "")
+	case "-kubectl":
+		err = eachLine(kubectlLine, "")
 	case "-key-order-tables":
 		err = keyOrderTables()
 	default:
@@ -136,10 +150,61 @@ func readLine(line []byte) ([]byte, error) {
 		return nil, err
 	}
 	out, err := yaml.YAMLToJSON([]byte(text))
+	if err == nil {
+		out, err = kubectlNumbers(out)
+	}
 	if err != nil {
 		out, _ = json.Marshal(map[string]string{"yaml-oracle-error": err.Error()})
 	}
 	return append(out, '\n'), nil
+}
+
+// kubectlNumbers is a JSON document as kubectl sends it after its unstructured decoding:
+// every number an int64 when it is one, else a float64.
+func kubectlNumbers(doc []byte) ([]byte, error) {
+	var obj interface{}
+	if err := utiljson.Unmarshal(doc, &obj); err != nil {
+		return nil, err
+	}
+	return json.Marshal(obj)
+}
+
+func kubectlLine(line []byte) ([]byte, error) {
+	data, err := base64.StdEncoding.DecodeString(string(line))
+	if err != nil {
+		return nil, err
+	}
+	out, err := kubectlDocuments(data)
+	if err != nil {
+		out, _ = json.Marshal(map[string]string{"yaml-oracle-error": err.Error()})
+	}
+	return append(out, '\n'), nil
+}
+
+func kubectlDocuments(data []byte) ([]byte, error) {
+	reader := transform.NewReader(bytes.NewReader(data), textunicode.BOMOverride(textunicode.UTF8.NewDecoder()))
+	decoder := k8syaml.NewYAMLOrJSONDecoder(reader, 4096)
+	docs := []json.RawMessage{}
+	for {
+		var raw json.RawMessage
+		err := decoder.Decode(&raw)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+			continue
+		}
+		doc, err := kubectlNumbers(raw)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, doc)
+	}
+	return json.Marshal(docs)
 }
 
 func toJSON() error {

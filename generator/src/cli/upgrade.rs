@@ -142,7 +142,7 @@ fn summary(findings: &[Finding], old: usize, new: usize) -> String {
 pub(crate) fn read(paths: &[PathBuf]) -> Result<Vec<Value>, String> {
     let mut crds = Vec::new();
     for (path, named) in files::collect(paths)? {
-        let text = files::read_text(&path)
+        let (text, _) = files::read_text(&path)
             .map_err(|e| format!("{}: cannot read it: {e}", path.display()))?;
         let docs = crate::check::crd::files::read_documents(&text)
             .map(|(docs, _)| docs)

@@ -4,11 +4,11 @@
 //! paths, and CEL rules type-checked and costed as kube-apiserver 1.37 does; before them, the
 //! CRD decoded into its type as the API server decodes it (`decode.rs`).
 //!
-//! YAML is read as kubectl reads it ([`read_documents`]; `tests/tests/yaml_differential.rs`
-//! compares the two on thousands of scalars): an unquoted `y`, `n`, `yes`, `no`, `on` or `off`
-//! value is a boolean for both (YAML 1.1), `0755` is octal. They differ in keys:
-//! kubectl turns such a key into the property `true` or `false`, where this reader keeps the
-//! word; each such key is reported as a warning.
+//! A file is read as kubectl reads it ([`read_documents`], `kubectl_yaml.rs`;
+//! `tests/tests/yaml_differential.rs` compares the two on thousands of scalars, keys and
+//! documents): an unquoted `y`, `n`, `yes`, `no`, `on` or `off` is a boolean (YAML 1.1),
+//! `0755` is octal, and a key read as a boolean or number is sent as its text (`y:` as
+//! `true`), which is reported as a warning.
 
 use super::cel_rules::{self, Fixes};
 use kube_markers_cel::{ExpressionCost, PER_SCHEMA_LIMIT};
@@ -119,8 +119,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 /// that a file of many CRDs is read whole, while `/dev/zero` is not read forever.
 const MAX_FILE_BYTES: u64 = 64 << 20;
 
-/// A file's text, at most [`MAX_FILE_BYTES`].
-pub(crate) fn read_text(path: &Path) -> Result<String, String> {
+/// A file's text as kubectl reads it (UTF-16 with a byte order mark decoded, a byte that is
+/// not UTF-8 read as U+FFFD), at most [`MAX_FILE_BYTES`], and what was replaced.
+pub(crate) fn read_text(path: &Path) -> Result<(String, Vec<String>), String> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
@@ -130,13 +131,7 @@ pub(crate) fn read_text(path: &Path) -> Result<String, String> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!("larger than {} MiB", MAX_FILE_BYTES >> 20));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "not UTF-8 (byte {} is not valid UTF-8; kubectl reads UTF-8, or UTF-16 with a byte \
-             order mark)",
-            e.utf8_error().valid_up_to()
-        )
-    })
+    Ok(super::kubectl_yaml::decode_bytes(&bytes))
 }
 
 /// The objects of one document: the document itself, or the `items` of a `List` or a
@@ -180,17 +175,19 @@ fn check_file_here(path: &Path, required: bool, cost_bounds: bool) -> FileReport
         unreadable: false,
     };
     let text = match read_text(path) {
-        Ok(t) => t,
+        Ok((text, warnings)) => {
+            report.warnings = warnings;
+            text
+        }
         Err(e) => {
             report.errors.push(format!("cannot read it: {e}"));
             report.unreadable = true;
             return report;
         }
     };
-    report.warnings = yaml11_booleans(&text);
     let docs: Vec<Value> = match read_documents_here(&text) {
-        Ok((docs, duplicates)) => {
-            report.warnings.extend(duplicates);
+        Ok((docs, warnings)) => {
+            report.warnings.extend(warnings);
             docs
         }
         Err(e) => {
@@ -520,118 +517,25 @@ fn checked_parts(version: &Value) -> String {
     serde_json::to_string(&parts).expect("a JSON value serializes")
 }
 
-/// The documents of a YAML text as kubectl reads them (sigs.k8s.io/yaml's YAMLToJSON, go-yaml
-/// v2), where this reader can: a number with a leading zero is octal (`0755` is 493), a
-/// key given twice keeps its last value (reported in the second list, as kubectl says
-/// nothing), and a whole float is the integer Go's JSON encoder writes for it (`1e3` and
-/// `1.0` are `1000` and `1`, which an integer field such as `maxLength` takes).
+/// The documents of a text as kubectl reads them (`kubectl_yaml.rs`: a JSON stream or YAML
+/// documents, go-yaml v2's YAML 1.1 reading of every plain scalar and key, sigs.k8s.io/yaml's
+/// JSON conversion), and warnings: a key given twice (kubectl keeps its last value and says
+/// nothing), a key kubectl sends under another name (`y:` as `true`).
 pub fn read_documents(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
     kube_markers_cel::on_large_stack(|| read_documents_here(text))
 }
 
+/// [`read_documents`] of a file's bytes, decoded as kubectl decodes them (UTF-16 with a byte
+/// order mark, U+FFFD for each byte that is not UTF-8); the warnings say what was replaced.
+pub fn read_bytes(bytes: &[u8]) -> Result<(Vec<Value>, Vec<String>), String> {
+    let (text, mut warnings) = super::kubectl_yaml::decode_bytes(bytes);
+    let (docs, more) = read_documents(&text)?;
+    warnings.extend(more);
+    Ok((docs, warnings))
+}
+
 fn read_documents_here(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
-    let options = |duplicate_keys| {
-        let mut options = serde_saphyr::Options::default();
-        options.legacy_octal_numbers = true;
-        options.duplicate_keys = duplicate_keys;
-        // The reader's defaults (64 levels, 250,000 nodes) refuse real CRDs that kubectl
-        // takes: a schema 30 properties deep is 60 YAML levels, an enum can have 100,000s of
-        // values. A file is at most MAX_FILE_BYTES; aliases keep their own limits; the
-        // depth is what the large stack the checks run on holds, unoptimized.
-        let mut budget = serde_saphyr::Budget::default();
-        budget.max_depth = 256;
-        budget.max_nodes = 20_000_000;
-        budget.max_events = 60_000_000;
-        budget.max_documents = 1 << 16;
-        options.budget = Some(budget);
-        options
-    };
-    let mut duplicates = Vec::new();
-    let docs = match serde_saphyr::from_multiple_with_options::<Value>(
-        text,
-        options(serde_saphyr::DuplicateKeyPolicy::Error),
-    ) {
-        Ok(docs) => docs,
-        Err(first) if first.to_string().contains("duplicate mapping key") => {
-            let first = first.to_string();
-            let line = first.lines().next().unwrap_or_default();
-            let line = line.strip_prefix("error: ").unwrap_or(line);
-            let line = line
-                .split(", set DuplicateKeyPolicy")
-                .next()
-                .unwrap_or(line);
-            duplicates.push(format!(
-                "{line}: kubectl keeps the last value of a key given twice"
-            ));
-            serde_saphyr::from_multiple_with_options::<Value>(
-                text,
-                options(serde_saphyr::DuplicateKeyPolicy::LastWins),
-            )
-            .map_err(|e| e.to_string())?
-        }
-        Err(e) => return Err(e.to_string()),
-    };
-    Ok((docs.into_iter().map(as_go_json).collect(), duplicates))
-}
-
-/// A value as Go's encoding/json writes it after go-yaml read it, read back: a float without
-/// a fraction below 1e21 is written in full without a decimal point (its shortest digits, then
-/// zeros: `-9223372036854776000`), which reads back as an integer where one holds it.
-fn as_go_json(value: Value) -> Value {
-    match value {
-        Value::Number(n) if n.is_f64() => {
-            let f = n.as_f64().unwrap_or_default();
-            let negative_zero = f == 0.0 && f.is_sign_negative();
-            if f.fract() == 0.0 && f.abs() < 1e21 && !negative_zero {
-                let shortest = format!("{:e}", f.abs());
-                let (mantissa, exponent) = shortest.split_once('e').unwrap_or((&shortest, "0"));
-                let digits = mantissa.replace('.', "");
-                // Whole, so the exponent covers every digit after the point.
-                let exponent: usize = exponent.parse().unwrap_or(0);
-                let zeros = (exponent + 1).saturating_sub(digits.len());
-                let sign = if f < 0.0 { "-" } else { "" };
-                let text = format!("{sign}{digits}{}", "0".repeat(zeros));
-                if let Ok(number) = serde_json::from_str::<Value>(&text) {
-                    return number;
-                }
-            }
-            Value::Number(n)
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(as_go_json).collect()),
-        Value::Object(map) => {
-            Value::Object(map.into_iter().map(|(k, v)| (k, as_go_json(v))).collect())
-        }
-        other => other,
-    }
-}
-
-/// Unquoted keys kubectl reads as YAML 1.1 booleans (`n:` becomes the property `false`).
-fn yaml11_booleans(text: &str) -> Vec<String> {
-    const TRUE: &[&str] = &["y", "Y", "yes", "Yes", "YES", "on", "On", "ON"];
-    const FALSE: &[&str] = &["n", "N", "no", "No", "NO", "off", "Off", "OFF"];
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start().trim_start_matches("- ").trim_start();
-        let Some((key, rest)) = trimmed.split_once(':') else {
-            continue;
-        };
-        if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-            continue;
-        }
-        let read = if TRUE.contains(&key) {
-            "true"
-        } else if FALSE.contains(&key) {
-            "false"
-        } else {
-            continue;
-        };
-        out.push(format!(
-            "line {}: kubectl reads the key `{key}` as the boolean {read} (YAML 1.1) and sends \
-             the property `{read}`; quote it (\"{key}\") to keep the name",
-            i + 1
-        ));
-    }
-    out
+    super::kubectl_yaml::read_stream(text)
 }
 
 /// An expression's path as the other checks name nodes:
@@ -660,7 +564,7 @@ mod tests {
         assert_eq!(
             docs,
             [
-                serde_json::json!({"a": 8, "b": 1000, "c": 1.5, "d": -0.0}),
+                serde_json::json!({"a": 8, "b": 1000, "c": 1.5, "d": 0}),
                 serde_json::json!({"e": 1000})
             ]
         );
@@ -680,19 +584,21 @@ mod tests {
         );
     }
 
-    /// The reader and kubectl agree on values (booleans), and differ on keys, which are warned.
+    /// YAML 1.1 booleans as values and as keys, which kubectl sends as `true` and `false`
+    /// (each such key warned of); a quoted one stays a string.
     #[test]
     fn yaml_1_1_booleans() {
-        let docs: Vec<Value> =
-            serde_saphyr::from_multiple("n: n\ny: [y, n, yes, off]\nq: \"n\"\n").unwrap();
+        let (docs, warnings) =
+            read_documents("n: n\ny: [y, n, yes, off]\nq: \"n\"\nl:\n  - off: 1\nname: n\n")
+                .unwrap();
         assert_eq!(
             docs[0],
-            serde_json::json!({"n": false, "y": [true, false, true, false], "q": "n"})
+            serde_json::json!({"false": false, "true": [true, false, true, false], "q": "n",
+                "l": [{"false": 1}], "name": false})
         );
-        let warnings = yaml11_booleans("n: n\ny: [y]\nq: \"n\"\n  - off: 1\nname: n\n");
         assert_eq!(warnings.len(), 3, "{warnings:?}");
         assert!(warnings[0].starts_with("line 1: kubectl reads the key `n` as the boolean false"));
-        assert!(warnings[2].starts_with("line 4: kubectl reads the key `off`"));
+        assert!(warnings[2].starts_with("line 5: kubectl reads the key `off`"));
     }
 
     fn crd_file(dir: &Path, name: &str, rules: &str, bound: &str) -> PathBuf {

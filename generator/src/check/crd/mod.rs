@@ -11,6 +11,7 @@ mod defaults;
 mod email;
 pub mod files;
 mod formats;
+mod kubectl_yaml;
 mod numbers;
 mod paths;
 mod structural;
