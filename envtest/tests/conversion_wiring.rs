@@ -296,20 +296,7 @@ fn with_cert_manager_the_crd_is_annotated_and_keeps_its_own_annotations() {
 
 /// helm, built by `scripts/helm.sh`; `None` (the test skips) with `KUBE_MARKERS_SKIP_ORACLE=1`.
 fn helm() -> Option<PathBuf> {
-    if std::env::var_os("KUBE_MARKERS_SKIP_ORACLE").is_some_and(|v| v == "1") {
-        eprintln!("SKIPPED: KUBE_MARKERS_SKIP_ORACLE=1, helm is not run");
-        return None;
-    }
-    let out = std::process::Command::new("bash")
-        .arg(common::root().join("scripts/helm.sh"))
-        .output()
-        .expect("run scripts/helm.sh");
-    assert!(
-        out.status.success(),
-        "scripts/helm.sh failed (Go is needed; KUBE_MARKERS_SKIP_ORACLE=1 skips):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()))
+    common::oracle("helm.sh")
 }
 
 /// The objects by kind, namespace and name, without Helm's labels and the CRDs' keep

@@ -27,20 +27,7 @@ const RELEASE: &str = "example-operator";
 /// helm, built by `scripts/helm.sh`; `None` (the test skips) with `KUBE_MARKERS_SKIP_ORACLE=1`
 /// (set at build time, it also marks the tests ignored: see `build.rs`).
 fn helm() -> Option<PathBuf> {
-    if std::env::var_os("KUBE_MARKERS_SKIP_ORACLE").is_some_and(|v| v == "1") {
-        eprintln!("SKIPPED: KUBE_MARKERS_SKIP_ORACLE=1, helm is not run");
-        return None;
-    }
-    let out = Command::new("bash")
-        .arg(root().join("scripts/helm.sh"))
-        .output()
-        .expect("run scripts/helm.sh");
-    assert!(
-        out.status.success(),
-        "scripts/helm.sh failed (Go is needed; KUBE_MARKERS_SKIP_ORACLE=1 skips):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()))
+    common::oracle("helm.sh")
 }
 
 fn chart() -> PathBuf {

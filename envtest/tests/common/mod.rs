@@ -26,6 +26,26 @@ pub fn assets() -> PathBuf {
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
+/// An oracle built by `scripts/<script>` (helm, kubectl 1.37); `None` (the test skips) with
+/// `KUBE_MARKERS_SKIP_ORACLE=1`.
+#[allow(dead_code)] // not every suite runs an oracle
+pub fn oracle(script: &str) -> Option<PathBuf> {
+    if std::env::var_os("KUBE_MARKERS_SKIP_ORACLE").is_some_and(|v| v == "1") {
+        eprintln!("SKIPPED: KUBE_MARKERS_SKIP_ORACLE=1, scripts/{script} is not run");
+        return None;
+    }
+    let out = Command::new("bash")
+        .arg(root().join("scripts").join(script))
+        .output()
+        .unwrap_or_else(|e| panic!("run scripts/{script}: {e}"));
+    assert!(
+        out.status.success(),
+        "scripts/{script} failed (Go is needed; KUBE_MARKERS_SKIP_ORACLE=1 skips):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()))
+}
+
 /// The API server's refusal of a request, as (HTTP code, message).
 #[allow(dead_code)] // not every suite is refused
 pub fn refusal<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> (u16, String) {
