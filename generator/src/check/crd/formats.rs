@@ -1,10 +1,11 @@
 //! The string formats the API server checks in a CRD (kube-openapi's format registry), for
 //! the defaults a CRD carries.
 //!
-//! Only what is certain is refused: the empty string (which every checked format refuses),
-//! and values of the formats whose rule is restated exactly here (UUIDs, IP addresses, dates
-//! and date-times, base64, e-mail addresses, hex colours, ASCII host names). Anything else is
-//! left to the API server.
+//! Each format's rule restated exactly (kube-openapi's validators and the Go parsers they call),
+//! so that a default is refused here exactly when the API server refuses it
+//! (`tests/check_crds/default_values.json`). One leniency is kept: an IPv4 octet with a
+//! leading zero, which Kubernetes' sloppy parser takes and Rust's does not, is left to the API
+//! server.
 
 /// Whether the API server refuses `value` as a string of `format` (a name without `-`, one of
 /// the formats it checks).
@@ -33,8 +34,14 @@ pub(super) fn refused(format: &str, value: &str) -> bool {
         "duration" => !(go_duration(value) || loose_duration(value)),
         "mac" => !mac(value),
         "hexcolor" => !hex_color(value),
-        // Non-ASCII host names involve Unicode categories: the API server's call.
-        "hostname" => value.is_ascii() && !ascii_hostname(value),
+        "hostname" => !hostname(value),
+        "bsonobjectid" => !(value.len() == 24 && value.bytes().all(|b| b.is_ascii_hexdigit())),
+        "isbn10" => !isbn10(value),
+        "isbn13" => !isbn13(value),
+        "isbn" => !(isbn10(value) || isbn13(value)),
+        "creditcard" => !credit_card(value),
+        "ssn" => !ssn(value),
+        "rgbcolor" => !rgb_color(value),
         _ => false,
     }
 }
@@ -383,63 +390,144 @@ fn hex_color(value: &str) -> bool {
     matches!(digits.len(), 3 | 6) && digits.chars().all(|c| c.is_ascii_hexdigit())
 }
 
-/// A host-name character of kube-openapi's pattern (letters, digits, symbols), for ASCII.
-fn host_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "$+<=>^`|~".contains(c)
+/// kube-openapi's host-name pattern (its letters and symbols Unicode's `L` and `S`), at most
+/// 255 bytes and no dot-separated part over 63.
+fn hostname(value: &str) -> bool {
+    static PATTERN: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let pattern = PATTERN.get_or_init(|| {
+        regex::Regex::new(
+            r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$",
+        )
+        .expect("the host-name pattern compiles")
+    });
+    pattern.is_match(value) && value.len() <= 255 && value.split('.').all(|p| p.len() <= 63)
 }
 
-/// kube-openapi's host-name rule, for ASCII text: either one label (a character, then
-/// optionally one `-` and up to 62 characters), or dot-separated labels (1 to 63 characters,
-/// `-` inside only) ending in a last label of 2 to 63 characters with no `--` and no `-` at
-/// either end; at most 255 bytes, no part longer than 63.
-fn ascii_hostname(value: &str) -> bool {
-    if value.len() > 255 || value.split('.').any(|part| part.len() > 63) {
+/// Go's `\s`: the ASCII spaces RE2 knows.
+fn go_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0c' | '\r')
+}
+
+/// govalidator's ISBN-10: without spaces and `-`, nine digits and a digit or `X`, whose
+/// weighted sum is a multiple of 11.
+fn isbn10(value: &str) -> bool {
+    let s: String = value
+        .chars()
+        .filter(|c| !go_space(*c) && *c != '-')
+        .collect();
+    let b = s.as_bytes();
+    if b.len() != 10 || !b[..9].iter().all(u8::is_ascii_digit) {
         return false;
     }
-    let chars: Vec<char> = value.chars().collect();
-    let parts: Vec<&str> = value.split('.').collect();
-    if parts.len() == 1 {
-        let Some((first, rest)) = chars.split_first() else {
-            return false;
-        };
-        let rest = rest.strip_prefix(&['-']).unwrap_or(rest);
-        return host_char(*first) && rest.len() <= 62 && rest.iter().all(|c| host_char(*c));
-    }
-    let (last, labels) = parts.split_last().expect("two parts or more");
-    let label_ok = |label: &str| {
-        let c: Vec<char> = label.chars().collect();
-        match c.as_slice() {
-            [only] => host_char(*only),
-            [first, middle @ .., end] => {
-                host_char(*first)
-                    && host_char(*end)
-                    && middle.iter().all(|m| host_char(*m) || *m == '-')
-            }
-            [] => false,
-        }
+    let last = match b[9] {
+        b'X' => 10,
+        d if d.is_ascii_digit() => u32::from(d - b'0'),
+        _ => return false,
     };
-    if !labels.iter().all(|l| label_ok(l)) {
+    let sum: u32 = (1..)
+        .zip(&b[..9])
+        .map(|(weight, d)| weight * u32::from(d - b'0'))
+        .sum::<u32>()
+        + 10 * last;
+    sum.is_multiple_of(11)
+}
+
+/// govalidator's ISBN-13: without spaces and `-`, thirteen digits with the EAN check digit.
+fn isbn13(value: &str) -> bool {
+    let s: String = value
+        .chars()
+        .filter(|c| !go_space(*c) && *c != '-')
+        .collect();
+    if s.len() != 13 || !s.bytes().all(|b| b.is_ascii_digit()) {
         return false;
     }
-    let c: Vec<char> = last.chars().collect();
-    let Some((first, mut rest)) = c.split_first() else {
+    let d: Vec<u32> = s.bytes().map(|b| u32::from(b - b'0')).collect();
+    let sum: u32 = d[..12]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| if i % 2 == 0 { *v } else { 3 * v })
+        .sum();
+    d[12] == (10 - sum % 10) % 10
+}
+
+/// govalidator's credit card: the digits (anything else dropped) of a known issuer's length and
+/// prefix, with a valid Luhn sum.
+fn credit_card(value: &str) -> bool {
+    let d: String = value.chars().filter(char::is_ascii_digit).collect();
+    let starts = |p: &str| d.starts_with(p);
+    let issuer = match d.len() {
+        13 => starts("4"),
+        16 => {
+            starts("4")
+                || (d.as_bytes()[0] == b'5' && (b'1'..=b'5').contains(&d.as_bytes()[1]))
+                || starts("6011")
+                || (starts("65"))
+                || starts("35")
+        }
+        15 => starts("34") || starts("37") || starts("2131") || starts("1800"),
+        14 => {
+            starts("300")
+                || starts("301")
+                || starts("302")
+                || starts("303")
+                || starts("304")
+                || starts("305")
+                || starts("36")
+                || starts("38")
+        }
+        _ => false,
+    };
+    if !issuer {
+        return false;
+    }
+    let sum: u32 = d
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let v = u32::from(b - b'0');
+            if i % 2 == 1 {
+                let doubled = v * 2;
+                if doubled >= 10 {
+                    doubled % 10 + 1
+                } else {
+                    doubled
+                }
+            } else {
+                v
+            }
+        })
+        .sum();
+    sum.is_multiple_of(10)
+}
+
+/// govalidator's SSN: 11 bytes, `ddd`, a `-` or space, `dd`, a `-` or space, `dddd`.
+fn ssn(value: &str) -> bool {
+    let b = value.as_bytes();
+    b.len() == 11
+        && [0, 1, 2, 4, 5, 7, 8, 9, 10]
+            .iter()
+            .all(|&i| b[i].is_ascii_digit())
+        && matches!(b[3], b'-' | b' ')
+        && matches!(b[6], b'-' | b' ')
+}
+
+/// govalidator's `rgb(r, g, b)`: each 0 to 255 without a leading zero, spaces (Go's `\s`)
+/// around each.
+fn rgb_color(value: &str) -> bool {
+    let Some(inner) = value.strip_prefix("rgb(").and_then(|v| v.strip_suffix(')')) else {
         return false;
     };
-    if !host_char(*first) {
-        return false;
-    }
-    let mut units = 0;
-    while !rest.is_empty() {
-        rest = rest.strip_prefix(&['-']).unwrap_or(rest);
-        match rest.split_first() {
-            Some((c, tail)) if host_char(*c) => {
-                units += 1;
-                rest = tail;
-            }
-            _ => return false,
-        }
-    }
-    (1..=62).contains(&units)
+    let parts: Vec<&str> = inner.split(',').collect();
+    parts.len() == 3
+        && parts.iter().all(|p| {
+            let n = p.trim_matches(go_space);
+            !n.is_empty()
+                && n.bytes().all(|b| b.is_ascii_digit())
+                && (n == "0" || !n.starts_with('0'))
+                && n.len() <= 3
+                && n.parse::<u32>().is_ok_and(|v| v <= 255)
+        })
 }
 
 #[cfg(test)]
@@ -610,7 +698,28 @@ mod tests {
         ] {
             assert!(refused("hostname", bad), "{bad}");
         }
-        assert!(!refused("hostname", "mañana.io"), "non-ASCII is not judged");
+        // Unicode letters and symbols, as kube-apiserver 1.37.2 judged them.
+        for ok in ["mañana.io", "日本.jp", "😀", "ex😀.com", "é"] {
+            assert!(!refused("hostname", ok), "{ok}");
+        }
+        for bad in ["a.😀😀", "a.b1", "a_b.io"] {
+            assert!(refused("hostname", bad), "{bad}");
+        }
+        for (format, ok, bad) in [
+            ("isbn10", "0-306-40615-2", "0306406153"),
+            ("isbn13", "978-0-306-40615-7", "9780306406158"),
+            ("creditcard", "4111 1111 1111 1111", "4111-1111-1111-1112"),
+            ("ssn", "123 45 6789", "123456789"),
+            ("rgbcolor", "rgb( 1 , 2 , 3 )", "rgb(01,0,0)"),
+            (
+                "bsonobjectid",
+                "507F1F77BCF86CD799439011",
+                "507f1f77bcf86cd79943901g",
+            ),
+        ] {
+            assert!(!refused(format, ok), "{format} {ok}");
+            assert!(refused(format, bad), "{format} {bad}");
+        }
         assert!(refused("hostname", &format!("{}.io", "a".repeat(64))));
     }
 }
