@@ -105,9 +105,13 @@ fn example_crd_files() {
 #[kube(group = "numbers.example.com", version = "v1", kind = "Tuning")]
 #[serde(rename_all = "camelCase")]
 pub struct TuningSpec {
-    #[k8s(minimum = 0.0, maximum = 1048576.0, multiple_of = 0.5)]
+    #[k8s(minimum = 0.0, maximum = 1048576.0)]
     #[serde(default = "default_cache_bytes")]
     pub cache_bytes: f64,
+    // Not beside a whole default: kube-apiserver compares a whole value with `int64(0.5)`, 0,
+    // and refuses any such default (`factor MultipleOf ... must be positive`).
+    #[k8s(multiple_of = 0.5)]
+    pub step: f64,
     #[k8s(minimum = -0.0, maximum = 1e21)]
     #[serde(default = "default_ratio")]
     pub ratio: f64,
