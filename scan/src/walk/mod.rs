@@ -19,6 +19,7 @@ use std::str::FromStr;
 
 mod attrs;
 mod items;
+mod stmts;
 
 /// Which body a token list is.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -333,7 +334,7 @@ impl<'a> Walker<'a> {
             // Attributes of anything else (a field, a statement, an expression, a foreign
             // item) are not recorded; but a `cfg` there removes the statement (a block, a
             // `let`, a closure called), arm or field it stands on, with any item inside: a
-            // scope up to the next `;` or `,` (or after a lone block).
+            // scope up to the end of the statement or arm.
             if j >= hi {
                 break;
             }
@@ -348,23 +349,7 @@ impl<'a> Walker<'a> {
             }
             let before = self.cfgs.len();
             self.cfgs.extend(cfgs);
-            let end = if self.is_group(j, Delim::Brace) {
-                self.next(j)
-            } else {
-                let mut k = j;
-                while k < hi && !self.is_punct(k, b';') && !self.is_punct(k, b',') {
-                    // An arm's block body needs no `,`: `=> { ... }` ends it.
-                    if self.is_punct(k, b'=')
-                        && self.is_punct(k + 1, b'>')
-                        && self.is_group(k + 2, Delim::Brace)
-                    {
-                        k = self.next(k + 2);
-                        break;
-                    }
-                    k = self.next(k);
-                }
-                k
-            };
+            let end = self.stmt_end(j, hi);
             let mut k = j;
             while k < end {
                 k = self.thing(k, end);
