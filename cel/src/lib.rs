@@ -20,6 +20,7 @@ mod lex;
 mod literals;
 pub mod parse;
 pub mod schema;
+mod stack;
 pub mod types;
 
 pub use bounds::SizeBound;
@@ -27,6 +28,7 @@ pub use crd::{
     ExpressionCost, Fix, PER_EXPRESSION_LIMIT, PER_SCHEMA_LIMIT, Problem, SchemaReport, Severity,
     check_schema, check_schema_with_bounds,
 };
+pub use stack::{LARGE_STACK, map_on_large_stacks, on_large_stack};
 
 use ast::Parsed;
 use cost::Estimate;
@@ -114,40 +116,6 @@ fn locate(source: &str, at: u32) -> (usize, usize, &str) {
         at as usize - line_start_char,
         text.trim_end_matches('\r'),
     )
-}
-
-/// The stack [`on_large_stack`] gives. The parser, checker and cost estimator descend the
-/// expression recursively; the parser's limits (250 nested rules, 250 nested operators, as
-/// cel-go's) bound the depth, and unoptimized, the deepest expression they let through takes
-/// about 4 MiB to parse (16 KiB per nesting) and more to check. Reserved, not committed: the
-/// pages are touched only as deep as an expression goes.
-pub const LARGE_STACK: usize = 256 << 20;
-
-/// Runs `f` on a thread with a [`LARGE_STACK`], so that no expression the limits let through
-/// overflows the caller's stack (a proc macro's, a test thread's 2 MiB). A panic in `f`
-/// propagates.
-pub fn on_large_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    let slot = std::sync::Mutex::new(Some(f));
-    let take = || slot.lock().ok().and_then(|mut f| f.take());
-    let spawned = std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("kube-markers-cel".into())
-            .stack_size(LARGE_STACK)
-            .spawn_scoped(scope, || take().map(|f| f()));
-        worker.ok().map(|handle| {
-            handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-    });
-    match spawned.flatten() {
-        Some(out) => out,
-        // No thread to be had (the OS refused one): run here, on the caller's stack.
-        None => match take() {
-            Some(f) => f(),
-            None => unreachable!("the worker ran `f` or never started"),
-        },
-    }
 }
 
 /// Compiles `expr` as a rule (or message expression) on a node of type `decl`: `self` is the

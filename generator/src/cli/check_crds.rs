@@ -147,11 +147,12 @@ pub fn main(args: &[String]) -> ExitCode {
         }
     };
     // Files found in a directory without CRDs in them (a chart's other manifests) are left out.
-    let reports: Vec<FileReport> = paths
-        .iter()
-        .map(|(p, named)| files::check_file_with(p, *named, args.costs || args.json))
-        .filter(|r| !r.crds.is_empty() || !r.errors.is_empty())
-        .collect();
+    let reports: Vec<FileReport> = kube_markers_cel::map_on_large_stacks(&paths, |(p, named)| {
+        files::check_file_with(p, *named, args.costs || args.json)
+    })
+    .into_iter()
+    .filter(|r| !r.crds.is_empty() || !r.errors.is_empty())
+    .collect();
     if args.json {
         let json = serde_json::to_string_pretty(&reports).expect("the report serializes");
         super::print_out(&format!("{json}\n"));
