@@ -54,7 +54,7 @@ pub struct ExpressionCost {
     pub cost: u64,
     /// What bounds the cost: the lists and maps above the node that multiply it, and the
     /// lists, maps and strings whose size one evaluation's estimate depends on. Filled by
-    /// [`check_schema_with_bounds`] only (it compiles each expression again per candidate).
+    /// [`check_schema_with_bounds`](super::check_schema_with_bounds) only (it compiles each expression again per candidate).
     pub bounds: Vec<SizeBound>,
 }
 
