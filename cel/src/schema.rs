@@ -283,7 +283,7 @@ pub(crate) const RESERVED: &[&str] = &[
 /// The identifier under which a rule sees property `name` (apiserver `pkg/cel/escaping.go`):
 /// reserved words become `__word__`; `__`, `.`, `-`, `/` become `__underscores__`, `__dot__`,
 /// `__dash__`, `__slash__`. `None` for a name CEL cannot reach (a leading digit, another
-/// character). kube-markers-core has the same function behind its parser feature.
+/// character). kube-markers-core's `escape_property` says why, then spells it here.
 pub fn escape(name: &str) -> Option<String> {
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
         return None;

@@ -21,31 +21,6 @@ pub fn parse_error(expr: &str) -> Option<kube_markers_cel::CompileError> {
     kube_markers_cel::parse_error(expr)
 }
 
-/// Words CEL reserves: a property spelled like one is escaped as `__word__`.
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
-
 /// The identifier under which a CEL expression sees the object property `name`, as the API
 /// server escapes it: a reserved word becomes `__word__`; `__`, `.`, `-` and `/` become
 /// `__underscores__`, `__dot__`, `__dash__` and `__slash__`.
@@ -68,27 +43,8 @@ pub fn escape_property(name: &str) -> Result<String, String> {
              `_`, `.`, `-` and `/`"
         ));
     }
-    if RESERVED.contains(&name) {
-        return Ok(format!("__{name}__"));
-    }
-    let mut out = String::with_capacity(name.len());
-    let mut rest = name;
-    while let Some(c) = rest.chars().next() {
-        // Pairs of underscores are taken left to right: `___` is `__` then `_`.
-        if let Some(after) = rest.strip_prefix("__") {
-            out.push_str("__underscores__");
-            rest = after;
-            continue;
-        }
-        match c {
-            '.' => out.push_str("__dot__"),
-            '-' => out.push_str("__dash__"),
-            '/' => out.push_str("__slash__"),
-            other => out.push(other),
-        }
-        rest = &rest[c.len_utf8()..];
-    }
-    Ok(out)
+    // The spelling itself is the CEL crate's, which the type checker reads schemas with.
+    kube_markers_cel::schema::escape(name).ok_or_else(|| "CEL cannot reach it".into())
 }
 
 #[cfg(test)]
