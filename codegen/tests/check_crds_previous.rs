@@ -490,3 +490,55 @@ fn odd_files_links_pipes_and_lists() {
         text(&out.stderr)
     );
 }
+
+/// Files are checked side by side, one thread per core, yet reported in the order of the
+/// paths given (a directory's files sorted): file sizes that differ a hundredfold, so that the
+/// threads finish out of order, and the same bytes in every run.
+#[test]
+fn files_checked_side_by_side_report_in_path_order() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..24 {
+        let mut refused = crd(10, false);
+        let plural = format!("widgets{i:02}");
+        refused["metadata"]["name"] = json!(format!("{plural}.example.com"));
+        refused["spec"]["names"]["plural"] = json!(plural);
+        let spec =
+            &mut refused["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+        spec["x-kubernetes-validations"] = json!([{"rule": format!("self.nope{i:02} == 1")}]);
+        // Every third file a hundred times larger than the others.
+        for p in 0..if i % 3 == 0 { 400 } else { 4 } {
+            spec["properties"][format!("p{p}")] =
+                json!({"type": "string", "maxLength": 8, "pattern": "^[a-z]+$"});
+        }
+        write(dir.path(), &format!("f{i:02}.yaml"), &refused);
+    }
+    // A file named after the directory, elsewhere: reported after the directory's files.
+    let other = tempfile::tempdir().unwrap();
+    let mut last = crd(10, false);
+    last["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] =
+        json!([{"rule": "self.nope99 == 1"}]);
+    let last = write(other.path(), "named.json", &last);
+    let dir_arg = dir.path().to_str().unwrap();
+    let runs: Vec<String> = (0..3)
+        .map(|_| {
+            let out = codegen(&["check-crds", dir_arg, &last]);
+            assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+            text(&out.stdout)
+        })
+        .collect();
+    assert!(runs.iter().all(|r| *r == runs[0]), "{runs:#?}");
+    let order: Vec<String> = runs[0]
+        .lines()
+        .filter_map(|line| {
+            line.split_once("undefined field 'nope")
+                .map(|(_, n)| n[..2].into())
+        })
+        .collect();
+    let want: Vec<String> = (0..24).chain([99]).map(|i| format!("{i:02}")).collect();
+    assert_eq!(order, want, "{}", runs[0]);
+    assert!(
+        runs[0].starts_with(&format!("{}:", dir.path().join("f00.yaml").display())),
+        "{}",
+        runs[0]
+    );
+}
