@@ -116,3 +116,37 @@ fn no_crds_no_docs() {
     generator.run();
     assert!(!generator.opts.out_dir.join("docs").exists());
 }
+
+/// kube-rs's own root description (`Auto-generated derived type for XSpec via
+/// `CustomResource``) says nothing to a reader and is left out; a root description the user
+/// wrote (`#[kube(doc = "...")]`) is shown.
+#[test]
+fn the_root_description_is_shown_unless_it_is_kube_rs_placeholder() {
+    let page_with = |description: &str| {
+        let crd = serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "apples.fruit.example.com"},
+            "spec": {
+                "group": "fruit.example.com", "scope": "Namespaced",
+                "names": {"kind": "Apple", "plural": "apples"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object", "description": description,
+                        "properties": {"spec": {"type": "object", "description": "An apple."}}}}}]
+            }
+        });
+        crate::generate::docs::render_page(&serde_json::from_value(crd).unwrap(), "a.yaml", "run")
+    };
+    let placeholder = "Auto-generated derived type for AppleSpec via `CustomResource`";
+    let page = page_with(placeholder);
+    assert!(!page.contains("Auto-generated"), "{page}");
+    assert!(page.contains("| `spec` | object |"), "{page}");
+    let page = page_with("An apple, as the orchard grows it.");
+    assert!(
+        page.contains("### Fields of v1\n\nAn apple, as the orchard grows it.\n"),
+        "{page}"
+    );
+    // Only kube-rs's exact sentence is left out.
+    let page = page_with("Auto-generated derived type for two things via `CustomResource`");
+    assert!(page.contains("for two things"), "{page}");
+}

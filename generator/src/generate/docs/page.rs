@@ -202,9 +202,20 @@ fn render_columns(page: &mut String, name: &str, version: &Value) {
     page.push('\n');
 }
 
+/// kube-rs's description of the root of a `#[derive(CustomResource)]` type that has no
+/// `#[kube(doc = "...")]`: it names the Rust type, and says nothing of the kind to a reader.
+fn derived_placeholder(description: &str) -> bool {
+    description
+        .strip_prefix("Auto-generated derived type for ")
+        .and_then(|rest| rest.strip_suffix(" via `CustomResource`"))
+        .is_some_and(|name| !name.contains(char::is_whitespace))
+}
+
 fn render_fields(page: &mut String, name: &str, schema: &Value, fields: &[Field]) {
     let _ = writeln!(page, "### Fields of {name}\n");
-    if let Some(description) = schema.get("description").and_then(Value::as_str) {
+    if let Some(description) = schema.get("description").and_then(Value::as_str)
+        && !derived_placeholder(description)
+    {
         let _ = writeln!(page, "{}\n", cell(description));
     }
     if fields.is_empty() {
