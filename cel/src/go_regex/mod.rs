@@ -11,9 +11,12 @@
 //!   and has set operations);
 //! - flags are `i`, `m`, `s`, `U` only; group names are word characters; no `\u`/`\U` escapes.
 //!
-//! Not covered: Go knows fewer `\p{…}` names (categories, scripts, `Any`) than regex-syntax
-//! (binary properties such as `Lowercase`, long and loosely spelled names), and Go's limits on
-//! a pattern's nesting and size.
+//! - `\pL`, `\p{Greek}`, `\P{^Lu}` name Go's classes, looked up as Go looks them up
+//!   ([`unicode_classes`], generated from Go's own tables), whatever regex-syntax knows.
+//!
+//! Not covered: Go's limits on a pattern's nesting and size.
+
+mod unicode_classes;
 
 /// Go's `maxRepeat` count.
 const MAX_REPEAT: u32 = 1000;
@@ -221,12 +224,68 @@ fn escape(chars: &[char], i: usize, out: &mut String) -> Go<usize> {
             Ok(j)
         }
         '8' | '9' | 'u' | 'U' => Err(invalid()),
+        'p' | 'P' => unicode_class(chars, i, out),
         _ => {
             out.push('\\');
             out.push(c);
             Ok(i + 2)
         }
     }
+}
+
+/// A Unicode class `\pN` or `\p{Name}` at `chars[i] == '\\'` (`\P` negated, and `^` before a
+/// name negates too): Go's names, checked as Go checks them, written as a class regex-syntax
+/// takes wherever Go's does; the index after it.
+fn unicode_class(chars: &[char], i: usize, out: &mut String) -> Go<usize> {
+    let (name, end) = if chars.get(i + 2) == Some(&'{') {
+        match chars[i + 3..].iter().position(|&c| c == '}') {
+            Some(len) => (chars[i + 3..i + 3 + len].iter().collect(), i + 4 + len),
+            None => {
+                let rest: String = chars[i..].iter().collect();
+                return Err(go_error("invalid character class range", rest));
+            }
+        }
+    } else {
+        let name: String = chars.get(i + 2).map(char::to_string).unwrap_or_default();
+        let end = (i + 3).min(chars.len());
+        (name, end)
+    };
+    let bare = name.strip_prefix('^').unwrap_or(&name);
+    if unicode_classes::CLASSES
+        .binary_search(&canonical(bare).as_str())
+        .is_err()
+    {
+        let seq: String = chars[i..end].iter().collect();
+        return Err(go_error("invalid character class range", seq));
+    }
+    // What it matches does not matter here, only that it stands where Go's class may.
+    out.push_str(if chars[i + 1] == 'p' {
+        "\\p{Any}"
+    } else {
+        "\\P{Any}"
+    });
+    // A `-` after a class is a literal to Go (`[\pL-z]`), not a range as regex-syntax reads it.
+    if chars.get(end) == Some(&'-') {
+        out.push_str("\\-");
+        return Ok(end + 1);
+    }
+    Ok(end)
+}
+
+/// The spelling Go's regexp looks a class name up by: the first letter upper case, the others
+/// lower case, `_`, `-` and spaces dropped (`old_italic` is `Olditalic`).
+fn canonical(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut first = true;
+    for c in name.chars().filter(|c| !matches!(c, '_' | '-' | ' ')) {
+        if first {
+            out.push(c.to_ascii_uppercase());
+            first = false;
+        } else {
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    out
 }
 
 /// A class at `chars[i] == '['`; the index after its `]`.
@@ -267,6 +326,14 @@ fn class(chars: &[char], i: usize, out: &mut String) -> Go<usize> {
                 out.push('\\');
                 out.push(c);
                 j += 1;
+            }
+            // A class cannot end a range: `[a-\pL]`.
+            '-' if chars.get(j + 1) == Some(&'\\')
+                && matches!(chars.get(j + 2), Some('p' | 'P'))
+                && out.chars().last().is_some_and(|c| c != '[' && c != '^') =>
+            {
+                let escape = format!("\\{}", chars[j + 2]);
+                return Err(go_error("invalid escape sequence", escape));
             }
             // `a--b` is Go's range `a-` to `-`, not regex-syntax's difference.
             '-' if chars.get(j + 1) == Some(&'-') => {
@@ -378,6 +445,76 @@ fn repetition(chars: &[char], i: usize) -> Go<Option<(String, usize)>> {
 #[cfg(test)]
 mod tests {
     use super::valid;
+
+    /// `\p` classes: Go's names (case and `_`, `-`, spaces ignored; multi-word scripts out of
+    /// reach in Go 1.26), its negations, and its texts (`regexp.Compile`, Go 1.26.8).
+    #[test]
+    fn unicode_classes_as_go_reads_them() {
+        for (pattern, refusal) in [
+            (r"\pL", None),
+            (r"\pl", None),
+            (r"\p", Some(r"invalid character class range: `\p`")),
+            (r"\pZ", None),
+            (r"\pA", Some(r"invalid character class range: `\pA`")),
+            (r"\p{", Some(r"invalid character class range: `\p{`")),
+            (r"\p{}", Some(r"invalid character class range: `\p{}`")),
+            (r"\p{^Greek}", None),
+            (r"[\p{L}a]", None),
+            (r"[\pL-z]", None),
+            (r"[a-\pL]", Some(r"invalid escape sequence: `\p`")),
+            (r"\P{^L}", None),
+            (r"(?i)\p{Lu}", None),
+            (r"\p{greek}", None),
+            (r"\p{GREEK}", None),
+            (
+                r"\p{Old_Italic}",
+                Some(r"invalid character class range: `\p{Old_Italic}`"),
+            ),
+            (r"\p{Cased_Letter}", None),
+            (r"\p{casedletter}", None),
+            (
+                r"\p{Lowercase}",
+                Some(r"invalid character class range: `\p{Lowercase}`"),
+            ),
+            (r"\p{ascii}", None),
+            (
+                r"\p{Latin-1}",
+                Some(r"invalid character class range: `\p{Latin-1}`"),
+            ),
+            (r"\p{L", Some(r"invalid character class range: `\p{L`")),
+            (r"\pé", Some(r"invalid character class range: `\pé`")),
+            (r"\p{Han}x{", None),
+            (r"[\P{Greek}]", None),
+            (r"\p{Any}", None),
+            (r"\p{Assigned}", None),
+            (r"\p{LC}", None),
+            (r"\p{lc}", None),
+            (r"\p{L&}", Some(r"invalid character class range: `\p{L&}`")),
+            (r"\p{Letter}", None),
+            (r"\p{Decimal_Number}", None),
+            (
+                r"\p{Zzzz}",
+                Some(r"invalid character class range: `\p{Zzzz}`"),
+            ),
+            (r"\p{Common}", None),
+            (r"\P", Some(r"invalid character class range: `\P`")),
+            (r"[\p]", Some(r"invalid character class range: `\p]`")),
+            (r"\p{ L }", None),
+            (r"\p{Greek}{2}", None),
+        ] {
+            let want = refusal.map(|m| format!("error parsing regexp: {m}"));
+            assert_eq!(super::error(pattern), want, "{pattern}");
+        }
+    }
+
+    /// The table is sorted, for its binary search, and holds only canonical spellings.
+    #[test]
+    fn the_class_table_is_sorted_and_canonical() {
+        let table = super::unicode_classes::CLASSES;
+        assert!(table.windows(2).all(|w| w[0] < w[1]));
+        assert!(table.iter().all(|n| super::canonical(n) == *n), "{table:?}");
+        assert!(table.len() > 150, "{}", table.len());
+    }
 
     /// Go's texts (`regexp.Compile`, Go 1.26).
     #[test]
