@@ -38,20 +38,30 @@ pub struct Found {
 }
 
 impl Found {
+    /// Records a problem once: the entries of a junctor share their node's path, and the same
+    /// mistake in two of them (`type` in both of `anyOf`'s) is one line to fix.
+    fn add(&mut self, problem: SchemaProblem, accepts: bool) {
+        let seen = self
+            .problems
+            .iter()
+            .zip(&self.server_accepts)
+            .any(|(p, a)| *p == problem && *a == accepts);
+        if !seen {
+            self.problems.push(problem);
+            self.server_accepts.push(accepts);
+        }
+    }
     fn push(&mut self, problem: SchemaProblem) {
-        self.problems.push(problem);
-        self.server_accepts.push(false);
+        self.add(problem, false);
         self.schema_refused = true;
     }
     /// A default the API server refuses: the schema itself stands, and its CEL rules are
     /// compiled all the same (the API server reports both).
     fn push_default(&mut self, problem: SchemaProblem) {
-        self.problems.push(problem);
-        self.server_accepts.push(false);
+        self.add(problem, false);
     }
     fn server_accepts(&mut self, problem: SchemaProblem) {
-        self.problems.push(problem);
-        self.server_accepts.push(true);
+        self.add(problem, true);
     }
     /// Whether the API server refuses any of them.
     pub fn refused(&self) -> bool {

@@ -14,9 +14,31 @@ use serde_json::{Map, Value};
 pub(super) enum Junctor {
     Outside,
     Inside,
-    /// Under an `x-kubernetes-int-or-string` node, where `anyOf: [{type: integer}, {type:
-    /// string}]` is the allowed idiom.
-    InsideIntOrString,
+    /// The first `allOf` entry of a node outside junctors whose `anyOf` is the int-or-string
+    /// idiom ([`int_or_string_any_of`]): that `anyOf` is not checked.
+    InsideSkippingAnyOf,
+}
+
+/// Whether `any_of` is exactly `[{type: integer}, {type: string}]`, in that order and with
+/// nothing else in either entry (a Go zero value, `false` or `""`, counts as nothing): the
+/// idiom of int-or-string, whose types the API server leaves unchecked in a node's `anyOf` or
+/// its first `allOf` entry's `anyOf` (apiextensions-apiserver's `isIntOrStringAnyOfPattern`).
+/// Any other spelling (string first, a bound beside a type, `oneOf`) is a junctor with types.
+fn int_or_string_any_of(any_of: Option<&Value>) -> bool {
+    let Some(Value::Array(entries)) = any_of else {
+        return false;
+    };
+    let only_type = |entry: &Value, want: &str| {
+        entry.as_object().is_some_and(|entry| {
+            entry.get("type") == Some(&Value::String(want.into()))
+                && entry.iter().all(|(key, value)| {
+                    key == "type"
+                        || matches!(value, Value::Bool(false) | Value::Null)
+                        || value.as_str() == Some("")
+                })
+        })
+    };
+    entries.len() == 2 && only_type(&entries[0], "integer") && only_type(&entries[1], "string")
 }
 
 /// `object_meta`: the node is an embedded resource's `metadata`, which the API server reads as
@@ -63,7 +85,7 @@ pub(super) fn check_node(
             "default",
             "additionalProperties",
         ] {
-            if node.contains_key(key) && !(key == "type" && junctor == Junctor::InsideIntOrString) {
+            if node.contains_key(key) {
                 problems.push(SchemaProblem::at(
                     at,
                     format!(
@@ -236,18 +258,32 @@ pub(super) fn check_node(
     if let Some(Value::Object(extra)) = node.get("additionalProperties") {
         check_node(extra, &format!("{path}[<key>]"), problems, junctor, false);
     }
-    let inner = if int_or_string {
-        Junctor::InsideIntOrString
-    } else {
-        Junctor::Inside
-    };
+    // The int-or-string idiom is recognized on a node outside junctors only, as the API
+    // server looks for it on structural nodes, not on the value validations under them.
+    let outside = junctor == Junctor::Outside;
+    let skip_any_of = junctor == Junctor::InsideSkippingAnyOf
+        || (outside && int_or_string_any_of(node.get("anyOf")));
+    let first_all_of = node
+        .get("allOf")
+        .and_then(|all_of| all_of.get(0))
+        .and_then(|first| first.get("anyOf"));
+    let skip_first_all_of_any_of = outside && int_or_string_any_of(first_all_of);
     for key in ["allOf", "anyOf", "oneOf"] {
-        for child in node
+        if key == "anyOf" && skip_any_of {
+            continue;
+        }
+        for (i, child) in node
             .get(key)
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
+            .enumerate()
         {
+            let inner = if key == "allOf" && i == 0 && skip_first_all_of_any_of {
+                Junctor::InsideSkippingAnyOf
+            } else {
+                Junctor::Inside
+            };
             if let Some(child) = child.as_object() {
                 check_node(child, path, problems, inner, false);
             }
