@@ -228,7 +228,7 @@ fn subschemas_mut(node: &mut Map<String, Value>) -> Vec<&mut Value> {
 }
 
 /// The OpenAPI v3 (Kubernetes' subset) node as a JSON Schema draft 4 document: `nullable`
-/// becomes a `null` type, int-or-string an integer-or-string type, numeric bounds our
+/// becomes a `null` type, numeric bounds our
 /// [`super::numbers`] check, and each format the API server checks one of ours (the others,
 /// which constrain nothing, are dropped).
 fn to_json_schema(node: &mut Value) {
@@ -259,9 +259,8 @@ fn to_json_schema(node: &mut Value) {
             values.push(Value::Null);
         }
     }
-    if map.get("x-kubernetes-int-or-string") == Some(&json!(true)) && !map.contains_key("type") {
-        map.insert("type".into(), json!(["integer", "string"]));
-    }
+    // An int-or-string node has no type of its own: like the API server's validator, take any
+    // default there (`1.5`, `true`), unless an `anyOf` says integer or string.
     for child in subschemas_mut(map) {
         to_json_schema(child);
     }

@@ -265,7 +265,7 @@ fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport 
     } else if !group.contains('.') {
         problems.push(format!("spec.group `{group}`: it has no dot"));
     }
-    if let Err(why) = kube_markers_core::names::dns1123_label(plural) {
+    if let Err(why) = kube_markers_core::names::dns1035_label(plural) {
         problems.push(format!("spec.names.plural `{plural}`: {why}"));
     }
     if crd["metadata"]["name"].as_str() != Some(&format!("{plural}.{group}")) {
@@ -359,15 +359,20 @@ fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport 
     }
 }
 
-/// `ValidateCustomResourceDefinitionNames`: DNS-1035 labels (kinds in any case), and a
-/// `listKind` other than `kind`.
+/// `ValidateCustomResourceDefinitionNames`: DNS-1035 labels (`kind` and `listKind` in any
+/// case, `singular` lower case), and a `listKind` other than `kind`.
 fn names_problems(names: &Value, problems: &mut Vec<String>) {
     use kube_markers_core::names::dns1035_label;
     for key in ["singular", "kind", "listKind"] {
         let Some(name) = names[key].as_str().filter(|n| !n.is_empty()) else {
             continue;
         };
-        if let Err(why) = dns1035_label(&name.to_lowercase()) {
+        let checked = if key == "singular" {
+            name.to_string()
+        } else {
+            name.to_lowercase()
+        };
+        if let Err(why) = dns1035_label(&checked) {
             problems.push(format!("spec.names.{key} `{name}`: {why}"));
         }
     }
