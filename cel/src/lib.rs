@@ -136,6 +136,34 @@ pub fn go_regexp_error(pattern: &str) -> Option<String> {
     go_regex::error(pattern)
 }
 
+/// `expr` with every use of the variable `name` (not a field `.name` or `.?name`, nothing
+/// inside a string) replaced by the expression `with`; `None` when `expr` does not lex.
+pub fn substitute_variable(expr: &str, name: &str, with: &str) -> Option<String> {
+    let tokens = lex::lex(expr).ok()?;
+    let chars: Vec<char> = expr.chars().collect();
+    let mut out = String::with_capacity(expr.len());
+    let mut copied = 0usize;
+    for (i, token) in tokens.iter().enumerate() {
+        let lex::Tok::Ident(ident) = &token.tok else {
+            continue;
+        };
+        let punct = |back: usize| match i.checked_sub(back).map(|j| &tokens[j].tok) {
+            Some(lex::Tok::Punct(p)) => Some(*p),
+            _ => None,
+        };
+        let selected = punct(1) == Some(".") || (punct(1) == Some("?") && punct(2) == Some("."));
+        if ident != name || selected {
+            continue;
+        }
+        let at = token.at as usize;
+        out.extend(&chars[copied..at]);
+        out.push_str(with);
+        copied = at + ident.chars().count();
+    }
+    out.extend(&chars[copied..]);
+    Some(out)
+}
+
 /// Why `expr` does not parse as cel-go parses it (syntax, and cel-go's size and recursion
 /// limits), if it does not; without a type check. Runs on a [`LARGE_STACK`].
 pub fn parse_error(expr: &str) -> Option<CompileError> {
@@ -193,3 +221,40 @@ pub(crate) fn compile_here(
 /// The name of the rule's node type. kube-apiserver appends the clock's nanoseconds
 /// (`selfType123456`); a fixed name keeps the output deterministic.
 pub const SELF_TYPE: &str = "selfType";
+
+#[cfg(test)]
+mod tests {
+    use super::substitute_variable;
+
+    #[test]
+    fn a_variable_is_substituted_where_it_is_the_variable() {
+        let none = "optional.none()";
+        for (expr, want) in [
+            (
+                "self <= oldSelf.orValue(0)",
+                "self <= optional.none().orValue(0)",
+            ),
+            (
+                "!oldSelf.hasValue() || oldSelf.value() == self",
+                "!optional.none().hasValue() || optional.none().value() == self",
+            ),
+            // A field of that name, a string, a longer name: not the variable.
+            (
+                "self.oldSelf == 'oldSelf' && self.?oldSelf.hasValue() && oldSelfish",
+                "self.oldSelf == 'oldSelf' && self.?oldSelf.hasValue() && oldSelfish",
+            ),
+            (
+                "x ? oldSelf : [oldSelf][0]",
+                "x ? optional.none() : [optional.none()][0]",
+            ),
+            ("'é' + oldSelf", "'é' + optional.none()"),
+        ] {
+            assert_eq!(
+                substitute_variable(expr, "oldSelf", none).as_deref(),
+                Some(want),
+                "{expr}"
+            );
+        }
+        assert_eq!(substitute_variable("'unclosed", "oldSelf", none), None);
+    }
+}
