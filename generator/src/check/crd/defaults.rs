@@ -324,15 +324,88 @@ fn build_validator(node: &Map<String, Value>) -> Option<jsonschema::Validator> {
     options.build(&schema).ok()
 }
 
-/// The node's CEL rules (and those below it) evaluated on the default, with the default as the
-/// old value too, as the API server does. Only rules that evaluate to false count: a rule this
-/// evaluator cannot run is the API server's to judge.
+/// The node's CEL rules (and those below it) evaluated on the default as the API server runs
+/// them: first with the default as the old value too, then, if that passes, as a create,
+/// without an old value, where a rule with `optionalOldSelf` sees `oldSelf` as
+/// `optional.none()` (and the other rules that read `oldSelf` do not run). Only rules that
+/// evaluate to false count: a rule this evaluator cannot run is the API server's to judge.
 fn cel_failures(default: &Value, node: &Map<String, Value>) -> Vec<String> {
     let node = Value::Object(node.clone());
     if !has_rules(&node) || !cel_names_agree(default, &node) {
         return Vec::new();
     }
-    let Err(errors) = kube_cel::Validator::new().validate(&node, default, Some(default)) else {
+    // kube-cel binds a plain value, or `null` when there is none, to the `oldSelf` of an
+    // `optionalOldSelf` rule: such rules get the optional the API server binds written in.
+    let mut updated = node.clone();
+    let mut rewritten = Vec::new();
+    optional_old_self(&mut updated, "optional.of(oldSelf)", &mut rewritten);
+    let failures = as_written(
+        failures_of(&updated, default, Some(default)),
+        &rewritten,
+        "",
+    );
+    if !failures.is_empty() {
+        return failures;
+    }
+    let mut created = node;
+    let mut rewritten = Vec::new();
+    optional_old_self(&mut created, "optional.none()", &mut rewritten);
+    if rewritten.is_empty() {
+        return Vec::new();
+    }
+    let note = " (as on a create: `oldSelf` has no value)";
+    as_written(failures_of(&created, default, None), &rewritten, note)
+}
+
+/// Failures said with the rules as written, not as [`optional_old_self`] rewrote them.
+fn as_written(failures: Vec<String>, rewritten: &[(String, String)], note: &str) -> Vec<String> {
+    failures
+        .into_iter()
+        .map(|failure| {
+            let failure = rewritten
+                .iter()
+                .fold(failure, |f, (new, original)| f.replace(new, original));
+            format!("{failure}{note}")
+        })
+        .collect()
+}
+
+/// The `optionalOldSelf` rules of `node` and below with `oldSelf` replaced by `with` (a rule
+/// that does not lex is dropped), each rewritten text recorded with the text it was.
+fn optional_old_self(node: &mut Value, with: &str, rewritten: &mut Vec<(String, String)>) {
+    let Value::Object(map) = node else {
+        return;
+    };
+    if let Some(Value::Array(rules)) = map.get_mut("x-kubernetes-validations") {
+        rules.retain_mut(|rule| {
+            if rule.get("optionalOldSelf") != Some(&Value::Bool(true)) {
+                return true;
+            }
+            let Value::Object(rule) = rule else {
+                return false;
+            };
+            rule.remove("optionalOldSelf");
+            ["rule", "messageExpression"].into_iter().all(|key| {
+                let Some(text) = rule.get(key).and_then(Value::as_str) else {
+                    return true;
+                };
+                let original = text.to_string();
+                let Some(new) = kube_markers_cel::substitute_variable(text, "oldSelf", with) else {
+                    return false;
+                };
+                rule.insert(key.into(), Value::String(new.clone()));
+                rewritten.push((new, original));
+                true
+            })
+        });
+    }
+    for child in subschemas_mut(map) {
+        optional_old_self(child, with, rewritten);
+    }
+}
+
+fn failures_of(node: &Value, default: &Value, old: Option<&Value>) -> Vec<String> {
+    let Err(errors) = kube_cel::Validator::new().validate(node, default, old) else {
         return Vec::new();
     };
     errors
