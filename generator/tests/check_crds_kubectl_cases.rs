@@ -7,14 +7,9 @@ use kube_markers_codegen::check::crd::files::check_file_in;
 use std::path::Path;
 
 /// The files `check-crds` decides otherwise than kubectl and the API server, and why.
-// A file that cannot be matched goes here, with its reason, and the test pins it.
-const RESIDUE: &[(&str, &str)] = &[(
-    "15_default_optional_old_self.yaml",
-    "the API server checks a default a second time as a create, with `oldSelf` \
-     `optional.none()` for `optionalOldSelf` rules; the evaluator check-crds runs defaults' \
-     rules with (kube-cel) binds `null` there, on which `orValue` and `hasValue` fail to \
-     evaluate, and a rule that fails to evaluate is left to the API server (never stricter)",
-)];
+// Empty: every file is decided as kubectl and the API server decided it. A file that cannot
+// be matched goes here, with its reason, and the test pins it.
+const RESIDUE: &[(&str, &str)] = &[];
 
 #[test]
 fn check_crds_decides_the_attack_files_as_kubectl_and_the_api_server_did() {
