@@ -12,11 +12,21 @@
 //! - flags are `i`, `m`, `s`, `U` only; group names are word characters; no `\u`/`\U` escapes.
 //!
 //! - `\pL`, `\p{Greek}`, `\P{^Lu}` name Go's classes, looked up as Go looks them up
-//!   ([`unicode_classes`], generated from Go's own tables), whatever regex-syntax knows.
+//!   ([`unicode_classes`], generated from Go's own tables), whatever regex-syntax knows;
+//! - `[[:name:]]` takes Go's POSIX names only, and without a `:]` after it `[` is a literal;
+//!   a `-` after a class (`[\d-z]`, `[\pL-z]`) is a literal;
+//! - `\x{D800}` (a surrogate) is a code point; a group name may start with a digit or repeat.
 //!
-//! Not covered: Go's limits on a pattern's nesting and size.
+//! Not covered: Go's limits on a pattern's nesting and size (`(a{100}){100}` is refused by Go
+//! for its 10,000 repetitions, taken here).
 
 mod unicode_classes;
+
+/// The names of Go's POSIX classes (`[[:alpha:]]`, `[[:^digit:]]`).
+const POSIX_CLASSES: &[&str] = &[
+    "alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower", "print", "punct",
+    "space", "upper", "word", "xdigit",
+];
 
 /// Go's `maxRepeat` count.
 const MAX_REPEAT: u32 = 1000;
@@ -225,12 +235,52 @@ fn escape(chars: &[char], i: usize, out: &mut String) -> Go<usize> {
         }
         '8' | '9' | 'u' | 'U' => Err(invalid()),
         'p' | 'P' => unicode_class(chars, i, out),
+        'x' if chars.get(i + 2) == Some(&'{') => hex_escape(chars, i, out),
+        // A `-` after a Perl class is a literal to Go (`[\d-z]`).
+        'd' | 'D' | 's' | 'S' | 'w' | 'W' if chars.get(i + 2) == Some(&'-') => {
+            out.push('\\');
+            out.push(c);
+            out.push_str("\\-");
+            Ok(i + 3)
+        }
         _ => {
             out.push('\\');
             out.push(c);
             Ok(i + 2)
         }
     }
+}
+
+/// `\x{...}` at `chars[i] == '\\'`: any code point, surrogates too (which regex-syntax refuses),
+/// read digit by digit as Go reads it, its error naming what was read; the index after it.
+fn hex_escape(chars: &[char], i: usize, out: &mut String) -> Go<usize> {
+    let bad = |to: usize| {
+        let text: String = chars[i..to.min(chars.len())].iter().collect();
+        Err(go_error("invalid escape sequence", text))
+    };
+    let (mut value, mut digits) = (0u32, 0);
+    for (k, &c) in chars.iter().enumerate().skip(i + 3) {
+        if c == '}' {
+            if digits == 0 {
+                return bad(k + 1);
+            }
+            let shown = if (0xD800..=0xDFFF).contains(&value) {
+                0xFFFD
+            } else {
+                value
+            };
+            out.push_str(&format!("\\x{{{shown:x}}}"));
+            return Ok(k + 1);
+        }
+        match c.to_digit(16) {
+            Some(d) if value * 16 + d <= 0x10FFFF => {
+                value = value * 16 + d;
+                digits += 1;
+            }
+            _ => return bad(k + 1),
+        }
+    }
+    bad(chars.len())
 }
 
 /// A Unicode class `\pN` or `\p{Name}` at `chars[i] == '\\'` (`\P` negated, and `^` before a
@@ -313,14 +363,25 @@ fn class(chars: &[char], i: usize, out: &mut String) -> Go<usize> {
             }
             '\\' => j = escape(chars, j, out)?,
             '[' if chars.get(j + 1) == Some(&':') => {
-                // A POSIX class `[:alpha:]`, as both spell it.
-                let Some(end) = (j + 2..chars.len().saturating_sub(1))
-                    .find(|&k| chars[k] == ':' && chars[k + 1] == ']')
-                else {
-                    return Err(unclosed());
-                };
-                out.extend(&chars[j..end + 2]);
-                j = end + 2;
+                // A POSIX class `[:alpha:]` up to the first `:]` after it, by Go's names; without
+                // a `:]`, the `[` is a literal.
+                let end = (j + 2..chars.len().saturating_sub(1))
+                    .find(|&k| chars[k] == ':' && chars[k + 1] == ']');
+                match end {
+                    None => {
+                        out.push_str("\\[");
+                        j += 1;
+                    }
+                    Some(end) => {
+                        let name: String = chars[j + 2..end].iter().collect();
+                        if !POSIX_CLASSES.contains(&name.strip_prefix('^').unwrap_or(&name)) {
+                            let class: String = chars[j..end + 2].iter().collect();
+                            return Err(go_error("invalid character class range", class));
+                        }
+                        out.extend(&chars[j..end + 2]);
+                        j = end + 2;
+                    }
+                }
             }
             '[' | '&' | '~' => {
                 out.push('\\');
@@ -364,9 +425,9 @@ fn group(chars: &[char], i: usize, out: &mut String) -> Go<(usize, bool)> {
         if name.is_empty() || !name.iter().all(|c| c.is_ascii_alphanumeric() || *c == '_') {
             return Err(go_error("invalid named capture", text(end + 1)));
         }
-        out.push_str("(?P<");
-        out.extend(name);
-        out.push('>');
+        // Go takes a name that starts with a digit, and one given twice: a name of our own,
+        // unique by its place, stands for it.
+        out.push_str(&format!("(?P<g{i}>"));
         return Ok((end + 1, true));
     }
     // Go's flags: `i m s U`, one `-` followed by at least one flag; none at all is `(?:`.
@@ -501,6 +562,46 @@ mod tests {
             (r"[\p]", Some(r"invalid character class range: `\p]`")),
             (r"\p{ L }", None),
             (r"\p{Greek}{2}", None),
+        ] {
+            let want = refusal.map(|m| format!("error parsing regexp: {m}"));
+            assert_eq!(super::error(pattern), want, "{pattern}");
+        }
+    }
+
+    /// Escapes, POSIX classes and group names where Go and regex-syntax part (`regexp.Compile`,
+    /// Go 1.26.8).
+    #[test]
+    fn hex_escapes_posix_classes_and_names_as_go_reads_them() {
+        for (pattern, refusal) in [
+            (r"\x{10FFFF}", None),
+            (r"\x{D800}", None),
+            (r"\x{110000}", Some(r"invalid escape sequence: `\x{110000`")),
+            (r"\x{}", Some(r"invalid escape sequence: `\x{}`")),
+            (r"\x{12", Some(r"invalid escape sequence: `\x{12`")),
+            (r"\x{zz}", Some(r"invalid escape sequence: `\x{z`")),
+            (
+                "[[:foo:]]",
+                Some("invalid character class range: `[:foo:]`"),
+            ),
+            (
+                "[[:^foo:]]",
+                Some("invalid character class range: `[:^foo:]`"),
+            ),
+            (
+                "[[:ALPHA:]]",
+                Some("invalid character class range: `[:ALPHA:]`"),
+            ),
+            ("[[::]]", Some("invalid character class range: `[::]`")),
+            ("[[:alpha]]", None),
+            ("[[:]]", None),
+            ("[[:a]", None),
+            (r"[\d-z]", None),
+            ("(?P<n>a)(?P<n>b)", None),
+            ("(?P<1n>a)", None),
+            (r"[\w-]", None),
+            (r"\d-", None),
+            ("[[:^alpha:]x]", None),
+            (r"[\s-\d]", None),
         ] {
             let want = refusal.map(|m| format!("error parsing regexp: {m}"));
             assert_eq!(super::error(pattern), want, "{pattern}");

@@ -363,8 +363,17 @@ fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport 
 /// case, `singular` lower case), and a `listKind` other than `kind`.
 fn names_problems(names: &Value, problems: &mut Vec<String>) {
     use kube_markers_core::names::dns1035_label;
+    // The API server defaults `listKind` to the kind + "List" before it validates the names.
+    let default_list_kind = names["kind"]
+        .as_str()
+        .filter(|k| !k.is_empty())
+        .map(|kind| format!("{kind}List"));
     for key in ["singular", "kind", "listKind"] {
-        let Some(name) = names[key].as_str().filter(|n| !n.is_empty()) else {
+        let given = names[key].as_str().filter(|n| !n.is_empty());
+        let defaulted = (key == "listKind")
+            .then_some(default_list_kind.as_deref())
+            .flatten();
+        let Some(name) = given.or(defaulted) else {
             continue;
         };
         let checked = if key == "singular" {

@@ -6,7 +6,7 @@ use super::{Found, defaults, join, shown, truthy};
 use kube_markers_core::cel;
 use kube_markers_core::schema::satisfiable;
 use kube_markers_registry::crd::SchemaProblem;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 /// Whether a node sits inside anyOf/allOf/oneOf/not, where value validations may stand but
 /// structure (types, descriptions, defaults) may not.
@@ -19,8 +19,43 @@ pub(super) enum Junctor {
     InsideSkippingAnyOf,
 }
 
+/// Whether `key: value` is unset in the API server's Go structs: `false` for a flag, `""` for a
+/// plain string, an empty list; not for a pointer field (a bound, `x-kubernetes-list-type`),
+/// which any value sets.
+fn go_zero(key: &str, value: &Value) -> bool {
+    match value {
+        Value::Bool(false) => matches!(
+            key,
+            "nullable"
+                | "exclusiveMaximum"
+                | "exclusiveMinimum"
+                | "uniqueItems"
+                | "x-kubernetes-preserve-unknown-fields"
+                | "x-kubernetes-embedded-resource"
+                | "x-kubernetes-int-or-string"
+        ),
+        Value::String(text) => {
+            text.is_empty() && matches!(key, "description" | "title" | "format" | "pattern")
+        }
+        Value::Array(items) => {
+            items.is_empty()
+                && matches!(
+                    key,
+                    "enum"
+                        | "required"
+                        | "allOf"
+                        | "anyOf"
+                        | "oneOf"
+                        | "x-kubernetes-list-map-keys"
+                        | "x-kubernetes-validations"
+                )
+        }
+        _ => false,
+    }
+}
+
 /// Whether `any_of` is exactly `[{type: integer}, {type: string}]`, in that order and with
-/// nothing else in either entry (a Go zero value, `false` or `""`, counts as nothing): the
+/// nothing else in either entry (a [`go_zero`] value counts as nothing): the
 /// idiom of int-or-string, whose types the API server leaves unchecked in a node's `anyOf` or
 /// its first `allOf` entry's `anyOf` (apiextensions-apiserver's `isIntOrStringAnyOfPattern`).
 /// Any other spelling (string first, a bound beside a type, `oneOf`) is a junctor with types.
@@ -31,11 +66,9 @@ fn int_or_string_any_of(any_of: Option<&Value>) -> bool {
     let only_type = |entry: &Value, want: &str| {
         entry.as_object().is_some_and(|entry| {
             entry.get("type") == Some(&Value::String(want.into()))
-                && entry.iter().all(|(key, value)| {
-                    key == "type"
-                        || matches!(value, Value::Bool(false) | Value::Null)
-                        || value.as_str() == Some("")
-                })
+                && entry
+                    .iter()
+                    .all(|(key, value)| key == "type" || go_zero(key, value))
         })
     };
     entries.len() == 2 && only_type(&entries[0], "integer") && only_type(&entries[1], "string")
@@ -85,7 +118,9 @@ pub(super) fn check_node(
             "default",
             "additionalProperties",
         ] {
-            if node.contains_key(key) {
+            // `""` is Go's unset string for the three strings among them.
+            let empty_text = key != "default" && node.get(key) == Some(&json!(""));
+            if node.contains_key(key) && !empty_text {
                 problems.push(SchemaProblem::at(
                     at,
                     format!(
@@ -129,7 +164,7 @@ pub(super) fn check_node(
                 "`metadata` must not be a property inside anyOf/allOf/oneOf/not".into(),
             ));
         }
-    } else if !node.contains_key("type") && !int_or_string && !preserve {
+    } else if node.get("type").is_none_or(|t| t == "") && !int_or_string && !preserve {
         problems.push(SchemaProblem::at(
             at,
             "no `type` (a serde_json::Value or an untagged enum? mark it \
@@ -270,6 +305,12 @@ pub(super) fn check_node(
     let skip_first_all_of_any_of = outside && int_or_string_any_of(first_all_of);
     for key in ["allOf", "anyOf", "oneOf"] {
         if key == "anyOf" && skip_any_of {
+            // Not the structural checks, but the OpenAPI ones every node gets
+            // (`x-kubernetes-preserve-unknown-fields: false`).
+            let entries = node.get(key).and_then(Value::as_array);
+            for entry in entries.into_iter().flatten().filter_map(Value::as_object) {
+                structural_keys(entry, at, problems);
+            }
             continue;
         }
         for (i, child) in node
@@ -320,10 +361,11 @@ fn structural_keys(node: &Map<String, Value>, at: &str, problems: &mut Found) {
             problems.push(SchemaProblem::at(at, format!("`{key}` must not be set")));
         }
     }
+    // `""` is Go's unset string: no type, not a wrong one.
     if let Some(ty) = node.get("type").and_then(Value::as_str)
         && !matches!(
             ty,
-            "array" | "boolean" | "integer" | "number" | "object" | "string"
+            "" | "array" | "boolean" | "integer" | "number" | "object" | "string"
         )
     {
         problems.push(SchemaProblem::at(
@@ -373,8 +415,8 @@ fn structural_keys(node: &Map<String, Value>, at: &str, problems: &mut Found) {
                 .into(),
         ));
     }
-    if node.contains_key("x-kubernetes-list-type") && node.get("type").is_some_and(|t| t != "array")
-    {
+    // Without a type too (`x-kubernetes-int-or-string` beside it): "must be array".
+    if node.contains_key("x-kubernetes-list-type") && node.get("type") != Some(&json!("array")) {
         problems.push(SchemaProblem::at(
             at,
             "`x-kubernetes-list-type` must only be used where `type` is `array`".into(),
