@@ -19,9 +19,9 @@ pub(super) enum Junctor {
     InsideSkippingAnyOf,
 }
 
-/// Whether `key: value` is unset in the API server's Go structs: `false` for a flag, `""` for a
-/// plain string, an empty list; not for a pointer field (a bound, `x-kubernetes-list-type`),
-/// which any value sets.
+/// Whether `key: value` is unset in the API server's Go structs: `null`, `false` for a flag,
+/// `""` for a plain string, some empty lists; not for a pointer field (a bound,
+/// `x-kubernetes-list-type`), which any value sets.
 fn go_zero(key: &str, value: &Value) -> bool {
     match value {
         Value::Bool(false) => matches!(
@@ -37,19 +37,13 @@ fn go_zero(key: &str, value: &Value) -> bool {
         Value::String(text) => {
             text.is_empty() && matches!(key, "description" | "title" | "format" | "pattern")
         }
+        // The lists the API server rebuilds item by item (an empty one becomes nil); the others
+        // (`required`, `x-kubernetes-list-map-keys`, rules) it keeps, empty but set.
         Value::Array(items) => {
-            items.is_empty()
-                && matches!(
-                    key,
-                    "enum"
-                        | "required"
-                        | "allOf"
-                        | "anyOf"
-                        | "oneOf"
-                        | "x-kubernetes-list-map-keys"
-                        | "x-kubernetes-validations"
-                )
+            items.is_empty() && matches!(key, "enum" | "allOf" | "anyOf" | "oneOf")
         }
+        // `default: null`, `example: null`: no value.
+        Value::Null => true,
         _ => false,
     }
 }
