@@ -507,11 +507,19 @@ fn repetition(chars: &[char], i: usize) -> Go<Option<(String, usize)>> {
 mod tests {
     use super::valid;
 
+    /// Each pattern refused with Go's text, or (`None`) taken, as Go's `regexp.Compile` did.
+    fn as_go_says(cases: &[(&str, Option<&str>)]) {
+        for (pattern, refusal) in cases {
+            let want = refusal.map(|m| format!("error parsing regexp: {m}"));
+            assert_eq!(super::error(pattern), want, "{pattern}");
+        }
+    }
+
     /// `\p` classes: Go's names (case and `_`, `-`, spaces ignored; multi-word scripts out of
     /// reach in Go 1.26), its negations, and its texts (`regexp.Compile`, Go 1.26.8).
     #[test]
     fn unicode_classes_as_go_reads_them() {
-        for (pattern, refusal) in [
+        as_go_says(&[
             (r"\pL", None),
             (r"\pl", None),
             (r"\p", Some(r"invalid character class range: `\p`")),
@@ -562,17 +570,14 @@ mod tests {
             (r"[\p]", Some(r"invalid character class range: `\p]`")),
             (r"\p{ L }", None),
             (r"\p{Greek}{2}", None),
-        ] {
-            let want = refusal.map(|m| format!("error parsing regexp: {m}"));
-            assert_eq!(super::error(pattern), want, "{pattern}");
-        }
+        ]);
     }
 
     /// Escapes, POSIX classes and group names where Go and regex-syntax part (`regexp.Compile`,
     /// Go 1.26.8).
     #[test]
     fn hex_escapes_posix_classes_and_names_as_go_reads_them() {
-        for (pattern, refusal) in [
+        as_go_says(&[
             (r"\x{10FFFF}", None),
             (r"\x{D800}", None),
             (r"\x{110000}", Some(r"invalid escape sequence: `\x{110000`")),
@@ -602,10 +607,7 @@ mod tests {
             (r"\d-", None),
             ("[[:^alpha:]x]", None),
             (r"[\s-\d]", None),
-        ] {
-            let want = refusal.map(|m| format!("error parsing regexp: {m}"));
-            assert_eq!(super::error(pattern), want, "{pattern}");
-        }
+        ]);
     }
 
     /// The table is sorted, for its binary search, and holds only canonical spellings.
