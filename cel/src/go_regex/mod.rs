@@ -17,8 +17,10 @@
 //!   a `-` after a class (`[\d-z]`, `[\pL-z]`) is a literal;
 //! - `\x{D800}` (a surrogate) is a code point; a group name may start with a digit or repeat.
 //!
-//! Not covered: Go's limits on a pattern's nesting and size (`(a{100}){100}` is refused by Go
-//! for its 10,000 repetitions, taken here).
+//! - nested counted repetitions may not multiply past 1,000 (`(a{100}){100}`), as Go checks
+//!   them on its parse tree (here on regex-syntax's).
+//!
+//! Not covered: Go's limits on a pattern's nesting depth and compiled size.
 
 mod unicode_classes;
 
@@ -62,9 +64,76 @@ pub fn error(pattern: &str) -> Option<String> {
 fn check(pattern: &str) -> Go<()> {
     let rewritten = rewrite(pattern)?;
     match regex_syntax::Parser::new().parse(&rewritten) {
-        Ok(_) => Ok(()),
+        Ok(_) => nested_repeats(&rewritten),
         Err(e) => Err(from_regex_syntax(pattern, &rewritten, &e)),
     }
+}
+
+/// Go's limit on counted repetitions: each `{n,m}` (with `n` or `m` at least 2), checked as it
+/// is parsed, must not repeat what it holds more than [`MAX_REPEAT`] times, the counts of the
+/// `{…}` inside it multiplied in (`(a{100}){100}` is refused, `(a{10}){100}` taken); `*`, `+`
+/// and `?` count for nothing.
+fn nested_repeats(rewritten: &str) -> Go<()> {
+    use regex_syntax::ast::{Ast, RepetitionKind, RepetitionRange};
+    // Go's `m`: the maximum, or the minimum when there is none; `None` for `*`, `+`, `?`.
+    let times = |kind: &RepetitionKind| match kind {
+        RepetitionKind::Range(RepetitionRange::Exactly(n) | RepetitionRange::AtLeast(n)) => {
+            Some(*n)
+        }
+        RepetitionKind::Range(RepetitionRange::Bounded(_, max)) => Some(*max),
+        _ => None,
+    };
+    fn within(ast: &Ast, budget: u32, times: &dyn Fn(&RepetitionKind) -> Option<u32>) -> bool {
+        let mut budget = budget;
+        if let Ast::Repetition(rep) = ast
+            && let Some(m) = times(&rep.op.kind)
+        {
+            if m == 0 {
+                return true;
+            }
+            if m > budget {
+                return false;
+            }
+            budget /= m;
+        }
+        match ast {
+            Ast::Repetition(rep) => within(&rep.ast, budget, times),
+            Ast::Group(group) => within(&group.ast, budget, times),
+            Ast::Alternation(alt) => alt.asts.iter().all(|a| within(a, budget, times)),
+            Ast::Concat(concat) => concat.asts.iter().all(|a| within(a, budget, times)),
+            _ => true,
+        }
+    }
+    fn repetitions<'a>(ast: &'a Ast, out: &mut Vec<&'a regex_syntax::ast::Repetition>) {
+        match ast {
+            Ast::Repetition(rep) => {
+                out.push(rep);
+                repetitions(&rep.ast, out);
+            }
+            Ast::Group(group) => repetitions(&group.ast, out),
+            Ast::Alternation(alt) => alt.asts.iter().for_each(|a| repetitions(a, out)),
+            Ast::Concat(concat) => concat.asts.iter().for_each(|a| repetitions(a, out)),
+            _ => {}
+        }
+    }
+    let Ok(ast) = regex_syntax::ast::parse::Parser::new().parse(rewritten) else {
+        return Ok(());
+    };
+    let mut found = Vec::new();
+    repetitions(&ast, &mut found);
+    // In the order Go parses them: by where each operator stands.
+    found.sort_by_key(|rep| rep.op.span.start.offset);
+    for rep in found {
+        let counted = matches!(&rep.op.kind, RepetitionKind::Range(range) if match range {
+            RepetitionRange::Exactly(n) | RepetitionRange::AtLeast(n) => *n >= 2,
+            RepetitionRange::Bounded(min, max) => *min >= 2 || *max >= 2,
+        });
+        if counted && !within(&Ast::Repetition(Box::new(rep.clone())), MAX_REPEAT, &times) {
+            let op = &rewritten[rep.op.span.start.offset..rep.op.span.end.offset];
+            return Err(go_error("invalid repeat count", op));
+        }
+    }
+    Ok(())
 }
 
 /// A refusal regex-syntax found, as Go words the same mistake (the part of the pattern it
@@ -607,6 +676,31 @@ mod tests {
             (r"\d-", None),
             ("[[:^alpha:]x]", None),
             (r"[\s-\d]", None),
+        ]);
+    }
+
+    /// Counted repetitions inside counted repetitions, multiplied as Go 1.26.8 multiplies them.
+    #[test]
+    fn nested_repeat_counts_as_go_limits_them() {
+        as_go_says(&[
+            ("(a{100}){100}", Some("invalid repeat count: `{100}`")),
+            ("(a{10}){100}", None),
+            ("(a{10}){101}", Some("invalid repeat count: `{101}`")),
+            ("((a{2}){3}){4}", None),
+            ("(a*){1000}", None),
+            ("(a{2,}){501}", Some("invalid repeat count: `{501}`")),
+            ("(a{1,2}){600}", Some("invalid repeat count: `{600}`")),
+            ("(a{0,1}){1000}", None),
+            ("a{1000}b{1000}", None),
+            ("(?:a{100}|b){11}", Some("invalid repeat count: `{11}`")),
+            ("(a{100}){11}?", Some("invalid repeat count: `{11}?`")),
+            ("(a{0}){1000}", None),
+            ("((a{10}){10}){10}", None),
+            ("((a{10}){10}){11}", Some("invalid repeat count: `{11}`")),
+            ("(a{10}b{101}){10}", Some("invalid repeat count: `{10}`")),
+            ("(a{2}){1,}", None),
+            ("(a{600}){2,}", Some("invalid repeat count: `{2,}`")),
+            ("(a{600}){0,2}", Some("invalid repeat count: `{0,2}`")),
         ]);
     }
 
