@@ -18,65 +18,16 @@
 //!
 //! Written from the behaviour of those libraries; none of their code is copied.
 
+mod bytes;
 mod resolve;
+
+pub(crate) use bytes::decode_bytes;
+use bytes::utf8_lossy_per_byte;
 
 use resolve::{key_text, scalar};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::rc::Rc;
-
-/// The bytes of a file as the text kubectl reads, and what it changed in them.
-pub(crate) fn decode_bytes(bytes: &[u8]) -> (String, Vec<String>) {
-    let mut warnings = Vec::new();
-    let text = if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
-        utf16(rest, u16::from_le_bytes)
-    } else if let Some(rest) = bytes.strip_prefix(&[0xFE, 0xFF]) {
-        utf16(rest, u16::from_be_bytes)
-    } else {
-        let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
-        if let Err(e) = std::str::from_utf8(bytes) {
-            warnings.push(format!(
-                "byte {} is not UTF-8: kubectl reads each such sequence as U+FFFD (\u{FFFD}), \
-                 which the API server then stores",
-                e.valid_up_to()
-            ));
-        }
-        // Each maximal ill-formed part becomes one U+FFFD, as golang.org/x/text's decoder does.
-        String::from_utf8_lossy(bytes).into_owned()
-    };
-    (text, warnings)
-}
-
-/// UTF-8, each byte that does not start a valid sequence replaced by U+FFFD, as Go's
-/// encoding/json writes a string.
-pub(super) fn utf8_lossy_per_byte(mut bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
-    loop {
-        match std::str::from_utf8(bytes) {
-            Ok(valid) => {
-                out.push_str(valid);
-                return out;
-            }
-            Err(e) => {
-                let good = e.valid_up_to();
-                out.push_str(std::str::from_utf8(&bytes[..good]).unwrap_or_default());
-                out.push('\u{FFFD}');
-                bytes = &bytes[good + 1..];
-            }
-        }
-    }
-}
-
-fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> String {
-    let units = bytes.chunks_exact(2).map(|c| unit([c[0], c[1]]));
-    let mut out: String = char::decode_utf16(units)
-        .map(|c| c.unwrap_or('\u{FFFD}'))
-        .collect();
-    if !bytes.len().is_multiple_of(2) {
-        out.push('\u{FFFD}');
-    }
-    out
-}
 
 /// The most YAML nodes read from one file, and the deepest nesting.
 const MAX_NODES: usize = 20_000_000;
@@ -779,69 +730,4 @@ pub(crate) fn as_go_json(value: Value) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn read(text: &str) -> Result<Vec<Value>, String> {
-        read_stream(text).map(|(docs, _)| docs)
-    }
-
-    /// go-yaml v2 sets a merge key's keys over the ones before it; a later key wins over both.
-    #[test]
-    fn merge_keys_as_go_yaml_v2_sets_them() {
-        assert_eq!(
-            read("a: 1\n<<: {a: 2, b: 2}\n").unwrap(),
-            [json!({"a": 2, "b": 2})]
-        );
-        assert_eq!(
-            read("x: &x {a: 1}\ny: &y {a: 2, b: 2}\nz: {<<: [*x, *y], b: 3}\n").unwrap()[0]["z"],
-            json!({"a": 1, "b": 3})
-        );
-        assert!(read("<<: 1\n").is_err());
-    }
-
-    /// Keys become text; a null key, an integer above i64 and NaN values are refused.
-    #[test]
-    fn keys_as_sigs_k8s_io_yaml_converts_them() {
-        let (docs, warnings) = read_stream("y: 1\n0x10: 2\n1.0: 3\n'n': 4\n").unwrap();
-        assert_eq!(docs, [json!({"true": 1, "16": 2, "1": 3, "n": 4})]);
-        assert_eq!(warnings.len(), 3, "{warnings:?}");
-        assert!(read("~: 1\n").is_err());
-        assert!(read("18446744073709551615: 1\n").is_err());
-        assert!(read("a: .nan\n").is_err());
-        assert!(read("? [a]\n: 1\n").is_err());
-    }
-
-    /// A JSON stream; YAML after a first object; documents cut at `---` lines.
-    #[test]
-    fn streams_as_kubectl_cuts_them() {
-        assert_eq!(
-            read("{\"a\":1}{\"b\":2}").unwrap(),
-            [json!({"a": 1}), json!({"b": 2})]
-        );
-        assert_eq!(
-            read(" {\"a\":1}\nb: y\n").unwrap(),
-            [json!({"a": 1}), json!({"b": true})]
-        );
-        assert!(read("{\"a\":1}{\"b\":2}\nc: 3\n").is_err());
-        assert!(read("a: 1\n--- b\n").is_err());
-        assert_eq!(read("a: 1\n...\nb: 2\n").unwrap(), [json!({"a": 1})]);
-    }
-
-    #[test]
-    fn bytes_as_cli_runtime_decodes_them() {
-        let utf16: Vec<u8> = [0xFF, 0xFE]
-            .into_iter()
-            .chain("a: é".encode_utf16().flat_map(u16::to_le_bytes))
-            .collect();
-        assert_eq!(decode_bytes(&utf16).0, "a: é");
-        let (text, warnings) = decode_bytes(b"a: caf\xe9\n");
-        assert_eq!(text, "a: caf\u{FFFD}\n");
-        assert!(
-            warnings[0].starts_with("byte 6 is not UTF-8"),
-            "{warnings:?}"
-        );
-        assert_eq!(decode_bytes(b"\xEF\xBB\xBFa").0, "a");
-    }
-}
+mod tests;
