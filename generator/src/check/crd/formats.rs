@@ -292,15 +292,20 @@ fn full_date(value: &str) -> bool {
     let (Some(year), Some(month), Some(day)) = (digits(0..4), digits(5..7), digits(8..10)) else {
         return false;
     };
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&day)
+    days_in_month(year, month).is_some_and(|days| (1..=days).contains(&day))
+}
+
+/// How many days `month` (1 to 12) of `year` has, in the Gregorian calendar; `None` for no
+/// such month. Shared by the `date` format and go-yaml's timestamps.
+pub(super) fn days_in_month(year: u32, month: u32) -> Option<u32> {
+    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => Some(31),
+        4 | 6 | 9 | 11 => Some(30),
+        2 if leap => Some(29),
+        2 => Some(28),
+        _ => None,
+    }
 }
 
 /// kube-openapi's `IsDateTime`: of the value in lower case split at each `t`, the first part a

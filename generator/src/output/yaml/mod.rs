@@ -30,7 +30,7 @@
 mod emit;
 mod key_order;
 mod number;
-mod resolve;
+pub(crate) mod resolve;
 
 use serde_json::Value;
 

@@ -99,8 +99,9 @@ fn go_parse_int(s: &str) -> Option<Resolved> {
     }
 }
 
-/// yaml.v2's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn is_yaml_float(s: &str) -> bool {
+/// yaml.v2's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`; the
+/// writer's quoting and check-crds' reader (`check::crd::kubectl_yaml`) both resolve by it.
+pub(crate) fn is_yaml_float(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
     if i < b.len() && (b[i] == b'+' || b[i] == b'-') {

@@ -88,7 +88,7 @@ fn resolve_plain(s: &str, timestamps: bool) -> (Go, &'static str) {
             if let Some(u) = parse_uint(&plain, 0) {
                 return (Go::Uint(u), "int");
             }
-            if yaml_style_float(&plain)
+            if crate::output::yaml::resolve::is_yaml_float(&plain)
                 && let Ok(f) = plain.parse::<f64>()
                 && f.is_finite()
             {
@@ -161,43 +161,6 @@ fn parse_int(s: &str, base: u32) -> Option<i64> {
     }
 }
 
-/// go-yaml's `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn yaml_style_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while b.get(*i).is_some_and(u8::is_ascii_digit) {
-            *i += 1;
-        }
-        *i - start
-    };
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    } else {
-        if digits(&mut i) == 0 {
-            return false;
-        }
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            digits(&mut i);
-        }
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == b.len()
-}
-
 /// Go's `strconv.ParseFloat(s, 64)` of a text starting with `.`: digits and underscores
 /// between digits, an optional exponent; `None` when out of range or not that.
 fn go_parse_float(s: &str) -> Option<f64> {
@@ -264,14 +227,7 @@ fn is_timestamp(s: &str) -> bool {
         let month = number(&mut s, 1, 2)?;
         expect(&mut s, '-')?;
         let day = number(&mut s, 1, 2)?;
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-        let days = match month {
-            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-            4 | 6 | 9 | 11 => 30,
-            2 if leap => 29,
-            2 => 28,
-            _ => return None,
-        };
+        let days = super::super::formats::days_in_month(year, month)?;
         if day == 0 || day > days {
             return None;
         }
