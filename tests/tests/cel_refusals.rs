@@ -1,4 +1,5 @@
-//! A new user's CEL rules (and a default) that kube-apiserver 1.37.2 refuses at CRD creation,
+//! A new user's CEL rules (and defaults, and a pattern) that kube-apiserver 1.37.2 refuses at
+//! CRD creation,
 //! written as `#[k8s(validation(...))]` in a workspace outside this one: `cargo run -p codegen` refuses
 //! each at its field with the API server's text and, for the one over the cost budget, the
 //! bound that fixes it; with that bound the run succeeds, and, when the envtest assets are
@@ -28,10 +29,21 @@ pub struct GadgetSpec {
     #[k8s(format = "date-time")]
     #[serde(default = "since")]
     pub since: String,
+    // Go's regexp takes Unicode classes by its own names (taken both times).
+    #[k8s(pattern = "^\\p{Lu}\\p{greek}*[[:alpha:]]*$")]
+    pub title: String,
+    // The API server checks a default a second time as on a create, `oldSelf` empty.
+    #[k8s(validation(rule = "self <= oldSelf.orValue(0)", optional_old_self))]
+    #[serde(default = "five")]
+    pub level: i32,
 }
 
 fn since() -> String {
     "2020-01-01 00:00:00Z".into()
+}
+
+fn five() -> i32 {
+    5
 }
 "#;
 
@@ -54,6 +66,7 @@ fn lib(refused: bool, max_items: Option<u64>) -> String {
         .replace("string(self.size())", "self")
         .replace("'%d'.format", "'%s'.format")
         .replace("2020-01-01 00:00:00Z", "2020-01-01T00:00:00Z")
+        .replace("self <= oldSelf.orValue(0)", "self >= oldSelf.orValue(0)")
 }
 
 #[test]
@@ -69,6 +82,7 @@ fn refused_rules_fail_the_run_naming_field_and_fix_and_the_fix_passes() {
         "spec.name: message_expression `'got ' + string(self.size())`: the API server refuses it: estimated messageExpression cost exceeds budget",
         "spec.label: rule `'%d'.format([self]) != ''`: the API server refuses it: compilation failed: ERROR: <input>:1:14: error during formatting: decimal clause can only be used on integers, was given string",
         "spec.since: the default \"2020-01-01 00:00:00Z\" does not validate against the field's own schema",
+        "spec.level: the default 5 does not validate against the field's own schema (rule `self <= oldSelf.orValue(0)` fails",
     ] {
         assert!(
             stderr.contains(expected),
