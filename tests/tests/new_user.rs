@@ -248,6 +248,11 @@ fn a_new_users_bundle_run_from_a_member_directory_edited_and_checked() {
         "{kustomization}"
     );
 
+    // A file of the user's own beside the generated ones: no ledger lists it, so no run
+    // touches it.
+    let mine = out_dir.join("mine.yaml");
+    write(&mine, "# mine\nkind: ConfigMap\n");
+
     // Hand edits: --check names them, a run regenerates the files and keeps the edits.
     let role_path = out_dir.join("role.yaml");
     let edited_role = format!("{role}- apiGroups:\n  - \"\"\n  resources:\n  - secrets\n");
@@ -286,6 +291,10 @@ fn a_new_users_bundle_run_from_a_member_directory_edited_and_checked() {
     for file in ["role.yaml", "kustomization.yaml"] {
         std::fs::remove_file(out_dir.join(format!("{file}.edited"))).unwrap();
     }
+    assert_eq!(
+        std::fs::read_to_string(&mine).unwrap(),
+        "# mine\nkind: ConfigMap\n"
+    );
 
     // Item 7: after the edit loop, the binary is older than the sources: its --check says so
     // first and claims no file fresh.
