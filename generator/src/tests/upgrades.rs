@@ -157,11 +157,11 @@ fn a_previous_file_that_does_not_read_is_named() {
 
 #[test]
 fn the_policy_reads_from_workspace_metadata() {
-    let settings =
-        serde_json::json!({"upgrade": {"checks": {"maximum": "warn"}, "alpha": "checked"}});
+    let settings = serde_json::json!({"upgrade": {"checks": {"maximum": "warn"}, "alpha": "warn"}});
     let policy = upgrade::policy(&settings).unwrap();
     assert_eq!(policy.severity(Check::Maximum), Severity::Warn);
-    assert!(!policy.alpha_exempt);
+    assert_eq!(policy.alpha, Severity::Warn);
+    assert_eq!(policy.alpha_set_in, upgrade::SETTINGS);
     assert_eq!(upgrade::policy(&Value::Null).unwrap(), Policy::default());
     let bad = serde_json::json!({"upgrade": {"checks": {"maximun": "warn"}}});
     assert!(upgrade::policy(&bad).unwrap_err().to_string().starts_with(
