@@ -60,11 +60,9 @@ pub struct WidgetSpec {
     #[serde(default)]
     pub code: Option<String>,
     #[k8s(min_items = 0, max_items = 8)]
-    #[serde(default)]
-    pub ports: Vec<String>,
+    pub ports: Option<Vec<String>>,
     #[k8s(min_properties = 0, max_properties = 16)]
-    #[serde(default)]
-    pub labels: BTreeMap<String, String>,
+    pub labels: Option<BTreeMap<String, String>>,
     #[serde(default)]
     pub level: i32,
     #[k8s(list_type = "map", list_map_keys = ["name"])]
@@ -373,7 +371,7 @@ fn every_way_out_a_breaking_change_names_works_as_written() {
         .collect();
     assert_eq!(checks, every, "{text}");
     for expected in [
-        "Widget v1alpha1 field `spec.size`: [maximum] maximum decreased: 10 → 5;",
+        "WidgetSpec.size v1alpha1 field `spec.size`: [maximum] maximum decreased: 10 → 5;",
         "Widget v1alpha1 field `spec.colour`: [existingFieldRemoval]",
         "[type] type changed: \"integer\" → \"string\"",
         "Widget v1alpha1 field `spec`: [required] newly required: note",
