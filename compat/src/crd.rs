@@ -200,7 +200,7 @@ pub(crate) fn compare(old: &Crd, new: &Crd, findings: &mut Findings) {
     }
     for v in old.versions.iter().filter(|v| v.served) {
         let now = new.version(v.name);
-        if !now.is_none_or(|n| !n.served) || gone.contains(&v.name) {
+        if now.is_some_and(|n| n.served) || gone.contains(&v.name) {
             continue;
         }
         let what = if now.is_none() {
