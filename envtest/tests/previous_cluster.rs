@@ -5,7 +5,7 @@ mod common;
 
 use common::assets;
 use kube_markers::codegen::cli::upgrade::from_cluster;
-use kube_markers_compat::{Check, Policy, compare_sets};
+use kube_markers_compat::{Check, Policy, Severity, compare_sets};
 use kube_markers_envtest::Envtest;
 use serde_json::{Value, json};
 
@@ -58,19 +58,54 @@ async fn previous_cluster_reads_installed_crds_with_their_stored_versions() {
     assert_eq!(old.len(), 1);
     assert_eq!(old[0]["status"]["storedVersions"], json!(["v1beta1", "v1"]));
 
-    // The next release drops v1beta1: objects may still be stored at it.
+    // The next release drops v1beta1: objects may still be stored at it (reported once, as
+    // the stored version the API server would refuse to drop).
     let next = crd(vec![version("v1", true)]);
-    let findings = compare_sets(&old, &[next], &Policy::default()).unwrap();
-    let checks: Vec<(Check, &str)> = findings
+    let findings = compare_sets(&old, std::slice::from_ref(&next), &Policy::default()).unwrap();
+    let checks: Vec<(Check, &str, Severity)> = findings
         .iter()
-        .map(|f| (f.check, f.version.as_str()))
+        .map(|f| (f.check, f.version.as_str(), f.severity))
         .collect();
     assert_eq!(
         checks,
-        [
-            (Check::StoredVersionRemoval, "v1beta1"),
-            (Check::ServedVersionRemoval, "v1beta1"),
-        ]
+        [(Check::StoredVersionRemoval, "v1beta1", Severity::Error)]
+    );
+
+    // Migrated: storedVersions trimmed to v1, as a storage migration leaves it. Dropping
+    // v1beta1 then leaves no object behind; its clients get 404, a warning.
+    let patched = std::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .args([
+            "patch",
+            "customresourcedefinitions.apiextensions.k8s.io",
+            "widgets.example.com",
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"storedVersions":["v1"]}}"#,
+        ])
+        .output()
+        .expect("run kubectl");
+    assert!(
+        patched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&patched.stderr)
+    );
+    let migrated: Vec<Value> = from_cluster(Some(&kubeconfig))
+        .unwrap()
+        .into_iter()
+        .filter(|c| c["metadata"]["name"] == "widgets.example.com")
+        .collect();
+    assert_eq!(migrated[0]["status"]["storedVersions"], json!(["v1"]));
+    let findings = compare_sets(&migrated, &[next], &Policy::default()).unwrap();
+    let checks: Vec<(Check, &str, Severity)> = findings
+        .iter()
+        .map(|f| (f.check, f.version.as_str(), f.severity))
+        .collect();
+    assert_eq!(
+        checks,
+        [(Check::ServedVersionRemoval, "v1beta1", Severity::Warn)]
     );
     // Unchanged, it passes.
     let same = crd(vec![version("v1beta1", false), version("v1", true)]);
