@@ -253,9 +253,10 @@ pub(crate) fn conversion_left_behind(old: &[Value], new: &[Value]) -> Vec<Findin
             .into_iter()
             .flatten()
             .filter(|m| {
-                let owned = &m["fieldsV1"]["f:spec"]["f:conversion"]["f:webhook"]["f:clientConfig"]
-                    ["f:caBundle"];
-                !owned.is_null() && !(m["manager"] == KUBECTL_APPLY && m["operation"] == "Apply")
+                let owned = &m["fieldsV1"]["f:spec"]["f:conversion"]["f:webhook"]
+                    ["f:clientConfig"]["f:caBundle"];
+                let applier = m["manager"] == KUBECTL_APPLY && m["operation"] == "Apply";
+                !owned.is_null() && !applier
             })
             .map(|m| {
                 format!(
