@@ -140,7 +140,9 @@ fn directories_compare_by_crd_name() {
     assert_eq!(
         text(&out.stdout),
         "error[servedVersionRemoval]: gadgets.example.com v1: served version v1 removed: \
-         clients that use it get 404. It was the storage version.\n"
+         clients that use it get 404. It was the storage version. Objects may still be stored \
+         at it: once a storage migration has rewritten them (and status.storedVersions no \
+         longer lists it), `check-crds --previous cluster` shows whether any are.\n"
     );
 }
 
@@ -283,9 +285,23 @@ fn previous_cluster_reads_kubectls_list_with_stored_versions() {
         .lines()
         .map(|l| l.split(':').next().unwrap().to_string())
         .collect();
+    assert_eq!(lines, ["error[storedVersionRemoval]"]);
+
+    // Migrated: storedVersions no longer lists v1beta1, whose clients get 404: a warning.
+    let migrated = list.to_string().replace(r#"["v1beta1","v1"]"#, r#"["v1"]"#);
+    assert_ne!(migrated, list.to_string());
+    std::fs::write(dir.path().join("list.json"), migrated).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_codegen"))
+        .args(["check-crds", "--previous", "cluster", &new])
+        .env("KUBECTL", &kubectl)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
-        lines,
-        ["error[storedVersionRemoval]", "error[servedVersionRemoval]"]
+        text(&out.stdout),
+        "warn[servedVersionRemoval]: widgets.example.com v1beta1: served version v1beta1 \
+         removed: clients that use it get 404. No object is stored at it \
+         (status.storedVersions: v1).\n"
     );
 
     let out = Command::new(env!("CARGO_BIN_EXE_codegen"))
@@ -394,6 +410,48 @@ fn the_workspace_policy_applies_and_policy_flags_override_it() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains("[workspace.metadata.kube-markers.upgrade] `checks.maximun`"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // A workspace that does not resolve (a member missing): comparing files needs none of it,
+    // and its policy still applies, from a member's directory too (`package.workspace`).
+    std::fs::write(
+        ws.path().join("Cargo.toml"),
+        "[workspace]\nmembers = [\"missing\", \"op\"]\n\n\
+         [workspace.metadata.kube-markers.upgrade]\nchecks = { maximum = \"warn\" }\n",
+    )
+    .unwrap();
+    let op = ws.path().join("op");
+    std::fs::create_dir_all(&op).unwrap();
+    std::fs::write(
+        op.join("Cargo.toml"),
+        "[package]\nname = \"op\"\nworkspace = \"..\"\n",
+    )
+    .unwrap();
+    let in_dir = |dir: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_codegen"))
+            .args(["check-crds", "--previous", &old, &tighter])
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    };
+    for dir in [ws.path(), op.as_path()] {
+        let out = in_dir(dir);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).starts_with("warn[maximum]"),
+            "{}",
+            text(&out.stdout)
+        );
+    }
+    // A Cargo.toml that is not TOML: named in a warning, the defaults apply.
+    std::fs::write(ws.path().join("Cargo.toml"), "[workspace\n").unwrap();
+    let out = in_dir(ws.path());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("Cargo.toml: not TOML")
+            && text(&out.stderr).contains("the default upgrade policy is"),
         "{}",
         text(&out.stderr)
     );

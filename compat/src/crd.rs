@@ -1,7 +1,7 @@
 //! Two CRDs compared as crdify compares them: the CRD's own fields, each version with the
 //! same-named old one, and every pair of served versions (lower priority → higher) of the new
-//! CRD less what the old CRD's pairs already showed; plus the served versions and the
-//! conversion strategy.
+//! CRD less what the old CRD's pairs already showed, where no webhook converts between them;
+//! plus the served versions and the conversion strategy.
 
 use crate::check::{Check, Severity};
 use crate::policy::Policy;
@@ -16,7 +16,8 @@ pub(crate) struct Crd<'a> {
     pub name: &'a str,
     scope: Option<&'a str>,
     versions: Vec<Version<'a>>,
-    stored: Vec<&'a str>,
+    /// `status.storedVersions`: `None` where the CRD has none (a file, not the cluster's).
+    stored: Option<Vec<&'a str>>,
     conversion: &'a str,
 }
 
@@ -71,8 +72,8 @@ impl<'a> Crd<'a> {
             });
         }
         let stored = match &crd["status"]["storedVersions"] {
-            Value::Null => Vec::new(),
-            Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
+            Value::Null => None,
+            Value::Array(list) => Some(list.iter().filter_map(Value::as_str).collect()),
             _ => return Err(err("status.storedVersions".into(), "not a list")),
         };
         Ok(Crd {
@@ -109,13 +110,31 @@ impl<'p> Findings<'p> {
 
     fn push(&mut self, version: &str, path: &str, change: Change) {
         let severity = self.policy.severity(change.check);
+        self.push_at(version, path, change, severity);
+    }
+
+    /// Pushes `change` at `severity` (or less, where the policy relaxes alpha versions).
+    fn push_at(&mut self, version: &str, path: &str, change: Change, mut severity: Severity) {
         if severity == Severity::Off {
             return;
         }
-        let message = match change.ratcheting.note() {
+        let mut message = match change.ratcheting.note() {
             Some(note) => format!("{}; {note}", change.message),
             None => change.message,
         };
+        let relaxable = !matches!(
+            change.check,
+            Check::Scope | Check::StoredVersionRemoval | Check::Conversion
+        );
+        let relaxed_by = relaxable
+            .then(|| self.policy.relaxed_by(version, severity))
+            .flatten();
+        if let Some(setting) = &relaxed_by {
+            severity = Severity::Warn;
+            message.push_str(&format!(
+                " (a warning, not an error: {setting} relaxes alpha versions)"
+            ));
+        }
         self.out.push(Finding {
             check: change.check,
             crd: self.crd.clone(),
@@ -126,21 +145,20 @@ impl<'p> Findings<'p> {
             old: change.old,
             new: change.new,
             ratcheting: change.ratcheting,
+            relaxed_by,
         });
     }
 
-    fn crd_wide(&mut self, check: Check, version: &str, message: String, ratcheting: Ratcheting) {
-        self.push(
-            version,
-            "",
-            Change {
-                check,
-                message,
-                old: None,
-                new: None,
-                ratcheting,
-            },
-        );
+    fn crd_wide(&mut self, check: Check, version: &str, message: String, at_most: Severity) {
+        let change = Change {
+            check,
+            message,
+            old: None,
+            new: None,
+            ratcheting: Ratcheting::Unknown,
+        };
+        let severity = self.policy.severity(check).min(at_most);
+        self.push_at(version, "", change, severity);
     }
 }
 
@@ -161,8 +179,8 @@ pub(crate) fn compare(old: &Crd, new: &Crd, findings: &mut Findings) {
         };
         findings.push("", "", change);
     }
-    let gone: Vec<&str> = old
-        .stored
+    let stored = old.stored.as_deref().unwrap_or_default();
+    let gone: Vec<&str> = stored
         .iter()
         .copied()
         .filter(|v| new.version(v).is_none())
@@ -177,46 +195,69 @@ pub(crate) fn compare(old: &Crd, new: &Crd, findings: &mut Findings) {
                  status.storedVersions no longer lists them)",
                 gone.join(", ")
             ),
-            Ratcheting::Unknown,
+            Severity::Error,
         );
     }
     for v in old.versions.iter().filter(|v| v.served) {
-        if !policy.compares_version(v.name) {
+        let now = new.version(v.name);
+        if !now.is_none_or(|n| !n.served) || gone.contains(&v.name) {
             continue;
         }
-        let now = new.version(v.name);
-        if now.is_none_or(|n| !n.served) {
-            let what = if now.is_none() {
-                "removed"
-            } else {
-                "no longer served"
-            };
-            let storage = if v.storage {
-                " It was the storage version."
-            } else {
-                ""
-            };
-            findings.crd_wide(
-                Check::ServedVersionRemoval,
-                v.name,
+        let what = if now.is_none() {
+            "removed"
+        } else {
+            "no longer served"
+        };
+        // Offline nothing says whether objects are stored at it; the cluster's
+        // storedVersions does.
+        let (stored_note, at_most) = match &old.stored {
+            None => (
+                " Objects may still be stored at it: once a storage migration has rewritten \
+                 them (and status.storedVersions no longer lists it), `check-crds --previous \
+                 cluster` shows whether any are."
+                    .to_string(),
+                Severity::Error,
+            ),
+            Some(list) if list.contains(&v.name) => (
+                " Objects are stored at it (status.storedVersions lists it).".to_string(),
+                Severity::Error,
+            ),
+            Some(list) => (
                 format!(
-                    "served version {} {what}: clients that use it get 404.{storage}",
-                    v.name
+                    " No object is stored at it (status.storedVersions: {}).",
+                    list.join(", ")
                 ),
-                Ratcheting::Unknown,
-            );
-        }
+                Severity::Warn,
+            ),
+        };
+        let storage = if v.storage {
+            " It was the storage version."
+        } else {
+            ""
+        };
+        findings.crd_wide(
+            Check::ServedVersionRemoval,
+            v.name,
+            format!(
+                "served version {} {what}: clients that use it get 404.{storage}{stored_note}",
+                v.name
+            ),
+            at_most,
+        );
     }
-    if old.conversion == "Webhook" && new.conversion != "Webhook" {
+    // With one version left there is nothing to convert.
+    if old.conversion == "Webhook" && new.conversion != "Webhook" && new.versions.len() > 1 {
         findings.crd_wide(
             Check::Conversion,
             "",
             format!(
                 "conversion strategy changed: Webhook → {}: the API server then converts only \
-                 apiVersion, and fields that differ between versions are lost or refused",
-                new.conversion
+                 apiVersion between the {} versions left, and fields that differ between \
+                 versions are lost or refused",
+                new.conversion,
+                new.versions.len()
             ),
-            Ratcheting::Unknown,
+            Severity::Error,
         );
     }
     // Each version with its old self.
@@ -224,15 +265,13 @@ pub(crate) fn compare(old: &Crd, new: &Crd, findings: &mut Findings) {
         let Some(was) = old.version(v.name) else {
             continue;
         };
-        if !policy.compares_version(v.name) {
-            continue;
-        }
         let (a, b) = (schema::flatten(was.schema), schema::flatten(v.schema));
         for (path, change) in diff(&a, &b, policy, Check::ExistingFieldRemoval) {
             findings.push(v.name, &path, change);
         }
     }
-    // Every pair of served versions of the new CRD, less what the old one's pairs showed.
+    // Every pair of served versions of the new CRD, less what the old one's pairs showed; none
+    // where a webhook converts between them.
     let before = served_pairs(old, policy);
     for (pair, path, change) in served_pairs(new, policy) {
         let known = before.iter().any(|(p, at, c)| {
@@ -286,13 +325,13 @@ fn is_ancestor(ancestor: &str, path: &str) -> bool {
         .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
 }
 
-/// The changes between every pair `vi -> vj` of served versions, `vi` of lower priority.
+/// The changes between every pair `vi -> vj` of served versions, `vi` of lower priority; none
+/// where a webhook converts between them (unless the policy compares them anyway).
 fn served_pairs(crd: &Crd, policy: &Policy) -> Vec<(String, String, Change)> {
-    let mut served: Vec<&Version> = crd
-        .versions
-        .iter()
-        .filter(|v| v.served && policy.compares_version(v.name))
-        .collect();
+    if crd.conversion == "Webhook" && !policy.compare_converted_versions {
+        return Vec::new();
+    }
+    let mut served: Vec<&Version> = crd.versions.iter().filter(|v| v.served).collect();
     served.sort_by(|a, b| version::compare(a.name, b.name));
     let flat: Vec<Flat> = served.iter().map(|v| schema::flatten(v.schema)).collect();
     let mut out = Vec::new();

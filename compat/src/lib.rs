@@ -10,18 +10,20 @@
 //!   writes them: `^.spec.ports[*].name`): fields removed, `type`, `enum`, `default`, the
 //!   bounds, `required`, `pattern`, `nullable`, `description`;
 //! - every pair of served versions of the new CRD, lower priority first (`v1beta1 -> v1`),
-//!   less the findings the old CRD's pairs already had;
+//!   less the findings the old CRD's pairs already had, where the API server would not convert
+//!   between them (strategy `None`; with a `Webhook` the versions differ on purpose);
 //!
 //! and what crdify calls "unhandled": CEL rules added or changed (`validationRules`, transition
 //! rules named as such), `listType`, `listMapKeys`, `mapType`, a served version removed
-//! (`servedVersionRemoval`), the `Webhook` conversion strategy dropped (`conversion`); any
-//! other changed keyword is `unhandled`, as in crdify. Each tightening's message says what
+//! (`servedVersionRemoval`: a warning only where the old CRD's `status.storedVersions` shows
+//! no object stored at it), the `Webhook` conversion strategy dropped while more than one
+//! version is left (`conversion`); any other changed keyword is `unhandled`, as in crdify. Each tightening's message says what
 //! validation ratcheting (GA in Kubernetes 1.33) does for objects already stored
 //! ([`Ratcheting`]).
 //!
 //! What each check does is the [`Policy`]'s: by default crdify's (an error), except that a
-//! description change is off, added enum values are allowed and alpha versions are not
-//! compared.
+//! description change is off and added enum values are allowed. Alpha versions are checked
+//! as all others; a policy that relaxes them still reports each finding, as a warning.
 
 mod check;
 mod crd;
@@ -64,6 +66,10 @@ pub struct Finding {
     pub new: Option<String>,
     /// What validation ratcheting does for objects already stored.
     pub ratcheting: Ratcheting,
+    /// The policy setting that made it a warning instead of what its check makes it
+    /// (`alpha = "warn" in [workspace.metadata.kube-markers.upgrade]`); the message says so too.
+    #[serde(rename = "relaxedBy", skip_serializing_if = "Option::is_none")]
+    pub relaxed_by: Option<String>,
 }
 
 impl Finding {
@@ -126,8 +132,8 @@ pub fn compare(old: &Value, new: &Value, policy: &Policy) -> Result<Vec<Finding>
 }
 
 /// The findings of two sets of CRDs, matched by name. A CRD of `old` that `new` lacks loses
-/// every served version (`servedVersionRemoval`, unless alpha and exempt); a CRD only in
-/// `new` is new, and nothing to compare.
+/// every served version (`servedVersionRemoval`) and its stored ones; a CRD only in `new` is
+/// new, and nothing to compare.
 pub fn compare_sets(
     old: &[Value],
     new: &[Value],

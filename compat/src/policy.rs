@@ -1,5 +1,6 @@
-//! What each check does (error, warn, off), and the two choices crdify also leaves to its
-//! user: whether added enum values count, and whether alpha versions are checked.
+//! What each check does (error, warn, off), and the choices crdify also leaves to its user:
+//! whether added enum values count, whether served versions converted by a webhook are
+//! compared with each other, and (ours) whether findings on alpha versions are relaxed.
 
 use crate::check::{Check, Severity};
 use serde_json::Value;
@@ -14,9 +15,18 @@ pub struct Policy {
     /// An enum value added is allowed (crdify's `enum` `additionPolicy: Allow`). Default: true:
     /// an old client may not know the value, but nothing stored breaks.
     pub enum_additions_allowed: bool,
-    /// Versions whose name contains `alpha` (`v1alpha1`, `v2alpha3`) are not compared: the API
-    /// conventions let alpha APIs change incompatibly. Default: true.
-    pub alpha_exempt: bool,
+    /// What a finding on an alpha version (`v1alpha1`, `v2alpha3`, or a served pair with one)
+    /// is at most: `Error` (the default) checks them as all others, as crdify does; `Warn` and
+    /// `Off` relax them, and each finding relaxed is still reported, as a warning naming the
+    /// setting ([`Finding::relaxed_by`](crate::Finding::relaxed_by)). The CRD-wide checks
+    /// (`scope`, `storedVersionRemoval`, `conversion`) are never relaxed.
+    pub alpha: Severity,
+    /// Where `alpha` was set, as messages name it (`[workspace.metadata.kube-markers.upgrade]`).
+    pub alpha_set_in: String,
+    /// Served versions of a CRD that converts through a webhook are compared with each other
+    /// too (crdify's default, `conversion: None`). Default: false (crdify's `conversion:
+    /// Ignore`): the webhook converts between them, so they differ on purpose.
+    pub compare_converted_versions: bool,
 }
 
 impl Default for Policy {
@@ -24,18 +34,21 @@ impl Default for Policy {
         Policy {
             severities: BTreeMap::new(),
             enum_additions_allowed: true,
-            alpha_exempt: true,
+            alpha: Severity::Error,
+            alpha_set_in: String::new(),
+            compare_converted_versions: false,
         }
     }
 }
 
 impl Policy {
     /// crdify's own defaults: every check an error, enum additions refused, alpha versions
-    /// checked (what the differential test compares with).
+    /// checked, served versions compared even where a webhook converts them (what the
+    /// differential test compares with).
     pub fn crdify() -> Policy {
         let mut policy = Policy {
             enum_additions_allowed: false,
-            alpha_exempt: false,
+            compare_converted_versions: true,
             ..Policy::default()
         };
         policy.set(Check::Description, Severity::Error);
@@ -64,7 +77,7 @@ impl Policy {
     /// ```toml
     /// checks = { description = "warn", maximum = "off" }   # any check: error, warn or off
     /// enum-additions = "allow"                              # or "disallow"
-    /// alpha = "exempt"                                      # or "checked"
+    /// alpha = "warn"                                        # or "off"; default "error"
     /// ```
     ///
     /// `where_` names the table in errors (`[workspace.metadata.kube-markers.upgrade] in
@@ -125,16 +138,31 @@ impl Policy {
                     }
                 }
                 "alpha" => {
-                    policy.alpha_exempt = match value.as_str() {
-                        Some("exempt") => true,
-                        Some("checked") => false,
+                    policy.alpha = match value.as_str() {
+                        Some(level) if Severity::from_name(level).is_some() => {
+                            Severity::from_name(level).unwrap_or(Severity::Error)
+                        }
+                        // The names of the setting before alpha versions were checked.
+                        Some(old @ ("exempt" | "checked")) => {
+                            let now = if old == "exempt" { "off" } else { "error" };
+                            return Err(err(
+                                key.clone(),
+                                format!(
+                                    "must be \"error\", \"warn\" or \"off\", found \"{old}\" \
+                                     (write \"{now}\": alpha versions are checked as all \
+                                     others by default, and a relaxed finding is still \
+                                     reported, as a warning)"
+                                ),
+                            ));
+                        }
                         _ => {
                             return Err(err(
                                 key.clone(),
-                                format!("must be \"exempt\" or \"checked\", found {value}"),
+                                format!("must be \"error\", \"warn\" or \"off\", found {value}"),
                             ));
                         }
-                    }
+                    };
+                    policy.alpha_set_in = where_.to_string();
                 }
                 _ => {
                     return Err(err(
@@ -147,9 +175,19 @@ impl Policy {
         Ok(policy)
     }
 
-    /// Whether versions named `version` are compared.
-    pub fn compares_version(&self, version: &str) -> bool {
-        !(self.alpha_exempt && is_alpha(version))
+    /// The setting that relaxes a finding of `severity` on `version` (a version, or a served
+    /// pair `v1alpha1 -> v1`) to a warning, as messages name it: `alpha = "warn" in [...]`;
+    /// `None` when nothing relaxes it.
+    pub fn relaxed_by(&self, version: &str, severity: Severity) -> Option<String> {
+        let alpha = version.split(" -> ").any(is_alpha);
+        if !alpha || severity <= self.alpha {
+            return None;
+        }
+        Some(if self.alpha_set_in.is_empty() {
+            format!("alpha = \"{}\"", self.alpha)
+        } else {
+            format!("alpha = \"{}\" in {}", self.alpha, self.alpha_set_in)
+        })
     }
 }
 

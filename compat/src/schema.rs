@@ -54,7 +54,28 @@ fn walk(node: &Map<String, Value>, path: String, flat: &mut Flat) {
         own.remove("additionalProperties");
         walk(&values, format!("{path}[*]"), flat);
     }
+    for value in own.values_mut() {
+        integral(value);
+    }
     flat.insert(path, own);
+}
+
+/// Whole numbers written as floats (`5.0`, as k8s-openapi's `f64` bounds serialize) made
+/// integers: the same JSON number, shown as it was written in the other CRD (`10 → 5`).
+fn integral(value: &mut Value) {
+    match value {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+                && f.abs() < 9_007_199_254_740_992.0
+            {
+                *value = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral),
+        Value::Object(map) => map.values_mut().for_each(integral),
+        _ => {}
+    }
 }
 
 /// The path as the generator and the API server spell it: `spec.ports[*].name`, `<root>`.
@@ -126,6 +147,11 @@ mod tests {
             json!({"type": "object", "additionalProperties": true})
         );
         assert_eq!(short("^.spec.ports[*].name"), "spec.ports[*].name");
+        let floats = json!({"type": "integer", "maximum": 5.0, "minimum": 0.5, "default": [2.0]});
+        assert_eq!(
+            Value::Object(flatten(Some(&floats))["^"].clone()),
+            json!({"type": "integer", "maximum": 5, "minimum": 0.5, "default": [2]})
+        );
         assert_eq!(short("^"), "<root>");
     }
 }

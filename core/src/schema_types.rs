@@ -163,12 +163,16 @@ impl std::fmt::Display for SchemaLint {
     }
 }
 
-/// crdify's check names, as crdify spells them: a breaking change a compatibility check finds
-/// may be accepted with `#[k8s(allow(NAME, reason = "..."))]` on the field or the kind.
-pub const COMPAT_CHECKS: [&str; 18] = [
+/// The upgrade check's names (kube-markers-compat's `Check::ALL`, in its order): crdify's, as
+/// crdify spells them, then ours. A breaking change it finds may be accepted with
+/// `#[k8s(allow(NAME, reason = "..."))]` on the field or the kind, or
+/// `#[kube_markers::crd(allow(NAME, reason = "..."))]` on the kind.
+pub const COMPAT_CHECKS: [&str; 25] = [
     "scope",
     "existingFieldRemoval",
     "storedVersionRemoval",
+    "servedVersionRemoval",
+    "conversion",
     "enum",
     "default",
     "maximum",
@@ -184,11 +188,22 @@ pub const COMPAT_CHECKS: [&str; 18] = [
     "pattern",
     "nullable",
     "description",
+    "validationRules",
+    "listType",
+    "listMapKeys",
+    "mapType",
+    "unhandled",
 ];
 
-/// The names that only make sense on the kind (the `#[kube_markers::crd]` struct).
-/// (`statussubresource` also fires on a `status` field of the spec, where it may be allowed.)
-pub const KIND_ONLY: [&str; 2] = ["scope", "storedVersionRemoval"];
+/// The names that only make sense on the kind (the `#[kube_markers::crd]` struct): findings
+/// about the CRD as a whole. (`statussubresource` also fires on a `status` field of the spec,
+/// where it may be allowed.)
+pub const KIND_ONLY: [&str; 4] = [
+    "scope",
+    "storedVersionRemoval",
+    "servedVersionRemoval",
+    "conversion",
+];
 
 /// Every name `#[k8s(allow(...))]` accepts: the lints, then the compatibility checks.
 pub fn allow_names() -> Vec<&'static str> {

@@ -58,11 +58,7 @@ pub enum Error {
     #[error("{}", list(.0, "with the CRDs"))]
     Crd(Vec<kube_markers_registry::crd::CrdProblem>),
     /// A CRD breaks the one this generator wrote before; nothing was written.
-    #[error(
-        "{}\n{}",
-        list(.0, "breaking the CRDs written before (nothing was written)"),
-        crate::check::upgrade::ways_out()
-    )]
+    #[error("{}", crate::check::upgrade::breaking_report(.0))]
     Breaking(Vec<crate::check::upgrade::UpgradeFinding>),
     /// The CRDs written before, or the upgrade policy, cannot be read.
     #[error(transparent)]

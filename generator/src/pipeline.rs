@@ -388,6 +388,17 @@ fn upgrade_check(
         }
         summary.push(text);
     }
+    if !compared.relaxed.is_empty() {
+        let mut text = format!(
+            "{} CRD change(s) to alpha versions, warnings only as the upgrade policy's alpha = \
+             \"off\" relaxes them:",
+            compared.relaxed.len()
+        );
+        for finding in &compared.relaxed {
+            text.push_str(&format!("\n  - warning: {finding}"));
+        }
+        summary.push(text);
+    }
     if !compared.errors.is_empty() {
         let mut text = format!(
             "{} breaking CRD change(s) allowed by --allow-breaking:",

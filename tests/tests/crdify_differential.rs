@@ -5,8 +5,11 @@
 //!
 //! The measure: every finding crdify reports is reported, with its check, version and path;
 //! nothing is reported where crdify finds nothing, except by the checks crdify does not have.
-//! Both run with crdify's defaults (every check an error, enum additions refused, alpha
-//! versions compared). What differs on purpose, the residue, is classified below and counted:
+//! Every pair is compared twice: both tools with crdify's defaults (every check an error, enum
+//! additions refused, served versions compared even where a webhook converts them), and both
+//! with this crate's defaults (`Policy::default()`; crdify configured alike: enum additions
+//! allowed, `description` off, `conversion: Ignore`). Alpha versions are compared in both, as
+//! all others. What differs on purpose, the residue, is classified below and counted:
 //!
 //! - a removed field: crdify reports it (`existingFieldRemoval`) and every field under it, and
 //!   compares what it was with an empty schema (`type` "string" → "", `description`, ...);
@@ -24,6 +27,13 @@
 //! - a node with `allOf`/`anyOf`/`oneOf`/`not`: crdify files each subschema under the node's
 //!   own path, so the last one replaces the node and the node's own changes (a description,
 //!   a `required`) go unseen; we compare the node. Counted, each checked to be such a node.
+//! - an enum constraint dropped (any value then goes): crdify reports its values removed; with
+//!   enum additions allowed it is no change for us (a loosening, as added values are).
+//!   Counted, each checked to be only that.
+//! - a conversion webhook dropped (`Webhook` → `None`) while served versions differ: crdify
+//!   subtracts the differences the old CRD's pairs had, though the old CRD converted them;
+//!   without the webhook the API server no longer does, so we report them. Counted, each
+//!   checked to be such a pair.
 //!
 //! Needs Go. `KUBE_MARKERS_SKIP_ORACLE=1` skips it knowingly; it never skips silently.
 
@@ -40,20 +50,54 @@ fn key(check: &str, version: &str, path: &str) -> Key {
     (check.to_string(), version.to_string(), path.to_string())
 }
 
+/// How both tools are configured for one comparison.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    /// crdify's defaults on both sides (`Policy::crdify()`).
+    Crdify,
+    /// This crate's defaults (`Policy::default()`), crdify configured alike ([`OURS_AS_CRDIFY`]).
+    Ours,
+}
+
+impl Mode {
+    fn policy(self) -> Policy {
+        match self {
+            Mode::Crdify => Policy::crdify(),
+            Mode::Ours => Policy::default(),
+        }
+    }
+}
+
+/// `Policy::default()` in crdify's configuration: enum additions allowed, description off,
+/// served versions of a CRD that converts through a webhook not compared.
+const OURS_AS_CRDIFY: &str = "conversion: Ignore
+validations:
+  - name: enum
+    enforcement: Error
+    configuration:
+      additionPolicy: Allow
+  - name: description
+    enforcement: None
+";
+
 /// crdify's findings: every `errors` entry of its JSON report.
-fn crdify(bin: &Path, dir: &Path, old: &Value, new: &Value) -> BTreeSet<Key> {
+fn crdify(bin: &Path, dir: &Path, mode: Mode, old: &Value, new: &Value) -> BTreeSet<Key> {
     let (a, b) = (dir.join("old.json"), dir.join("new.json"));
     std::fs::write(&a, old.to_string()).unwrap();
     std::fs::write(&b, new.to_string()).unwrap();
-    let out = Command::new(bin)
-        .args([
-            format!("file://{}", a.display()),
-            format!("file://{}", b.display()),
-            "-o".into(),
-            "json".into(),
-        ])
-        .output()
-        .unwrap();
+    let mut command = Command::new(bin);
+    command.args([
+        format!("file://{}", a.display()),
+        format!("file://{}", b.display()),
+        "-o".into(),
+        "json".into(),
+    ]);
+    if mode == Mode::Ours {
+        let config = dir.join("config.yaml");
+        std::fs::write(&config, OURS_AS_CRDIFY).unwrap();
+        command.arg("--config").arg(config);
+    }
+    let out = command.output().unwrap();
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "crdify's report does not read ({e}): {}\n{}",
@@ -99,8 +143,8 @@ fn crdify(bin: &Path, dir: &Path, old: &Value, new: &Value) -> BTreeSet<Key> {
     found
 }
 
-fn ours(old: &Value, new: &Value) -> Vec<Finding> {
-    compare(old, new, &Policy::crdify()).unwrap_or_else(|e| panic!("{e}"))
+fn ours(mode: Mode, old: &Value, new: &Value) -> Vec<Finding> {
+    compare(old, new, &mode.policy()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// What crdify reports under `unhandled`, ours names.
@@ -131,6 +175,8 @@ struct Tally {
     no_tightening_residue: usize,
     map_values_residue: usize,
     junctor_residue: usize,
+    enum_dropped_residue: usize,
+    webhook_dropped_residue: usize,
     beyond_crdify: usize,
     missed: Vec<String>,
     extra: Vec<String>,
@@ -242,10 +288,58 @@ fn no_tightening(old: &Value, new: &Value, version: &str, path: &str) -> bool {
         && rules(b).is_subset(&rules(a))
 }
 
-fn tally_pair(tally: &mut Tally, name: &str, bin: &Path, dir: &Path, old: &Value, new: &Value) {
-    tally.pairs += 1;
-    let theirs = crdify(bin, dir, old, new);
-    let ours = ours(old, new);
+/// Whether `old` → `new` at `version` and `path` drops the node's whole enum (crdify: values
+/// removed; with additions allowed, a loosening for us).
+fn enum_dropped(old: &Value, new: &Value, version: &str, path: &str) -> bool {
+    nodes(old, new, version, path).is_some_and(|(a, b)| {
+        a["enum"].as_array().is_some_and(|e| !e.is_empty())
+            && b["enum"].as_array().is_none_or(Vec::is_empty)
+    })
+}
+
+/// Whether a finding on a served pair (`v1beta1 -> v1`) comes of a conversion webhook dropped.
+fn webhook_dropped(old: &Value, new: &Value, version: &str) -> bool {
+    version.contains(" -> ")
+        && old["spec"]["conversion"]["strategy"] == "Webhook"
+        && new["spec"]["conversion"]["strategy"] != "Webhook"
+}
+
+const MODES: [Mode; 2] = [Mode::Crdify, Mode::Ours];
+
+/// Compares one pair both ways (crdify's defaults, ours), each tallied apart.
+fn tally_pair(
+    tallies: &mut [Tally; 2],
+    name: &str,
+    bin: &Path,
+    dir: &Path,
+    old: &Value,
+    new: &Value,
+) {
+    for (tally, mode) in tallies.iter_mut().zip(MODES) {
+        tally.pairs += 1;
+        tally_mode(
+            tally,
+            &format!("{name} ({mode:?})"),
+            bin,
+            dir,
+            mode,
+            old,
+            new,
+        );
+    }
+}
+
+fn tally_mode(
+    tally: &mut Tally,
+    name: &str,
+    bin: &Path,
+    dir: &Path,
+    mode: Mode,
+    old: &Value,
+    new: &Value,
+) {
+    let theirs = crdify(bin, dir, mode, old, new);
+    let ours = ours(mode, old, new);
     tally.crdify += theirs.len();
     let removals: Vec<(&str, &str)> = ours
         .iter()
@@ -283,6 +377,8 @@ fn tally_pair(tally: &mut Tally, name: &str, bin: &Path, dir: &Path, old: &Value
                 .any(|f| f.version == *version && is_under(&f.path, &format!("{path}[*]")))
         {
             tally.map_values_residue += 1;
+        } else if mode == Mode::Ours && check == "enum" && enum_dropped(old, new, version, path) {
+            tally.enum_dropped_residue += 1;
         } else {
             tally
                 .missed
@@ -305,6 +401,8 @@ fn tally_pair(tally: &mut Tally, name: &str, bin: &Path, dir: &Path, old: &Value
             tally.beyond_crdify += 1;
         } else if has_junctor(old, new, &f.version, &f.path) {
             tally.junctor_residue += 1;
+        } else if mode == Mode::Ours && webhook_dropped(old, new, &f.version) {
+            tally.webhook_dropped_residue += 1;
         } else {
             tally
                 .extra
@@ -328,14 +426,16 @@ fn one_crd(path: &Path) -> Value {
     crds.remove(0)
 }
 
-fn assert_agree(corpus: &str, tally: &Tally) {
-    eprintln!("{corpus}: {tally:#?}");
-    assert!(
-        tally.missed.is_empty() && tally.extra.is_empty(),
-        "{corpus}: disagreement with crdify:\n{}\n{}",
-        tally.missed.join("\n"),
-        tally.extra.join("\n")
-    );
+fn assert_agree(corpus: &str, tallies: &[Tally; 2]) {
+    for (tally, mode) in tallies.iter().zip(MODES) {
+        eprintln!("{corpus} ({mode:?}): {tally:#?}");
+        assert!(
+            tally.missed.is_empty() && tally.extra.is_empty(),
+            "{corpus} ({mode:?}): disagreement with crdify:\n{}\n{}",
+            tally.missed.join("\n"),
+            tally.extra.join("\n")
+        );
+    }
 }
 
 fn oracle() -> Option<PathBuf> {
@@ -355,7 +455,7 @@ fn gateway_api_releases_agree_with_crdify() {
         .map(str::to_string)
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let mut tally = Tally::default();
+    let mut tally: [Tally; 2] = Default::default();
     for pair in versions.windows(2) {
         let (from, to) = (releases.join(&pair[0]), releases.join(&pair[1]));
         let mut files: Vec<PathBuf> = std::fs::read_dir(&from)
@@ -378,8 +478,11 @@ fn gateway_api_releases_agree_with_crdify() {
             tally_pair(&mut tally, &name, &bin, dir.path(), &old, &new);
         }
     }
-    assert!(tally.pairs >= 30, "{tally:?}");
-    assert!(tally.crdify > 0, "crdify found nothing at all: {tally:?}");
+    assert!(tally[0].pairs >= 30, "{tally:?}");
+    assert!(
+        tally[0].crdify > 0,
+        "crdify found nothing at all: {tally:?}"
+    );
     assert_agree("Gateway API v1.0 → v1.6", &tally);
 }
 
@@ -389,7 +492,7 @@ fn crdifys_own_pairs_agree() {
     let Some(bin) = oracle() else { return };
     let root = bin.parent().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let mut tally = Tally::default();
+    let mut tally: [Tally; 2] = Default::default();
     let mut cases: Vec<PathBuf> = std::fs::read_dir(root.join("test"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -413,7 +516,7 @@ fn crdifys_own_pairs_agree() {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         tally_pair(&mut tally, &name, &bin, dir.path(), &base, &one_crd(&file));
     }
-    assert!(tally.pairs >= 20, "{tally:?}");
+    assert!(tally[0].pairs >= 20, "{tally:?}");
     assert_agree("crdify's test pairs and examples", &tally);
 }
 
@@ -422,36 +525,61 @@ fn crdifys_own_pairs_agree() {
 fn one_mutation_per_kind_of_change_agrees() {
     let Some(bin) = oracle() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let mut tally = Tally::default();
-    let base = base();
-    for (name, kind, mutate) in mutations() {
-        let mut new = base.clone();
-        mutate(&mut new);
-        let mut old = base.clone();
-        if name == "stored version removed" {
-            old["status"] = json!({"storedVersions": ["v1beta1", "v1"]});
+    // The same mutations of a kind at v1beta1 and v1, and of one at v1alpha1 and v1alpha2:
+    // alpha versions are checked as all others.
+    for versions in [["v1beta1", "v1"], ["v1alpha1", "v1alpha2"]] {
+        let mut tally: [Tally; 2] = Default::default();
+        let base = base(versions);
+        for (name, kind, mutate) in mutations() {
+            let mut new = base.clone();
+            mutate(&mut new);
+            let old = old_of(name, &base, versions);
+            let name = format!("{name} ({})", versions.join(", "));
+            tally_pair(&mut tally, &name, &bin, dir.path(), &old, &new);
+            // Our own defaults: each breaking change is an error, each compatible one passes.
+            let ours = compare(&old, &new, &Policy::default()).unwrap();
+            match kind {
+                Kind::Breaking => assert!(
+                    kube_markers_compat::has_errors(&ours),
+                    "{name}: no error by default: {ours:?}"
+                ),
+                Kind::Compatible => assert!(
+                    !kube_markers_compat::has_errors(&ours),
+                    "{name}: an error by default: {ours:?}"
+                ),
+            }
         }
-        if name == "conversion webhook dropped" {
-            old["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
-                "conversionReviewVersions": ["v1"],
-                "clientConfig": {"service": {"name": "w", "namespace": "n", "path": "/convert"}}
-            }});
-        }
-        tally_pair(&mut tally, name, &bin, dir.path(), &old, &new);
-        // Our own defaults: each breaking change is an error, each compatible one passes.
-        let ours = compare(&old, &new, &Policy::default()).unwrap();
-        match kind {
-            Kind::Breaking => assert!(
-                kube_markers_compat::has_errors(&ours),
-                "{name}: no error by default: {ours:?}"
-            ),
-            Kind::Compatible => assert!(
-                !kube_markers_compat::has_errors(&ours),
-                "{name}: an error by default: {ours:?}"
-            ),
-        }
+        assert_agree(
+            &format!("mutations of a base CRD at {}", versions.join(", ")),
+            &tally,
+        );
     }
-    assert_agree("mutations of a base CRD", &tally);
+}
+
+fn webhook() -> Value {
+    json!({"strategy": "Webhook", "webhook": {
+        "conversionReviewVersions": ["v1"],
+        "clientConfig": {"service": {"name": "w", "namespace": "n", "path": "/convert"}}
+    }})
+}
+
+/// The CRD a mutation is compared with: the base, or what the mutation's name says it was.
+fn old_of(name: &str, base: &Value, versions: [&str; 2]) -> Value {
+    let mut old = base.clone();
+    match name {
+        "stored version removed" => old["status"] = json!({"storedVersions": versions}),
+        "conversion webhook dropped" => old["spec"]["conversion"] = webhook(),
+        "conversion webhook dropped while versions differ" => {
+            old["spec"]["conversion"] = webhook();
+            spec(&mut old, 1)["properties"]["size"]["maximum"] = json!(5);
+        }
+        "conversion webhook dropped, one version left" => {
+            old["spec"]["versions"].as_array_mut().unwrap().remove(0);
+            old["spec"]["conversion"] = webhook();
+        }
+        _ => {}
+    }
+    old
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -460,7 +588,7 @@ enum Kind {
     Compatible,
 }
 
-fn base() -> Value {
+fn base(names: [&str; 2]) -> Value {
     let spec = json!({
         "type": "object",
         "description": "The desired state.",
@@ -503,7 +631,7 @@ fn base() -> Value {
             "group": "example.com",
             "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
             "scope": "Namespaced",
-            "versions": [version("v1beta1", false), version("v1", true)]
+            "versions": [version(names[0], false), version(names[1], true)]
         }
     })
 }
@@ -660,6 +788,26 @@ fn mutations() -> Vec<Mutation> {
             // Base → webhook is the way out of a change; webhook → none is one.
             c["spec"]["conversion"] = json!({"strategy": "None"});
         }),
+        (
+            "conversion webhook dropped while versions differ",
+            Breaking,
+            |c| spec(c, 1)["properties"]["size"]["maximum"] = json!(5),
+        ),
+        (
+            "conversion webhook dropped, one version left",
+            Compatible,
+            |c| {
+                c["spec"]["versions"].as_array_mut().unwrap().remove(0);
+            },
+        ),
+        (
+            "served versions differ, a webhook converting them",
+            Compatible,
+            |c| {
+                c["spec"]["conversion"] = webhook();
+                spec(c, 1)["properties"]["size"]["maximum"] = json!(5)
+            },
+        ),
         ("served versions diverge", Breaking, |c| {
             spec(c, 1)["properties"]["size"]["maximum"] = json!(5)
         }),
@@ -697,10 +845,7 @@ fn mutations() -> Vec<Mutation> {
             c["spec"]["versions"].as_array_mut().unwrap().push(v2);
         }),
         ("conversion webhook added", Compatible, |c| {
-            c["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
-                "conversionReviewVersions": ["v1"],
-                "clientConfig": {"service": {"name": "w", "namespace": "n", "path": "/convert"}}
-            }});
+            c["spec"]["conversion"] = webhook();
         }),
         ("unchanged", Compatible, |_| {}),
     ]

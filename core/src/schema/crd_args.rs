@@ -1,5 +1,6 @@
 //! The arguments of `#[kube_markers::crd(...)]`: `storage`, root `validation(...)` rules, and
-//! `allow(NAME, reason = "...")`, the generator's refusals of a kind that this type accepts.
+//! `allow(NAME, reason = "...")`, the generator's refusals of a kind that this type accepts
+//! (its own, and the upgrade check's, as `#[k8s(allow(...))]` on the struct accepts them).
 
 use super::patch::Patch;
 use super::shape::Shape;
@@ -29,6 +30,17 @@ pub(super) struct CrdArgs {
 pub(super) struct CrdAllowArg {
     pub name: &'static str,
     pub reason: String,
+    /// Where the name is written (1-based line and column).
+    pub line: u32,
+    pub column: u32,
+}
+
+impl CrdAllowArg {
+    /// An upgrade check's name (kept with the kind's `#[k8s(allow(...))]`), not one of
+    /// [`CRD_ALLOWANCES`].
+    pub fn is_compat_check(&self) -> bool {
+        crate::schema_types::COMPAT_CHECKS.contains(&self.name)
+    }
 }
 
 /// What a `#[kube_markers::crd(...)]` key sets.
@@ -115,7 +127,7 @@ fn parse_allow(arg: &Arg, allowed: &mut Vec<CrdAllowArg>, cx: &mut Ctxt) -> bool
         cx.push(arg.value_range().error(msg));
         return false;
     };
-    let mut names: Vec<&'static str> = Vec::new();
+    let mut names: Vec<(&'static str, Span)> = Vec::new();
     let mut reason: Option<String> = None;
     let mut reason_written = false;
     // A piece that did not parse was a name or the reason: no "names nothing" on top.
@@ -155,9 +167,14 @@ fn parse_allow(arg: &Arg, allowed: &mut Vec<CrdAllowArg>, cx: &mut Ctxt) -> bool
     if !ok {
         return false;
     }
-    allowed.extend(names.into_iter().map(|name| CrdAllowArg {
-        name,
-        reason: reason.clone(),
+    allowed.extend(names.into_iter().map(|(name, span)| {
+        let at = span.start();
+        CrdAllowArg {
+            name,
+            reason: reason.clone(),
+            line: at.line as u32,
+            column: at.column as u32 + 1,
+        }
     }));
     true
 }
@@ -195,12 +212,13 @@ fn read_reason(piece: &Arg, reason: &mut Option<String>, cx: &mut Ctxt) -> bool 
     }
 }
 
-/// A name in `allow(...)`: one of [`CRD_ALLOWANCES`], standing alone, not allowed before on
-/// this attribute.
+/// A name in `allow(...)`: one of [`CRD_ALLOWANCES`] or of the upgrade check's
+/// ([`COMPAT_CHECKS`](crate::schema_types::COMPAT_CHECKS)), standing alone, not allowed before
+/// on this attribute.
 fn read_name(
     piece: &Arg,
     earlier: &[CrdAllowArg],
-    names: &mut Vec<&'static str>,
+    names: &mut Vec<(&'static str, Span)>,
     cx: &mut Ctxt,
 ) -> bool {
     if !matches!(piece.value, ArgValue::Flag) {
@@ -210,27 +228,40 @@ fn read_name(
         )));
         return false;
     }
-    let known: Vec<&'static str> = CRD_ALLOWANCES.iter().map(|(name, _)| *name).collect();
+    let own: Vec<&'static str> = CRD_ALLOWANCES.iter().map(|(name, _)| *name).collect();
+    let checks = crate::schema_types::COMPAT_CHECKS;
     let written = piece.name();
-    // `unconverted_versions` is the same name, as `#[rbac]`'s lints accept it.
-    let Some(name) = known
+    // `unconverted_versions` is the same name, as `#[rbac]`'s lints accept it; the upgrade
+    // check's names are crdify's spelling, exactly.
+    let found = own
         .iter()
         .copied()
         .find(|n| *n == written.replace('_', "-"))
-    else {
-        let hint = did_you_mean(written, &known)
-            .map(|s| format!("; did you mean `{s}`?"))
-            .unwrap_or_default();
+        .or_else(|| checks.iter().copied().find(|n| *n == written));
+    let Some(name) = found else {
+        let known: Vec<&str> = own.iter().chain(checks.iter()).copied().collect();
+        let hint = if crate::schema_types::SchemaLint::from_name(written).is_some() {
+            format!(
+                "; `{written}` is an API-convention lint: allow it with \
+                 `#[k8s(allow({written}, reason = \"...\"))]` on the struct or the field"
+            )
+        } else {
+            did_you_mean(written, &known)
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default()
+        };
         cx.push(piece.key.error(format!(
-            "unknown name `{written}` in `allow` of #[kube_markers::crd]{hint} (it allows: {})",
-            known.join(", ")
+            "unknown name `{written}` in `allow` of #[kube_markers::crd]{hint} (it allows: {}; \
+             and the upgrade check's: {})",
+            own.join(", "),
+            checks.join(", ")
         )));
         return false;
     };
-    if names.contains(&name) || earlier.iter().any(|a| a.name == name) {
+    if names.iter().any(|(n, _)| *n == name) || earlier.iter().any(|a| a.name == name) {
         cx.push(piece.key.error(format!("`{name}` allowed twice")));
         return false;
     }
-    names.push(name);
+    names.push((name, piece.key.span()));
     true
 }

@@ -77,7 +77,24 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
             &mut cx,
         );
     } else {
-        let read = rewrite_item(&mut as_item, AllowPlace::Kind, &mut cx);
+        let mut read = rewrite_item(&mut as_item, AllowPlace::Kind, &mut cx);
+        // The upgrade check's names in `#[kube_markers::crd(allow(...))]` are the kind's
+        // allows, as if written in `#[k8s(allow(...))]` on the struct.
+        if let Some(read) = &mut read {
+            read.type_allows
+                .extend(
+                    crd_args
+                        .allow
+                        .iter()
+                        .filter(|a| a.is_compat_check())
+                        .map(|a| crate::schema_types::SchemaAllow {
+                            name: a.name.into(),
+                            reason: a.reason.clone().into(),
+                            line: a.line,
+                            column: a.column,
+                        }),
+                );
+        }
         record = super::record::schema_type_record(&as_item, read, Some(status));
     }
     if let syn::Item::Struct(s) = as_item {
@@ -90,10 +107,14 @@ pub fn expand_crd(args: TokenStream, item: TokenStream) -> TokenStream {
     let root_patch = crd_args.root.to_json();
     let type_name = root.to_string();
     let source = crate::registration::source_expr(&parsed.ident.to_string());
-    let allow = crd_args.allow.iter().map(|a| {
-        let (name, reason) = (a.name, &a.reason);
-        quote!(::kube_markers::registry::CrdAllow::__new(#name, #reason))
-    });
+    let allow = crd_args
+        .allow
+        .iter()
+        .filter(|a| !a.is_compat_check())
+        .map(|a| {
+            let (name, reason) = (a.name, &a.reason);
+            quote!(::kube_markers::registry::CrdAllow::__new(#name, #reason))
+        });
     let entry = crate::registration::registry_static(
         "CRD_ENTRIES",
         quote!(::kube_markers::registry::CrdEntry),

@@ -3,10 +3,12 @@
 //! longer generated is not compared: its file is an orphan of the ledger. A breaking
 //! change refuses the run, in the full run and in `--check`, before anything is written.
 //!
-//! The policy is `[workspace.metadata.kube-markers.upgrade]` (docs/upgrades.md); alpha
-//! versions are exempt by default, `#[k8s(allow(CHECK, reason = "..."))]` on a field, a type or
-//! the kind accepts a check's findings at and under it, and `--allow-breaking` lets one run
-//! through.
+//! The policy is `[workspace.metadata.kube-markers.upgrade]` (docs/upgrades.md): alpha
+//! versions are checked as all others unless it relaxes them, and then each finding relaxed is
+//! still reported, as a warning; `#[k8s(allow(CHECK, reason = "..."))]` on a field, a type or
+//! the kind (or `allow(CHECK, ...)` in the kind's `#[kube_markers::crd(...)]`) accepts a
+//! check's findings at and under it, and `--allow-breaking` lets one run through. Each
+//! breaking change names the allow that accepts it, where to write it.
 
 use crate::check::schema_lints::{AllowAt, FieldAt, SchemaType, crd_places};
 use crate::generate::crds::GeneratedCrd;
@@ -32,6 +34,9 @@ pub struct UpgradeFinding {
     pub ty: Option<(String, Source)>,
     /// The file it is compared with.
     pub previous: PathBuf,
+    /// The `allow` that would accept it, and where to write it, if a linked type defines the
+    /// version it is about (or, for the CRD as a whole, any version of the CRD).
+    pub accept_with: Option<String>,
 }
 
 impl fmt::Display for UpgradeFinding {
@@ -69,6 +74,9 @@ pub struct Compared {
     pub warnings: Vec<UpgradeFinding>,
     /// Errors and warnings a `#[k8s(allow(...))]` accepts, each with the allow.
     pub allowed: Vec<(UpgradeFinding, AllowAt)>,
+    /// Findings on alpha versions that `alpha = "off"` relaxes: reported in the summary, as
+    /// warnings, without failing `--deny-warnings`.
+    pub relaxed: Vec<UpgradeFinding>,
 }
 
 /// Why the previous CRDs could not be compared.
@@ -157,14 +165,17 @@ pub fn compare(
             });
             let place = place_of(places, &finding);
             let allow = place.allow.clone();
+            let off = finding.relaxed_by.is_some() && policy.alpha == Severity::Off;
             let found = UpgradeFinding {
                 ty: place.ty,
+                accept_with: place.accept_with,
                 finding,
                 previous: file.clone(),
             };
             match (allow, found.finding.severity) {
                 (Some(allow), _) => compared.allowed.push((found, allow)),
                 (None, Severity::Error) => compared.errors.push(found),
+                (None, _) if off => compared.relaxed.push(found),
                 (None, _) => compared.warnings.push(found),
             }
         }
@@ -206,10 +217,12 @@ struct EntryPlaces {
     fields: Vec<FieldAt>,
 }
 
-/// Where a finding is in the Rust sources, and the `allow(...)` that accepts it.
+/// Where a finding is in the Rust sources, the `allow(...)` that accepts it, and the one that
+/// would.
 struct Place {
     ty: Option<(String, Source)>,
     allow: Option<AllowAt>,
+    accept_with: Option<String>,
 }
 
 /// The linked type that defines the finding's version (for a pair `v1 -> v2`, the second; for
@@ -242,9 +255,14 @@ fn place_of(entries: &[EntryPlaces], finding: &Finding) -> Place {
                 .max_by_key(|a| a.path.as_ref().map_or(0, |p| p.len() + 1))
                 .cloned();
             let field = field_at(&entry.fields, version, path);
+            let accept_with = Some(match &field {
+                Some((name, at)) => on_field(check, name, at),
+                None => on_kind(check, &entry.ty.1),
+            });
             return Place {
                 ty: Some(field.unwrap_or(ty)),
                 allow,
+                accept_with,
             };
         }
         if kind_allow.is_none() && (path.is_empty() || finding.version.is_empty()) {
@@ -256,10 +274,35 @@ fn place_of(entries: &[EntryPlaces], finding: &Finding) -> Place {
         }
         first.get_or_insert(ty);
     }
+    // A finding about a version no linked type defines any more (a version dropped) or the
+    // CRD as a whole: any kind of the CRD takes the allow.
+    let accept_with = first.as_ref().map(|(_, at)| on_kind(check, at));
     Place {
         ty: first,
         allow: kind_allow,
+        accept_with,
     }
+}
+
+/// The allow of `check` on the field `name` (`WidgetSpec.size`) at `at`.
+fn on_field(check: &str, name: &str, at: &Source) -> String {
+    format!(
+        "#[k8s(allow({check}, reason = \"...\"))] on the field {name} ({}:{})",
+        at.file, at.line
+    )
+}
+
+/// The allow of `check` on the kind whose `#[kube_markers::crd]` is at `at` (`at.item`: its
+/// spec struct).
+fn on_kind(check: &str, at: &Source) -> String {
+    format!(
+        "#[k8s(allow({check}, reason = \"...\"))] on the struct {item}, below its \
+         #[kube_markers::crd] ({}:{}), or allow({check}, reason = \"...\") in that \
+         #[kube_markers::crd(...)]",
+        at.file,
+        at.line,
+        item = at.item
+    )
 }
 
 /// Whether the node at `path` is `allowed` or under it. The lints' walk spells a map's values
@@ -284,12 +327,41 @@ fn field_at(fields: &[FieldAt], version: &str, path: &str) -> Option<(String, So
         .map(|f| (f.source.item.to_string(), f.source.clone()))
 }
 
-/// The ways out of a breaking change, said once after the list.
-pub fn ways_out() -> &'static str {
-    "Ways out: serve the change as a new version, with a conversion between the versions; \
-     accept it where it is made with #[k8s(allow(CHECK, reason = \"...\"))] on the field or \
-     the kind; make the check a warning or switch it off for the workspace in \
-     [workspace.metadata.kube-markers.upgrade] checks = { CHECK = \"warn\" }; or, having \
-     checked that no stored object or client depends on the old schema, run once with \
-     --allow-breaking"
+/// The run's error: each breaking change with the allow that accepts it, then the ways out,
+/// naming the checks found.
+pub fn breaking_report(findings: &[UpgradeFinding]) -> String {
+    let mut text = format!(
+        "{} problem(s) breaking the CRDs written before (nothing was written):",
+        findings.len()
+    );
+    for f in findings {
+        text.push_str(&format!("\n  - {f}"));
+        if let Some(allow) = &f.accept_with {
+            text.push_str(&format!("\n    to accept it: {allow}"));
+        }
+    }
+    let mut checks: Vec<&str> = findings.iter().map(|f| f.finding.check.name()).collect();
+    checks.sort_by_key(|c| {
+        kube_markers_compat::Check::ALL
+            .iter()
+            .position(|x| x.name() == *c)
+    });
+    checks.dedup();
+    let table: Vec<String> = checks.iter().map(|c| format!("{c} = \"warn\"")).collect();
+    text.push('\n');
+    text.push_str(&ways_out(&table.join(", ")));
+    text
+}
+
+/// The ways out of a breaking change, said once after the list (`checks`: the policy entries
+/// that would make the changes found warnings, `maximum = "warn"`).
+pub fn ways_out(checks: &str) -> String {
+    format!(
+        "Ways out: serve the change as a new version, with a conversion between the versions; \
+         accept each change where it is made with the allow named under it; make the checks \
+         warnings for the workspace, in its Cargo.toml: \
+         [workspace.metadata.kube-markers.upgrade] checks = {{ {checks} }}; or, having \
+         checked that no stored object or client depends on the old schema, run once with \
+         --allow-breaking"
+    )
 }

@@ -83,8 +83,10 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
             "policy",
             "CHECK=LEVEL",
             "With --previous: what a check's findings are, `error`, `warn` or `off` \
-             (`maximum=warn`); also `enum-additions=disallow` and `alpha=checked`. Over the \
-             workspace's [workspace.metadata.kube-markers.upgrade], which applies without it",
+             (`maximum=warn`); also `enum-additions=disallow`, and `alpha=warn` or `alpha=off` \
+             (findings on alpha versions then warnings, each saying so). Over the workspace's \
+             [workspace.metadata.kube-markers.upgrade], read from its Cargo.toml, which \
+             applies without it",
             |args, v| {
                 super::upgrade::policy_entry(&v)?;
                 args.policy.push(v);

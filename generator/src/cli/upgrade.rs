@@ -19,29 +19,73 @@ pub(crate) fn policy_entry(entry: &str) -> Result<(&str, &str), UsageError> {
             super::flags::invalid(
                 "--policy",
                 entry.to_string(),
-                "is not CHECK=LEVEL (`maximum=warn`, `description=error`, `alpha=checked`)".into(),
+                "is not CHECK=LEVEL (`maximum=warn`, `description=error`, `alpha=warn`)".into(),
             )
         })
 }
 
-/// The workspace's `[workspace.metadata.kube-markers]` around the current directory, as the
-/// generator reads it: nothing where no `Cargo.toml` stands in it or above it, an error where
-/// one does and `cargo metadata` cannot read it (a policy silently dropped would turn its
-/// warnings into errors, or worse).
+/// The `[workspace.metadata.kube-markers]` table of the workspace around the current
+/// directory, read from its root `Cargo.toml` as cargo finds it (the nearest manifest with a
+/// `[workspace]`, or the one its `package.workspace` names), as JSON: `Null` where there is
+/// none. Comparing files needs no more of the workspace than this table: nothing is resolved,
+/// so a workspace whose members or dependencies do not resolve still has its policy read.
+/// A manifest that is not TOML is named in a warning, and the default policy applies.
 fn workspace_settings() -> Result<Value, String> {
     let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
-    if !cwd.ancestors().any(|dir| dir.join("Cargo.toml").is_file()) {
-        return Ok(Value::Null);
+    let mut dir = Some(cwd.as_path());
+    while let Some(at) = dir {
+        let manifest = at.join("Cargo.toml");
+        dir = at.parent();
+        let Ok(text) = std::fs::read_to_string(&manifest) else {
+            continue;
+        };
+        let table = match text.parse::<toml::Table>() {
+            Ok(table) => table,
+            Err(e) => {
+                eprintln!(
+                    "warning: {}: not TOML ({}): its [workspace.metadata.kube-markers.upgrade], \
+                     if it has one, is not applied; the default upgrade policy is",
+                    manifest.display(),
+                    e.message()
+                );
+                return Ok(Value::Null);
+            }
+        };
+        if let Some(workspace) = table.get("workspace") {
+            return Ok(kube_markers_table(workspace));
+        }
+        if let Some(root) = table
+            .get("package")
+            .and_then(|p| p.get("workspace"))
+            .and_then(toml::Value::as_str)
+        {
+            let root = at.join(root).join("Cargo.toml");
+            let text = std::fs::read_to_string(&root).map_err(|e| {
+                format!(
+                    "{}: package.workspace names {}, which cannot be read: {e}",
+                    manifest.display(),
+                    root.display()
+                )
+            })?;
+            let table = text
+                .parse::<toml::Table>()
+                .map_err(|e| format!("{}: not TOML: {}", root.display(), e.message()))?;
+            return Ok(table
+                .get("workspace")
+                .map(kube_markers_table)
+                .unwrap_or(Value::Null));
+        }
     }
-    crate::input::cargo::cargo_metadata(None, &["--no-deps"])
-        .map(|metadata| metadata["metadata"]["kube-markers"].clone())
-        .map_err(|e| {
-            format!(
-                "the upgrade policy of the workspace around {} \
-                 ([workspace.metadata.kube-markers.upgrade]) cannot be read: {e}",
-                cwd.display()
-            )
-        })
+    Ok(Value::Null)
+}
+
+/// `metadata.kube-markers` of a `[workspace]` table, as JSON.
+fn kube_markers_table(workspace: &toml::Value) -> Value {
+    workspace
+        .get("metadata")
+        .and_then(|m| m.get("kube-markers"))
+        .and_then(|t| serde_json::to_value(t).ok())
+        .unwrap_or(Value::Null)
 }
 
 /// The policy of the workspace's `[workspace.metadata.kube-markers.upgrade]` (`workspace`: the
@@ -69,7 +113,13 @@ pub(crate) fn policy(entries: &[String], workspace: &Value) -> Result<Policy, St
         };
     }
     settings.insert("checks".into(), Value::Object(checks));
-    Policy::from_settings(&Value::Object(settings), "--policy").map_err(|e| e.to_string())
+    let mut policy =
+        Policy::from_settings(&Value::Object(settings), "--policy").map_err(|e| e.to_string())?;
+    // Where the alpha setting came from, as a relaxed finding names it.
+    if !entries.iter().any(|e| e.starts_with("alpha=")) {
+        policy.alpha_set_in = from_workspace.alpha_set_in;
+    }
+    Ok(policy)
 }
 
 /// `check-crds --previous OLD PATH...`.

@@ -157,11 +157,11 @@ fn a_previous_file_that_does_not_read_is_named() {
 
 #[test]
 fn the_policy_reads_from_workspace_metadata() {
-    let settings =
-        serde_json::json!({"upgrade": {"checks": {"maximum": "warn"}, "alpha": "checked"}});
+    let settings = serde_json::json!({"upgrade": {"checks": {"maximum": "warn"}, "alpha": "warn"}});
     let policy = upgrade::policy(&settings).unwrap();
     assert_eq!(policy.severity(Check::Maximum), Severity::Warn);
-    assert!(!policy.alpha_exempt);
+    assert_eq!(policy.alpha, Severity::Warn);
+    assert_eq!(policy.alpha_set_in, upgrade::SETTINGS);
     assert_eq!(upgrade::policy(&Value::Null).unwrap(), Policy::default());
     let bad = serde_json::json!({"upgrade": {"checks": {"maximun": "warn"}}});
     assert!(upgrade::policy(&bad).unwrap_err().to_string().starts_with(
@@ -191,5 +191,130 @@ impl Gen {
     fn check_or_run(&self) {
         self.run();
         self.check();
+    }
+}
+
+#[test]
+fn every_check_name_is_an_allow_name_and_the_crd_wide_ones_the_kinds_only() {
+    let names: Vec<&str> = Check::ALL.iter().map(|c| c.name()).collect();
+    assert_eq!(
+        names,
+        kube_markers_registry::schema_types::COMPAT_CHECKS,
+        "core's COMPAT_CHECKS is kube-markers-compat's Check::ALL"
+    );
+    assert_eq!(
+        kube_markers_core::schema_types::KIND_ONLY,
+        [
+            Check::Scope,
+            Check::StoredVersionRemoval,
+            Check::ServedVersionRemoval,
+            Check::Conversion
+        ]
+        .map(Check::name)
+    );
+}
+
+fn apple_at(version: &'static str) -> CustomResourceDefinition {
+    let mut crd = size_at_most_10();
+    crd.spec.versions[0].name = version.into();
+    crd
+}
+
+fn apple_v1alpha1() -> CustomResourceDefinition {
+    apple_at("v1alpha1")
+}
+
+fn apple_v1alpha1_at_most_5() -> CustomResourceDefinition {
+    let mut crd = size_at_most_5();
+    crd.spec.versions[0].name = "v1alpha1".into();
+    crd
+}
+
+fn apple_v1() -> CustomResourceDefinition {
+    apple_at("v1")
+}
+
+#[test]
+fn each_breaking_change_names_the_allow_that_accepts_it_and_the_policy_entries() {
+    let root = tempfile::tempdir().unwrap();
+    generator_with(root.path(), size_at_most_10).run();
+    let found = breaking(&generator_with(root.path(), size_at_most_5), false);
+    let text = Error::Breaking(found).to_string();
+    assert!(
+        text.contains(
+            "\n    to accept it: #[k8s(allow(maximum, reason = \"...\"))] on the struct Apple, \
+             below its #[kube_markers::crd] (src/kinds.rs:1), or allow(maximum, reason = \
+             \"...\") in that #[kube_markers::crd(...)]"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "[workspace.metadata.kube-markers.upgrade] checks = { maximum = \"warn\" }; or"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("maximum decreased: 10 → 5;"), "{text}");
+}
+
+#[test]
+fn alpha_versions_are_checked_and_a_version_dropped_is_refused_by_default() {
+    let root = tempfile::tempdir().unwrap();
+    generator_with(root.path(), apple_v1alpha1).run();
+    let found = breaking(
+        &generator_with(root.path(), apple_v1alpha1_at_most_5),
+        false,
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].finding.check, Check::Maximum);
+    assert_eq!(found[0].finding.version, "v1alpha1");
+    // v1 in place of v1alpha1: the served version dropped, with the allow on the kind that
+    // defines the CRD now.
+    let found = breaking(&generator_with(root.path(), apple_v1), false);
+    let checks: Vec<Check> = found.iter().map(|f| f.finding.check).collect();
+    assert_eq!(checks, [Check::ServedVersionRemoval], "{found:?}");
+    let text = Error::Breaking(found).to_string();
+    assert!(
+        text.contains("served version v1alpha1 removed: clients that use it get 404.")
+            && text.contains("to accept it: #[k8s(allow(servedVersionRemoval, reason = \"...\"))]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_relaxed_alpha_policy_warns_or_summarizes_each_finding() {
+    let root = tempfile::tempdir().unwrap();
+    generator_with(root.path(), apple_v1alpha1).run();
+    let crds =
+        crate::generate::crds::generate_crds(&[&crd_entry(apple_v1alpha1_at_most_5, "Apple")])
+            .unwrap();
+    for (level, warned, summarized) in [("warn", 1, 0), ("off", 0, 1)] {
+        let settings = serde_json::json!({"upgrade": {"alpha": level}});
+        let policy = upgrade::policy(&settings).unwrap();
+        let compared = upgrade::compare(
+            &crds,
+            &[&crd_entry(apple_v1alpha1_at_most_5, "Apple")],
+            &[],
+            &root.path().join("crds"),
+            "gen",
+            &policy,
+        )
+        .unwrap();
+        assert!(compared.errors.is_empty(), "{level}");
+        assert_eq!(compared.warnings.len(), warned, "{level}");
+        assert_eq!(compared.relaxed.len(), summarized, "{level}");
+        let finding = compared
+            .warnings
+            .iter()
+            .chain(&compared.relaxed)
+            .next()
+            .unwrap();
+        assert!(
+            finding.to_string().contains(&format!(
+                "(a warning, not an error: alpha = \"{level}\" in \
+                 [workspace.metadata.kube-markers.upgrade] relaxes alpha versions)"
+            )),
+            "{finding}"
+        );
     }
 }

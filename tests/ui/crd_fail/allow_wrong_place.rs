@@ -12,6 +12,10 @@ pub struct WidgetSpec {
     pub size: i32,
     #[k8s(items(allow(maxlength, reason = "not an item's")))]
     pub names: Vec<String>,
+    #[k8s(allow(conversion, reason = "the kind's conversion"))]
+    pub converted: i32,
+    #[k8s(allow(servedVersionRemoval, reason = "the kind's versions"))]
+    pub served: i32,
 }
 
 #[kube_markers::schema]

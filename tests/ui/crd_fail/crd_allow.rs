@@ -91,6 +91,35 @@ pub struct TwoReasonsSpec {
     pub name: String,
 }
 
+// The upgrade check's names: crdify's spelling, exactly; a lint belongs in #[k8s(allow(...))].
+#[kube_markers::crd(allow(servedVersionRemovel, reason = "migrated"))]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "example.com", version = "v1", kind = "CheckMisspelled", namespaced)]
+pub struct CheckMisspelledSpec {
+    pub name: String,
+}
+
+#[kube_markers::crd(allow(integers, reason = "a lint"))]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "example.com", version = "v1", kind = "LintOnCrd", namespaced)]
+pub struct LintOnCrdSpec {
+    pub name: String,
+}
+
+#[kube_markers::crd(allow(conversion, reason = "one version left"), allow(conversion, reason = "again"))]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "example.com", version = "v1", kind = "CheckTwice", namespaced)]
+pub struct CheckTwiceSpec {
+    pub name: String,
+}
+
+#[kube_markers::crd(allow(conversion))]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "example.com", version = "v1", kind = "CheckNoReason", namespaced)]
+pub struct CheckNoReasonSpec {
+    pub name: String,
+}
+
 // A good `allow` beside a bad key: the key's error only.
 #[kube_markers::crd(allow(unconverted-versions, reason = "read-only"), storag)]
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]

@@ -1,6 +1,6 @@
 //! `#[k8s(allow(NAME, reason = "..."))]` on the kind, a field and a schema type: each type's
 //! registry record carries its fields' JSON names and places and every allow with its reason
-//! and place, for the generator's lints and compatibility checks.
+//! and place, for the generator's lints and compatibility checks (and the kind's attribute's).
 
 use kube::CustomResource;
 use kube_markers::registry::schema_types;
@@ -8,7 +8,7 @@ use kube_markers::registry::schema_types::SchemaTypeKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[kube_markers::crd]
+#[kube_markers::crd(allow(conversion, reason = "one version left"))]
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[kube(group = "example.com", version = "v1", kind = "Widget", namespaced, status = "WidgetStatus")]
 #[serde(rename_all = "camelCase")]
@@ -74,6 +74,11 @@ fn main() {
     assert_eq!(spec.allows[0].name, "scope");
     assert_eq!(spec.allows[0].reason, "moved to cluster scope in 2.0, announced in 1.5");
     assert_eq!((spec.allows[0].line, spec.allows[0].column), (15, 13));
+    // An upgrade check's name in `#[kube_markers::crd(allow(...))]` is the kind's allow too.
+    assert_eq!(spec.allows[1].name, "conversion");
+    assert_eq!(spec.allows[1].reason, "one version left");
+    assert_eq!((spec.allows[1].line, spec.allows[1].column), (11, 27));
+    assert_eq!(spec.allows.len(), 2);
     let size = &spec.fields[0];
     assert_eq!(size.json_name.as_deref(), Some("sizeBytes"));
     assert_eq!((size.line, size.column), (18, 9));
