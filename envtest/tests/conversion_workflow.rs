@@ -65,7 +65,7 @@ use serde::{Deserialize, Serialize};
 #[kube_markers::crd__STORAGE__]
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[kube(group = "example.com", version = "v1", kind = "Widget", namespaced)]
-pub struct WidgetSpec {
+__ALLOW__pub struct WidgetSpec {
     /// How many.
     pub replicas: i32,
     /// How it looks.
@@ -172,6 +172,8 @@ struct Release {
     v1: Option<&'static str>,
     conversion: bool,
     webhook: bool,
+    /// An attribute of the generator's to paste above `pub struct WidgetSpec` of v1.
+    allow: &'static str,
 }
 
 impl Release {
@@ -186,7 +188,8 @@ impl Release {
                     let webhook = if self.webhook { WEBHOOK } else { "" };
                     let mut text = text
                         .replace("__STORAGE__", marker)
-                        .replace("__WEBHOOK__", webhook);
+                        .replace("__WEBHOOK__", webhook)
+                        .replace("__ALLOW__", self.allow);
                     if name == "v1alpha1" && self.conversion {
                         text.push_str(CONVERSION);
                     }
@@ -562,6 +565,7 @@ async fn the_conversion_workflow_release_by_release() {
         v1,
         conversion,
         webhook,
+        allow: "",
     };
     release(Some(""), None, false, false).write(&ws);
     must_pass(&generate(&ws), "release 1: the generator");
@@ -603,8 +607,7 @@ async fn the_conversion_workflow_release_by_release() {
     assert!(
         said.contains("example.com/Widget has 2 versions")
             && said.contains("none is the storage version")
-            && (said.contains("their schemas differ too (spec.size exists in v1alpha1 only)")
-                || said.contains("their schemas differ too (spec.replicas exists in v1 only)")),
+            && said.contains("their schemas differ too (spec.color exists in v1alpha1 only)"),
         "{said}"
     );
     release(Some("(storage)"), Some(""), false, false).write(&ws);
@@ -614,7 +617,7 @@ async fn the_conversion_workflow_release_by_release() {
     assert!(
         said.contains("example.com/Widget: versions v1alpha1 (my-operator/src/v1alpha1.rs:")
             && said.contains("and v1 (my-operator/src/v1.rs:")
-            && said.contains("have different schemas (spec.size exists in v1alpha1 only)"),
+            && said.contains("have different schemas (spec.color exists in v1alpha1 only)"),
         "{said}"
     );
 
@@ -714,9 +717,36 @@ async fn the_conversion_workflow_release_by_release() {
     assert_eq!(all_at(&client, "v1alpha1").await, expected(true));
     assert_eq!(all_at(&client, "v1").await, expected(false));
 
-    // Release 4: v1alpha1 dropped, with its conversion. The generator accepts it.
+    // Release 4: v1alpha1 dropped, with its conversion. The generator, which cannot see the
+    // cluster, refuses the served version's removal and names the allow that accepts it.
     release(None, Some("(storage)"), false, true).write(&ws);
-    must_pass(&generate(&ws), "release 4: the generator");
+    let out = generate(&ws);
+    assert!(
+        !out.status.success(),
+        "release 4 without an allow: {}",
+        text(&out)
+    );
+    let said = text(&out);
+    assert!(
+        said.contains("[servedVersionRemoval]") && said.contains("v1alpha1"),
+        "{said}"
+    );
+    let allow = said
+        .split("to accept it: ")
+        .nth(1)
+        .and_then(|rest| rest.split(" on the struct WidgetSpec").next())
+        .unwrap_or_else(|| panic!("no allow in {said}"));
+    assert_eq!(
+        allow,
+        r#"#[k8s(allow(servedVersionRemoval, reason = "..."))]"#
+    );
+    let allow = allow.replace("...", "v1alpha1 migrated, and no client uses it") + "\n";
+    Release {
+        allow: Box::leak(allow.into_boxed_str()),
+        ..release(None, Some("(storage)"), false, true)
+    }
+    .write(&ws);
+    must_pass(&generate(&ws), "release 4: the generator, with the allow");
     build(&ws, &["-p", "my-operator", "--bin", "my-operator"]);
     // 1. Release 4's operator first: release 3's would write the caBundle back.
     drop(operator);

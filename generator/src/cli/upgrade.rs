@@ -303,8 +303,8 @@ pub(crate) fn conversion_left_behind(old: &[Value], new: &[Value]) -> Vec<Findin
             .into_iter()
             .flatten()
             .filter(|m| {
-                let owned = &m["fieldsV1"]["f:spec"]["f:conversion"]["f:webhook"]
-                    ["f:clientConfig"]["f:caBundle"];
+                let owned = &m["fieldsV1"]["f:spec"]["f:conversion"]["f:webhook"]["f:clientConfig"]
+                    ["f:caBundle"];
                 let applier = m["manager"] == KUBECTL_APPLY && m["operation"] == "Apply";
                 !owned.is_null() && !applier
             })
@@ -342,6 +342,7 @@ pub(crate) fn conversion_left_behind(old: &[Value], new: &[Value]) -> Vec<Findin
                     .map_or("absent".into(), |s| format!("{s:?}")),
             ),
             ratcheting: kube_markers_compat::Ratcheting::Unknown,
+            relaxed_by: None,
         });
     }
     findings
