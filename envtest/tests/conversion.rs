@@ -4,8 +4,9 @@
 //! does) and called by a real kube-apiserver on loopback.
 //!
 //! One API server for the whole conversion suite: the steps run in order in one test. The CRD
-//! is installed without a `caBundle`; the server writes it (`patch_conversion_ca_bundle`) as a
-//! user allowed only `get` and `patch` on that CRD by name, the rule the generator writes.
+//! is installed without a `caBundle`, 3.5 s after the server started; the server writes it
+//! (`patch_conversion_ca_bundle`) within 2 s, as a user allowed only `get`, `patch` and `watch`
+//! on that CRD by name, the rule the generator writes, and logs that it serves conversions.
 //! Then: an object created at v1 reads at v2 converted and back at v1 unchanged; a list at
 //! either version returns objects stored from either; server-side apply at v1 on an object
 //! written at v2; a watch at v1 sees a change made at v2; a conversion error reaches the
@@ -17,6 +18,9 @@
 //! a failed review, and the server goes on.
 
 mod common;
+#[allow(dead_code)]
+#[path = "webhook_traffic_support/mod.rs"]
+mod support;
 use common::{assets, refusal};
 
 use std::sync::Arc;
@@ -159,7 +163,7 @@ fn ca_bundle_role(user: &str) -> Vec<Value> {
                 "apiGroups": ["apiextensions.k8s.io"],
                 "resources": ["customresourcedefinitions"],
                 "resourceNames": [CRD],
-                "verbs": ["get", "patch"],
+                "verbs": ["get", "patch", "watch"],
             }],
         }),
         json!({
@@ -222,24 +226,48 @@ async fn the_api_server_converts_through_the_served_conversions() {
         .bind(([127, 0, 0, 1], 0).into())
         .shutdown_timeout(Duration::from_secs(5))
         .patch_conversion_ca_bundle(env.client_as(patcher, &[]).unwrap())
-        .conversion_ca_resync(Duration::from_secs(1))
         .build()
         .unwrap();
     assert!(server.paths().contains(&"/convert"), "{:?}", server.paths());
-    let server: RunningServer = server.start().await.unwrap();
+    // It says what it serves (this binary links the MyDatabase example's admission handlers).
+    let log = support::LogLines::default();
+    let server: RunningServer = {
+        let _logging = tracing::subscriber::set_default(log.clone());
+        server.start().await.unwrap()
+    };
+    let said = log.0.lock().unwrap().clone();
+    assert!(
+        said.iter().any(|l| l
+            .starts_with("INFO message=serving admission webhooks and conversions addr=")
+            && l.contains("paths=[\"/convert\", \"/mutate-db-example-com-v1-mydatabase\"")),
+        "{said:?}"
+    );
     let url = format!("https://{}/convert", server.local_addr());
+    // The CRD a while after the server: it watches the CRD instead of backing off (1, 2, 4 s
+    // would next look 3.5 s after the CRD is applied), with the default resync of 5 minutes.
+    tokio::time::sleep(Duration::from_millis(3500)).await;
     env.apply_objects(vec![crd(&url)]).await.unwrap();
+    let applied = Instant::now();
 
-    // The server writes the CA into the CRD (retrying until the CRD exists).
+    // The server writes the CA into the CRD within 2 s.
     let admin = env.admin_client().unwrap();
     let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
         Api::all(admin.clone());
-    eventually("the server writes the CRD's caBundle", || async {
-        let crd = crds.get(CRD).await.ok()?;
-        let bundle = crd.spec.conversion?.webhook?.client_config?.ca_bundle?;
-        (bundle.0 == ca.pem().replace("\r\n", "\n").into_bytes()).then_some(())
-    })
-    .await;
+    loop {
+        let bundle = crds
+            .get(CRD)
+            .await
+            .ok()
+            .and_then(|crd| crd.spec.conversion?.webhook?.client_config?.ca_bundle);
+        if bundle.is_some_and(|b| b.0 == ca.pem().replace("\r\n", "\n").into_bytes()) {
+            break;
+        }
+        assert!(
+            applied.elapsed() < Duration::from_secs(2),
+            "no caBundle 2 s after the CRD was applied"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 
     let at_v1: Api<v1::Cache> = Api::namespaced(admin.clone(), NS);
     let at_v2: Api<v2::Cache> = Api::namespaced(admin.clone(), NS);

@@ -233,7 +233,7 @@ fn an_overlay_moves_the_conversion_webhook_with_the_operator() {
     assert_eq!(service["metadata"]["namespace"], "prod-widgets");
     assert_eq!(service["spec"]["ports"][0]["port"], 443);
     assert_eq!(service["spec"]["ports"][0]["targetPort"], 9443);
-    // The server writes the CA bundle itself: get and patch on exactly this CRD.
+    // The server writes the CA bundle itself: get, patch and watch on exactly this CRD.
     let role = named(
         &docs,
         "ClusterRole",
@@ -245,7 +245,7 @@ fn an_overlay_moves_the_conversion_webhook_with_the_operator() {
             "apiGroups": ["apiextensions.k8s.io"],
             "resourceNames": ["widgets.conv.example.com"],
             "resources": ["customresourcedefinitions"],
-            "verbs": ["get", "patch"],
+            "verbs": ["get", "patch", "watch"],
         }])
     );
     let binding = named(

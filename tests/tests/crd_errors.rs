@@ -252,7 +252,7 @@ mod v2 {
 fn several_versions_need_exactly_one_storage_version() {
     let problem = one_problem(&["NoStorage", "NoStorageV2"]);
     assert!(
-        matches!(&problem, CrdProblem::NoStorageVersion { group, kind, types }
+        matches!(&problem, CrdProblem::NoStorageVersion { group, kind, types, .. }
             if group == "versions.example.com" && kind == "NoStorage"
                 && type_names(types) == ["NoStorage", "NoStorageV2"]),
         "{problem:?}"

@@ -151,6 +151,10 @@ pub(crate) fn main(previous: &str, paths: &[PathBuf], entries: &[String], json: 
         old.retain(|c| names.contains(&&c["metadata"]["name"]));
     }
     let findings = match kube_markers_compat::compare_sets(&old, &new, &policy) {
+        Ok(mut f) if previous == "cluster" => {
+            f.extend(conversion_left_behind(&old, &new));
+            f
+        }
         Ok(f) => f,
         Err(errors) => {
             let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
@@ -241,6 +245,8 @@ pub fn from_cluster(kubeconfig: Option<&Path>) -> Result<Vec<Value>, String> {
         "customresourcedefinitions.apiextensions.k8s.io",
         "-o",
         "json",
+        // Who owns each field: [`conversion_left_behind`] reads it.
+        "--show-managed-fields",
     ]);
     if let Some(file) = kubeconfig {
         command.arg("--kubeconfig").arg(file);
@@ -268,4 +274,76 @@ pub fn from_cluster(kubeconfig: Option<&Path>) -> Result<Vec<Value>, String> {
             crd
         })
         .collect())
+}
+
+/// The field manager of `kubectl apply --server-side`.
+const KUBECTL_APPLY: &str = "kubectl";
+
+/// Each new CRD that no longer converts through a webhook while the installed one has a
+/// `caBundle` another field manager owns (the webhook server's patches, cert-manager's
+/// injector): a server-side apply removes only what its own field manager set, so the
+/// `caBundle` would stay without the rest of `spec.conversion`, and the API server refuses
+/// that (`spec.conversion.strategy: Required value`, `webhookClientConfig: Forbidden: should
+/// not be set when strategy is not set to Webhook`).
+pub(crate) fn conversion_left_behind(old: &[Value], new: &[Value]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for crd in new {
+        if crd["spec"]["conversion"]["strategy"] == "Webhook" {
+            continue;
+        }
+        let name = crd["metadata"]["name"].as_str().unwrap_or_default();
+        let Some(installed) = old.iter().find(|o| o["metadata"]["name"] == name) else {
+            continue;
+        };
+        if installed["spec"]["conversion"]["webhook"]["clientConfig"]["caBundle"].is_null() {
+            continue;
+        }
+        let owners: Vec<String> = installed["metadata"]["managedFields"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| {
+                let owned = &m["fieldsV1"]["f:spec"]["f:conversion"]["f:webhook"]["f:clientConfig"]
+                    ["f:caBundle"];
+                let applier = m["manager"] == KUBECTL_APPLY && m["operation"] == "Apply";
+                !owned.is_null() && !applier
+            })
+            .map(|m| {
+                format!(
+                    "{} ({})",
+                    m["manager"].as_str().unwrap_or("?"),
+                    m["operation"].as_str().unwrap_or("?")
+                )
+            })
+            .collect();
+        if owners.is_empty() {
+            continue;
+        }
+        findings.push(Finding {
+            check: kube_markers_compat::Check::Conversion,
+            crd: name.to_string(),
+            version: String::new(),
+            path: String::new(),
+            severity: Severity::Error,
+            message: format!(
+                "the installed CRD converts through a webhook and field manager {} owns its \
+                 spec.conversion.webhook.clientConfig.caBundle; this one does not convert, and \
+                 `kubectl apply --server-side` removes only what it set itself, so the API \
+                 server would refuse it (\"should not be set when strategy is not set to \
+                 Webhook\"). Once no running operator writes that caBundle (deploy the release \
+                 without the conversion first), remove it, then apply: kubectl patch crd {name} \
+                 --type=json -p '[{{\"op\":\"remove\",\"path\":\"/spec/conversion/webhook/clientConfig/caBundle\"}}]'",
+                owners.join(", ")
+            ),
+            old: Some("\"Webhook\"".into()),
+            new: Some(
+                crd["spec"]["conversion"]["strategy"]
+                    .as_str()
+                    .map_or("absent".into(), |s| format!("{s:?}")),
+            ),
+            ratcheting: kube_markers_compat::Ratcheting::Unknown,
+            relaxed_by: None,
+        });
+    }
+    findings
 }

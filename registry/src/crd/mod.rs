@@ -14,7 +14,9 @@ pub use problem::{CrdProblem, CrdType, SchemaProblem};
 pub use versions::{ConversionProblem, UnneededAllow};
 
 use crate::CrdEntry;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinition, CustomResourceDefinitionVersion,
+};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -198,6 +200,7 @@ fn merge_kind(
                 group,
                 kind,
                 types: built.iter().map(|b| CrdType::of(b.entry)).collect(),
+                difference: first_difference(&versions),
             }
         } else {
             CrdProblem::SeveralStorageVersions {
@@ -224,4 +227,20 @@ fn merge_kind(
             format!("v{}", env!("CARGO_PKG_VERSION")),
         );
     (crd, errors)
+}
+
+/// The first difference between the schema of the first version and another's, in words naming
+/// both versions.
+fn first_difference(versions: &[CustomResourceDefinitionVersion]) -> Option<String> {
+    let schema = |v: &CustomResourceDefinitionVersion| {
+        v.schema
+            .as_ref()
+            .and_then(|s| serde_json::to_value(&s.open_api_v3_schema).ok())
+            .unwrap_or(serde_json::Value::Null)
+    };
+    let (first, others) = versions.split_first()?;
+    others.iter().find_map(|other| {
+        versions::schema_difference(&schema(first), &schema(other))
+            .map(|d| d.describe(&first.name, &other.name))
+    })
 }

@@ -137,7 +137,12 @@ pub enum CrdProblem {
     /// A kind with several versions marks none as the storage version.
     #[error(
         "{group}/{kind} has {} versions ({}) and none is the storage version: mark exactly one \
-         with #[kube_markers::crd(storage)]", types.len(), Joined(types)
+         with #[kube_markers::crd(storage)] (the version objects are stored at now, until a \
+         release switches it){}", types.len(), Joined(types),
+        difference.as_ref().map(|d| format!(
+            "; their schemas differ too ({d}): they will need a #[kube_markers::conversion] \
+             between them (docs/conversions.md)"
+        )).unwrap_or_default()
     )]
     NoStorageVersion {
         /// The CRD's group.
@@ -146,6 +151,9 @@ pub enum CrdProblem {
         kind: String,
         /// Its types, one per version.
         types: Vec<CrdType>,
+        /// The first difference between two of its versions' schemas, naming both versions
+        /// (`spec.size exists in v1alpha1 only`), if they differ.
+        difference: Option<String>,
     },
     /// A kind marks several versions as the storage version.
     #[error(
@@ -166,8 +174,9 @@ pub enum CrdProblem {
         "{group}/{kind}: versions {storage} ({storage_type}) and {version} ({ty}) have different \
          schemas ({difference}) and no #[kube_markers::conversion] between them: without one, \
          the API server converts by rewriting `apiVersion` only, and a field one version lacks \
-         is lost when a client of that version writes the object back. Write a conversion of \
-         {version} to and from the storage version {storage}, or accept the loss with \
+         is lost when a client of that version writes the object back. Write a \
+         #[kube_markers::conversion] between {version} and {storage} (the hub, which the other \
+         converts to and from, need not be the storage version), or accept the loss with \
          #[kube_markers::crd(allow(unconverted-versions, reason = \"...\"))] on the kind's type"
     )]
     VersionsDiffer {
@@ -219,7 +228,7 @@ impl CrdProblem {
             | CrdProblem::Conversion(
                 C::ToItself { group, kind, .. }
                 | C::UnknownVersion { group, kind, .. }
-                | C::HubNotStorage { group, kind, .. }
+                | C::TwoHubs { group, kind, .. }
                 | C::Twice { group, kind, .. }
                 | C::Missing { group, kind, .. },
             ) => Some((group, kind)),

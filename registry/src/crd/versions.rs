@@ -149,13 +149,13 @@ pub enum ConversionProblem {
         /// The kind's versions, `, `-joined.
         known: String,
     },
-    /// The hub is not the kind's storage version.
+    /// Two conversions of one kind name different hubs.
     #[error(
         "{conversion}: #[kube_markers::conversion] converts {group}/{kind} {spoke} to and from \
-         {hub} ({hub_type}), but the hub must be the storage version, {storage} ({storage_type}): \
-         convert to {storage}, or mark {hub} #[kube_markers::crd(storage)]"
+         {hub} ({hub_type}), but {first} converts to and from {first_hub}: a kind has one hub, \
+         which every other version converts to and from"
     )]
-    HubNotStorage {
+    TwoHubs {
         /// Where the conversion stands.
         conversion: Source,
         /// The group.
@@ -168,10 +168,10 @@ pub enum ConversionProblem {
         hub: String,
         /// Its type.
         hub_type: &'static str,
-        /// The storage version.
-        storage: String,
-        /// Its type.
-        storage_type: CrdType,
+        /// The first conversion of the kind.
+        first: Source,
+        /// The hub it names.
+        first_hub: String,
     },
     /// Two conversions for one spoke.
     #[error(
@@ -192,9 +192,9 @@ pub enum ConversionProblem {
     },
     /// A version of a converting kind has no conversion.
     #[error(
-        "{group}/{kind} {version} ({ty}) has no #[kube_markers::conversion] to and from the \
-         storage version {hub}, but the kind converts through a webhook ({conversions}): the API \
-         server would send objects of {version} to the webhook, which could not convert them"
+        "{group}/{kind} {version} ({ty}) has no #[kube_markers::conversion] to and from the hub \
+         {hub}, but the kind converts through a webhook (the conversions at {conversions}): the \
+         API server would send objects of {version} to the webhook, which could not convert them"
     )]
     Missing {
         /// The group.
@@ -205,9 +205,9 @@ pub enum ConversionProblem {
         version: String,
         /// Its type.
         ty: CrdType,
-        /// The storage version.
+        /// The hub version.
         hub: String,
-        /// The kind's conversions, `, `-joined.
+        /// Where the kind's conversions stand, `, `-joined.
         conversions: String,
     },
 }
@@ -262,8 +262,9 @@ pub fn check<'c>(
     let mut per_kind: Vec<Vec<&'c ConversionEntry>> = vec![Vec::new(); kinds.len()];
     // The spoke versions a conversion names, valid or not: no "missing" on top of its error.
     let mut named: BTreeSet<(usize, String)> = BTreeSet::new();
-    let mut attempted: BTreeSet<usize> = BTreeSet::new();
+    let mut attempted: BTreeMap<usize, Vec<Source>> = BTreeMap::new();
     let mut first_for: BTreeMap<(usize, String), &'c ConversionEntry> = BTreeMap::new();
+    let mut hub_of: BTreeMap<usize, (Source, String)> = BTreeMap::new();
     let index: BTreeMap<(&str, &str), usize> = kinds
         .iter()
         .enumerate()
@@ -305,7 +306,7 @@ pub fn check<'c>(
             });
             continue;
         };
-        attempted.insert(k);
+        attempted.entry(k).or_default().push(c.source.clone());
         named.insert((k, spoke.version.clone()));
         if spoke.version == hub.version {
             fail(ConversionProblem::ToItself {
@@ -336,20 +337,27 @@ pub fn check<'c>(
         if !known {
             continue;
         }
-        if let Some(storage) = storage_version(&kinds[k])
-            && storage != hub.version
-        {
-            fail(ConversionProblem::HubNotStorage {
-                conversion: source(),
-                group: spoke.group,
-                kind: spoke.kind,
-                spoke: spoke.version,
-                hub: hub.version,
-                hub_type: c.hub_type,
-                storage_type: type_of(&kinds[k], &storage),
-                storage,
-            });
-            continue;
+        // The hub need not be the storage version: a release may serve a new hub while the
+        // old version is still stored (Kubernetes' own rollout), and controller-runtime's
+        // hub is not tied to storage either.
+        match hub_of.get(&k) {
+            Some((first, first_hub)) if *first_hub != hub.version => {
+                fail(ConversionProblem::TwoHubs {
+                    conversion: source(),
+                    group: spoke.group,
+                    kind: spoke.kind,
+                    spoke: spoke.version,
+                    hub: hub.version,
+                    hub_type: c.hub_type,
+                    first: first.clone(),
+                    first_hub: first_hub.clone(),
+                });
+                continue;
+            }
+            Some(_) => {}
+            None => {
+                hub_of.insert(k, (source(), hub.version.clone()));
+            }
         }
         match first_for.get(&(k, spoke.version.clone())) {
             Some(first) => fail(ConversionProblem::Twice {
@@ -370,13 +378,15 @@ pub fn check<'c>(
             // None or several: the merge has said so already.
             continue;
         };
-        let others = kind.crd.spec.versions.iter().filter(|v| v.name != storage);
-        if attempted.contains(&k) {
-            let conversions = per_kind[k]
+        if let Some(sources) = attempted.get(&k) {
+            // Every conversion of the kind, refused ones included: the kind converts.
+            let conversions = sources
                 .iter()
-                .map(|c| format!("{}:{}", c.source.file, c.source.line))
+                .map(|s| format!("{}:{}", s.file, s.line))
                 .collect::<Vec<_>>()
                 .join(", ");
+            let hub = hub_of.get(&k).map_or(&storage, |(_, hub)| hub);
+            let others = kind.crd.spec.versions.iter().filter(|v| &v.name != hub);
             for version in others {
                 if !named.contains(&(k, version.name.clone())) {
                     problems.push(CrdProblem::Conversion(ConversionProblem::Missing {
@@ -384,7 +394,7 @@ pub fn check<'c>(
                         kind: kind.crd.spec.names.kind.clone(),
                         version: version.name.clone(),
                         ty: type_of(kind, &version.name),
-                        hub: storage.clone(),
+                        hub: hub.clone(),
                         conversions: conversions.clone(),
                     }));
                 }
@@ -409,7 +419,7 @@ pub fn check<'c>(
                 .unwrap_or(Value::Null)
         };
         let hub_schema = schema_of(&storage);
-        for version in others {
+        for version in kind.crd.spec.versions.iter().filter(|v| v.name != storage) {
             if let Some(difference) = schema_difference(&hub_schema, &schema_of(&version.name)) {
                 problems.push(CrdProblem::VersionsDiffer {
                     group: kind.crd.spec.group.clone(),

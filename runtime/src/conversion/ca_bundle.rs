@@ -1,18 +1,25 @@
 //! The CA bundle of the CRDs that convert, without cert-manager (feature
 //! `conversion-ca-bundle`): the webhook server writes the CA that signed its certificate into
 //! `spec.conversion.webhook.clientConfig.caBundle` of each CRD whose conversions it serves, at
-//! start, when the certificate rotates, and every resync interval (a re-applied CRD may have
-//! lost it). It reads and patches those CRDs by name only: `get` and `patch` on
-//! `customresourcedefinitions` with their `resourceNames`, the rule the generator writes.
+//! start, as soon as a watch shows the CRD created or changed (whatever the order the operator
+//! and the CRD are applied in), when the certificate rotates, and every resync interval. It
+//! reads, watches and patches those CRDs by name only: `get`, `watch` and `patch` on
+//! `customresourcedefinitions` with their `resourceNames` (a watch with the field selector
+//! `metadata.name=<crd>` is authorized by name), the rule the generator writes.
 //!
 //! The CA is `ca.crt` beside the certificate (a `kubernetes.io/tls` Secret's), or the
 //! certificate file itself when there is no `ca.crt` (a self-signed certificate is its own CA).
 
 use std::path::{Path, PathBuf};
 
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use futures::StreamExt;
 use k8s_openapi::ByteString;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, Patch, PatchParams};
+use kube::api::{Api, Patch, PatchParams, WatchEvent, WatchParams};
+use tokio::sync::{mpsc, watch};
 
 /// The field manager of the patches.
 pub const FIELD_MANAGER: &str = "kube-markers-webhook-server";
@@ -42,6 +49,8 @@ pub(crate) enum Patched {
     Written,
     /// It held the CA already.
     Unchanged,
+    /// It is not applied yet: the watch says when it is.
+    Absent,
 }
 
 impl CaBundlePatcher {
@@ -80,31 +89,30 @@ impl CaBundlePatcher {
         unreachable!("the last candidate returns")
     }
 
-    /// Writes the CA into every CRD; each CRD's outcome, in order.
-    pub(crate) async fn patch_all(&self) -> Vec<(String, Result<Patched, String>)> {
-        let bundle = match self.bundle().await {
-            Ok(bundle) => bundle,
-            Err(e) => {
-                return self
-                    .crds
-                    .iter()
-                    .map(|c| (c.clone(), Err(e.clone())))
-                    .collect();
-            }
-        };
+    /// Writes the CA into each of `crds`; each CRD's outcome, in order.
+    pub(crate) async fn patch_some<'a>(
+        &self,
+        crds: impl IntoIterator<Item = &'a String>,
+    ) -> Vec<(String, Result<Patched, String>)> {
+        let bundle = self.bundle().await;
         let mut outcomes = Vec::new();
-        for crd in &self.crds {
-            outcomes.push((crd.clone(), self.patch(crd, &bundle).await));
+        for crd in crds {
+            let outcome = match &bundle {
+                Ok(bundle) => self.patch(crd, bundle).await,
+                Err(e) => Err(e.clone()),
+            };
+            outcomes.push((crd.clone(), outcome));
         }
         outcomes
     }
 
     async fn patch(&self, name: &str, bundle: &[u8]) -> Result<Patched, String> {
         let api: Api<CustomResourceDefinition> = Api::all(self.client.clone());
-        let crd = api
-            .get(name)
-            .await
-            .map_err(|e| format!("CRD {name} cannot be read: {e}"))?;
+        let crd = match api.get(name).await {
+            Ok(crd) => crd,
+            Err(kube::Error::Api(e)) if e.code == 404 => return Ok(Patched::Absent),
+            Err(e) => return Err(format!("CRD {name} cannot be read: {e}")),
+        };
         let conversion = crd.spec.conversion.unwrap_or_default();
         if conversion.strategy != "Webhook" {
             return Err(format!(
@@ -136,41 +144,171 @@ impl CaBundlePatcher {
     }
 }
 
-/// Keeps the CRDs' bundles: patches them now (retrying every few seconds, up to `resync`, until
-/// every CRD has it), then again when `rotated` signals a new certificate and every `resync`,
-/// until `stopped`. Each write and each failure is logged.
+/// Keeps the CRDs' bundles: patches them now, then each CRD again as soon as its watch shows
+/// it created or changed, all of them when `rotated` signals a new certificate and every
+/// `resync`, until `stopped`. A CRD whose patch failed (no permission, not `Webhook`) is
+/// retried after 1, 2, 4 ... s, up to `resync`. Each write and each failure is logged.
 pub(crate) async fn keep(
     patcher: CaBundlePatcher,
-    resync: std::time::Duration,
-    mut rotated: tokio::sync::watch::Receiver<()>,
-    mut stopped: tokio::sync::watch::Receiver<bool>,
+    resync: Duration,
+    mut rotated: watch::Receiver<()>,
+    mut stopped: watch::Receiver<bool>,
 ) {
-    use std::time::Duration;
+    let (changed, mut changes) = mpsc::unbounded_channel::<String>();
+    for crd in patcher.crds() {
+        tokio::spawn(watch_crd(
+            patcher.client.clone(),
+            crd.clone(),
+            changed.clone(),
+            stopped.clone(),
+        ));
+    }
+    let all: BTreeSet<String> = patcher.crds().iter().cloned().collect();
+    let mut due = all.clone();
+    let mut failed: BTreeSet<String> = BTreeSet::new();
+    let mut absent: BTreeSet<String> = BTreeSet::new();
     let mut retry = Duration::from_secs(1);
+    let mut next = tokio::time::Instant::now();
     loop {
-        let mut failed = false;
-        for (crd, outcome) in patcher.patch_all().await {
-            match outcome {
-                Ok(Patched::Written) => tracing::info!(%crd, "conversion webhook caBundle written"),
-                Ok(Patched::Unchanged) => {}
-                Err(e) => {
-                    failed = true;
-                    tracing::warn!(%crd, "conversion webhook caBundle not written, retrying: {e}");
+        if !due.is_empty() {
+            for (crd, outcome) in patcher.patch_some(&due).await {
+                failed.remove(&crd);
+                let was_absent = absent.remove(&crd);
+                match outcome {
+                    Ok(Patched::Written) => {
+                        tracing::info!(%crd, "conversion webhook caBundle written");
+                    }
+                    Ok(Patched::Unchanged) => {}
+                    Ok(Patched::Absent) => {
+                        if !was_absent {
+                            tracing::info!(
+                                %crd,
+                                "CRD not applied yet: its conversion webhook caBundle is written \
+                                 as soon as it is"
+                            );
+                        }
+                        absent.insert(crd);
+                    }
+                    Err(e) => {
+                        tracing::warn!(%crd, "conversion webhook caBundle not written, retrying: {e}");
+                        failed.insert(crd);
+                    }
                 }
             }
+            let now = tokio::time::Instant::now();
+            next = if failed.is_empty() {
+                retry = Duration::from_secs(1);
+                now + resync
+            } else {
+                let wait = retry;
+                retry = (retry * 2).min(resync);
+                now + wait
+            };
+            due.clear();
         }
-        let wait = if failed {
-            retry = (retry * 2).min(resync);
-            retry
-        } else {
-            retry = Duration::from_secs(1);
-            resync
-        };
         tokio::select! {
-            _ = tokio::time::sleep(wait) => {}
-            changed = rotated.changed() => if changed.is_err() { return },
+            _ = tokio::time::sleep_until(next) => {
+                due = if failed.is_empty() { all.clone() } else { failed.clone() };
+            }
+            changed = rotated.changed() => {
+                if changed.is_err() { return }
+                due = all.clone();
+            }
+            Some(crd) = changes.recv() => {
+                due.insert(crd);
+                while let Ok(crd) = changes.try_recv() {
+                    due.insert(crd);
+                }
+            }
             _ = stopped.changed() => return,
         }
+    }
+}
+
+/// Watches the CRD `name` (field selector `metadata.name`, which RBAC authorizes by name)
+/// and sends its name on every event: created, changed (applied again, its bundle dropped)
+/// or deleted. The watch starts at resourceVersion 0, which begins with the CRD as it is,
+/// and starts over when it ends; a refused watch, or one that ends at once, is retried after
+/// 1, 2, 4 ... 60 s.
+async fn watch_crd(
+    client: kube::Client,
+    name: String,
+    changed: mpsc::UnboundedSender<String>,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let api: Api<CustomResourceDefinition> = Api::all(client);
+    let params = WatchParams::default()
+        .fields(&format!("metadata.name={name}"))
+        .timeout(290);
+    let mut retry = Duration::from_secs(1);
+    loop {
+        let events = tokio::select! {
+            events = api.watch(&params, "0") => events,
+            _ = stopped.changed() => return,
+        };
+        let started = tokio::time::Instant::now();
+        match events {
+            Ok(events) => {
+                let mut events = std::pin::pin!(events);
+                loop {
+                    let event = tokio::select! {
+                        event = events.next() => event,
+                        _ = stopped.changed() => return,
+                    };
+                    match event {
+                        Some(Ok(
+                            WatchEvent::Added(_) | WatchEvent::Modified(_) | WatchEvent::Deleted(_),
+                        )) => {
+                            if changed.send(name.clone()).is_err() {
+                                return;
+                            }
+                        }
+                        Some(Ok(WatchEvent::Bookmark(_))) => {}
+                        Some(Ok(WatchEvent::Error(e))) => {
+                            tracing::debug!(crd = %name, "the CRD's watch ended: {e}");
+                            break;
+                        }
+                        Some(Err(e)) => {
+                            tracing::debug!(crd = %name, "the CRD's watch ended: {e}");
+                            break;
+                        }
+                        None => break,
+                    }
+                }
+                // Ended by the server's timeout: start over at once; ended at once (an error
+                // on every attempt): back off.
+                if started.elapsed() < Duration::from_secs(5) {
+                    if !continue_after(retry, &mut stopped).await {
+                        return;
+                    }
+                    retry = (retry * 2).min(Duration::from_secs(60));
+                } else {
+                    retry = Duration::from_secs(1);
+                }
+            }
+            Err(e) => {
+                tracing::warn!(
+                    crd = %name,
+                    "the CRD cannot be watched (its caBundle is then checked every resync \
+                     interval only; the role needs `watch` on it): {e}"
+                );
+                if !continue_after(retry, &mut stopped).await {
+                    return;
+                }
+                retry = (retry * 2).min(Duration::from_secs(60));
+            }
+        }
+        if *stopped.borrow() {
+            return;
+        }
+    }
+}
+
+/// Waits `wait`; false if the server stopped meanwhile.
+async fn continue_after(wait: Duration, stopped: &mut watch::Receiver<bool>) -> bool {
+    tokio::select! {
+        _ = tokio::time::sleep(wait) => true,
+        _ = stopped.changed() => false,
     }
 }
 

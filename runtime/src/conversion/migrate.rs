@@ -75,7 +75,9 @@ impl fmt::Display for Progress {
     }
 }
 
-/// What a migration did.
+/// What a migration did: [`migrate`]'s answer, for the operator to log (`{migrated:?}`) or
+/// check (`progress.rewritten` objects rewritten, `stored_before` the `storedVersions` it
+/// trimmed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Migrated {

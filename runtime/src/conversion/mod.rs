@@ -1,7 +1,8 @@
 //! Conversions between the versions of a kind: hub and spoke, as controller-runtime does.
 //!
-//! The **hub** is the kind's storage version (`#[kube_markers::crd(storage)]`); every other
-//! served version is a **spoke** that converts to and from the hub. A conversion is an
+//! The **hub** is the version every other served version (a **spoke**) converts to and from:
+//! usually the storage version (`#[kube_markers::crd(storage)]`), but a release may serve a new
+//! hub while the old version is still stored (docs/conversions.md, "The workflow"). A conversion is an
 //! `impl` of [`Spoke`] with [`#[kube_markers::conversion]`](macro@crate::conversion) on it:
 //!
 //! ```ignore
@@ -55,8 +56,32 @@ pub use review::{
 };
 pub use round_trip::{RoundTripError, check_hub_round_trip, check_spoke_round_trip};
 
-/// A served version of a kind (the spoke, `Self`) that converts to and from the kind's storage
-/// version (`Hub`). Implement it with [`#[kube_markers::conversion]`](macro@crate::conversion)
+/// What a server of these `paths` serves, in the words of its start line.
+#[cfg(feature = "webhook-server")]
+pub(crate) fn serving(paths: &[&str]) -> &'static str {
+    let converts = paths.contains(&CONVERSION_PATH);
+    let admits = paths.iter().any(|p| *p != CONVERSION_PATH);
+    match (admits, converts) {
+        (true, true) => "admission webhooks and conversions",
+        (false, true) => "conversions",
+        _ => "admission webhooks",
+    }
+}
+
+#[cfg(all(test, feature = "webhook-server"))]
+#[test]
+fn the_start_line_says_what_is_served() {
+    assert_eq!(serving(&["/convert"]), "conversions");
+    assert_eq!(
+        serving(&["/convert", "/validate-v1-pod"]),
+        "admission webhooks and conversions"
+    );
+    assert_eq!(serving(&["/validate-v1-pod"]), "admission webhooks");
+    assert_eq!(serving(&[]), "admission webhooks");
+}
+
+/// A served version of a kind (the spoke, `Self`) that converts to and from the kind's hub
+/// (`Hub`), usually its storage version. Implement it with [`#[kube_markers::conversion]`](macro@crate::conversion)
 /// on the `impl`, which registers the pair for the generator and the webhook server.
 ///
 /// Both are kube-derive types of one group and kind. The conversions take whole objects:

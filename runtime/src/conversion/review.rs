@@ -58,7 +58,7 @@ pub enum ConversionSetupError {
     },
     /// Two conversions of one kind name different hubs.
     #[error(
-        "{kind}: {first} converts to the hub {first_hub} and {second} to the hub {second_hub}: a kind has one hub, its storage version"
+        "{kind}: {first} converts to the hub {first_hub} and {second} to the hub {second_hub}: a kind has one hub, which every other version converts to and from"
     )]
     TwoHubs {
         /// The group and kind.

@@ -71,8 +71,9 @@ pub fn ca_injection_patches(id: &Identity, crds: &[String]) -> Vec<Value> {
         .collect()
 }
 
-/// Without cert-manager: `get` and `patch` on exactly the converting CRDs, for the server to
-/// write its CA into their `caBundle` (CRDs keep their names under `namePrefix`).
+/// Without cert-manager: `get`, `patch` and `watch` on exactly the converting CRDs, for the
+/// server to write its CA into their `caBundle` as soon as they are applied (CRDs keep their
+/// names under `namePrefix`; a watch by `metadata.name` is authorized by name).
 pub fn ca_bundle_role(id: &Identity, crds: &[String]) -> Option<BundleRole> {
     if id.cert_manager || crds.is_empty() {
         return None;
@@ -81,7 +82,9 @@ pub fn ca_bundle_role(id: &Identity, crds: &[String]) -> Option<BundleRole> {
         groups: vec!["apiextensions.k8s.io".to_string().into()],
         resources: vec!["customresourcedefinitions".to_string().into()],
         resource_names: crds.iter().map(|n| n.clone().into()).collect(),
-        verbs: vec!["get".to_string().into(), "patch".to_string().into()],
+        verbs: ["get", "patch", "watch"]
+            .map(|v| v.to_string().into())
+            .to_vec(),
         role_name: Some(CA_BUNDLE_ROLE.to_string().into()),
         ..RbacMarker::default()
     };

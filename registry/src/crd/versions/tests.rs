@@ -261,21 +261,16 @@ fn every_version_but_the_hub_needs_one() {
     let got = problems(&entries, &[conversion(size_v1, replicas_v2, 30)]);
     assert_eq!(got.len(), 1, "{got:?}");
     assert!(
-        got[0].starts_with("example.com/Cache v3 (src/api.rs:25 (Cache)) has no #[kube_markers::conversion] to and from the storage version v2"),
+        got[0].starts_with("example.com/Cache v3 (src/api.rs:25 (Cache)) has no #[kube_markers::conversion] to and from the hub v2, but the kind converts through a webhook (the conversions at src/api.rs:30)"),
         "{}",
         got[0]
     );
-    assert!(got[0].contains("(src/api.rs:30)"), "{}", got[0]);
 }
 
 #[test]
 fn conversions_that_name_what_is_not_there() {
     let entries = [entry(size_v1, false, 10), entry(replicas_v2, true, 20)];
-    let cases: [(ConversionEntry, &str); 5] = [
-        (
-            conversion(replicas_v2, size_v1, 30),
-            "src/api.rs:30 (impl): #[kube_markers::conversion] converts example.com/Cache v2 to and from v1 (v2::Cache), but the hub must be the storage version, v2",
-        ),
+    let cases: [(ConversionEntry, &str); 4] = [
         (
             conversion(size_v1, size_v1, 31),
             "converts example.com/Cache v1 (v1::Cache and v2::Cache) to itself",
@@ -300,6 +295,56 @@ fn conversions_that_name_what_is_not_there() {
             "{expected}\n{got:#?}"
         );
     }
+}
+
+/// A release that serves the new hub while the old version is still stored: the hub is v1,
+/// the storage version v1alpha1 (here v2 and v1).
+#[test]
+fn the_hub_need_not_be_the_storage_version() {
+    let entries = [entry(size_v1, true, 10), entry(replicas_v2, false, 20)];
+    let refs: Vec<&CrdEntry> = entries.iter().collect();
+    let (kinds, _) = merge(&refs);
+    let c = conversion(size_v1, replicas_v2, 30);
+    let (per_kind, got) = check(&kinds, &[&c]);
+    assert!(got.is_empty(), "{got:?}");
+    assert_eq!(per_kind[0].len(), 1);
+    // The third version needs a conversion to and from that hub, and says where the
+    // others stand even when they are refused.
+    let entries = [
+        entry(size_v1, true, 10),
+        entry(replicas_v2, false, 20),
+        entry(size_v3, false, 25),
+    ];
+    let got = problems(&entries, &[conversion(size_v1, replicas_v2, 30)]);
+    assert_eq!(
+        got,
+        [
+            "example.com/Cache v3 (src/api.rs:25 (Cache)) has no #[kube_markers::conversion] to and from the hub v2, but the kind converts through a webhook (the conversions at src/api.rs:30): the API server would send objects of v3 to the webhook, which could not convert them"
+        ]
+    );
+}
+
+#[test]
+fn a_kind_has_one_hub() {
+    let entries = [
+        entry(size_v1, false, 10),
+        entry(replicas_v2, true, 20),
+        entry(size_v3, false, 25),
+    ];
+    let got = problems(
+        &entries,
+        &[
+            conversion(size_v1, replicas_v2, 30),
+            conversion(replicas_v2, size_v3, 40),
+        ],
+    );
+    assert_eq!(
+        got,
+        [
+            "src/api.rs:40 (impl): #[kube_markers::conversion] converts example.com/Cache v2 to and from v3 (v2::Cache), but src/api.rs:30 (impl) converts to and from v2: a kind has one hub, which every other version converts to and from",
+            "example.com/Cache v3 (src/api.rs:25 (Cache)) has no #[kube_markers::conversion] to and from the hub v2, but the kind converts through a webhook (the conversions at src/api.rs:30, src/api.rs:40): the API server would send objects of v3 to the webhook, which could not convert them",
+        ]
+    );
 }
 
 #[test]

@@ -292,7 +292,7 @@ fn inconsistent_registrations_are_refused_naming_each_attribute() {
         messages,
         [
             "test.kube-markers.dev Widget v1: converted by both src/lib.rs:1 (S -> H) and src/lib.rs:2 (S -> H)",
-            "test.kube-markers.dev Widget: src/lib.rs:1 (S -> H) converts to the hub v2 and src/lib.rs:3 (S -> H) to the hub v1: a kind has one hub, its storage version",
+            "test.kube-markers.dev Widget: src/lib.rs:1 (S -> H) converts to the hub v2 and src/lib.rs:3 (S -> H) to the hub v1: a kind has one hub, which every other version converts to and from",
             "src/lib.rs:4 (S -> H): S and H are both test.kube-markers.dev/v2 Widget: a conversion is between two versions",
             "src/lib.rs:5 (S -> H): S is test.kube-markers.dev/v1 Widget and H is test.kube-markers.dev/v1 Gadget: a conversion is between two versions of one group and kind",
         ]

@@ -592,6 +592,8 @@ impl WebhookServer {
             rotated,
             stopped.clone(),
         ));
+        let paths: Vec<String> = self.table.paths().map(str::to_string).collect();
+        let serves = crate::conversion::serving(&self.table.paths().collect::<Vec<_>>());
         let serving = tokio::spawn(accept(
             listener,
             self.acceptor,
@@ -600,7 +602,7 @@ impl WebhookServer {
             stopped,
             self.shutdown_timeout,
         ));
-        tracing::info!(addr = %local_addr, "serving admission webhooks");
+        tracing::info!(addr = %local_addr, paths = ?paths, "serving {serves}");
         Ok(RunningServer {
             local_addr,
             stop,
