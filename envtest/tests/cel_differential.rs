@@ -409,3 +409,62 @@ async fn random_crds_are_decided_as_kube_apiserver_decides_them() {
         differ.join("\n")
     );
 }
+
+/// The CRDs of `generator/tests/check_crds/server_warnings/` (optional enums as schemars writes
+/// them, integer and other formats, sets of objects, and the generator's own CRD of such a
+/// type) created with `kubectl create --dry-run=server`: the verdict and the warnings
+/// kube-apiserver sends are the recorded ones (`verdicts.tsv`, which
+/// `generator/tests/check_crds_server_warnings.rs` replays without a server;
+/// `KUBE_MARKERS_RECORD_VERDICTS=1` records them anew).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_recorded_server_warnings_are_the_servers() {
+    let Some(kubectl_bin) = common::oracle("kubectl.sh") else {
+        return;
+    };
+    let (env, _) = start().await;
+    let kubeconfig = env.admin_kubeconfig().unwrap();
+    let dir = common::root().join("generator/tests/check_crds/server_warnings");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json") || n.ends_with(".yaml"))
+        .collect();
+    files.sort();
+    let mut lines = vec![
+        "# What kube-apiserver 1.37.2 made of each CRD here (kubectl 1.37.2, `create --dry-run=server".to_string(),
+        "# --validate=false`): file, verdict, the warnings it sent (sorted, ` | ` between them);".to_string(),
+        "# recorded by envtest/tests/cel_differential.rs.".to_string(),
+    ];
+    for file in &files {
+        let out = std::process::Command::new(&kubectl_bin)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args(["create", "--dry-run=server", "--validate=false", "-f"])
+            .arg(dir.join(file))
+            .output()
+            .expect("run kubectl");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let mut warnings: Vec<&str> = stderr
+            .lines()
+            .filter_map(|l| l.strip_prefix("Warning: "))
+            .collect();
+        warnings.sort();
+        warnings.dedup();
+        let verdict = if out.status.success() {
+            "accepted"
+        } else {
+            "refused"
+        };
+        lines.push(format!("{file}\t{verdict}\t{}", warnings.join(" | ")));
+    }
+    let text = lines.join("\n") + "\n";
+    let path = dir.join("verdicts.tsv");
+    if std::env::var_os("KUBE_MARKERS_RECORD_VERDICTS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap_or_default(),
+        text,
+        "the recorded verdicts are not this server's"
+    );
+}

@@ -44,7 +44,9 @@ pub use cli::generate::{Command, Options, TargetProblem, UsageError, help};
 pub(crate) use error::with_sources;
 pub use error::{Denied, Error, IoAction, ScanError};
 pub use generate::crds::render_crd;
-pub use generate::crds::{GeneratedCrd, generate_crds, generate_crds_with_conversions};
+pub use generate::crds::{
+    CrdWarning, GeneratedCrd, generate_crds, generate_crds_warning, generate_crds_with_conversions,
+};
 pub use generate::roles::render_roles;
 pub use generate::{bundle, webhooks as webhook};
 pub use input::from_source;

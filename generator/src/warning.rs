@@ -26,6 +26,9 @@ pub enum Warning {
     /// A CRD's `allow(unconverted-versions, ...)` that accepts nothing.
     #[error(transparent)]
     UnneededAllow(kube_markers_registry::crd::UnneededAllow),
+    /// What the API server accepts in a CRD but `check-crds` warns of (its own warnings too).
+    #[error(transparent)]
+    Crd(crate::generate::crds::CrdWarning),
     /// The webhook configurations.
     #[error(transparent)]
     Webhook(WebhookWarning),

@@ -205,9 +205,14 @@ pub fn problems(node: &Map<String, Value>) -> Vec<Problem> {
     }
 
     if let Some(values) = node.get("enum").and_then(Value::as_array) {
+        // A nullable node's `null` is of its type: schemars writes `enum: [..., null]` with
+        // `nullable: true` for every `Option` of an enum, and the API server takes that
+        // schema without a word.
+        let nullable = flag(node, "nullable");
+        let typed = |v: &Value| (nullable && v.is_null()) || has_type(v, ty, int_or_string);
         let mut fitting = 0;
         for (i, value) in values.iter().enumerate() {
-            if !has_type(value, ty, int_or_string) {
+            if !typed(value) {
                 let expected = if int_or_string {
                     "an integer or a string"
                 } else {
@@ -222,7 +227,7 @@ pub fn problems(node: &Map<String, Value>) -> Vec<Problem> {
                 fitting += 1;
             }
         }
-        if fitting == 0 && values.iter().all(|v| has_type(v, ty, int_or_string)) {
+        if fitting == 0 && values.iter().all(typed) {
             out.push(Problem::new(
                 "enum",
                 "no enum value meets the other bounds, so no value is ever valid".into(),

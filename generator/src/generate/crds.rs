@@ -4,6 +4,7 @@
 //! written.
 
 use crate::check::crd as structural;
+use crate::check::crd::files::Finding;
 use crate::generate::Generated;
 use crate::generate::Inputs;
 use crate::output::Output;
@@ -23,8 +24,11 @@ pub fn generate(
     if inputs.crds.is_empty() {
         return Ok(Generated::default());
     }
-    let (crds, unneeded) =
-        generate_with_warnings(inputs.crds, inputs.conversions).map_err(Error::Crd)?;
+    // `--rbac-from-source` keeps the CRD files as they are: it reads only the merged CRDs'
+    // names for the bundle, and checks nothing of what it does not write.
+    let checked = !inputs.kept.contains(&crate::generate::Artifact::Crds);
+    let (crds, unneeded, crd_warnings) =
+        generate_with_warnings(inputs.crds, inputs.conversions, checked).map_err(Error::Crd)?;
     let crd_dir = opts.crd_dir();
     let files = crds
         .iter()
@@ -44,7 +48,11 @@ pub fn generate(
             .then(|| format!("{} CRD(s) with {versions} version(s)", crds.len())),
         artifact: crds,
         files,
-        warnings: unneeded.into_iter().map(Warning::UnneededAllow).collect(),
+        warnings: unneeded
+            .into_iter()
+            .map(Warning::UnneededAllow)
+            .chain(crd_warnings.into_iter().map(Warning::Crd))
+            .collect(),
     })
 }
 
@@ -99,21 +107,55 @@ pub fn generate_crds_with_conversions(
     entries: &[&CrdEntry],
     conversions: &[&ConversionEntry],
 ) -> Result<Vec<GeneratedCrd>, Vec<CrdProblem>> {
-    generate_with_warnings(entries, conversions).map(|(crds, _)| crds)
+    generate_with_warnings(entries, conversions, true).map(|(crds, ..)| crds)
 }
 
-/// The CRDs, and the `allow(unconverted-versions, ...)` that accept nothing.
-type WithWarnings = (Vec<GeneratedCrd>, Vec<versions::UnneededAllow>);
+/// [`generate_crds_with_conversions`], with what the API server accepts in the CRDs but
+/// `check-crds` warns of: the run's [`Warning::Crd`]s.
+pub fn generate_crds_warning(
+    entries: &[&CrdEntry],
+    conversions: &[&ConversionEntry],
+) -> Result<(Vec<GeneratedCrd>, Vec<CrdWarning>), Vec<CrdProblem>> {
+    generate_with_warnings(entries, conversions, true).map(|(crds, _, warnings)| (crds, warnings))
+}
 
+/// What the API server accepts in a CRD the generator writes but `check-crds` warns of, with
+/// the same words: its own warnings (`unrecognized format "uint32"`), and what it takes
+/// silently though it looks wrong (a schema no value satisfies, a printer column's path that
+/// leads nowhere).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{group}/{kind} ({ty}): {}", finding.warning())]
+#[non_exhaustive]
+pub struct CrdWarning {
+    /// The CRD's group.
+    pub group: String,
+    /// The CRD's kind.
+    pub kind: String,
+    /// The type of the version it is in (the first type for the CRD's own fields).
+    pub ty: CrdType,
+    /// What `check-crds` says of it.
+    pub finding: Finding,
+}
+
+/// The CRDs, the `allow(unconverted-versions, ...)` that accept nothing, and the warnings.
+type WithWarnings = (
+    Vec<GeneratedCrd>,
+    Vec<versions::UnneededAllow>,
+    Vec<CrdWarning>,
+);
+
+/// `checked`: whether to run `check-crds`' checks on each CRD (not when its file is kept).
 fn generate_with_warnings(
     entries: &[&CrdEntry],
     conversions: &[&ConversionEntry],
+    checked: bool,
 ) -> Result<WithWarnings, Vec<CrdProblem>> {
     let (mut kinds, mut errors) = merge(entries);
     let (converting, version_problems) = versions::apply(&mut kinds, conversions);
     errors.extend(version_problems);
     let unneeded = versions::unneeded_allows(&kinds, &converting);
     let mut out = Vec::new();
+    let mut warnings = Vec::new();
     for kind in kinds {
         let mut problems = kind.problems;
         // The names make the file name, `<group>_<plural>.yaml`: a `/` or `..` in them would
@@ -141,16 +183,42 @@ fn generate_with_warnings(
             }
         }
         // Only the generator checks what the API server would reject: it needs the structural
-        // rules and a CEL parser, which a running operator does without.
-        for version in &kind.crd.spec.versions {
-            let json = serde_json::to_value(version).unwrap_or(Value::Null);
-            for problem in structural::check_version(&json) {
-                problems.push(CrdProblem::Schema {
-                    group: kind.crd.spec.group.clone(),
-                    kind: kind.crd.spec.names.kind.clone(),
-                    version: version.name.clone(),
-                    ty: type_of(&kind.built, &version.name),
-                    problem,
+        // rules and a CEL parser, which a running operator does without. The checks are
+        // `check-crds`' own, on the CRD as it is written, with the same verdicts: refused
+        // where the API server refuses, a warning where it accepts. (A kind that cannot be
+        // merged or named is only a best effort: its other problems come first.)
+        if checked && problems.is_empty() {
+            let json = serde_json::to_value(&kind.crd).unwrap_or(Value::Null);
+            let verdict = structural::files::verdict(&json, structural::Fixes::Attributes);
+            let group = &kind.crd.spec.group;
+            let kind_name = &kind.crd.spec.names.kind;
+            let ty = |finding: &Finding| match &finding.version {
+                Some(v) => type_of(&kind.built, v),
+                None => CrdType::of(kind.built[0].entry),
+            };
+            for finding in verdict.refused {
+                problems.push(match &finding.version {
+                    Some(version) => CrdProblem::Schema {
+                        group: group.clone(),
+                        kind: kind_name.clone(),
+                        version: version.clone(),
+                        ty: ty(&finding),
+                        problem: finding.problem,
+                    },
+                    None => CrdProblem::Definition {
+                        group: group.clone(),
+                        kind: kind_name.clone(),
+                        ty: ty(&finding),
+                        problem: finding.problem.to_string(),
+                    },
+                });
+            }
+            for finding in verdict.accepted {
+                warnings.push(CrdWarning {
+                    group: group.clone(),
+                    kind: kind_name.clone(),
+                    ty: ty(&finding),
+                    finding,
                 });
             }
         }
@@ -169,7 +237,7 @@ fn generate_with_warnings(
         }
     }
     if errors.is_empty() {
-        Ok((out, unneeded))
+        Ok((out, unneeded, warnings))
     } else {
         Err(errors)
     }

@@ -11,6 +11,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 mod conversions;
+mod crd_verdicts;
 mod destinations;
 mod docs;
 mod ledgers;

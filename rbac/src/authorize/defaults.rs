@@ -152,7 +152,9 @@ impl DefaultRole {
                 ..ObjectMeta::default()
             },
             role_ref: RoleRef {
-                api_group: Some("rbac.authorization.k8s.io".into()),
+                // `Option<String>` from k8s-openapi's v1_36, `String` before: `into` builds
+                // either, so that the crate compiles with every version a user picks.
+                api_group: String::from("rbac.authorization.k8s.io").into(),
                 kind: "ClusterRole".into(),
                 name: self.name.to_string(),
             },

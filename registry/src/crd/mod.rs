@@ -77,7 +77,69 @@ fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, CrdProblem> {
             *schema = serde_json::from_value(json).map_err(root_patch)?;
         }
     }
+    for version in &mut crd.spec.versions {
+        let Some(schema) = version
+            .schema
+            .as_mut()
+            .and_then(|s| s.open_api_v3_schema.as_mut())
+        else {
+            continue;
+        };
+        let mut json = serde_json::to_value(&*schema).map_err(root_patch)?;
+        if integer_formats(&mut json) {
+            *schema = serde_json::from_value(json).map_err(root_patch)?;
+        }
+    }
     Ok(crd)
+}
+
+/// Writes schemars' integer formats as the API server knows them: it recognizes `int32` and
+/// `int64` only, warns `unrecognized format "uint32"` of any other on every create and update
+/// of the CRD, and ignores it. `u8`, `u16`, `i8` and `i16` (bounded by schemars' `minimum` and
+/// `maximum`) become `int32`; `u32`, `u64`, `usize` and `isize` (`minimum: 0` kept for the
+/// unsigned) become `int64`, which holds every `u32` (controller-gen writes Go's `uint32` as
+/// `int32`, which refuses values above 2^31 - 1) and every `u64` a Kubernetes client can send
+/// exactly; `u128` and `i128`, which `int64` would cut, lose the format. Returns whether
+/// anything changed.
+fn integer_formats(node: &mut Value) -> bool {
+    let mut changed = false;
+    let Some(map) = node.as_object_mut() else {
+        return false;
+    };
+    if map.get("type").and_then(Value::as_str) == Some("integer")
+        && let Some(format) = map.get("format").and_then(Value::as_str)
+    {
+        let written = match format {
+            "uint8" | "uint16" | "int8" | "int16" => Some("int32"),
+            "uint32" | "uint64" | "uint" | "int" => Some("int64"),
+            "uint128" | "int128" => None,
+            _ => Some(format),
+        };
+        if written != Some(format) {
+            changed = true;
+            match written {
+                Some(w) => map.insert("format".into(), Value::String(w.into())),
+                None => map.remove("format"),
+            };
+        }
+    }
+    for (key, child) in map.iter_mut() {
+        changed |= match key.as_str() {
+            "properties" => child
+                .as_object_mut()
+                .into_iter()
+                .flat_map(|props| props.values_mut())
+                .fold(false, |c, v| integer_formats(v) | c),
+            "allOf" | "anyOf" | "oneOf" => child
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+                .fold(false, |c, v| integer_formats(v) | c),
+            "items" | "additionalProperties" | "not" => integer_formats(child),
+            _ => false,
+        };
+    }
+    changed
 }
 
 /// One group and kind, merged: the CRD and what stands in its way.

@@ -200,6 +200,19 @@ pub enum CrdProblem {
     /// The registered conversions name what does not exist, or do not cover their kind.
     #[error(transparent)]
     Conversion(#[from] super::versions::ConversionProblem),
+    /// The API server would reject the CRD's own fields (its names, conversion, metadata or
+    /// list of versions), found by the checks `check-crds` runs (with the `codegen` feature).
+    #[error("{group}/{kind} ({ty}): {problem}")]
+    Definition {
+        /// The CRD's group.
+        group: String,
+        /// The CRD's kind.
+        kind: String,
+        /// The kind's first type.
+        ty: CrdType,
+        /// What is wrong, and where in the CRD.
+        problem: String,
+    },
     /// The API server would reject a version's schema (found by the generator's checks, with
     /// the `codegen` feature).
     #[error("{group}/{kind} ({ty}): version {version}: {problem}")]
@@ -242,6 +255,7 @@ impl CrdProblem {
             CrdProblem::KubeDerive { ty, .. }
             | CrdProblem::RootPatch { ty, .. }
             | CrdProblem::Schema { ty, .. }
+            | CrdProblem::Definition { ty, .. }
             | CrdProblem::InvalidName { ty, .. } => Some(ty),
             CrdProblem::NamesDisagree { first, .. } | CrdProblem::VersionTwice { first, .. } => {
                 Some(first)

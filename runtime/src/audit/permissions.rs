@@ -248,7 +248,8 @@ impl Permissions {
                 });
             }
             let role_ref = |kind: &str| RoleRef {
-                api_group: Some(RBAC_GROUP.into()),
+                // `String` before k8s-openapi's v1_36, `Option<String>` since.
+                api_group: String::from(RBAC_GROUP).into(),
                 kind: kind.into(),
                 name: name.clone(),
             };

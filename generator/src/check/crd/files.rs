@@ -244,6 +244,79 @@ fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport 
     let name = crd["metadata"]["name"]
         .as_str()
         .map_or_else(|| format!("document {document}"), str::to_string);
+    let verdict = verdict_here(crd, Fixes::Yaml, cost_bounds);
+    CrdReport {
+        name,
+        problems: verdict.refused.iter().map(Finding::refusal).collect(),
+        warnings: verdict.accepted.iter().map(Finding::warning).collect(),
+        versions: verdict.versions,
+    }
+}
+
+/// One finding of the checks on a CRD.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Finding {
+    /// The version whose schema, printer columns, selectable fields or scale it is about;
+    /// `None` for the CRD's own fields (names, conversion, metadata, the list of versions).
+    pub version: Option<String>,
+    /// Where and what: a path into the version's schema when it has one.
+    pub problem: SchemaProblem,
+    /// Whether the words are the API server's own warning (`unrecognized format "uint32"`),
+    /// which it sends on every create and update of the CRD.
+    pub server_warns: bool,
+}
+
+impl Finding {
+    fn crd(message: String) -> Self {
+        Finding {
+            version: None,
+            problem: SchemaProblem::version(message),
+            server_warns: false,
+        }
+    }
+
+    /// As `check-crds` prints a refusal: `version v1: spec.x: ...`.
+    pub fn refusal(&self) -> String {
+        match &self.version {
+            Some(v) => format!("version {v}: {}", self.problem),
+            None => self.problem.to_string(),
+        }
+    }
+
+    /// As `check-crds` prints a warning: with what the API server does about it.
+    pub fn warning(&self) -> String {
+        match &self.version {
+            Some(v) if self.server_warns => {
+                format!("version {v}: {} (the API server warns of it)", self.problem)
+            }
+            Some(v) => format!("version {v}: {} (the API server accepts it)", self.problem),
+            None => self.problem.to_string(),
+        }
+    }
+}
+
+/// What the API server would make of one CRD, by the checks `check-crds` runs and the
+/// generator runs on every CRD it writes (one code path, so that the two never disagree).
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Verdict {
+    /// What the API server would refuse.
+    pub refused: Vec<Finding>,
+    /// What it accepts but is worth a warning: its own warnings, and what these checks find
+    /// wrong in a CRD it takes (a schema no value satisfies, a path that leads nowhere, a field
+    /// the CRD type does not have).
+    pub accepted: Vec<Finding>,
+    /// Each version's CEL cost report.
+    pub versions: Vec<VersionCosts>,
+}
+
+/// The checks of one CRD, with the fixes of over-budget rules spelled as `fixes` says.
+pub fn verdict(crd: &Value, fixes: Fixes) -> Verdict {
+    kube_markers_cel::on_large_stack(|| verdict_here(crd, fixes, false))
+}
+
+fn verdict_here(crd: &Value, fixes: Fixes, cost_bounds: bool) -> Verdict {
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
     let decoded = super::decode::decode(crd);
@@ -251,11 +324,11 @@ fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport 
         problems.push(format!("{error} (the API server cannot decode the CRD)"));
     }
     for path in decoded.unknown_fields {
-        warnings.push(format!(
+        warnings.push(Finding::crd(format!(
             "{path}: unknown field: `kubectl apply` and `kubectl create` refuse the CRD (strict \
              field validation, their default), and so does any server-side apply; a write \
              without strict validation drops the field"
-        ));
+        )));
     }
     let spec = &crd["spec"];
     let group = spec["group"].as_str().unwrap_or_default();
@@ -292,16 +365,13 @@ fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport 
             "spec.versions: exactly one version must be the storage version, not {storage}"
         ));
     }
+    let mut refused: Vec<Finding> = problems.drain(..).map(Finding::crd).collect();
     let mut seen = Vec::new();
     let mut costs = Vec::new();
     // The verdicts on versions already checked, by everything the checks read of a version:
     // a CRD's versions often share one schema (v1 and v1beta1 of Gateway API's kinds).
     #[allow(clippy::type_complexity)]
-    let mut checked: Vec<(
-        String,
-        (Vec<SchemaProblem>, Vec<SchemaProblem>),
-        kube_markers_cel::SchemaReport,
-    )> = Vec::new();
+    let mut checked: Vec<(String, super::Split, kube_markers_cel::SchemaReport)> = Vec::new();
     for (i, version) in versions.iter().enumerate() {
         let vname = version["name"].as_str().unwrap_or_default().to_string();
         if seen.contains(&vname) {
@@ -312,10 +382,11 @@ fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport 
         }
         seen.push(vname.clone());
         printer_column_problems(version, i, &mut problems);
+        refused.extend(problems.drain(..).map(Finding::crd));
         if version["schema"]["openAPIV3Schema"].is_null() {
-            problems.push(format!(
+            refused.push(Finding::crd(format!(
                 "spec.versions[{i}].schema.openAPIV3Schema: required"
-            ));
+            )));
             continue;
         }
         let cel: fn(&Value) -> kube_markers_cel::SchemaReport = if cost_bounds {
@@ -327,23 +398,26 @@ fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport 
         let (version_problems, report) = match checked.iter().find(|(k, ..)| *k == key) {
             Some((_, p, r)) => (p.clone(), r.clone()),
             None => {
-                let (found, r) = super::check_version_found(version, Fixes::Yaml, cel);
-                let p = found.split();
+                let (found, r) = super::check_version_found(version, fixes, cel);
+                let p = found.split_warned();
                 // A schema with structural problems still gets its cost report.
                 let r = r.unwrap_or_else(|| cel(&version["schema"]["openAPIV3Schema"]));
                 checked.push((key, p.clone(), r.clone()));
                 (p, r)
             }
         };
-        let (refused, accepted) = version_problems;
-        for problem in refused {
-            problems.push(format!("version {vname}: {problem}"));
-        }
-        for problem in accepted {
-            warnings.push(format!(
-                "version {vname}: {problem} (the API server accepts it)"
-            ));
-        }
+        let in_version = |(problem, server_warns): (SchemaProblem, bool)| Finding {
+            version: Some(vname.clone()),
+            problem,
+            server_warns,
+        };
+        refused.extend(
+            version_problems
+                .refused
+                .into_iter()
+                .map(|p| in_version((p, false))),
+        );
+        warnings.extend(version_problems.accepted.into_iter().map(in_version));
         costs.push(VersionCosts {
             version: vname,
             total: report.total,
@@ -351,10 +425,9 @@ fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport 
             expressions: report.costs,
         });
     }
-    CrdReport {
-        name,
-        problems,
-        warnings,
+    Verdict {
+        refused,
+        accepted: warnings,
         versions: costs,
     }
 }

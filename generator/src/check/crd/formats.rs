@@ -7,6 +7,51 @@
 //! leading zero, which Kubernetes' sloppy parser takes and Rust's does not, is left to the API
 //! server.
 
+/// The formats kube-apiserver 1.37 recognizes on a string (or untyped) node, written without
+/// `-` as it compares them (apiextensions-apiserver's `supportedVersionedFormats`, with 1.34's
+/// Kubernetes names).
+const STRING_FORMATS: [&str; 26] = [
+    "bsonobjectid",
+    "uri",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "cidr",
+    "mac",
+    "uuid",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "isbn",
+    "isbn10",
+    "isbn13",
+    "creditcard",
+    "ssn",
+    "hexcolor",
+    "rgbcolor",
+    "byte",
+    "password",
+    "date",
+    "duration",
+    "datetime",
+    "k8sshortname",
+    "k8slongname",
+];
+
+/// Whether the API server recognizes `format` on a node of type `ty` (`GetUnrecognizedFormats`):
+/// of any other it warns `unrecognized format "..."` on every create and update of the CRD,
+/// and it ignores it. An integer's formats are `int32` and `int64`, a number's `float` and
+/// `double`; no other type has one.
+pub(super) fn recognized(format: &str, ty: Option<&str>) -> bool {
+    match ty.unwrap_or_default() {
+        "" | "string" => STRING_FORMATS.contains(&format.replace('-', "").as_str()),
+        "integer" => matches!(format, "int32" | "int64"),
+        "number" => matches!(format, "float" | "double"),
+        _ => false,
+    }
+}
+
 /// Whether the API server refuses `value` as a string of `format` (a name without `-`, one of
 /// the formats it checks).
 pub(super) fn refused(format: &str, value: &str) -> bool {

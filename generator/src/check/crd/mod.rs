@@ -25,61 +25,96 @@ use kube_markers_registry::crd::SchemaProblem;
 use serde_json::{Map, Value};
 use structural::{Junctor, check_metadata, check_node, root_problems, status_root_problems};
 
-/// Problems found, with those the API server does not refuse marked: a schema no value
-/// satisfies (`minimum` above `maximum`), a printer column or scale path that leads nowhere.
-/// The generator refuses them in its own CRDs (a marker's mistake); `check-crds` warns.
+/// What the API server makes of a problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Refuses,
+    /// Accepts it, silently: a schema no value satisfies (`minimum` above `maximum`), a printer
+    /// column or scale path that leads nowhere. A warning of `check-crds` and the generator.
+    Accepts,
+    /// Accepts it with a warning of its own (`unrecognized format "uint32"`), which the
+    /// problem's message quotes.
+    Warns,
+}
+
+/// Problems found, each with the API server's verdict on it. `check-crds` and the generator
+/// both refuse what it refuses and warn of the rest.
 #[derive(Debug, Default)]
 pub struct Found {
-    pub problems: Vec<SchemaProblem>,
-    /// By problem: whether the API server accepts it.
-    pub server_accepts: Vec<bool>,
+    problems: Vec<(SchemaProblem, Verdict)>,
     /// Whether a refused problem makes the schema unfit for CEL: any but a default's.
     schema_refused: bool,
+}
+
+/// A version's problems by the API server's verdict.
+#[derive(Debug, Clone, Default)]
+pub struct Split {
+    /// What it refuses.
+    pub refused: Vec<SchemaProblem>,
+    /// What it accepts, each with whether it warns of it itself.
+    pub accepted: Vec<(SchemaProblem, bool)>,
 }
 
 impl Found {
     /// Records a problem once: the entries of a junctor share their node's path, and the same
     /// mistake in two of them (`type` in both of `anyOf`'s) is one line to fix.
-    fn add(&mut self, problem: SchemaProblem, accepts: bool) {
-        let seen = self
+    fn add(&mut self, problem: SchemaProblem, verdict: Verdict) {
+        if !self
             .problems
             .iter()
-            .zip(&self.server_accepts)
-            .any(|(p, a)| *p == problem && *a == accepts);
-        if !seen {
-            self.problems.push(problem);
-            self.server_accepts.push(accepts);
+            .any(|(p, v)| *p == problem && *v == verdict)
+        {
+            self.problems.push((problem, verdict));
         }
     }
     fn push(&mut self, problem: SchemaProblem) {
-        self.add(problem, false);
+        self.add(problem, Verdict::Refuses);
         self.schema_refused = true;
     }
     /// A default the API server refuses: the schema itself stands, and its CEL rules are
     /// compiled all the same (the API server reports both).
     fn push_default(&mut self, problem: SchemaProblem) {
-        self.add(problem, false);
+        self.add(problem, Verdict::Refuses);
     }
     fn server_accepts(&mut self, problem: SchemaProblem) {
-        self.add(problem, true);
+        self.add(problem, Verdict::Accepts);
+    }
+    fn server_warns(&mut self, problem: SchemaProblem) {
+        self.add(problem, Verdict::Warns);
+    }
+    /// Every problem, whatever the verdict.
+    pub fn problems(&self) -> impl Iterator<Item = &SchemaProblem> {
+        self.problems.iter().map(|(p, _)| p)
     }
     /// Whether the API server refuses any of them.
     pub fn refused(&self) -> bool {
-        self.server_accepts.iter().any(|a| !a)
+        self.problems.iter().any(|(_, v)| *v == Verdict::Refuses)
     }
     /// (what the API server refuses, what it accepts).
     pub fn split(self) -> (Vec<SchemaProblem>, Vec<SchemaProblem>) {
-        let (mut refused, mut accepted) = (Vec::new(), Vec::new());
-        for (p, a) in self.problems.into_iter().zip(self.server_accepts) {
-            if a { accepted.push(p) } else { refused.push(p) }
+        let split = self.split_warned();
+        (
+            split.refused,
+            split.accepted.into_iter().map(|(p, _)| p).collect(),
+        )
+    }
+    /// What the API server refuses, and what it accepts with whether it warns of it.
+    pub fn split_warned(self) -> Split {
+        let mut split = Split::default();
+        for (p, v) in self.problems {
+            match v {
+                Verdict::Refuses => split.refused.push(p),
+                Verdict::Accepts => split.accepted.push((p, false)),
+                Verdict::Warns => split.accepted.push((p, true)),
+            }
         }
-        (refused, accepted)
+        split
     }
 }
 
 /// Checks one version's `openAPIV3Schema`; returns a message per problem.
 pub fn check_schema(root: &Value) -> Vec<SchemaProblem> {
-    check_schema_found(root).problems
+    check_schema_found(root).problems().cloned().collect()
 }
 
 fn check_schema_found(root: &Value) -> Found {
@@ -131,7 +166,7 @@ pub fn check_version_reporting(
     cel_check: fn(&Value) -> SchemaReport,
 ) -> (Vec<SchemaProblem>, Option<SchemaReport>) {
     let (found, report) = check_version_found(version, fixes, cel_check);
-    (found.problems, report)
+    (found.problems().cloned().collect(), report)
 }
 
 /// [`check_version_as`], with the CEL report `cel_check` made of the schema (`None` when

@@ -333,6 +333,25 @@ pub(super) fn check_node(
 /// node: keys a structural schema forbids, a `type` it does not know, `items` as a list,
 /// `x-kubernetes-preserve-unknown-fields: false`, and list and map types on the wrong node.
 fn structural_keys(node: &Map<String, Value>, at: &str, problems: &mut Found) {
+    // The API server's only warnings on a schema node (every node, junctors' entries too).
+    if let Some(format) = node
+        .get("format")
+        .and_then(Value::as_str)
+        .filter(|f| !f.is_empty())
+    {
+        let ty = node.get("type").and_then(Value::as_str);
+        if !super::formats::recognized(format, ty) {
+            let known = match ty {
+                Some("integer") => ": an integer's are int32 and int64",
+                Some("number") => ": a number's are float and double",
+                _ => "",
+            };
+            problems.server_warns(SchemaProblem::at(
+                at,
+                format!("unrecognized format {format:?}, which the API server ignores{known}"),
+            ));
+        }
+    }
     // Set as the API server's Go type sees it: a string or a map empty is unset, except where
     // the field is a pointer (`dependencies`, `additionalItems`: any value but null).
     for key in [
@@ -586,6 +605,16 @@ fn check_list_type(node: &Map<String, Value>, list_type: &str, path: &str, probl
                 problems.push(SchemaProblem::at(
                     at,
                     "`x-kubernetes-list-type: set` needs scalar (or atomic) items".into(),
+                ));
+            }
+            if let Some(ty @ ("object" | "array")) = items["type"].as_str() {
+                // The API server's own words (`getNonScalarListTypeSetWarnings`).
+                problems.server_warns(SchemaProblem::at(
+                    at,
+                    format!(
+                        "x-kubernetes-list-type: set for items of type {ty:?} is not supported \
+                         by server-side apply or CEL validation rules"
+                    ),
                 ));
             }
         }
