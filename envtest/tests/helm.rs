@@ -472,7 +472,7 @@ fn webhook_bundle() -> tempfile::TempDir {
     let mut id = examples_identity();
     id.webhooks = true;
     id.cert_manager = true;
-    bundle_dir(&id)
+    bundle_dir(&id, true)
 }
 
 /// The identity `codegen/Cargo.toml` declares.
@@ -488,15 +488,21 @@ fn examples_identity() -> kube_markers::codegen::bundle::Identity {
 /// The examples' bundle and chart for `id`, with a `--header-file` text holding `{{`, written
 /// into a directory beside `rbac-out/` (the role file, CRDs and webhook manifests copied from
 /// there: the same registry made them).
-fn bundle_dir(id: &kube_markers::codegen::bundle::Identity) -> tempfile::TempDir {
+/// Without `converting`, the CRDs that convert are left out (the webhook server is then
+/// optional).
+fn bundle_dir(id: &kube_markers::codegen::bundle::Identity, converting: bool) -> tempfile::TempDir {
     use kube_markers::codegen::bundle;
     let entries = kube_markers::registry::rbac_entries();
     let roles = kube_markers::codegen::roles_for(&entries, "manager-role");
-    let crds = kube_markers::codegen::generate_crds_with_conversions(
+    let mut crds = kube_markers::codegen::generate_crds_with_conversions(
         &kube_markers::registry::crd_entries(),
         &kube_markers::registry::conversion_entries(),
     )
     .unwrap();
+    if !converting {
+        crds.retain(|c| c.crd.spec.conversion.is_none());
+        assert_eq!(crds.len(), 1);
+    }
     let manifests =
         std::fs::read_to_string(root().join("rbac-out/webhook/manifests.yaml")).unwrap();
     let configurations = parse_manifests(&manifests).unwrap();
@@ -630,7 +636,7 @@ fn own_endpoints_bundle() -> tempfile::TempDir {
     id.liveness_probe_path = Some("/health".into());
     id.readiness_probe_path = None;
     id.metrics_port = Some(8080);
-    bundle_dir(&id)
+    bundle_dir(&id, true)
 }
 
 /// A value for every install-time choice a user of an operator's chart expects to set.
@@ -919,4 +925,42 @@ async fn the_api_server_accepts_the_chart_with_every_value_set() {
     assert_eq!(pod["imagePullSecrets"][0]["name"], "regcred");
     assert_eq!(pod["containers"][0]["env"][3]["name"], "RUST_LOG");
     assert_eq!(pod["containers"][0]["ports"][0]["containerPort"], 8080);
+}
+
+/// Without a CRD that converts, the webhook server's port follows `webhooks.enabled` while the
+/// metrics port stays.
+#[test]
+#[cfg_attr(skip_oracle, ignore = "KUBE_MARKERS_SKIP_ORACLE=1: helm is not run")]
+fn the_metrics_port_stays_when_the_webhook_port_is_switched_off() {
+    let Some(helm) = helm() else { return };
+    let mut id = examples_identity();
+    id.webhooks = true;
+    id.metrics_port = Some(8443);
+    let dir = bundle_dir(&id, false);
+    let chart = dir.path().join("chart");
+    let docs = render_chart(
+        &helm,
+        &chart,
+        &["--namespace", OPERATOR_NS, "--set", "createNamespace=true"],
+    );
+    assert_same_objects(docs, kustomize(dir.path()));
+    let docs = render_chart(&helm, &chart, &["--set", "webhooks.enabled=false"]);
+    let pod = &of_kind(&docs, "Deployment")[0]["spec"]["template"]["spec"];
+    assert_eq!(
+        pod["containers"][0]["ports"],
+        serde_json::json!([{"containerPort": 8443, "name": "metrics", "protocol": "TCP"}])
+    );
+    assert!(pod.get("volumes").is_none() && pod["containers"][0].get("volumeMounts").is_none());
+    let services: Vec<&str> = of_kind(&docs, "Service")
+        .into_iter()
+        .map(|s| s["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        services,
+        ["example-operator-controller-manager-metrics-service"]
+    );
+    succeeded(
+        "helm lint --strict",
+        &run(&helm, &["lint", "--strict", chart.to_str().unwrap()]),
+    );
 }
