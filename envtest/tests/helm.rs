@@ -8,7 +8,7 @@
 //! `KUBE_MARKERS_SKIP_ORACLE=1` skips these tests (they are then reported as ignored).
 
 mod common;
-use common::bundle::{kustomize, named, of_kind, rendered, service_account};
+use common::bundle::{kubectl, kustomize, named, of_kind, rendered, service_account};
 use common::operators::{self, NS, create_objects};
 use common::{assets, root};
 use k8s_openapi::api::rbac::v1::ClusterRole;
@@ -469,21 +469,40 @@ async fn uninstall_keeps_the_crds(env: &Envtest, helm: &Path) {
 /// `rbac-out/` (the role file, CRDs and webhook manifests copied from there: the same registry
 /// made them).
 fn webhook_bundle() -> tempfile::TempDir {
-    use kube_markers::codegen::bundle::{self, Identity};
-    let mut id = Identity::with_defaults("example-operator");
+    let mut id = examples_identity();
+    id.webhooks = true;
+    id.cert_manager = true;
+    bundle_dir(&id, true)
+}
+
+/// The identity `codegen/Cargo.toml` declares.
+fn examples_identity() -> kube_markers::codegen::bundle::Identity {
+    let mut id = kube_markers::codegen::bundle::Identity::with_defaults("example-operator");
     id.image = "ghcr.io/kube-markers/example-operator:0.1.0".into();
     id.leader_election = true;
     id.metrics_auth = true;
     id.aggregate_to_default_roles = true;
-    id.webhooks = true;
-    id.cert_manager = true;
+    id
+}
+
+/// The examples' bundle and chart for `id`, with a `--header-file` text holding `{{`, written
+/// into a directory beside `rbac-out/` (the role file, CRDs and webhook manifests copied from
+/// there: the same registry made them).
+/// Without `converting`, the CRDs that convert are left out (the webhook server is then
+/// optional).
+fn bundle_dir(id: &kube_markers::codegen::bundle::Identity, converting: bool) -> tempfile::TempDir {
+    use kube_markers::codegen::bundle;
     let entries = kube_markers::registry::rbac_entries();
     let roles = kube_markers::codegen::roles_for(&entries, "manager-role");
-    let crds = kube_markers::codegen::generate_crds_with_conversions(
+    let mut crds = kube_markers::codegen::generate_crds_with_conversions(
         &kube_markers::registry::crd_entries(),
         &kube_markers::registry::conversion_entries(),
     )
     .unwrap();
+    if !converting {
+        crds.retain(|c| c.crd.spec.conversion.is_none());
+        assert_eq!(crds.len(), 1);
+    }
     let manifests =
         std::fs::read_to_string(root().join("rbac-out/webhook/manifests.yaml")).unwrap();
     let configurations = parse_manifests(&manifests).unwrap();
@@ -502,11 +521,11 @@ fn webhook_bundle() -> tempfile::TempDir {
         webhook_file: Some(Path::new("webhook/manifests.yaml")),
     };
     let dir = tempfile::Builder::new()
-        .prefix("helm-webhooks-")
+        .prefix("helm-bundle-")
         .tempdir_in(root().join("target"))
         .unwrap();
-    let mut files = bundle::generate(&id, &input).unwrap();
-    files.extend(kube_markers::codegen::generate::chart::generate(&id, &input).unwrap());
+    let mut files = bundle::generate(id, &input).unwrap();
+    files.extend(kube_markers::codegen::generate::chart::generate(id, &input).unwrap());
     for path in listed
         .iter()
         .chain([&PathBuf::from("webhook/manifests.yaml")])
@@ -606,4 +625,342 @@ fn with_webhooks_and_cert_manager_helm_template_is_the_kustomize_bundle() {
     );
     let out = run(&helm, &["lint", "--strict", chart.to_str().unwrap()]);
     succeeded("helm lint --strict of the webhook chart", &out);
+}
+
+// ---- an operator that serves its own probes and metrics (controller-rs's shape) ----
+
+/// controller-rs: `/health` and `/metrics` on 8080, no readiness endpoint.
+fn own_endpoints_bundle() -> tempfile::TempDir {
+    let mut id = examples_identity();
+    id.health_probe_port = 8080;
+    id.liveness_probe_path = Some("/health".into());
+    id.readiness_probe_path = None;
+    id.metrics_port = Some(8080);
+    bundle_dir(&id, true)
+}
+
+/// A value for every install-time choice a user of an operator's chart expects to set.
+const EVERY_VALUE: &str = r#"
+env:
+- name: RUST_LOG
+  value: info,kube=debug
+- name: OPENTELEMETRY_ENDPOINT_URL
+  value: http://otel-collector.observability:4317
+- name: CLUSTER
+  valueFrom: {configMapKeyRef: {name: cluster-info, key: name, optional: true}}
+imagePullSecrets: [{name: regcred}]
+deploymentLabels: {team: platform}
+deploymentAnnotations: {owner: platform@example.com}
+podLabels: {sidecar.istio.io/inject: "false"}
+podAnnotations: {prometheus.io/scrape: "true", prometheus.io/port: "8080"}
+nodeSelector: {kubernetes.io/os: linux}
+tolerations: [{key: dedicated, operator: Equal, value: operators, effect: NoSchedule}]
+affinity:
+  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+      - matchExpressions: [{key: kubernetes.io/arch, operator: In, values: [amd64, arm64]}]
+priorityClassName: system-cluster-critical
+resources: {limits: {memory: 256Mi}, requests: {cpu: 50m, memory: 128Mi}}
+podSecurityContext:
+  runAsNonRoot: true
+  runAsUser: 65532
+  fsGroup: 65532
+  seccompProfile: {type: RuntimeDefault}
+securityContext:
+  allowPrivilegeEscalation: false
+  capabilities: {drop: [ALL]}
+  readOnlyRootFilesystem: true
+  runAsGroup: 65532
+metrics:
+  serviceMonitor:
+    enabled: true
+    labels: {release: prometheus}
+    interval: 15s
+    scrapeTimeout: 10s
+    endpoint: {scheme: http, honorLabels: true}
+"#;
+
+fn render_chart(helm: &Path, chart: &Path, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["template", RELEASE, chart.to_str().unwrap()];
+    all.extend(args);
+    parse_manifests(&succeeded("helm template", &run(helm, &all))).unwrap()
+}
+
+#[test]
+#[cfg_attr(skip_oracle, ignore = "KUBE_MARKERS_SKIP_ORACLE=1: helm is not run")]
+fn own_probes_and_metrics_render_as_the_kustomize_bundle_and_every_value_renders() {
+    let Some(helm) = helm() else { return };
+    let dir = own_endpoints_bundle();
+    let chart = dir.path().join("chart");
+    let kustomized = kustomize(dir.path());
+    // The defaults are the kustomize bundle's: the probe and its port, no readiness probe,
+    // the metrics port and Service; no ServiceMonitor.
+    let docs = render_chart(
+        &helm,
+        &chart,
+        &["--namespace", OPERATOR_NS, "--set", "createNamespace=true"],
+    );
+    assert!(of_kind(&docs, "ServiceMonitor").is_empty());
+    let container = &of_kind(&docs, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        container["livenessProbe"]["httpGet"],
+        serde_json::json!({"path": "/health", "port": 8080})
+    );
+    assert!(container.get("readinessProbe").is_none(), "{container}");
+    let service = named(
+        &docs,
+        "Service",
+        "example-operator-controller-manager-metrics-service",
+    );
+    assert_eq!(service["spec"]["ports"][0]["targetPort"], "metrics");
+    assert_same_objects(docs, kustomized);
+    let values = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(values.path(), EVERY_VALUE).unwrap();
+    let chart_path = chart.to_str().unwrap();
+    succeeded(
+        "helm lint --strict",
+        &run(&helm, &["lint", "--strict", chart_path]),
+    );
+    succeeded(
+        "helm lint --strict with every value",
+        &run(
+            &helm,
+            &[
+                "lint",
+                "--strict",
+                chart_path,
+                "-f",
+                values.path().to_str().unwrap(),
+            ],
+        ),
+    );
+
+    let docs = every_value_rendered(&helm, &chart);
+    let deployment = of_kind(&docs, "Deployment")[0];
+    assert_eq!(deployment["metadata"]["labels"]["team"], "platform");
+    assert_eq!(
+        deployment["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        "Helm"
+    );
+    assert_eq!(
+        deployment["metadata"]["annotations"]["owner"],
+        "platform@example.com"
+    );
+    let template = &deployment["spec"]["template"];
+    assert_eq!(
+        template["metadata"]["labels"]["sidecar.istio.io/inject"],
+        "false"
+    );
+    assert_eq!(
+        template["metadata"]["labels"]["control-plane"],
+        "controller-manager"
+    );
+    assert_eq!(
+        template["metadata"]["annotations"]["prometheus.io/port"],
+        "8080"
+    );
+    assert_eq!(
+        template["metadata"]["annotations"]["kubectl.kubernetes.io/default-container"],
+        "manager"
+    );
+    let pod = &template["spec"];
+    assert_eq!(
+        pod["imagePullSecrets"],
+        serde_json::json!([{"name": "regcred"}])
+    );
+    assert_eq!(pod["nodeSelector"]["kubernetes.io/os"], "linux");
+    assert_eq!(pod["tolerations"][0]["value"], "operators");
+    assert_eq!(
+        pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+            [0]["matchExpressions"][0]["values"],
+        serde_json::json!(["amd64", "arm64"])
+    );
+    assert_eq!(pod["priorityClassName"], "system-cluster-critical");
+    assert_eq!(pod["securityContext"]["runAsUser"], 65532);
+    assert_eq!(pod["securityContext"]["fsGroup"], 65532);
+    let container = &pod["containers"][0];
+    assert_eq!(container["securityContext"]["runAsGroup"], 65532);
+    assert_eq!(container["resources"]["limits"]["memory"], "256Mi");
+    let env: Vec<&str> = container["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        env,
+        [
+            "POD_NAMESPACE",
+            "POD_SERVICE_ACCOUNT",
+            "HEALTH_PROBE_PORT",
+            "RUST_LOG",
+            "OPENTELEMETRY_ENDPOINT_URL",
+            "CLUSTER"
+        ]
+    );
+    assert_eq!(container["env"][3]["value"], "info,kube=debug");
+    assert_eq!(
+        container["env"][5]["valueFrom"]["configMapKeyRef"]["name"],
+        "cluster-info"
+    );
+    let monitor = named(
+        &docs,
+        "ServiceMonitor",
+        "example-operator-controller-manager-metrics-monitor",
+    );
+    assert_eq!(monitor["metadata"]["namespace"], OPERATOR_NS);
+    assert_eq!(monitor["metadata"]["labels"]["release"], "prometheus");
+    assert_eq!(
+        monitor["spec"]["endpoints"],
+        serde_json::json!([{
+            "honorLabels": true, "interval": "15s", "path": "/metrics", "port": "metrics",
+            "scheme": "http", "scrapeTimeout": "10s",
+        }])
+    );
+    // It selects the metrics Service, and only it.
+    let selector = monitor["spec"]["selector"]["matchLabels"]
+        .as_object()
+        .unwrap();
+    let selected: Vec<&str> = of_kind(&docs, "Service")
+        .into_iter()
+        .filter(|s| {
+            selector
+                .iter()
+                .all(|(k, v)| &s["metadata"]["labels"][k] == v)
+        })
+        .map(|s| s["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        selected,
+        ["example-operator-controller-manager-metrics-service"]
+    );
+}
+
+/// The chart with [`EVERY_VALUE`], in the operator's namespace, the Namespace included.
+fn every_value_rendered(helm: &Path, chart: &Path) -> Vec<Value> {
+    let values = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(values.path(), EVERY_VALUE).unwrap();
+    render_chart(
+        helm,
+        chart,
+        &[
+            "--namespace",
+            OPERATOR_NS,
+            "--set",
+            "createNamespace=true",
+            "-f",
+            values.path().to_str().unwrap(),
+        ],
+    )
+}
+
+/// The API server accepts every object the chart renders with every value set (a server-side
+/// dry run, after the namespaces the dry run cannot create); the ServiceMonitor's kind is
+/// prometheus-operator's, which an API server without its CRDs does not know.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(skip_oracle, ignore = "KUBE_MARKERS_SKIP_ORACLE=1: helm is not run")]
+async fn the_api_server_accepts_the_chart_with_every_value_set() {
+    let Some(helm) = helm() else { return };
+    let dir = own_endpoints_bundle();
+    let docs: Vec<Value> = every_value_rendered(&helm, &dir.path().join("chart"))
+        .into_iter()
+        .filter(|d| d["kind"] != "ServiceMonitor")
+        .collect();
+    let env = Envtest::builder()
+        .assets(assets())
+        .start()
+        .await
+        .unwrap_or_else(|e| panic!("envtest: {e}"));
+    for ns in [TENANT_NS, NS, OPERATOR_NS] {
+        env.ensure_namespace(ns).await.unwrap();
+    }
+    let file = tempfile::Builder::new()
+        .suffix(".yaml")
+        .tempfile_in(root().join("target"))
+        .unwrap();
+    let text: String = docs
+        .iter()
+        .map(|d| format!("---\n{}\n", serde_json::to_string(d).unwrap()))
+        .collect();
+    std::fs::write(file.path(), text).unwrap();
+    let out = kubectl(
+        &env,
+        &[
+            "apply",
+            "--server-side",
+            "--dry-run=server",
+            "-f",
+            file.path().to_str().unwrap(),
+        ],
+    );
+    let text = succeeded("kubectl apply --server-side --dry-run=server", &out);
+    assert_eq!(
+        text.matches("serverside-applied (server dry run)").count(),
+        docs.len(),
+        "every object passes the dry run:\n{text}"
+    );
+    // The Deployment as the API server would store it: every value is kept.
+    let out = kubectl(
+        &env,
+        &[
+            "apply",
+            "--server-side",
+            "--dry-run=server",
+            "-o",
+            "json",
+            "-f",
+            file.path().to_str().unwrap(),
+        ],
+    );
+    let stored: Value = serde_json::from_str(&succeeded("kubectl apply -o json", &out)).unwrap();
+    let deployment = stored["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "Deployment")
+        .unwrap();
+    let pod = &deployment["spec"]["template"]["spec"];
+    assert_eq!(pod["priorityClassName"], "system-cluster-critical");
+    assert_eq!(pod["imagePullSecrets"][0]["name"], "regcred");
+    assert_eq!(pod["containers"][0]["env"][3]["name"], "RUST_LOG");
+    assert_eq!(pod["containers"][0]["ports"][0]["containerPort"], 8080);
+}
+
+/// Without a CRD that converts, the webhook server's port follows `webhooks.enabled` while the
+/// metrics port stays.
+#[test]
+#[cfg_attr(skip_oracle, ignore = "KUBE_MARKERS_SKIP_ORACLE=1: helm is not run")]
+fn the_metrics_port_stays_when_the_webhook_port_is_switched_off() {
+    let Some(helm) = helm() else { return };
+    let mut id = examples_identity();
+    id.webhooks = true;
+    id.metrics_port = Some(8443);
+    let dir = bundle_dir(&id, false);
+    let chart = dir.path().join("chart");
+    let docs = render_chart(
+        &helm,
+        &chart,
+        &["--namespace", OPERATOR_NS, "--set", "createNamespace=true"],
+    );
+    assert_same_objects(docs, kustomize(dir.path()));
+    let docs = render_chart(&helm, &chart, &["--set", "webhooks.enabled=false"]);
+    let pod = &of_kind(&docs, "Deployment")[0]["spec"]["template"]["spec"];
+    assert_eq!(
+        pod["containers"][0]["ports"],
+        serde_json::json!([{"containerPort": 8443, "name": "metrics", "protocol": "TCP"}])
+    );
+    assert!(pod.get("volumes").is_none() && pod["containers"][0].get("volumeMounts").is_none());
+    let services: Vec<&str> = of_kind(&docs, "Service")
+        .into_iter()
+        .map(|s| s["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        services,
+        ["example-operator-controller-manager-metrics-service"]
+    );
+    succeeded(
+        "helm lint --strict",
+        &run(&helm, &["lint", "--strict", chart.to_str().unwrap()]),
+    );
 }

@@ -24,6 +24,11 @@ pub const SERVICE_ACCOUNT_ENV: &str = "POD_SERVICE_ACCOUNT";
 /// probes (`kube_markers::health` listens on it), so that `health-probe-port` is set once.
 pub const HEALTH_PROBE_PORT_ENV: &str = "HEALTH_PROBE_PORT";
 
+/// The manager container port of the metrics, which the metrics Service targets.
+pub const METRICS_PORT_NAME: &str = "metrics";
+/// kubebuilder's metrics Service.
+pub const METRICS_SERVICE: &str = "controller-manager-metrics-service";
+
 /// The operator's Namespace.
 pub fn namespace(id: &Identity, labels: &BTreeMap<String, String>) -> Value {
     json!({
@@ -83,8 +88,6 @@ pub fn deployment(id: &Identity, labels: &BTreeMap<String, String>) -> Value {
             },
             {"name": HEALTH_PROBE_PORT_ENV, "value": id.health_probe_port.to_string()},
         ],
-        "livenessProbe": http_probe("/healthz", id.health_probe_port, 15, 20),
-        "readinessProbe": http_probe("/readyz", id.health_probe_port, 5, 10),
         // kubebuilder's defaults.
         "resources": {
             "limits": {"cpu": "500m", "memory": "128Mi"},
@@ -96,6 +99,19 @@ pub fn deployment(id: &Identity, labels: &BTreeMap<String, String>) -> Value {
             "readOnlyRootFilesystem": true,
         },
     });
+    if let Some(path) = &id.liveness_probe_path {
+        container["livenessProbe"] = http_probe(path, id.health_probe_port, 15, 20);
+    }
+    if let Some(path) = &id.readiness_probe_path {
+        container["readinessProbe"] = http_probe(path, id.health_probe_port, 5, 10);
+    }
+    if let Some(port) = id.metrics_port {
+        container["ports"] = json!([{
+            "containerPort": port,
+            "name": METRICS_PORT_NAME,
+            "protocol": "TCP",
+        }]);
+    }
     if !id.args.is_empty() {
         container["args"] = json!(id.args);
     }
@@ -123,4 +139,39 @@ pub fn deployment(id: &Identity, labels: &BTreeMap<String, String>) -> Value {
             },
         },
     })
+}
+
+/// The labels of the metrics Service: the ServiceMonitor selects it by them.
+pub fn metrics_service_labels(
+    id: &Identity,
+    labels: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut out = labels.clone();
+    out.insert("app.kubernetes.io/name".into(), id.name.clone());
+    out.insert("app.kubernetes.io/component".into(), "metrics".into());
+    out
+}
+
+/// The Service in front of the manager's metrics port (kubebuilder's
+/// `config/default/metrics_service.yaml`), when the operator declares one.
+pub fn metrics_service(id: &Identity, labels: &BTreeMap<String, String>) -> Option<Value> {
+    let port = id.metrics_port?;
+    Some(json!({
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {
+            "name": METRICS_SERVICE,
+            "namespace": id.namespace,
+            "labels": metrics_service_labels(id, labels),
+        },
+        "spec": {
+            "ports": [{
+                "name": METRICS_PORT_NAME,
+                "port": port,
+                "protocol": "TCP",
+                "targetPort": METRICS_PORT_NAME,
+            }],
+            "selector": selector_labels(id),
+        },
+    }))
 }

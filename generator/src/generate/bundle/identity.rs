@@ -20,6 +20,12 @@ pub const DEFAULT_SERVICE_ACCOUNT: &str = "controller-manager";
 pub const DEFAULT_IMAGE: &str = "controller:latest";
 /// controller-runtime's health probe port.
 pub const DEFAULT_HEALTH_PROBE_PORT: u16 = 8081;
+/// controller-runtime's liveness probe path.
+pub const DEFAULT_LIVENESS_PROBE_PATH: &str = "/healthz";
+/// controller-runtime's readiness probe path.
+pub const DEFAULT_READINESS_PROBE_PATH: &str = "/readyz";
+/// Where Prometheus scrapes by default.
+pub const DEFAULT_METRICS_PATH: &str = "/metrics";
 
 /// Whether a bundle must not own `namespace`: it creates and deletes its own namespace, and
 /// Kubernetes owns `default` and reserves the `kube-` prefix for its system namespaces
@@ -39,6 +45,10 @@ const KEYS: &[&str] = &[
     "args",
     "name-prefix",
     "health-probe-port",
+    "liveness-probe-path",
+    "readiness-probe-path",
+    "metrics-port",
+    "metrics-path",
     "leader-election",
     "metrics-auth",
     "aggregate-to-default-roles",
@@ -121,8 +131,17 @@ pub struct Identity {
     /// kustomize's `namePrefix` (default `<name>-`, as kubebuilder's `project-`): keeps the
     /// cluster-scoped names of two operators apart.
     pub name_prefix: String,
-    /// Port of the `/healthz` and `/readyz` probes.
+    /// Port of the liveness and readiness probes.
     pub health_probe_port: u16,
+    /// The liveness probe's path (`/healthz`); `None`: no liveness probe.
+    pub liveness_probe_path: Option<String>,
+    /// The readiness probe's path (`/readyz`); `None`: no readiness probe.
+    pub readiness_probe_path: Option<String>,
+    /// The port the operator serves its metrics on, if it serves them: the manager's port
+    /// `metrics` and the metrics Service (and the chart's ServiceMonitor).
+    pub metrics_port: Option<u16>,
+    /// The path Prometheus scrapes on `metrics_port` (`/metrics`).
+    pub metrics_path: String,
     /// Generate the leader-election Role and binding.
     pub leader_election: bool,
     /// Generate the metrics-auth ClusterRole and binding and the metrics-reader ClusterRole.
@@ -151,6 +170,10 @@ impl Identity {
             args: Vec::new(),
             name_prefix: format!("{name}-"),
             health_probe_port: DEFAULT_HEALTH_PROBE_PORT,
+            liveness_probe_path: Some(DEFAULT_LIVENESS_PROBE_PATH.to_string()),
+            readiness_probe_path: Some(DEFAULT_READINESS_PROBE_PATH.to_string()),
+            metrics_port: None,
+            metrics_path: DEFAULT_METRICS_PATH.to_string(),
             leader_election: false,
             metrics_auth: false,
             aggregate_to_default_roles: false,
@@ -303,7 +326,7 @@ pub fn resolve(
     keys.strings(&mut id);
     keys.switches(&mut id);
     keys.args(&mut id);
-    keys.health_probe_port(&mut id);
+    keys.ports_and_paths(&mut id);
     let mut errors = keys.errors;
     validate(&id, &mut errors);
     if errors.is_empty() {
@@ -475,26 +498,94 @@ impl<'a> Keys<'a> {
         }
     }
 
-    fn health_probe_port(&mut self, id: &mut Identity) {
-        match self.pick("health-probe-port").map(|(v, o)| (v.clone(), o)) {
-            Some((Value::Number(n), origin)) => {
-                match n
+    /// A port key: a number from 1 to 65535.
+    fn port(&mut self, key: &'static str, id: &mut Identity) -> Option<u16> {
+        let (value, origin) = self.pick(key).map(|(v, o)| (v.clone(), o))?;
+        id.origins.push((key, origin.clone()));
+        match value {
+            Value::Number(n) => {
+                let port = n
                     .as_u64()
                     .and_then(|p| u16::try_from(p).ok())
-                    .filter(|p| *p > 0)
-                {
-                    Some(port) => id.health_probe_port = port,
-                    None => self.errors.push(BundleProblem::NotAPort {
-                        origin: origin.clone(),
+                    .filter(|p| *p > 0);
+                if port.is_none() {
+                    self.errors.push(BundleProblem::NotAPort {
+                        origin,
+                        key,
                         value: n.to_string(),
-                    }),
+                    });
                 }
-                id.origins.push(("health-probe-port", origin));
+                port
             }
-            Some((other, origin)) => {
-                self.wrong_type(origin, "health-probe-port", "a number", &other)
+            other => {
+                self.wrong_type(origin, key, "a port number (1 to 65535)", &other);
+                None
             }
-            None => {}
+        }
+    }
+
+    /// A path key: `Some(Some(path))` for a path, `Some(None)` for `false` when `may_be_off`
+    /// (the probe is left out), `None` when unset or wrong (an error).
+    fn path(
+        &mut self,
+        key: &'static str,
+        may_be_off: bool,
+        id: &mut Identity,
+    ) -> Option<Option<String>> {
+        let (value, origin) = self.pick(key).map(|(v, o)| (v.clone(), o))?;
+        id.origins.push((key, origin.clone()));
+        let expected = if may_be_off {
+            "a path starting with `/`, or false (no probe)"
+        } else {
+            "a path starting with `/`"
+        };
+        match value {
+            Value::String(path) => {
+                // The kubelet would prepend the `/` itself; a path written without it is
+                // more likely a mistake (a host name, a port) than a path.
+                let bad = !path.starts_with('/')
+                    || path.chars().any(|c| c.is_whitespace() || c.is_control());
+                if bad {
+                    self.errors.push(BundleProblem::NotAPath {
+                        origin,
+                        key,
+                        value: path,
+                    });
+                    return None;
+                }
+                Some(Some(path))
+            }
+            Value::Bool(false) if may_be_off => Some(None),
+            other => {
+                self.wrong_type(origin, key, expected, &other);
+                None
+            }
+        }
+    }
+
+    /// The probes' port and paths, and the metrics endpoint.
+    fn ports_and_paths(&mut self, id: &mut Identity) {
+        if let Some(port) = self.port("health-probe-port", id) {
+            id.health_probe_port = port;
+        }
+        if let Some(path) = self.path("liveness-probe-path", true, id) {
+            id.liveness_probe_path = path;
+        }
+        if let Some(path) = self.path("readiness-probe-path", true, id) {
+            id.readiness_probe_path = path;
+        }
+        let metrics_port = self.port("metrics-port", id);
+        if let Some(port) = metrics_port {
+            id.metrics_port = Some(port);
+        }
+        if let Some(Some(path)) = self.path("metrics-path", false, id) {
+            id.metrics_path = path;
+        }
+        let declared = |key| id.origin(key) != Origin::Default;
+        if declared("metrics-path") && !declared("metrics-port") {
+            self.errors.push(BundleProblem::MetricsPathWithoutPort {
+                origin: id.origin("metrics-path"),
+            });
         }
     }
 }

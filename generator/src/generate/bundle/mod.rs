@@ -20,13 +20,17 @@ mod webhooks;
 pub use bindings::{Binding, binding_name, bindings_for};
 pub use conversion::{CA_BUNDLE_ROLE, CA_BUNDLE_ROLE_FILE, converting as converting_crds};
 pub use deployment::{
-    CONTAINER, DEPLOYMENT, HEALTH_PROBE_PORT_ENV, NAMESPACE_ENV, SERVICE_ACCOUNT_ENV,
+    CONTAINER, DEPLOYMENT, HEALTH_PROBE_PORT_ENV, METRICS_PORT_NAME, METRICS_SERVICE,
+    NAMESPACE_ENV, SERVICE_ACCOUNT_ENV, metrics_service_labels, selector_labels,
 };
+
+/// The file of the metrics Service.
+pub const METRICS_SERVICE_FILE: &str = "metrics_service.yaml";
 pub use identity::{BundleFlags, Identity, Origin, resolve};
 pub use kustomize::{KUSTOMIZATION, PINNED_DIR, generated_line};
 pub use problem::{BundleProblem, BundleWarning};
 pub use roles::{BundleRole, LEADER_ELECTION_ROLE, METRICS_AUTH_ROLE, METRICS_READER_ROLE};
-pub use webhooks::{CERTIFICATE, ISSUER};
+pub use webhooks::{CERTIFICATE, ISSUER, WEBHOOK_PORT_NAME};
 
 use crate::generate::Generated;
 use crate::generate::crds::GeneratedCrd;
@@ -147,6 +151,7 @@ fn build(id: &Identity, input: &Input) -> Result<(Vec<File>, Resources), Vec<Bun
     let mut manager = deployment::deployment(id, &bundle.labels);
     let (patches, configurations) = bundle.webhooks(&mut manager);
     bundle.manager(manager);
+    bundle.metrics_service();
     let pinned = bundle.pinned_namespaces();
     bundle.kustomization(&patches, &configurations, pinned);
     bundle.finish()
@@ -326,6 +331,25 @@ impl<'a> Builder<'a> {
             return (patches, configurations);
         }
         webhooks::serve_from(manager);
+        let reason = if id.webhooks {
+            "`webhooks = true`"
+        } else {
+            "a CRD converts through it"
+        };
+        let ports = [
+            ("health-probe-port", Some(id.health_probe_port)),
+            ("metrics-port", id.metrics_port),
+        ];
+        for (key, port) in ports {
+            if port == Some(webhooks::WEBHOOK_PORT) {
+                self.errors.push(BundleProblem::PortTaken {
+                    origin: id.origin(key),
+                    key,
+                    port: webhooks::WEBHOOK_PORT,
+                    reason,
+                });
+            }
+        }
         let mut services = BTreeMap::new();
         if id.webhooks {
             services = webhooks::services(input.webhook_configurations);
@@ -407,6 +431,21 @@ impl<'a> Builder<'a> {
             namespace: id.namespace.clone(),
             name: DEPLOYMENT.into(),
             producer: "the manager Deployment".into(),
+            prefixed: true,
+        });
+    }
+
+    /// The metrics Service, when the operator declares a metrics port.
+    fn metrics_service(&mut self) {
+        let Some(service) = deployment::metrics_service(self.id, &self.labels) else {
+            return;
+        };
+        self.add(METRICS_SERVICE_FILE, &[service]);
+        self.names.push(Named {
+            kind: "Service",
+            namespace: self.id.namespace.clone(),
+            name: deployment::METRICS_SERVICE.into(),
+            producer: format!("the metrics Service ({})", self.id.origin("metrics-port")),
             prefixed: true,
         });
     }

@@ -90,13 +90,53 @@ pub enum BundleProblem {
         /// The crates linked into the generator.
         linked: Vec<String>,
     },
-    /// `health-probe-port` is not a port.
-    #[error("{origin}: `health-probe-port = {value}` is not a port (1 to 65535)")]
+    /// A port key (`health-probe-port`, `metrics-port`) is not a port.
+    #[error("{origin}: `{key} = {value}` is not a port (1 to 65535)")]
     NotAPort {
         /// Where it is set.
         origin: Origin,
+        /// The key.
+        key: &'static str,
         /// The number given.
         value: String,
+    },
+    /// A path key (`liveness-probe-path`, `readiness-probe-path`, `metrics-path`) is not an
+    /// HTTP path.
+    #[error(
+        "{origin}: `{key} = {value:?}` is not an HTTP path: it must start with `/` and hold no \
+         white space (\"/healthz\", say)"
+    )]
+    NotAPath {
+        /// Where it is set.
+        origin: Origin,
+        /// The key.
+        key: &'static str,
+        /// The path given.
+        value: String,
+    },
+    /// `metrics-path` without `metrics-port`: nothing says the operator serves metrics.
+    #[error(
+        "{origin}: `metrics-path` is set, but not `metrics-port`: set the port the operator \
+         serves its metrics on too"
+    )]
+    MetricsPathWithoutPort {
+        /// Where `metrics-path` is set.
+        origin: Origin,
+    },
+    /// A port of the identity is the webhook server's, which the manager also serves.
+    #[error(
+        "{origin}: `{key} = {port}` is the port the manager's webhook server listens on \
+         ({reason}): choose another"
+    )]
+    PortTaken {
+        /// Where it is set.
+        origin: Origin,
+        /// The key.
+        key: &'static str,
+        /// The port.
+        port: u16,
+        /// Why the webhook server runs (`webhooks = true`, a CRD that converts).
+        reason: &'static str,
     },
     /// A name of the identity is not one the API server accepts.
     #[error("{origin}: `{key} = {value:?}` is not a valid {what}: {reason}")]

@@ -170,11 +170,16 @@ pub fn kustomize_config() -> Value {
 pub fn serve_from(deployment: &mut Value) {
     let pod = &mut deployment["spec"]["template"]["spec"];
     let container = &mut pod["containers"][0];
-    container["ports"] = json!([{
+    // After the metrics port, if there is one.
+    let port = json!({
         "containerPort": WEBHOOK_PORT,
         "name": WEBHOOK_PORT_NAME,
         "protocol": "TCP",
-    }]);
+    });
+    match container["ports"].as_array_mut() {
+        Some(ports) => ports.push(port),
+        None => container["ports"] = json!([port]),
+    }
     container["volumeMounts"] = json!([{
         "mountPath": CERT_DIR,
         "name": CERT_VOLUME,

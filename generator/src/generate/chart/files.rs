@@ -82,7 +82,9 @@ fn value(out: &mut String, comment: &str, key: &str, value: Value) {
 
 /// `values.yaml`: the install-time choices, their defaults what the kustomize bundle installs
 /// (but the Namespace, which Helm's `--create-namespace` makes).
-pub fn values_yaml(id: &Identity, header: &str, parts: Parts, resources: &Value) -> String {
+pub fn values_yaml(id: &Identity, header: &str, parts: Parts, manager: &Value) -> String {
+    let pod = &manager["spec"]["template"]["spec"];
+    let container = &pod["containers"][0];
     let (repository, tag) = split_image(&id.image);
     let mut out = header.to_string();
     value(
@@ -119,6 +121,13 @@ pub fn values_yaml(id: &Identity, header: &str, parts: Parts, resources: &Value)
         "image",
         json!({"repository": repository, "tag": tag, "pullPolicy": ""}),
     );
+    value(
+        &mut out,
+        "Secrets of type kubernetes.io/dockerconfigjson in the operator's namespace, to pull\n\
+         the image from a private registry: [{name: regcred}].",
+        "imagePullSecrets",
+        json!([]),
+    );
     let replicas = if parts.leader_election {
         "Managers to run; more than one needs leaderElection.enabled."
     } else {
@@ -142,10 +151,47 @@ pub fn values_yaml(id: &Identity, header: &str, parts: Parts, resources: &Value)
     value(&mut out, "", "extraArgs", json!([]));
     value(
         &mut out,
+        "Environment variables of the manager, after the bundle's own (POD_NAMESPACE,\n\
+         POD_SERVICE_ACCOUNT, HEALTH_PROBE_PORT: don't name them again), as the container's\n\
+         env: [{name: RUST_LOG, value: info}], or a valueFrom.",
+        "env",
+        json!([]),
+    );
+    value(
+        &mut out,
         "The manager container's resources.",
         "resources",
-        resources.clone(),
+        container["resources"].clone(),
     );
+    value(
+        &mut out,
+        "The manager Pod's securityContext: what Pod Security \"restricted\" checks. The image\n\
+         must run as a numeric non-root user; set runAsUser if it names none.",
+        "podSecurityContext",
+        pod["securityContext"].clone(),
+    );
+    value(
+        &mut out,
+        "The manager container's securityContext: \"restricted\", and a read-only root\n\
+         filesystem.",
+        "securityContext",
+        container["securityContext"].clone(),
+    );
+    value(
+        &mut out,
+        "Labels and annotations added to the Deployment's.",
+        "deploymentLabels",
+        json!({}),
+    );
+    value(&mut out, "", "deploymentAnnotations", json!({}));
+    value(
+        &mut out,
+        "Labels and annotations added to the manager Pods' (not to the Deployment's selector,\n\
+         whose labels they must not repeat).",
+        "podLabels",
+        json!({}),
+    );
+    value(&mut out, "", "podAnnotations", json!({}));
     value(
         &mut out,
         "Where the manager's Pods may run.",
@@ -154,6 +200,31 @@ pub fn values_yaml(id: &Identity, header: &str, parts: Parts, resources: &Value)
     );
     value(&mut out, "", "tolerations", json!([]));
     value(&mut out, "", "affinity", json!({}));
+    value(
+        &mut out,
+        "The manager Pods' PriorityClass; empty: the cluster's default.",
+        "priorityClassName",
+        json!(""),
+    );
+    if id.metrics_port.is_some() {
+        value(
+            &mut out,
+            "The operator's metrics, served on the manager's port `metrics` (metrics-port) and\n\
+             behind the Service <prefix>controller-manager-metrics-service. serviceMonitor: a\n\
+             prometheus-operator ServiceMonitor for it (its CRDs must be installed), with\n\
+             labels (the ones your Prometheus selects), interval and scrapeTimeout (empty:\n\
+             Prometheus' defaults), and endpoint, more fields of its endpoint (scheme,\n\
+             tlsConfig, authorization, ...).",
+            "metrics",
+            json!({"serviceMonitor": {
+                "enabled": false,
+                "labels": {},
+                "interval": "",
+                "scrapeTimeout": "",
+                "endpoint": {},
+            }}),
+        );
+    }
     if parts.crds {
         value(
             &mut out,

@@ -10,6 +10,7 @@
 //! transformers keep it; every ServiceAccount subject points at the operator's namespace.
 
 mod files;
+mod monitor;
 mod template;
 
 use crate::generate::bundle::{self, BundleProblem, CERTIFICATE, ISSUER, Identity};
@@ -77,12 +78,12 @@ pub fn generate(
         converting,
     };
     let id = &offered;
-    // The manager's resources, the default of the `resources` value.
-    let manager_resources = resources
+    // The manager as the bundle makes it: the defaults of the values that replace its fields.
+    let manager = resources
         .iter()
         .flat_map(|(_, docs)| docs)
         .find(|doc| doc["kind"] == "Deployment")
-        .map(|doc| doc["spec"]["template"]["spec"]["containers"][0]["resources"].clone())
+        .cloned()
         .unwrap_or_else(|| json!({}));
     let mut t = Template::new(&id.name);
     let mut templates: Vec<(String, Vec<Conditional>)> = Vec::new();
@@ -127,6 +128,12 @@ pub fn generate(
             .collect();
         templates.push((file, docs));
     }
+    if let Some(monitor) = monitor::service_monitor(&mut t, id) {
+        templates.push((
+            monitor::FILE.into(),
+            vec![(Some(monitor::ENABLED.into()), monitor)],
+        ));
+    }
 
     let header = format!(
         "{}{}",
@@ -140,7 +147,7 @@ pub fn generate(
         (dir.join("Chart.yaml"), files::chart_yaml(id, &header)),
         (
             dir.join("values.yaml"),
-            files::values_yaml(id, &header, parts, &manager_resources),
+            files::values_yaml(id, &header, parts, &manager),
         ),
         (dir.join(".helmignore"), files::helmignore(&header)),
         (
@@ -164,6 +171,7 @@ fn condition(file: &str, doc: &Value, converting: bool) -> Option<String> {
     match doc["kind"].as_str().unwrap_or_default() {
         "Namespace" => Some(".Values.createNamespace".into()),
         "Service" if converting && doc["metadata"]["name"] == CONVERSION_SERVICE => None,
+        "Service" if doc["metadata"]["name"] == bundle::METRICS_SERVICE => None,
         "Service" => Some(".Values.webhooks.enabled".into()),
         "Issuer" | "Certificate" if converting => Some(".Values.certManager.enabled".into()),
         "Issuer" | "Certificate" => {
@@ -288,10 +296,20 @@ fn prefix(name: &mut Value) {
     }
 }
 
-/// The manager: replicas, image, resources, arguments and scheduling from the values; the
-/// webhook port and certificate only with `webhooks.enabled`, unless a CRD converts.
+/// The manager: replicas, image, resources, arguments, environment, labels, annotations,
+/// security contexts and scheduling from the values; the webhook port and certificate only
+/// with `webhooks.enabled`, unless a CRD converts.
 fn deployment(t: &mut Template, doc: &mut Value, converting: bool) {
     doc["spec"]["replicas"] = json!(REPLICAS);
+    let labels = t.block(Block::Merge(".Values.deploymentLabels".into()));
+    doc["metadata"]["labels"][labels] = json!("");
+    doc["metadata"]["annotations"] =
+        json!(t.block(Block::With(".Values.deploymentAnnotations".into())));
+    let template = &mut doc["spec"]["template"]["metadata"];
+    let labels = t.block(Block::Merge(".Values.podLabels".into()));
+    template["labels"][labels] = json!("");
+    let annotations = t.block(Block::Merge(".Values.podAnnotations".into()));
+    template["annotations"][annotations] = json!("");
     let pod = &mut doc["spec"]["template"]["spec"];
     prefix(&mut pod["serviceAccountName"]);
     let webhooks = ".Values.webhooks.enabled".to_string();
@@ -303,6 +321,9 @@ fn deployment(t: &mut Template, doc: &mut Value, converting: bool) {
         }));
     }
     for (key, expr) in [
+        ("imagePullSecrets", ".Values.imagePullSecrets"),
+        ("securityContext", ".Values.podSecurityContext"),
+        ("priorityClassName", ".Values.priorityClassName"),
         ("nodeSelector", ".Values.nodeSelector"),
         ("tolerations", ".Values.tolerations"),
         ("affinity", ".Values.affinity"),
@@ -313,17 +334,43 @@ fn deployment(t: &mut Template, doc: &mut Value, converting: bool) {
     container["image"] = json!(IMAGE);
     container["imagePullPolicy"] = json!(t.block(Block::With(".Values.image.pullPolicy".into())));
     container["resources"] = json!(t.block(Block::ToYaml(".Values.resources".into())));
+    container["securityContext"] = json!(t.block(Block::With(".Values.securityContext".into())));
     container["args"] = json!(t.block(Block::With("concat .Values.args .Values.extraArgs".into())));
-    for key in ["ports", "volumeMounts"] {
-        if converting {
-            continue;
-        }
-        if let Some(value) = container.get_mut(key).map(Value::take) {
-            container[key] = json!(t.block(Block::If {
-                cond: webhooks.clone(),
-                body: value
-            }));
-        }
+    let env = t.block(Block::Merge(".Values.env".into()));
+    if let Some(vars) = container["env"].as_array_mut() {
+        vars.push(json!(env));
+    }
+    if converting {
+        return;
+    }
+    // The webhook server's port and certificate, behind `webhooks.enabled`; the metrics port
+    // stays.
+    if let Some(ports) = container.get_mut("ports").map(Value::take) {
+        let (webhook, always): (Vec<Value>, Vec<Value>) = ports
+            .as_array()
+            .into_iter()
+            .flatten()
+            .cloned()
+            .partition(|p| p["name"] == bundle::WEBHOOK_PORT_NAME);
+        let conditional = (!webhook.is_empty()).then(|| Block::If {
+            cond: webhooks.clone(),
+            body: json!(webhook),
+        });
+        container["ports"] = match (always.is_empty(), conditional) {
+            (true, Some(block)) => json!(t.block(block)),
+            (_, None) => json!(always),
+            (false, Some(block)) => {
+                let mut items = always;
+                items.push(json!(t.block(block)));
+                json!(items)
+            }
+        };
+    }
+    if let Some(mounts) = container.get_mut("volumeMounts").map(Value::take) {
+        container["volumeMounts"] = json!(t.block(Block::If {
+            cond: webhooks,
+            body: mounts
+        }));
     }
 }
 

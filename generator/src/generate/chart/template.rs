@@ -26,6 +26,10 @@ pub(super) enum Block {
     Include(String),
     /// `key:` with the value of `expr` as YAML, only when it is not empty.
     With(String),
+    /// The entries of the map (or the items of the list) `expr`, where the placeholder is a
+    /// map key (or a list item), only when it is not empty: a user's additions to the
+    /// generator's own entries.
+    Merge(String),
     /// `key:` with the value of `expr` as YAML.
     ToYaml(String),
     /// The entry (the key is the placeholder: each entry of `body`, a map; else `key: body`)
@@ -106,7 +110,14 @@ impl Template {
         let end = digits.find(BLOCK_END)?;
         let block = self.blocks.get(digits[..end].parse::<usize>().ok()?)?;
         let indent = line.len() - line.trim_start().len();
-        let key = line[indent..start].strip_suffix(": ");
+        let before = &line[indent..start];
+        let after = &digits[end + BLOCK_END.len()..];
+        let key = match before.strip_suffix(": ") {
+            Some(key) => Some(key),
+            // The placeholder is the key of a sequence item's first entry: the dash is kept.
+            None if before == "- " && after.starts_with(':') => Some("- "),
+            None => None,
+        };
         Some((indent, key, block))
     }
 
@@ -130,6 +141,9 @@ impl Template {
             Block::With(expr) => format!(
                 "{{{{- with {expr} }}}}\n{pad}{key}: {{{{- toYaml . | nindent {} }}}}\n{{{{- end }}}}\n",
                 indent + 2
+            ),
+            Block::Merge(expr) => format!(
+                "{{{{- with {expr} }}}}\n{pad}{{{{- toYaml . | nindent {indent} }}}}\n{{{{- end }}}}\n"
             ),
             Block::ToYaml(expr) => format!(
                 "{pad}{key}: {{{{- toYaml {expr} | nindent {} }}}}\n",

@@ -74,6 +74,9 @@ fn identity(all_options: bool) -> Identity {
         id.metrics_auth = true;
         id.webhooks = true;
         id.cert_manager = true;
+        // Metrics on the port the arguments give, and a liveness probe only.
+        id.metrics_port = Some(8443);
+        id.readiness_probe_path = None;
     }
     id
 }

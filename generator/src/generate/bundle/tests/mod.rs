@@ -498,4 +498,5 @@ fn the_previous_bundles_webhook_files_are_read_from_its_kustomization() {
 mod conversion;
 mod identity;
 mod names;
+mod probes;
 mod run;
