@@ -444,3 +444,23 @@ async fn at_the_cap_the_oldest_unfinished_requests_make_room_for_new_ones() {
         "{lines:#?}"
     );
 }
+
+/// Once the server has started, glibc's mmap threshold no longer rises after a large block
+/// is freed: the next block of that size is mapped again (and unmapped when freed) instead of
+/// coming from a thread's arena, whose top `malloc_trim` cannot shrink.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn large_blocks_stay_mapped_after_one_is_freed() {
+    const BLOCK: usize = 8 << 20;
+    super::process::keep_allocator_thresholds();
+    // Glibc's dynamic threshold would rise to the size of this block when it is freed.
+    drop(std::hint::black_box(Vec::<u8>::with_capacity(BLOCK)));
+    let again = std::hint::black_box(Vec::<u8>::with_capacity(BLOCK));
+    // SAFETY: mallinfo2 only reads glibc's counters.
+    let mapped = unsafe { libc::mallinfo2() }.hblkhd;
+    drop(again);
+    assert!(
+        mapped >= BLOCK,
+        "{mapped} bytes mapped with an {BLOCK}-byte block alive: it came from an arena"
+    );
+}
