@@ -33,6 +33,12 @@ for c in 1 16 64 256; do "$bench" load --new-connections "$c" 10; done
 "$bench" one-byte 1000000
 "$bench" one-byte 1000000 7
 "$bench" slow-bodies 1000
+# Past the cap of 1,024: slow bodies make room for the probes, oldest first.
+"$bench" cap-probes 1100 48
+# Four 8 MiB reviews in a row, then as before the allocator's thresholds were kept (a
+# `glibc.malloc` tunable, glibc's default, makes the server leave them alone).
+"$bench" sequential 4 8388000
+GLIBC_TUNABLES=glibc.malloc.tcache_count=7 "$bench" sequential 4 8388000
 idle_runs=("9980 10020")
 if [ "${QUICK:-0}" != 1 ]; then idle_runs+=("89000 89500"); fi
 for idle in "${idle_runs[@]}"; do

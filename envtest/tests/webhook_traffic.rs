@@ -1,7 +1,6 @@
 //! `kube_markers::webhook::server` under the traffic of a real API server and of an attacker,
 //! on loopback: keep-alive connections reused after idling past the header deadline (as the
-//! API server's pool does), the idle, header and request deadlines, the connection cap, and
-//! what one request costs the server process in memory (its RSS, read from /proc, in a process
+//! API server's pool does), the idle, header and request deadlines, and what one request costs the server process in memory (its RSS, read from /proc, in a process
 //! of its own: this binary started again as the server).
 //!
 //! The long runs (400 connections idle 89 s, a 1 MB body one byte per record, 64 concurrent
@@ -28,7 +27,7 @@ use tokio_rustls::rustls::{ClientConfig, RootCertStore, crypto::ring};
 use mydatabase_operator as _;
 
 mod webhook_traffic_support;
-use webhook_traffic_support::{LogLines, SERVER_CERTS, ServerProcess};
+use webhook_traffic_support::{SERVER_CERTS, ServerProcess};
 
 // ---- a client that behaves like Go's net/http Transport -------------------------------------
 
@@ -482,64 +481,6 @@ async fn a_handler_past_the_request_deadline_is_answered_503() {
     server.shutdown().await;
 }
 
-/// At the connection cap, a new connection waits to be accepted (its handshake does not
-/// finish) and is served as soon as another closes; both are logged, once.
-#[tokio::test]
-async fn the_connection_cap_holds_new_connections_until_one_closes() {
-    // A current-thread runtime: the server's tasks log on this thread.
-    let log = LogLines::default();
-    let _logging = tracing::subscriber::set_default(log.clone());
-    let pki = pki();
-    let (server, client) = serve(&pki, |b| b.max_connections(4)).await;
-    let body = review("u", database(1));
-    let mut open = Vec::new();
-    for _ in 0..4 {
-        let mut conn = client.connect().await.unwrap();
-        assert_eq!(conn.post(VALIDATE, &body).await.unwrap().status, 200);
-        open.push(conn);
-    }
-    let waiting = tokio::spawn({
-        let client = client.clone();
-        async move { client.connect().await }
-    });
-    tokio::time::sleep(Duration::from_millis(700)).await;
-    assert!(!waiting.is_finished(), "a fifth connection was accepted");
-    // The ones open are served meanwhile.
-    assert_eq!(open[0].post(VALIDATE, &body).await.unwrap().status, 200);
-
-    drop(open.pop());
-    let mut fifth = tokio::time::timeout(Duration::from_secs(5), waiting)
-        .await
-        .expect("accepted once a connection closed")
-        .unwrap()
-        .unwrap();
-    assert_eq!(fifth.post(VALIDATE, &body).await.unwrap().status, 200);
-    // Below the cap again once the others close.
-    open.clear();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let mut sixth = client.connect().await.unwrap();
-    assert_eq!(sixth.post(VALIDATE, &body).await.unwrap().status, 200);
-    server.shutdown().await;
-    let lines = log.0.lock().unwrap().clone();
-    let reached: Vec<&String> = lines
-        .iter()
-        .filter(|l| l.contains("limit reached"))
-        .collect();
-    assert_eq!(
-        reached,
-        [&"WARN message=webhook connection limit reached: new connections wait until one closes max_connections=4".to_string()],
-        "{lines:#?}"
-    );
-    assert_eq!(
-        lines
-            .iter()
-            .filter(|l| l.contains("below the limit again"))
-            .count(),
-        1,
-        "{lines:#?}"
-    );
-}
-
 // ---- memory, in a server process of its own -------------------------------------------------
 
 /// Not a test: the server process of the memory tests, which start this binary again with
@@ -717,6 +658,48 @@ async fn memory_is_returned_after_large_reviews() {
         "{} MiB still resident of a {} MiB peak",
         after / MIB,
         peak / MIB
+    );
+}
+
+/// Reviews of about 8 MiB one after another, on two connections: RSS comes back within a
+/// body's size of where it was. (The cause of what stayed before, glibc's rising thresholds,
+/// is checked in the crate, `large_blocks_stay_mapped_after_one_is_freed`; the benchmark's
+/// `sequential` lines measure both.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_is_returned_after_large_reviews_one_after_another() {
+    let pki = pki();
+    let server = ServerProcess::start(pki.dir.path(), None);
+    let (_conn, before) = warm(&server, &pki).await;
+    let body = Arc::new(review("u", database(8_000_000)));
+    let client = Client::new(server.addr, &pki.ca);
+    // Two connections, so that both of the server's workers take some.
+    let mut tasks = Vec::new();
+    for _ in 0..2 {
+        let (client, body) = (client.clone(), body.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut conn = client.connect().await.unwrap();
+            for _ in 0..3 {
+                let reply = conn.post(VALIDATE, &body).await.unwrap();
+                assert_eq!(reply.status, 200, "{}", reply.text());
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    // The trim runs on a blocking thread once the last large request is done.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let after = loop {
+        let after = server.memory("VmRSS").saturating_sub(before);
+        if after < BODY_LIMIT || Instant::now() > deadline {
+            break after;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        after < BODY_LIMIT,
+        "{} MiB still resident after reviews of 8 MiB, one at a time on each of two connections",
+        after / MIB
     );
 }
 

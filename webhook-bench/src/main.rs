@@ -18,6 +18,12 @@
 //! - `slow-bodies CONNECTIONS`: that many bodies trickling in at a byte a second (under a soft
 //!   open-file limit of 1,024), and 6 ordinary reviews meanwhile; when the trickling ones are
 //!   closed;
+//! - `cap-probes SLOW PROBES`: SLOW bodies trickling in at a byte a second (past the cap of
+//!   1,024 connections when SLOW is larger), then PROBES ordinary reviews one after another,
+//!   each on a new connection with 15 s to be answered; how many were answered and how fast,
+//!   and how many slow ones the server closed meanwhile;
+//! - `sequential COUNT BYTES`: COUNT reviews of about BYTES one after another on one
+//!   connection; the server's RSS before, after each, and once the connection closed;
 //! - `convert-load CONCURRENCY SECONDS [OBJECTS_PER_REVIEW]`: `ConversionReview`s to `/convert`
 //!   on kept-alive connections (the `Cache` kind of `cache.rs`, v1 to v2 and v2 to v1 in turn,
 //!   1 object a review by default); reviews/s, objects/s, latency percentiles and peak RSS;
@@ -48,6 +54,8 @@ use tokio_rustls::rustls::{ClientConfig, RootCertStore, crypto::ring};
 use mydatabase_operator as _;
 
 mod cache;
+mod slow;
+use slow::{cap_probes, sequential, slow_bodies};
 
 const VALIDATE: &str = "/validate-db-example-com-v1-mydatabase";
 type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -74,6 +82,8 @@ fn main() -> Result<(), Error> {
             ["one-byte", b] => one_byte(number(b)?, 0).await,
             ["one-byte", b, pace] => one_byte(number(b)?, number(pace)?).await,
             ["slow-bodies", c] => slow_bodies(number(c)?).await,
+            ["cap-probes", c, p] => cap_probes(number(c)?, number(p)?).await,
+            ["sequential", c, b] => sequential(number(c)?, number(b)?).await,
             ["convert-load", c, s] => convert_load(number(c)?, number(s)?, 1).await,
             ["convert-load", c, s, n] => convert_load(number(c)?, number(s)?, number(n)?).await,
             ["convert-beside", s, n] => convert_beside(number(s)?, number(n)?).await,
@@ -551,60 +561,6 @@ async fn one_byte(bytes: u64, pace_us: u64) -> Result<(), Error> {
     println!(
         "one-byte {bytes} bytes, one per TLS record {pace_us} µs apart, in {:.1} s: status {status}; server RSS before {before:.1} MiB, peak {:.1} MiB",
         began.elapsed().as_secs_f64(),
-        server.memory("VmHWM"),
-    );
-    Ok(())
-}
-
-async fn slow_bodies(connections: u64) -> Result<(), Error> {
-    let server = Arc::new(Server::start(Some(1024))?);
-    let began = Instant::now();
-    let mut slow = Vec::new();
-    for _ in 0..connections {
-        let server = server.clone();
-        slow.push(tokio::spawn(async move {
-            let conn = server.connect().await?;
-            let (mut reader, mut writer) = tokio::io::split(conn.stream);
-            writer.write_all(head(VALIDATE, 10_000).as_bytes()).await?;
-            writer.flush().await?;
-            let trickle = tokio::spawn(async move {
-                while writer.write_all(b" ").await.is_ok() && writer.flush().await.is_ok() {
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                }
-            });
-            let mut buffer = Vec::new();
-            let status = read_status(&mut reader, &mut buffer).await;
-            trickle.abort();
-            Ok::<_, std::io::Error>((status.unwrap_or(0), began.elapsed()))
-        }));
-    }
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    let mut served = 0;
-    for _ in 0..6 {
-        let attempt = async {
-            let mut conn = server.connect().await?;
-            conn.post(VALIDATE, &review(16)).await
-        };
-        if let Ok(Ok(200)) = tokio::time::timeout(Duration::from_secs(5), attempt).await {
-            served += 1;
-        }
-    }
-    let during = began.elapsed();
-    let mut statuses = std::collections::BTreeMap::new();
-    let mut last = Duration::ZERO;
-    for task in slow {
-        match task.await? {
-            Ok((status, at)) => {
-                *statuses.entry(status).or_insert(0) += 1;
-                last = last.max(at);
-            }
-            Err(_) => *statuses.entry(0).or_insert(0) += 1,
-        }
-    }
-    println!(
-        "slow-bodies {connections} (server soft open-file limit 1024 before start): {served} of 6 ordinary reviews served at {:.1} s; slow ones answered {statuses:?}, the last at {:.1} s; server peak RSS {:.1} MiB",
-        during.as_secs_f64(),
-        last.as_secs_f64(),
         server.memory("VmHWM"),
     );
     Ok(())

@@ -1,41 +1,11 @@
 //! What `webhook_traffic.rs` needs beside its client: the server in a process of its own
-//! (whose memory is read from /proc), and a recorder of the server's log lines.
+//! (whose memory is read from /proc).
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
 
 /// Where the `server_process` test finds its certificate; set only in the server's process.
 pub const SERVER_CERTS: &str = "WEBHOOK_TRAFFIC_SERVER_CERTS";
-
-/// The messages of the events logged on this thread while it is the default subscriber.
-#[derive(Clone, Default)]
-pub struct LogLines(pub Arc<std::sync::Mutex<Vec<String>>>);
-
-impl tracing::Subscriber for LogLines {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, event: &tracing::Event<'_>) {
-        struct Message<'a>(&'a mut String);
-        impl tracing::field::Visit for Message<'_> {
-            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-                use std::fmt::Write;
-                let _ = write!(self.0, " {}={value:?}", field.name());
-            }
-        }
-        let mut line = event.metadata().level().to_string();
-        event.record(&mut Message(&mut line));
-        self.0.lock().unwrap().push(line);
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
-}
 
 /// The webhook server in a child process, whose memory the tests read from /proc.
 pub struct ServerProcess {

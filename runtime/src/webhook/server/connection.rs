@@ -1,5 +1,5 @@
-//! Accepting connections (at most [`Limits::max_connections`] at once) and the deadlines of
-//! each one, for every route alike.
+//! The deadlines of each connection, for every route alike, and what the connection cap
+//! ([`super::cap`]) needs to know of it: whether it has sent a whole request.
 //!
 //! hyper's own `header_read_timeout` starts when the connection waits for a request, so it
 //! also closes keep-alive connections that are merely idle: the API server's pool keeps idle
@@ -11,7 +11,7 @@
 //! | phase | from | closed after |
 //! |---|---|---|
 //! | head | the end of the TLS handshake, or the first byte after an idle wait | `header_timeout` |
-//! | serving | the request's head is read | `request_timeout` from the first byte, plus a second to send the answer |
+//! | body, handler | the request's head is read | `request_timeout` from the first byte, plus a second to send the answer |
 //! | idle | the handler answered | `idle_timeout` |
 //! | (any) | a write that the client does not read | `header_timeout` |
 //!
@@ -20,16 +20,16 @@
 
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
 use std::pin::{Pin, pin};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use hyper::body::{Body, Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, Semaphore, watch};
+use tokio::net::TcpStream;
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 /// The deadlines and the connection cap the server applies to every connection.
@@ -43,7 +43,8 @@ pub(crate) struct Limits {
     pub(crate) request_timeout: Duration,
     /// How long a keep-alive connection may wait for its next request.
     pub(crate) idle_timeout: Duration,
-    /// Connections served at once; more wait in the listen backlog.
+    /// Connections served at once; at the cap a new one takes the place of an old one that
+    /// has not sent a whole request, or is idle (see [`super::cap`]).
     pub(crate) max_connections: usize,
 }
 
@@ -54,11 +55,19 @@ const ANSWER_GRACE: Duration = Duration::from_secs(1);
 enum Phase {
     /// Waiting for the next request since the instant.
     Idle(Instant),
-    /// Reading a request's head, whose first byte came at the instant.
+    /// Reading a request's head, whose first byte came at the instant (or the TLS handshake,
+    /// from the instant the connection was accepted or the handshake ended).
     Head(Instant),
-    /// Serving a request whose first byte came at the instant.
-    Serving(Instant),
+    /// Reading the body of a request whose first byte came at the instant.
+    Body(Instant),
+    /// The whole request is in, since its first byte at the instant: its handler runs.
+    Handling(Instant),
 }
+
+/// Where a connection stands in the order of closing at the cap, lowest first: those that
+/// have not sent a whole request (or stopped reading the answer) by how long they have been
+/// at it, then idle ones by how long they have been idle.
+pub(crate) type ShedRank = (u8, Instant);
 
 /// What a connection is doing, shared by its socket, its service and its watchdog.
 #[derive(Debug)]
@@ -72,17 +81,31 @@ pub(crate) struct Activity {
     large: AtomicBool,
     /// Wakes the watchdog when a deadline moves earlier.
     earlier: Notify,
+    /// Set from the handler's answer until it is flushed to the socket: the connection is not
+    /// idle (nor closed for a newer one) before its client has the answer.
+    answering: AtomicBool,
+    /// Set when the accept loop closes the connection for a newer one.
+    shed: AtomicBool,
+    /// Wakes the connection's task to close it, once `shed` is set.
+    pub(crate) on_shed: Notify,
+    /// Wakes the accept loop, which may be waiting at the cap for a connection it can close,
+    /// when this one becomes idle.
+    became_idle: Arc<Notify>,
     limits: Limits,
 }
 
 impl Activity {
-    fn new(limits: Limits) -> Activity {
+    pub(crate) fn new(limits: Limits, became_idle: Arc<Notify>) -> Activity {
         Activity {
             phase: Mutex::new(Phase::Head(Instant::now())),
             write_blocked: Mutex::new(None),
             blocked: AtomicBool::new(false),
             large: AtomicBool::new(false),
             earlier: Notify::new(),
+            answering: AtomicBool::new(false),
+            shed: AtomicBool::new(false),
+            on_shed: Notify::new(),
+            became_idle,
             limits,
         }
     }
@@ -110,13 +133,22 @@ impl Activity {
     pub(crate) fn serve(&self) -> Instant {
         let mut phase = self.phase();
         let started = match *phase {
-            Phase::Head(started) | Phase::Serving(started) => started,
+            Phase::Head(started) | Phase::Body(started) | Phase::Handling(started) => started,
             // Its bytes came with the previous request's (pipelined, or read with the
             // handshake).
             Phase::Idle(_) => Instant::now(),
         };
-        *phase = Phase::Serving(started);
+        *phase = Phase::Body(started);
         started + self.limits.request_timeout
+    }
+
+    /// The request's body is all in: from now on the connection waits for its own handler,
+    /// and is not closed for a newer one.
+    fn body_read(&self) {
+        let mut phase = self.phase();
+        if let Phase::Body(started) = *phase {
+            *phase = Phase::Handling(started);
+        }
     }
 
     /// A large request came on this connection.
@@ -131,7 +163,50 @@ impl Activity {
 
     /// The answer is handed to hyper: the connection waits for the next request.
     pub(crate) fn served(&self) {
-        *self.phase() = Phase::Idle(Instant::now());
+        let mut phase = self.phase();
+        *phase = Phase::Idle(Instant::now());
+        self.answering.store(true, Ordering::Release);
+    }
+
+    /// Everything written so far is on the socket: an answer handed over is sent.
+    fn on_flushed(&self) {
+        if self.answering.swap(false, Ordering::AcqRel) {
+            self.became_idle.notify_one();
+        }
+    }
+
+    /// Its place in the order of closing at the cap; `None` while its handler runs (the
+    /// request deadline bounds that) or once it is closed for a newer one.
+    pub(crate) fn shed_rank(&self) -> Option<ShedRank> {
+        self.rank_in(*self.phase())
+    }
+
+    fn rank_in(&self, phase: Phase) -> Option<ShedRank> {
+        if self.shed.load(Ordering::Acquire) {
+            return None;
+        }
+        if let Some(since) = *self.write_blocked.lock().unwrap_or_else(|e| e.into_inner()) {
+            return Some((0, since));
+        }
+        match phase {
+            Phase::Head(since) | Phase::Body(since) => Some((0, since)),
+            Phase::Handling(_) => None,
+            Phase::Idle(_) if self.answering.load(Ordering::Acquire) => None,
+            Phase::Idle(since) => Some((1, since)),
+        }
+    }
+
+    /// Closes the connection for a newer one if its rank is still `rank` (it has not moved
+    /// on since the accept loop looked); whether it did.
+    pub(crate) fn shed_if(&self, rank: ShedRank) -> bool {
+        // Held while deciding, so that the phase cannot move between the check and the mark.
+        let phase = self.phase();
+        if self.rank_in(*phase) != Some(rank) {
+            return false;
+        }
+        self.shed.store(true, Ordering::Release);
+        self.on_shed.notify_one();
+        true
     }
 
     fn on_write(&self, blocked: bool) {
@@ -155,7 +230,7 @@ impl Activity {
                 since + limits.header_timeout,
                 "the request's headers did not arrive in time",
             ),
-            Phase::Serving(since) => (
+            Phase::Body(since) | Phase::Handling(since) => (
                 since + limits.request_timeout + ANSWER_GRACE,
                 "the request was not served in time",
             ),
@@ -172,8 +247,8 @@ impl Activity {
 
 /// The TCP stream, reporting reads and blocked writes to the connection's [`Activity`].
 pub(crate) struct TrackedStream {
-    inner: TcpStream,
-    activity: Arc<Activity>,
+    pub(crate) inner: TcpStream,
+    pub(crate) activity: Arc<Activity>,
 }
 
 impl AsyncRead for TrackedStream {
@@ -217,7 +292,13 @@ impl AsyncWrite for TrackedStream {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
+        // Under TLS this comes once every record is written (tokio-rustls flushes its own
+        // buffer first); hyper flushes after each answer.
+        let polled = Pin::new(&mut self.inner).poll_flush(cx);
+        if let Poll::Ready(Ok(())) = polled {
+            self.activity.on_flushed();
+        }
+        polled
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -225,79 +306,39 @@ impl AsyncWrite for TrackedStream {
     }
 }
 
-/// One accepted connection: its stream and activity, and its place under the cap (released
-/// when both are dropped).
-pub(crate) struct Accepted {
-    pub(crate) stream: TrackedStream,
-    pub(crate) activity: Arc<Activity>,
-    pub(crate) peer: SocketAddr,
-    _slot: tokio::sync::OwnedSemaphorePermit,
+/// A request's body, reporting to the connection's [`Activity`] when it is all in.
+pub(crate) struct TrackedBody<B> {
+    inner: B,
+    activity: Arc<Activity>,
 }
 
-/// Accepts connections while fewer than `limits.max_connections` are open, until `stopped`;
-/// `serve` runs each one. When the cap is reached, new connections wait in the listen backlog
-/// (as Go's `netutil.LimitListener` does), and that is logged once until the server is below
-/// the cap again.
-pub(crate) async fn accept_capped<F, Fut>(
-    listener: &TcpListener,
-    limits: Limits,
-    stopped: &mut watch::Receiver<bool>,
-    mut serve: F,
-) where
-    F: FnMut(Accepted) -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    let slots = Arc::new(Semaphore::new(limits.max_connections));
-    let mut at_cap = false;
-    loop {
-        let slot = match slots.clone().try_acquire_owned() {
-            Ok(slot) => {
-                if at_cap {
-                    tracing::info!("webhook connections below the limit again: accepting");
-                    at_cap = false;
-                }
-                slot
-            }
-            Err(_) => {
-                if !at_cap {
-                    tracing::warn!(
-                        max_connections = limits.max_connections,
-                        "webhook connection limit reached: new connections wait until one closes"
-                    );
-                    at_cap = true;
-                }
-                tokio::select! {
-                    slot = slots.clone().acquire_owned() => match slot {
-                        Ok(slot) => slot,
-                        Err(_) => return,
-                    },
-                    _ = stopped.changed() => return,
-                }
-            }
-        };
-        let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(e) => {
-                    // Out of file descriptors, say: back off rather than spin.
-                    tracing::warn!("accepting a webhook connection failed: {e}");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            },
-            _ = stopped.changed() => return,
-        };
-        let _ = stream.set_nodelay(true);
-        let activity = Arc::new(Activity::new(limits));
-        tokio::spawn(serve(Accepted {
-            stream: TrackedStream {
-                inner: stream,
-                activity: activity.clone(),
-            },
-            activity,
-            peer,
-            _slot: slot,
-        }));
+impl<B> TrackedBody<B> {
+    pub(crate) fn new(inner: B, activity: Arc<Activity>) -> Self {
+        TrackedBody { inner, activity }
+    }
+}
+
+impl<B: Body + Unpin> Body for TrackedBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(None) = polled {
+            self.activity.body_read();
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
     }
 }
 

@@ -57,12 +57,15 @@
 //! ```
 
 mod body;
+mod cap;
 mod connection;
 #[cfg(test)]
 mod convert_fuzz;
 mod envelope;
 mod process;
 mod routes;
+#[cfg(test)]
+mod tests;
 mod tls;
 
 use std::convert::Infallible;
@@ -82,7 +85,8 @@ use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::rustls::crypto::ring;
 
-use connection::{Accepted, Limits, accept_capped};
+use cap::{Accepted, accept_capped};
+use connection::{Limits, TrackedBody};
 pub use routes::Route;
 use routes::RouteTable;
 use tls::{CertFiles, ReloadingCert};
@@ -99,7 +103,12 @@ pub const DEFAULT_ADDR: SocketAddr =
     SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), 9443);
 
 /// Why the server cannot start.
-#[derive(Debug, thiserror::Error)]
+///
+/// Its message names the cause (`cannot listen on 0.0.0.0:9443 for the webhooks: Address
+/// already in use (os error 98)`), and its `Debug` is that message, so that a `main`
+/// returning `Result<(), Box<dyn Error>>` prints it as `Error: cannot listen on ...` rather
+/// than the variant's fields.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum ServerError {
     /// No handler to serve.
@@ -146,7 +155,7 @@ pub enum ServerError {
     #[error("no TLS protocol version: {0}")]
     Tls(#[source] BoxError),
     /// The address cannot be listened on.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr} for the webhooks: {source}")]
     Bind {
         /// The address.
         addr: SocketAddr,
@@ -159,8 +168,9 @@ pub enum ServerError {
 /// An error of the TLS library, whose types are not part of this API.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// What is wrong with a certificate or key file.
-#[derive(Debug, thiserror::Error)]
+/// What is wrong with a certificate or key file (its `Debug` is its message, as
+/// [`ServerError`]'s).
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum CertificateProblem {
     /// The file cannot be read.
@@ -186,9 +196,21 @@ pub enum CertificateProblem {
     },
 }
 
-/// Every reason [`WebhookServerBuilder::build`] refused the configuration.
-#[derive(Debug)]
+/// Every reason [`WebhookServerBuilder::build`] refused the configuration, one a line; its
+/// `Debug` is its message, as [`ServerError`]'s.
 pub struct BuildError(Vec<ServerError>);
+
+/// The message, which already names each cause: what a `main` returning the error prints.
+macro_rules! debug_is_display {
+    ($($error:ty),*) => {$(
+        impl std::fmt::Debug for $error {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Display::fmt(self, f)
+            }
+        }
+    )*};
+}
+debug_is_display!(ServerError, CertificateProblem, BuildError);
 
 impl BuildError {
     /// The reasons, in the order the routes and files were given.
@@ -384,10 +406,13 @@ impl WebhookServerBuilder {
         self
     }
 
-    /// How many connections are served at once (1,024 by default, fewer when the open-file
-    /// limit is lower); further connections wait to be accepted until one closes, and that is
-    /// logged. The server raises the soft open-file limit to the hard one when it starts, as
-    /// Go programs do.
+    /// How many connections are open at once (1,024 by default, fewer when the open-file
+    /// limit is lower). At the cap a new connection takes the place of the one longest at a
+    /// request it has not finished sending (a slow client's), else of the one idle longest;
+    /// connections whose handler runs are kept, and a new one waits for the first of them to
+    /// answer. Reaching the cap is logged once, until the open connections fall to three
+    /// quarters of it. The server raises the soft open-file limit to the hard one when it
+    /// starts, as Go programs do.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
         self
@@ -574,6 +599,7 @@ impl WebhookServer {
         })?;
         let mut limits = self.limits;
         limits.max_connections = process::connection_cap(limits.max_connections);
+        process::keep_allocator_thresholds();
         let (stop, stopped) = watch::channel(false);
         let (rotated, _on_rotation) = watch::channel(());
         #[cfg(feature = "conversion-ca-bundle")]
@@ -728,6 +754,7 @@ async fn connection(
             {
                 activity.saw_large_request();
             }
+            let request = request.map(|body| TrackedBody::new(body, activity.clone()));
             let response = table.respond(request, deadline).await;
             activity.served();
             Ok::<_, Infallible>(response)
