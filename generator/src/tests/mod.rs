@@ -13,6 +13,7 @@ use std::path::PathBuf;
 mod conversions;
 mod destinations;
 mod docs;
+mod identity;
 mod ledgers;
 mod run;
 mod upgrades;
