@@ -273,8 +273,13 @@ fn crd_out_at_a_file_fails_before_role_yaml_is_written() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "kind: Something\n");
 }
 
-/// The committed `rbac-out/` in a temporary directory, ledgers included, as a fresh clone has it.
+/// The committed `rbac-out/` in a temporary directory, ledgers included, as a fresh clone has it:
+/// beside a link to the generator's package, which the ledgers name (`../codegen`).
 fn copy_rbac_out(to: &Path) {
+    let package = to.parent().unwrap().join("codegen");
+    if !package.exists() {
+        std::os::unix::fs::symlink(workspace_root().join("codegen"), package).unwrap();
+    }
     for sub in [
         "",
         "crd",
@@ -454,10 +459,32 @@ fn crds_go_to_crd_out_and_only_our_own_orphans_are_removed() {
     assert_eq!(mydb, committed);
     assert!(crd_out.join("cache.example.com_memcacheds.yaml").exists());
     assert!(stderr.contains("2 CRD(s) with 3 version(s)"), "{stderr}");
+    // The same ledger as the committed one's, but for the package line: it names the
+    // generator's package from where the ledger stands.
+    let package_line = "# The generator's package, from this directory: ";
+    let without_package = |text: String| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with(package_line))
+            .map(str::to_string)
+            .collect()
+    };
+    let ours = std::fs::read_to_string(crd_out.join(".kube-markers-codegen.sha256")).unwrap();
+    let package = ours
+        .lines()
+        .find_map(|l| l.strip_prefix(package_line))
+        .unwrap();
     assert_eq!(
-        std::fs::read_to_string(crd_out.join(".kube-markers-codegen.sha256")).unwrap(),
-        std::fs::read_to_string(workspace_root().join("rbac-out/crd/.kube-markers-codegen.sha256"))
+        std::fs::canonicalize(crd_out.join(package)).unwrap(),
+        std::fs::canonicalize(workspace_root().join("codegen")).unwrap()
+    );
+    assert_eq!(
+        without_package(ours),
+        without_package(
+            std::fs::read_to_string(
+                workspace_root().join("rbac-out/crd/.kube-markers-codegen.sha256")
+            )
             .unwrap()
+        )
     );
     // Now fresh, and quiet about the files that are not ours.
     let check = codegen(&[&args[..], &["--check"]].concat());

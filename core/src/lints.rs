@@ -48,8 +48,8 @@ pub enum Lint {
     WebhookConfigWrite,
     /// `update` or `patch` on Namespaces: relabel a namespace to a laxer Pod Security level.
     NamespaceModify,
-    /// The attribute's rule grants nothing that another attribute of the same crate does not
-    /// already grant in the same role.
+    /// The attribute's rule grants nothing that another attribute on the same item does not
+    /// already grant in the same role (the same grant on two items documents each).
     Redundant,
 }
 
@@ -149,7 +149,9 @@ impl Lint {
             Lint::NamespaceModify => {
                 "changing a Namespace's labels can relax its Pod Security level"
             }
-            Lint::Redundant => "the rule adds nothing: another attribute already grants all of it",
+            Lint::Redundant => {
+                "the rule adds nothing: another attribute on the same item already grants all of it"
+            }
         }
     }
 

@@ -95,6 +95,28 @@ pub enum Error {
          that carry them with `kube_markers::link!(crate_a, crate_b)` in its main.rs"
     )]
     EmptyRegistry,
+    /// The workspace scanned has its own package of the generator's name: this generator was
+    /// built from another workspace (a shared target directory, a binary run from elsewhere).
+    #[error(
+        "this generator is package `{package}` of {}, but the workspace it scans ({}) has its \
+         own package `{package}` at {}: it would write this workspace's outputs from another \
+         workspace's attributes and bundle. Run this workspace's generator (`cargo run -p \
+         {package}` in {}), or pass --manifest-path to scan the generator's own workspace",
+        ours.display(),
+        workspace.display(),
+        theirs.display(),
+        workspace.parent().unwrap_or(workspace).display()
+    )]
+    AnotherWorkspacesGenerator {
+        /// The generator's package name.
+        package: String,
+        /// The `Cargo.toml` the generator was built from.
+        ours: std::path::PathBuf,
+        /// The workspace's package of that name.
+        theirs: std::path::PathBuf,
+        /// The scanned workspace's `Cargo.toml`.
+        workspace: std::path::PathBuf,
+    },
 }
 
 /// Why the workspace could not be scanned for attributes.

@@ -1,33 +1,77 @@
-//! How the user runs this generator: its package and binary, as the `kube_markers::link!` in
-//! its `main.rs` recorded them, so that advice names `cargo run -p <package>` (an `xtask`, a
-//! `gen` binary), not this repository's `codegen`.
+//! Who this generator is and how the user runs it: its package, binary and package directory,
+//! as the `kube_markers::link!` in its `main.rs` recorded them at compile time. The package
+//! names the generator's ledgers and finds its `[package.metadata.kube-markers.bundle]`,
+//! whatever the binary is called or wherever it runs from; advice names `cargo run -p
+//! <package>` (an `xtask`, a `gen` binary), not this repository's `codegen`.
 
-/// The running generator, as its user invokes it.
+use std::path::{Path, PathBuf};
+
+/// The running generator, as its user declared and invokes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invocation {
     /// The package whose binary this is, when `link!` recorded it.
     pub package: Option<String>,
-    /// The binary's name: `link!`'s, else the executable's file name.
+    /// The binary's name: `link!`'s, else the executable's file name (for messages only).
     pub bin: String,
+    /// The package's directory when it was built (`CARGO_MANIFEST_DIR` at `link!`), when
+    /// `link!` recorded it: what tells this generator from another workspace's package of the
+    /// same name.
+    pub package_dir: Option<PathBuf>,
+}
+
+/// Where the generator's package stands in the workspace a run scans.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PackageInWorkspace {
+    /// No `link!` recorded the package: nothing to look for.
+    Unknown,
+    /// A member, at the generator's own directory.
+    Member,
+    /// A member of the same name at another directory: this is another workspace's generator
+    /// (a shared target directory, a binary run from elsewhere).
+    Another {
+        /// That member's `Cargo.toml`.
+        theirs: PathBuf,
+        /// The `Cargo.toml` this generator was built from.
+        ours: PathBuf,
+        /// The workspace's `Cargo.toml`.
+        workspace: PathBuf,
+    },
+    /// Not a member: the generator lives outside the workspace it scans.
+    Outside {
+        /// The `Cargo.toml` this generator was built from.
+        ours: PathBuf,
+        /// The workspace's `Cargo.toml`.
+        workspace: PathBuf,
+    },
+}
+
+/// The executable's file name, without what Linux appends to the path of a file replaced
+/// while it runs (`codegen (deleted)`): for messages only, never an identity.
+fn executable_name() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let name = exe.file_name()?.to_str()?;
+    let name = name.strip_suffix(" (deleted)").unwrap_or(name);
+    let stem = Path::new(name).file_stem()?.to_str()?;
+    Some(stem.to_string())
 }
 
 impl Invocation {
     /// This process: the registry's record of its `link!`, else its executable's name.
     pub fn current() -> Invocation {
-        let exe = std::env::current_exe()
-            .ok()
-            .and_then(|exe| exe.file_stem()?.to_str().map(str::to_string));
         match kube_markers_registry::generator() {
-            Some((package, bin)) => Invocation {
-                package: Some(package.to_string()),
-                bin: bin
+            Some(record) => Invocation {
+                package: Some(record.package.to_string()),
+                bin: record
+                    .bin
                     .map(str::to_string)
-                    .or(exe)
-                    .unwrap_or_else(|| package.to_string()),
+                    .or_else(executable_name)
+                    .unwrap_or_else(|| record.package.to_string()),
+                package_dir: Some(PathBuf::from(record.manifest_dir)),
             },
             None => Invocation {
                 package: None,
-                bin: exe.unwrap_or_else(|| "codegen".to_string()),
+                bin: executable_name().unwrap_or_else(|| "codegen".to_string()),
+                package_dir: None,
             },
         }
     }
@@ -37,6 +81,77 @@ impl Invocation {
         Invocation {
             package: Some(package.to_string()),
             bin: package.to_string(),
+            package_dir: None,
+        }
+    }
+
+    /// The ledgers' generator name: the package's, else `kube-markers` (a generator without
+    /// `link!` links no attributes, and has nothing to write).
+    pub fn generator_name(&self) -> String {
+        self.package
+            .clone()
+            .unwrap_or_else(|| "kube-markers".to_string())
+    }
+
+    /// Refuses a run of another workspace's generator in this one; warns when the generator
+    /// stands outside the workspace it scans.
+    pub(crate) fn check_in_workspace(
+        &self,
+        metadata: &cargo_metadata::Metadata,
+    ) -> Result<Option<crate::Warning>, crate::Error> {
+        let package = self.package.clone().unwrap_or_default();
+        match self.in_workspace(metadata) {
+            PackageInWorkspace::Unknown | PackageInWorkspace::Member => Ok(None),
+            PackageInWorkspace::Another {
+                theirs,
+                ours,
+                workspace,
+            } => Err(crate::Error::AnotherWorkspacesGenerator {
+                package,
+                ours,
+                theirs,
+                workspace,
+            }),
+            PackageInWorkspace::Outside { ours, workspace } => {
+                Ok(Some(crate::Warning::GeneratorOutsideWorkspace {
+                    package,
+                    ours,
+                    workspace,
+                }))
+            }
+        }
+    }
+
+    /// Where the generator's package stands in the workspace `metadata` describes.
+    pub(crate) fn in_workspace(&self, metadata: &cargo_metadata::Metadata) -> PackageInWorkspace {
+        let (Some(package), Some(dir)) = (&self.package, &self.package_dir) else {
+            return PackageInWorkspace::Unknown;
+        };
+        let ours = dir.join("Cargo.toml");
+        let workspace = metadata.workspace_root.as_std_path().join("Cargo.toml");
+        let same = |a: &Path, b: &Path| {
+            a == b
+                || matches!(
+                    (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+                    (Ok(a), Ok(b)) if a == b
+                )
+        };
+        let named: Vec<&Path> = metadata
+            .packages
+            .iter()
+            .filter(|p| p.name.as_str() == package)
+            .map(|p| p.manifest_path.as_std_path())
+            .collect();
+        if named.iter().any(|m| same(m, &ours)) {
+            PackageInWorkspace::Member
+        } else if let Some(theirs) = named.first() {
+            PackageInWorkspace::Another {
+                theirs: theirs.to_path_buf(),
+                ours,
+                workspace,
+            }
+        } else {
+            PackageInWorkspace::Outside { ours, workspace }
         }
     }
 
@@ -75,6 +190,7 @@ mod tests {
         let xtask = Invocation {
             package: Some("xtask".into()),
             bin: "gen".into(),
+            package_dir: None,
         };
         assert_eq!(xtask.rerun(), "cargo run -p xtask --bin gen");
         assert_eq!(
@@ -84,6 +200,7 @@ mod tests {
         let bare = Invocation {
             package: None,
             bin: "gen".into(),
+            package_dir: None,
         };
         assert_eq!(bare.rerun_with("--check"), "gen --check");
         // This test binary links no `link!`: it is named by its file.

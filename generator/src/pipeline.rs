@@ -98,6 +98,7 @@ fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error>
         return Ok(collected);
     }
     let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
+    let outside = opts.invocation.check_in_workspace(&workspace.metadata)?;
     collected.timings.lap("cargo metadata");
     let scan = workspace.scan();
     collected.timings.lap("scan");
@@ -139,6 +140,7 @@ fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error>
         .warnings
         .into_iter()
         .map(Warning::CrossCheck)
+        .chain(outside)
         .collect();
     collected.metadata = Some(workspace.metadata);
     collected.workspace_root = Some(workspace.root);
@@ -279,7 +281,7 @@ pub(crate) fn generate_and_write(
     let mut plan = plan::plan(
         files,
         &destinations(opts),
-        &opts.generator_name,
+        &crate::output::ledger::Owner::of(opts),
         opts.header_file.as_deref(),
     )?;
     warnings.extend(plan.warnings.drain(..).map(Warning::Files));

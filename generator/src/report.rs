@@ -87,6 +87,12 @@ pub(crate) fn print_report(report: &Report, opts: &Options) -> bool {
                 "removed {shown}: generator `{generator}` writes nothing to this \
                  directory any more"
             ),
+            FileStatus::Removed(Orphan::RenamedLedger) => writeln!(
+                text,
+                "removed {shown}: the ledger of generator `{generator}` under the binary's \
+                 name, which earlier versions gave it; its files are listed in \
+                 .kube-markers-{generator}.sha256 now, named after the generator's package"
+            ),
             FileStatus::Stale(diff) => {
                 // The diff goes to stdout: what is on stderr so far comes first.
                 flush(&mut text);
@@ -121,6 +127,15 @@ pub(crate) fn print_report(report: &Report, opts: &Options) -> bool {
                     text,
                     "error: {shown} was written by generator `{generator}`, which no \
                      longer generates it; run the generator without --check to remove it"
+                )
+            }
+            FileStatus::Orphaned(Orphan::RenamedLedger) => {
+                stale = true;
+                writeln!(
+                    text,
+                    "error: {shown} is the ledger of generator `{generator}` under the binary's \
+                     name, which earlier versions gave it; run the generator without --check \
+                     to name it after the generator's package"
                 )
             }
             FileStatus::Orphaned(Orphan::Ledger) => {

@@ -45,4 +45,23 @@ pub enum Warning {
     /// The files of earlier runs and their ledgers.
     #[error(transparent)]
     Files(FileWarning),
+    /// The generator's package is not a member of the workspace it scans: its own
+    /// `[package.metadata.kube-markers.bundle]` is not read.
+    #[error(
+        "the generator's package `{package}` ({}) is not a member of the workspace it scans \
+         ({}): its [package.metadata.kube-markers.bundle] is not read, and a bundle an earlier \
+         run wrote is kept as it is; declare the bundle in \
+         [workspace.metadata.kube-markers.bundle] of {}, or with --operator-name",
+        ours.display(),
+        workspace.display(),
+        workspace.display()
+    )]
+    GeneratorOutsideWorkspace {
+        /// The generator's package name.
+        package: String,
+        /// The `Cargo.toml` it was built from.
+        ours: std::path::PathBuf,
+        /// The scanned workspace's `Cargo.toml`.
+        workspace: std::path::PathBuf,
+    },
 }

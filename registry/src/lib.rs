@@ -253,6 +253,9 @@ pub struct GeneratorRecord {
     pub package: &'static str,
     /// `CARGO_BIN_NAME` there: `None` when `link!` stands in a library.
     pub bin: Option<&'static str>,
+    /// `CARGO_MANIFEST_DIR` there: the package's directory when it was built, which tells
+    /// this generator from another workspace's package of the same name.
+    pub manifest_dir: &'static str,
 }
 
 /// Where each `kube_markers::link!` stands.
@@ -260,12 +263,13 @@ pub struct GeneratorRecord {
 #[distributed_slice]
 pub static GENERATOR_RECORDS: [GeneratorRecord];
 
-/// The generator's package and binary, as its `link!` recorded them: a binary's `link!` if one
-/// is linked (the first by name), else a library's package alone; `None` without `link!`.
-pub fn generator() -> Option<(&'static str, Option<&'static str>)> {
+/// The generator's package, binary and package directory, as its `link!` recorded them: a
+/// binary's `link!` if one is linked (the first by name), else a library's; `None` without
+/// `link!`.
+pub fn generator() -> Option<GeneratorRecord> {
     let mut records: Vec<&GeneratorRecord> = GENERATOR_RECORDS.iter().collect();
     records.sort_by_key(|r| (r.bin.is_none(), r.package, r.bin));
-    records.first().map(|r| (r.package, r.bin))
+    records.first().map(|r| **r)
 }
 
 /// Names given to `kube_markers::link!`, sorted and deduplicated.

@@ -152,13 +152,15 @@ macro_rules! link {
                 static LINKED: &str = ::core::stringify!($krate);
             };
         )+
-        // The generator's own name, for its messages (`cargo run -p <package>`).
+        // The generator's identity: its package names its ledgers and finds its bundle
+        // metadata, and its messages say `cargo run -p <package>`.
         const _: () = {
             #[$crate::__private::linkme::distributed_slice($crate::__private::GENERATOR_RECORDS)]
             #[linkme(crate = $crate::__private::linkme)]
             static GENERATOR: $crate::__private::GeneratorRecord = $crate::__private::GeneratorRecord {
                 package: ::core::env!("CARGO_PKG_NAME"),
                 bin: ::core::option_env!("CARGO_BIN_NAME"),
+                manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
             };
         };
     };

@@ -5,7 +5,9 @@
 //! Every check asks the question of the attribute's own rule, with kube-apiserver's matching
 //! (`kube_markers_rbac::authorize`): "would this rule allow one of these requests?", so that a wildcard is
 //! caught by every lint whose requests it allows, and `redundant` compares whole rules with
-//! the API server's escalation check's "covers".
+//! the API server's escalation check's "covers", among the attributes of one item: the same
+//! grant on two functions that each need it is the documentation the docs ask for, not
+//! redundancy.
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 pub use kube_markers_core::lints::Lint;
@@ -421,7 +423,7 @@ pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Lin
                         source: entry.source.clone(),
                         finding: format!(
                             "everything it grants {} is already granted by the attribute at \
-                             {}:{}:{} ({})",
+                             {}:{}:{} on the same item ({})",
                             role(),
                             other.file,
                             other.line,
@@ -446,13 +448,13 @@ pub fn check_entries(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Lin
     warnings
 }
 
-/// A (group, resource) of one crate's role, numbered: what `redundant` indexes attributes by.
-/// The scope (crate, namespace, role), the group and the resource are each numbered once
+/// A (group, resource) of one item's role, numbered: what `redundant` indexes attributes by.
+/// The scope (item, namespace, role), the group and the resource are each numbered once
 /// (each string hashed once per attribute: unoptimized, as the generator runs, hashing text
 /// is what an index costs); URL rules are under (`URL`, their URL).
 type Target = (u32, u32, u32);
 
-/// Which attributes could cover which: those of the same crate and role whose rule names the
+/// Which attributes could cover which: those of the same item and role whose rule names the
 /// other's first (group, resource) or a wildcard for it. An index, so that `redundant` stays
 /// near-linear on thousands of attributes instead of comparing every pair.
 struct Coverers {
@@ -498,7 +500,7 @@ impl<'a> Numbers<'a> {
 
 impl Coverers {
     fn new(entries: &[&RbacEntry], default_role_name: &str) -> Coverers {
-        let mut scopes: IdMap<(&str, &str, &str), u32> = Default::default();
+        let mut scopes: IdMap<(&str, &str, &str, &str, &str), u32> = Default::default();
         let mut strings = Numbers::default();
         let mut by_target: IdMap<Target, u32> = Default::default();
         let mut chain = Vec::with_capacity(entries.len());
@@ -506,8 +508,11 @@ impl Coverers {
         let mut last_scope = None;
         let none = strings.of("");
         for (j, entry) in entries.iter().enumerate() {
+            // One item: its file, module and name (the attributes stacked on it).
             let scope_key = (
-                entry.source.crate_name(),
+                &*entry.source.file,
+                &*entry.source.module_path,
+                &*entry.source.item,
                 entry.marker.namespace.as_deref().unwrap_or_default(),
                 entry
                     .marker
@@ -515,7 +520,7 @@ impl Coverers {
                     .as_deref()
                     .unwrap_or(default_role_name),
             );
-            // Attributes come sorted by source: neighbours mostly share their scope.
+            // Attributes come sorted by source: an item's stand together.
             let scope = match last_scope {
                 Some((key, scope)) if key == scope_key => scope,
                 _ => {

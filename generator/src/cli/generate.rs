@@ -37,7 +37,8 @@ pub struct Options {
     pub no_scan: bool,
     /// Names this generator's ledger in each directory it writes to
     /// (`.kube-markers-<name>.sha256`), which is how it knows the files it may remove
-    /// (`--generator-name`, default: the binary's name).
+    /// (`--generator-name`, default: the generator's package, as `kube_markers::link!`
+    /// recorded it; never the binary's name, which a rename or a rebuild changes).
     pub generator_name: String,
     /// The deploy bundle's flags (`--no-bundle`, `--operator-name`, ...).
     pub bundle: crate::generate::bundle::BundleFlags,
@@ -113,6 +114,7 @@ pub(crate) fn default_in_workspace(path: &std::path::Path, root: &std::path::Pat
 
 impl Default for Options {
     fn default() -> Self {
+        let invocation = crate::Invocation::current();
         Options {
             out_dir: PathBuf::from("rbac-out"),
             out_dir_is_default: true,
@@ -126,39 +128,14 @@ impl Default for Options {
             check: false,
             manifest_path: None,
             no_scan: false,
-            generator_name: default_generator_name(),
+            generator_name: invocation.generator_name(),
             bundle: Default::default(),
             no_docs: false,
             deny_warnings: false,
             allow_breaking: false,
             rbac_from_source: false,
-            invocation: crate::Invocation::current(),
+            invocation,
         }
-    }
-}
-
-/// The running binary's name (`codegen` for `cargo run -p codegen`), made a valid generator
-/// name.
-fn default_generator_name() -> String {
-    let stem = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.file_stem()?.to_str().map(str::to_string))
-        .unwrap_or_default();
-    let name: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let name = name.trim_start_matches('.');
-    if name.is_empty() {
-        "kube-markers".to_string()
-    } else {
-        name.to_string()
     }
 }
 
@@ -489,7 +466,7 @@ pub(crate) static COMMAND_LINE: CommandLine<Options> = CommandLine {
                 Ok(())
             },
         )
-        .default("the binary's name"),
+        .default("the generator's package"),
         F::switch(
             "deny-warnings",
             "Fail (exit 1, writing nothing) if there is any warning: a lint of an #[rbac] \

@@ -148,6 +148,7 @@ mod tests {
         Invocation {
             package: Some("xtask".into()),
             bin: "gen".into(),
+            package_dir: None,
         }
     }
 

@@ -36,6 +36,9 @@ pub enum Orphan {
     Output,
     /// This generator's ledger, in a directory it no longer writes anything to.
     Ledger,
+    /// This generator's ledger under the name an earlier version gave it (the binary's): its
+    /// files are listed under the package's name now.
+    RenamedLedger,
 }
 
 /// Files of earlier runs left alone, and ledger lines that were ignored: never a reason to
@@ -164,6 +167,30 @@ pub enum OutputProblem {
         generator: String,
         /// Its ledger.
         ledger: PathBuf,
+    },
+    /// This generator's ledger in a directory names another package directory that holds a
+    /// package: another workspace's generator of the same name wrote there.
+    #[error(
+        "{} is the ledger of generator `{generator}` of the package at {} (its ledger says so), \
+         not of this generator `{generator}`, built from {}: a generator of another workspace \
+         does not remove or replace that one's files; run the generator of the workspace \
+         {} belongs to, or give this one another directory (or `--generator-name`)",
+        ledger.display(),
+        theirs.display(),
+        ours.display(),
+        dir.display()
+    )]
+    AnotherGeneratorsLedger {
+        /// The directory.
+        dir: PathBuf,
+        /// The ledger.
+        ledger: PathBuf,
+        /// The name both generators have.
+        generator: String,
+        /// The package directory the ledger names.
+        theirs: PathBuf,
+        /// This generator's package directory.
+        ours: PathBuf,
     },
     /// A file this generator's ledger does not list stands where an output goes, with other
     /// content: hand-written, or another tool's.

@@ -114,12 +114,14 @@ struct Foreign {
 pub(crate) fn plan(
     outputs: Vec<Output>,
     destinations: &[Destination],
-    generator: &str,
+    owner: &ledger::Owner,
     header_file: Option<&Path>,
 ) -> Result<Plan, Error> {
+    let generator = owner.name.as_str();
     let mut planning = Planning {
         outputs: &outputs,
         generator,
+        owner,
         problems: Vec::new(),
         warnings: Vec::new(),
         ledgers: Vec::new(),
@@ -204,6 +206,7 @@ fn same_paths(
 struct Planning<'a> {
     outputs: &'a [Output],
     generator: &'a str,
+    owner: &'a ledger::Owner,
     problems: Vec<OutputProblem>,
     warnings: Vec<FileWarning>,
     ledgers: Vec<Output>,
@@ -242,8 +245,24 @@ impl Planning<'_> {
             }
         }
         let ledger_path = dir.join(ledger::file_name(self.generator));
-        let ours = self.read_ledger(&ledger_path)?;
-        let foreign = foreign_ledgers(dir, self.generator)?;
+        let (ours, adopted) = self.own_ledger(dir, &ledger_path)?;
+        let package = match self.package_spelling(dir, ours.as_ref()) {
+            Ok(package) => package,
+            Err((theirs, ours)) => {
+                self.problems.push(OutputProblem::AnotherGeneratorsLedger {
+                    dir: dir.to_path_buf(),
+                    ledger: adopted.unwrap_or(ledger_path),
+                    generator: self.generator.to_string(),
+                    theirs,
+                    ours,
+                });
+                return Ok(());
+            }
+        };
+        let adopted_name = adopted
+            .as_ref()
+            .and_then(|p| p.file_name()?.to_str().map(str::to_string));
+        let foreign = foreign_ledgers(dir, self.generator, adopted_name.as_deref())?;
         self.owners(in_dir, ours.as_ref(), &foreign, &ledger_path);
         let names: BTreeSet<&str> = in_dir
             .iter()
@@ -269,18 +288,75 @@ impl Planning<'_> {
             });
             self.ledgers.push(Output {
                 path: ledger_path,
-                content: ledger::render(self.generator, files),
+                content: ledger::render(self.generator, package.as_deref(), files),
                 what: format!("the ledger of generator `{}`", self.generator),
                 option: destination.option,
             });
+            if let Some(earlier) = adopted {
+                self.removals.push(Removal {
+                    path: earlier,
+                    kind: Orphan::RenamedLedger,
+                    hashes: BTreeSet::new(),
+                });
+            }
         } else if ours.is_some() {
             self.removals.push(Removal {
-                path: ledger_path,
+                path: adopted.unwrap_or(ledger_path),
                 kind: Orphan::Ledger,
                 hashes: BTreeSet::new(),
             });
         }
         Ok(())
+    }
+
+    /// This generator's ledger in `dir`: under its name, else (written by an earlier version,
+    /// which named it after the binary) under an earlier name, then adopted, with its path.
+    fn own_ledger(
+        &mut self,
+        dir: &Path,
+        ledger_path: &Path,
+    ) -> Result<(Option<Ledger>, Option<PathBuf>), Error> {
+        if let Some(ours) = self.read_ledger(ledger_path)? {
+            return Ok((Some(ours), None));
+        }
+        for earlier in &self.owner.earlier_names {
+            let path = dir.join(ledger::file_name(earlier));
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            // A ledger that names its package is of a generator of that name now.
+            if Ledger::parse(&text).0.package.is_none() {
+                return Ok((self.read_ledger(&path)?, Some(path)));
+            }
+        }
+        Ok((None, None))
+    }
+
+    /// How this run's ledger in `dir` names the generator's package: as `ours` spells it when
+    /// that is this generator's package (so that a clone, or a copy beside a link to the
+    /// package, keeps its text), else from `dir`. Refused, with (the package directory `ours`
+    /// names, this generator's), when `ours` names another package that is there: another
+    /// workspace's generator of this name wrote it.
+    fn package_spelling(
+        &self,
+        dir: &Path,
+        ours: Option<&Ledger>,
+    ) -> Result<Option<String>, (PathBuf, PathBuf)> {
+        let Some(package_dir) = &self.owner.package_dir else {
+            return Ok(None);
+        };
+        if let Some(recorded) = ours.and_then(|l| l.package.as_deref()) {
+            let theirs = dir.join(recorded);
+            if ledger::same_dir(&theirs, package_dir) {
+                return Ok(Some(recorded.to_string()));
+            }
+            // A package directory that is gone (the package moved, or this is a copy): the
+            // ledger has no other generator to belong to.
+            if theirs.join("Cargo.toml").is_file() {
+                return Err((ledger::lexical_absolute(&theirs), package_dir.clone()));
+            }
+        }
+        Ok(Some(ledger::relative_path(dir, package_dir)))
     }
 
     /// This generator's ledger in the directory, if it has one; its bad lines are warnings.
@@ -425,8 +501,13 @@ fn copy_of_edit(path: &Path, edited: &[u8]) -> Result<PathBuf, Error> {
     }
 }
 
-/// The ledgers of other generators in `dir`.
-fn foreign_ledgers(dir: &Path, generator: &str) -> Result<Vec<Foreign>, Error> {
+/// The ledgers of other generators in `dir` (not `generator`'s, nor the one of an earlier
+/// version it adopted, `adopted`).
+fn foreign_ledgers(
+    dir: &Path,
+    generator: &str,
+    adopted: Option<&str>,
+) -> Result<Vec<Foreign>, Error> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -439,7 +520,7 @@ fn foreign_ledgers(dir: &Path, generator: &str) -> Result<Vec<Foreign>, Error> {
         let Some(other) = file_name.to_str().and_then(ledger::generator_of) else {
             continue;
         };
-        if other == generator {
+        if other == generator || file_name.to_str() == adopted {
             continue;
         }
         let path = entry.path();

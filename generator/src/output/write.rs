@@ -145,7 +145,11 @@ pub(crate) fn apply(
         staging.commit_one(&o.path)?;
         report.push((o.path.clone(), statuses[&o.path].clone()));
     }
-    for r in &plan.removals {
+    let (renamed, removals): (Vec<_>, Vec<_>) = plan
+        .removals
+        .iter()
+        .partition(|r| r.kind == Orphan::RenamedLedger);
+    for r in removals {
         if r.kind == Orphan::Output {
             // Checked again: the file may have changed since the plan read it.
             match orphan_state(&r.path, &r.hashes, &plan.generator)? {
@@ -163,6 +167,11 @@ pub(crate) fn apply(
     for o in &plan.ledgers {
         staging.commit_one(&o.path)?;
         report.push((o.path.clone(), statuses[&o.path].clone()));
+    }
+    // A ledger of an earlier name goes once the one that replaces it is in place.
+    for r in renamed {
+        std::fs::remove_file(&r.path).map_err(io(IoAction::Remove, &r.path))?;
+        report.push((r.path.clone(), FileStatus::Removed(r.kind)));
     }
     Ok(report)
 }

@@ -14,6 +14,7 @@ mod conversions;
 mod crd_verdicts;
 mod destinations;
 mod docs;
+mod identity;
 mod ledgers;
 mod run;
 mod upgrades;

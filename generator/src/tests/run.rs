@@ -40,11 +40,19 @@ fn flags_parse_with_defaults_and_both_spellings() {
 }
 
 #[test]
-fn the_default_generator_name_is_the_binarys() {
-    // This test binary is `kube_markers_codegen-<hash>`.
+fn the_default_generator_name_is_the_package_never_the_binarys() {
+    // This test binary (`kube_markers_codegen-<hash>`) has no `link!`: no package to name it.
     let name = Options::default().generator_name;
-    assert!(name.starts_with("kube_markers_codegen-"), "{name}");
+    assert_eq!(name, "kube-markers");
     assert!(ledger::check_generator_name(&name).is_ok());
+    // With `link!`'s record, its package, whatever the binary is called.
+    let mut opts = Options::default();
+    opts.invocation = crate::Invocation {
+        package: Some("xtask".into()),
+        bin: "gen".into(),
+        package_dir: None,
+    };
+    assert_eq!(opts.invocation.generator_name(), "xtask");
 }
 
 #[test]
@@ -402,7 +410,7 @@ fn lints_are_reported_and_deny_warnings_fails_before_writing() {
     assert!(
         warnings[2]
             .to_string()
-            .contains("already granted by the attribute at src/lib.rs:1:1")
+            .contains("already granted by the attribute at src/lib.rs:1:1 on the same item")
     );
     // Nothing written: no role, no CRD, no ledger.
     assert!(!fresh.path().join("out").exists() && !fresh.path().join("crds").exists());

@@ -150,7 +150,7 @@ fn allow_silences_only_its_lint_on_its_attribute() {
 }
 
 #[test]
-fn redundant_names_both_attributes_within_one_crate_and_role() {
+fn redundant_names_both_attributes_on_one_item_and_role() {
     let broad = entry(1, &["apps"], &["deployments"], &["get", "list", "watch"]);
     let narrow = entry(2, &["apps"], &["deployments"], &["get"]);
     let refs = [&narrow, &broad];
@@ -159,9 +159,9 @@ fn redundant_names_both_attributes_within_one_crate_and_role() {
     assert_eq!(warnings[0].source.line, 2);
     assert_eq!(warnings[0].covered_by.as_ref().map(|s| s.line), Some(1));
     assert!(
-        warnings[0]
-            .to_string()
-            .contains("already granted by the attribute at src/lib.rs:1:1 (reconcile)"),
+        warnings[0].to_string().contains(
+            "already granted by the attribute at src/lib.rs:1:1 on the same item (reconcile)"
+        ),
         "{}",
         warnings[0]
     );
@@ -184,6 +184,36 @@ fn redundant_names_both_attributes_within_one_crate_and_role() {
     assert_eq!(
         fired(&[all_status, one_status]),
         [(6, "wildcard-resources"), (7, "redundant")]
+    );
+}
+
+/// The docs' advice: `#[rbac]` beside each function that needs it. Two functions that both
+/// publish events each declare it; that is documentation, not redundancy. Only the same
+/// grant twice on one item, or a grant inside a broader one there, is.
+#[test]
+fn the_same_grant_on_two_items_is_not_redundant() {
+    let on = |line: u32, item: &'static str, verbs: List| {
+        rbac(
+            marker(&["events.k8s.io"], &["events"], verbs),
+            source(line, item),
+        )
+    };
+    let reconcile = on(1, "reconcile", &["create", "patch"]);
+    let cleanup = on(5, "cleanup", &["create", "patch"]);
+    let narrower = on(9, "error_policy", &["create"]);
+    assert_eq!(fired(&[reconcile.clone(), cleanup, narrower]), []);
+    // A method of the same name in another module, or another file, is another item.
+    let mut other_module = on(2, "reconcile", &["create"]);
+    other_module.source.module_path = "op::other".into();
+    let mut other_file = on(3, "reconcile", &["create"]);
+    other_file.source.file = "src/other.rs".into();
+    assert_eq!(fired(&[reconcile.clone(), other_module, other_file]), []);
+    // Stacked on one item: the same grant twice, and one inside a broader one, are.
+    let twice = on(2, "reconcile", &["create", "patch"]);
+    let inside = on(3, "reconcile", &["patch"]);
+    assert_eq!(
+        fired(&[reconcile, twice, inside]),
+        [(2, "redundant"), (3, "redundant")]
     );
 }
 
@@ -285,6 +315,9 @@ fn random_entries(n: usize, seed: u64) -> Vec<RbacEntry> {
             if draw.below(6) == 0 {
                 e.source.module_path = "other_op::m".into();
             }
+            if draw.below(4) == 0 {
+                e.source.item = "cleanup".into();
+            }
             e
         })
         .collect()
@@ -292,7 +325,7 @@ fn random_entries(n: usize, seed: u64) -> Vec<RbacEntry> {
 
 /// The lints' answers on random attributes equal the plain definitions: every probe request
 /// asked of the rule with `rule_allows` (no index, no shortcut by group or resource), and
-/// `redundant` as the first other attribute of the same crate and role whose rule covers this
+/// `redundant` as the first other attribute of the same item and role whose rule covers this
 /// one's (the later of two that cover each other), found by comparing every pair.
 #[test]
 fn lints_agree_with_their_definitions_on_random_attributes() {
@@ -309,7 +342,9 @@ fn lints_agree_with_their_definitions_on_random_attributes() {
                     Lint::Redundant => {
                         let scope = |e: &RbacEntry| {
                             (
-                                e.source.crate_name().to_string(),
+                                e.source.file.to_string(),
+                                e.source.module_path.to_string(),
+                                e.source.item.to_string(),
                                 e.marker.namespace.clone(),
                                 e.marker.role_name.clone(),
                             )

@@ -41,13 +41,22 @@ pub struct SchemaLintWarning {
 }
 
 impl std::fmt::Display for SchemaLintWarning {
-    /// `warning[lint]: file:line:column (Type.field): crd version path: finding: why; ...`
+    /// `warning[lint]: file:line:column (Type.field): crd version path: finding: why; ...`,
+    /// with the `allow` that accepts it written for where it stands: on the field, or on the
+    /// type (then for all of it).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = &self.source;
+        let place = match s.item.split_once('.') {
+            Some(_) => "on the field".to_string(),
+            None => format!(
+                "on the type `{}` (above its `struct` or `enum` line), for all of it",
+                s.item
+            ),
+        };
         write!(
             f,
-            "warning[{}]: {}:{}:{} ({}): {} {} {}: {}: {}; if it is right, say why on the \
-             field or type: #[k8s(allow({}, reason = \"...\"))] [{}]",
+            "warning[{}]: {}:{}:{} ({}): {} {} {}: {}: {}; if it is right, say why {place}: \
+             #[k8s(allow({}, reason = \"...\"))] [{}]",
             self.lint,
             s.file,
             s.line,

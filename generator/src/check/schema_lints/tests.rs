@@ -360,6 +360,14 @@ fn types_without_a_record_are_not_linted_but_the_status_children_are() {
         joined.contains("src/api.rs:10:12 WidgetSpec status.observedPhase [statusoptional]"),
         "{joined}"
     );
+    // At the kind, saying why and what brings it to the field.
+    assert!(
+        joined.contains(
+            "has no #[kube_markers::schema], so this warning stands at the kind: put \
+             #[kube_markers::schema] above the derive of `WidgetStatus` to have it at its field"
+        ),
+        "{joined}"
+    );
     assert!(
         joined.contains("WidgetSpec status.conditions [conditions]"),
         "{joined}"
@@ -494,4 +502,16 @@ fn the_warning_names_the_place_and_the_way_out() {
         finding: "an integer of format `uint32` (u32): use i32 or i64".into(),
     };
     insta::assert_snapshot!(w.to_string());
+    // At a type (the kind, for a status type without a record): the allow goes on the type.
+    let at_type = SchemaLintWarning {
+        source: Source::new(FILE, 10, 12, MODULE, "WidgetSpec"),
+        ..w
+    };
+    assert!(
+        at_type.to_string().contains(
+            "if it is right, say why on the type `WidgetSpec` (above its `struct` or `enum` \
+             line), for all of it: #[k8s(allow(integers, reason = \"...\"))]"
+        ),
+        "{at_type}"
+    );
 }

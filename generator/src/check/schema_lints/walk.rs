@@ -213,10 +213,15 @@ impl<'t> Walker<'t> {
                     .status
                     .as_deref()
                     .and_then(|name| self.resolve(last_segment(name), kind, status));
-                match record {
-                    Some(record) => self.object(status, "status", record, true),
+                match (record, kind.status.as_deref()) {
+                    (Some(record), _) => self.object(status, "status", record, true),
                     // Unrecorded: its direct properties still get the status lints, at the kind.
-                    None => self.status_children(status, "status", kind_owner),
+                    (None, status_type) => self.status_children(
+                        status,
+                        "status",
+                        kind_owner,
+                        last_segment(status_type.unwrap_or("the status type")),
+                    ),
                 }
             }
         }
@@ -268,9 +273,11 @@ impl<'t> Walker<'t> {
         }
     }
 
-    /// The direct properties of a status whose type has no record.
-    fn status_children(&mut self, node: &Value, path: &str, owner: Owner<'t>) {
+    /// The direct properties of a status whose type, `status_type`, has no record: their
+    /// warnings stand at the kind, and say how to have them at the field.
+    fn status_children(&mut self, node: &Value, path: &str, owner: Owner<'t>, status_type: &str) {
         let required = required(node);
+        let before = self.warnings.len();
         for (name, child) in properties(node).into_iter().flatten() {
             let child_path = format!("{path}.{name}");
             self.status_child(
@@ -280,6 +287,16 @@ impl<'t> Walker<'t> {
                 required.contains(&name.as_str()),
                 owner,
             );
+            for warning in &mut self.warnings[before..] {
+                if warning.path == child_path {
+                    warning.finding.push_str(&format!(
+                        " (`{status_type}` has no #[kube_markers::schema], so this warning \
+                         stands at the kind: put #[kube_markers::schema] above the derive of \
+                         `{status_type}` to have it at its field, where \
+                         #[k8s(allow(...))] accepts it for that field alone)"
+                    ));
+                }
+            }
         }
     }
 

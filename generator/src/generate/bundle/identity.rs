@@ -1,8 +1,9 @@
 //! The operator's identity: who the bundle installs and how, declared once.
 //!
 //! Sources, strongest first: the generator's flags; `[package.metadata.kube-markers.bundle]` in
-//! the generator's own `Cargo.toml` (the workspace member with a binary target named like the
-//! running executable); `[workspace.metadata.kube-markers.bundle]`; kubebuilder's defaults. A
+//! the generator's own `Cargo.toml` (the workspace member of the package `kube_markers::link!`
+//! recorded, whatever its binary is called); `[workspace.metadata.kube-markers.bundle]`;
+//! kubebuilder's defaults. A
 //! key set in both tables must say the same thing there (the identity is declared once), and
 //! every value is checked, each error naming the key and the file it came from.
 
@@ -201,11 +202,10 @@ struct Table<'a> {
 }
 
 /// The `bundle` tables of the workspace and of the generator's package, from `cargo metadata`.
-/// `generator_bin` is the running executable's name: the package with a binary target of
-/// that name is the generator's.
+/// `generator_package` is the generator's package, as `link!` recorded it.
 fn tables<'a>(
     metadata: &'a Metadata,
-    generator_bin: Option<&str>,
+    generator_package: Option<&str>,
     errors: &mut Vec<BundleProblem>,
 ) -> Vec<Table<'a>> {
     let root = metadata.workspace_root.as_std_path();
@@ -222,15 +222,11 @@ fn tables<'a>(
         Origin::Workspace(root.join("Cargo.toml")),
         &metadata.workspace_metadata["kube-markers"]["bundle"],
     );
-    let Some(bin) = generator_bin else {
+    let Some(package) = generator_package else {
         return out;
     };
     for pkg in &metadata.packages {
-        let is_generator = pkg
-            .targets
-            .iter()
-            .any(|t| t.name == bin && t.kind.contains(&cargo_metadata::TargetKind::Bin));
-        if is_generator {
+        if pkg.name.as_str() == package {
             push(
                 Origin::Package(pkg.manifest_path.as_std_path().to_path_buf()),
                 &pkg.metadata["kube-markers"]["bundle"],
@@ -286,16 +282,17 @@ fn pick<'a>(
 /// `--no-bundle` / `enabled = false` switch it off.
 ///
 /// `metadata` is the workspace's `cargo metadata` (`None` with `--no-scan`: flags only);
-/// `linked_crates` name the default operator when exactly one crate is linked.
+/// `generator_package` the generator's package, whose table is read; `linked_crates` name
+/// the default operator when exactly one crate is linked.
 pub fn resolve(
     flags: &BundleFlags,
     metadata: Option<&Metadata>,
-    generator_bin: Option<&str>,
+    generator_package: Option<&str>,
     linked_crates: &[&str],
 ) -> Result<Option<Identity>, Vec<BundleProblem>> {
     let mut errors = Vec::new();
     let tables = metadata
-        .map(|m| tables(m, generator_bin, &mut errors))
+        .map(|m| tables(m, generator_package, &mut errors))
         .unwrap_or_default();
     let mut keys = Keys {
         tables: &tables,

@@ -543,15 +543,19 @@ pub fn generate_for_run(
     metadata: Option<&cargo_metadata::Metadata>,
 ) -> Result<Generated<()>, Error> {
     let mut generated = Generated::default();
-    let exe = std::env::current_exe().ok();
-    let generator_bin = exe
-        .as_deref()
-        .and_then(Path::file_stem)
-        .and_then(|s| s.to_str());
+    // The generator's package, as `link!` recorded it: its name, not the binary's, finds its
+    // table. Outside the workspace scanned, its table is not in the metadata.
+    let outside = metadata.is_some_and(|m| {
+        matches!(
+            opts.invocation.in_workspace(m),
+            crate::invocation::PackageInWorkspace::Outside { .. }
+        )
+    });
+    let package = opts.invocation.package.as_deref().filter(|_| !outside);
     let identity =
-        resolve(&opts.bundle, metadata, generator_bin, linked_crates).map_err(Error::Bundle)?;
+        resolve(&opts.bundle, metadata, package, linked_crates).map_err(Error::Bundle)?;
     let previous = kustomize::previous_files(&opts.out_dir);
-    let decided = metadata.is_some() || opts.bundle.off || identity.is_some();
+    let decided = (metadata.is_some() && !outside) || opts.bundle.off || identity.is_some();
     let what = |path: &Path| {
         format!(
             "the deploy bundle's {}",

@@ -56,6 +56,7 @@ struct Read {
 pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
     let mut timings = Timings::from_env();
     let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
+    let outside = opts.invocation.check_in_workspace(&workspace.metadata)?;
     timings.lap("cargo metadata");
     let scan = workspace.scan();
     timings.lap("scan");
@@ -92,7 +93,7 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
     let collected = Collected {
         workspace_root: Some(workspace.root.clone()),
         metadata: Some(workspace.metadata),
-        warnings: Vec::new(),
+        warnings: outside.into_iter().collect(),
         note: Some(read.note(&opts.file_name, &opts.invocation.rerun())),
         timings,
     };
