@@ -10,6 +10,7 @@ use kube_markers_core::model::AttrKind;
 use proc_macro2::{LineColumn, TokenStream};
 use quote::ToTokens;
 
+pub mod calls;
 mod lex;
 mod syn_scan;
 mod walk;

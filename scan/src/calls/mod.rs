@@ -1,0 +1,124 @@
+//! The kube-rs calls of one source file, and the permission each needs: `kube::Api<K>`'s
+//! request methods, and kube-runtime's wiring (`Controller::new`, `.owns`, `.watches`,
+//! `watcher`, `finalizer`, `events::Recorder`, ...).
+//!
+//! A syntax-level scan (syn, no type checking): `K` is read from a turbofish on `Api`, the type
+//! of a `let`, a parameter or a struct field (`Api<K>`), through the file's `use` renames, and
+//! for `finalizer` from the object's parameter type (`Arc<Document>`). A call whose `K` cannot
+//! be told (a generic `K`, `DynamicObject`, an `Api` built without naming its kind, a receiver
+//! the scan cannot type) is still recorded, with [`KindRef::Unknown`] saying why: never a guess.
+//! The map from `K` to group and resource is the generator's (the linked CRDs and k8s-openapi's
+//! types).
+
+mod methods;
+mod visit;
+
+pub use methods::{API_METHODS, ApiMethod};
+
+/// Every kube call found in one file, and the struct fields typed `Api<K>` that calls through
+/// `self.field` are resolved against (across the crate's files, by the generator).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileCalls {
+    /// The calls, in source order.
+    pub calls: Vec<KubeCall>,
+    /// Struct fields typed `Api<K>`: (field name, its `K`).
+    pub api_fields: Vec<(String, KindRef)>,
+}
+
+/// One call that makes (or makes kube-runtime make) requests to the API server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeCall {
+    /// 1-based line of the call's method or function name.
+    pub line: usize,
+    /// 1-based column (in characters) of that name.
+    pub column: usize,
+    /// The call as the messages name it: `deployments.patch`, `finalizer`,
+    /// `Controller::new`, `.owns`, `watcher`, `Recorder::new`.
+    pub call: String,
+    /// The kind the requests are about.
+    pub kind: KindRef,
+    /// Where the requests go: cluster-wide or in a namespace.
+    pub scope: Scope,
+    /// What the requests need, on the kind (or on a fixed resource).
+    pub needs: Vec<Need>,
+    /// The function (or method) the call is in: where an attribute granting it goes.
+    pub function: Option<Function>,
+}
+
+/// A function holding calls: its name and the line of its signature (`pub async fn ...`), above
+/// which an attribute is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Function {
+    /// Its name (a method's own name, as the registry's `item` spells it).
+    pub name: String,
+    /// 1-based line of its signature's first token (after its attributes and doc comments).
+    pub line: usize,
+}
+
+/// How the kind of a call was named.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum KindRef {
+    /// A type path, with the file's `use` renames applied (`k8s_openapi::api::apps::v1::Deployment`,
+    /// `crate::v1alpha1::MyDatabase`, or `Memcached` for a type of the file itself).
+    Type(String),
+    /// `self.f` or `x.f`: the kind of the struct field `f` typed `Api<K>` (resolved across the
+    /// crate's files).
+    Field(String),
+    /// The kind cannot be told from the syntax: why, in a sentence that names the way out.
+    Unknown(String),
+}
+
+/// Where a call's requests go.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scope {
+    /// `Api::all`: every namespace (or a cluster-scoped kind): a ClusterRole is needed.
+    Cluster,
+    /// `Api::namespaced(client, "literal")`: that namespace.
+    Namespace(String),
+    /// A namespace known at run time (`Api::namespaced(client, &ns)`, `default_namespaced`,
+    /// events in the object's namespace).
+    Namespaced,
+    /// Not known where the call is (an `Api` handed in as a parameter or field).
+    Unknown,
+}
+
+/// What one call needs: `verbs` on the kind's resource (or on `resource` when the call
+/// fixes it), or on its `subresource`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Need {
+    /// A resource the call fixes whatever `K` is: (group, plural), e.g. `("", "pods")` for
+    /// `evict`, `("events.k8s.io", "events")` for a `Recorder`.
+    pub resource: Option<(&'static str, &'static str)>,
+    /// The subresource (`status`, `scale`, `eviction`, a `*_subresource` literal), if any.
+    pub subresource: Option<String>,
+    /// The RBAC verbs, in kube-apiserver's spelling (`update` for a PUT).
+    pub verbs: Vec<&'static str>,
+    /// Why the verbs are what they are, when it is not the method's plain verb (a server-side
+    /// apply that may create, a websocket upgrade).
+    pub why: Option<&'static str>,
+}
+
+/// Whether a file's text can hold a kube call the scan recognizes: most files of a workspace
+/// name none of these, and need no parse.
+pub fn may_hold_kube_calls(text: &str) -> bool {
+    [
+        "Api",
+        "Controller",
+        "finalizer",
+        "watcher",
+        "Recorder",
+        "await_condition",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+}
+
+/// Finds the kube calls of one file's text. Code under `#[cfg(test)]` and `#[test]` functions
+/// is left out (it runs under the test's identity, not the operator's).
+pub fn scan_calls(text: &str) -> syn::Result<FileCalls> {
+    let file = syn::parse_file(text)?;
+    Ok(visit::calls_of(&file))
+}
+
+#[cfg(test)]
+mod tests;

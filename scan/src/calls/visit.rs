@@ -1,0 +1,864 @@
+//! The walk of one parsed file: `use` renames, the `Api<K>` bindings in scope (parameters,
+//! `let`s, closure parameters), and each call checked against kube-rs's surface.
+
+use super::methods::{APPLY_CREATES, api_method};
+use super::{FileCalls, Function, KindRef, KubeCall, Need, Scope};
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+pub(super) fn calls_of(file: &syn::File) -> FileCalls {
+    let mut v = Visitor::default();
+    for item in &file.items {
+        collect_uses(item, &mut v.uses);
+    }
+    for item in &file.items {
+        v.visit_item(item);
+    }
+    // Outer calls are met before the calls in their receivers and arguments.
+    v.out.calls.sort_by_key(|c| (c.line, c.column));
+    v.out
+}
+
+/// What the scan knows of a binding.
+#[derive(Clone, Default)]
+struct Binding {
+    name: String,
+    /// It is an `Api<K>`.
+    api: Option<ApiInfo>,
+    /// Its type otherwise (`Arc<T>`, `&T` stripped): for `finalizer`'s object.
+    ty: Option<String>,
+    /// Its value is a `Patch::Apply(...)`.
+    apply: bool,
+}
+
+#[derive(Clone)]
+struct ApiInfo {
+    kind: KindRef,
+    scope: Scope,
+}
+
+#[derive(Default)]
+struct Visitor {
+    uses: HashMap<String, String>,
+    env: Vec<Binding>,
+    /// Generic type parameters in scope (the enclosing impl's and fn's).
+    generics: Vec<String>,
+    function: Option<Function>,
+    out: FileCalls,
+}
+
+/// `use` trees of the file (inline modules' too): each name → the path it stands for.
+fn collect_uses(item: &syn::Item, uses: &mut HashMap<String, String>) {
+    match item {
+        syn::Item::Use(u) => use_tree(&u.tree, String::new(), uses),
+        syn::Item::Mod(m) => {
+            for item in m.content.iter().flat_map(|(_, items)| items) {
+                collect_uses(item, uses);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn use_tree(tree: &syn::UseTree, prefix: String, uses: &mut HashMap<String, String>) {
+    let join = |name: &str| {
+        if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}::{name}")
+        }
+    };
+    match tree {
+        syn::UseTree::Path(p) => use_tree(&p.tree, join(&p.ident.to_string()), uses),
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            if name != "self" {
+                uses.insert(name.clone(), join(&name));
+            } else if let Some(last) = prefix.rsplit("::").next() {
+                uses.insert(last.to_string(), prefix.clone());
+            }
+        }
+        syn::UseTree::Rename(r) => {
+            let path = if r.ident == "self" {
+                prefix.clone()
+            } else {
+                join(&r.ident.to_string())
+            };
+            uses.insert(r.rename.to_string(), path);
+        }
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                use_tree(t, prefix.clone(), uses);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `#[cfg(test)]` (or `cfg(all(test, ...))`) or `#[test]` stands among `attrs`.
+fn is_test_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        let path = a.path();
+        if path.is_ident("test") || path.segments.last().is_some_and(|s| s.ident == "test") {
+            return true;
+        }
+        if !path.is_ident("cfg") {
+            return false;
+        }
+        let syn::Meta::List(list) = &a.meta else {
+            return false;
+        };
+        let text = list.tokens.to_string();
+        text.split(|c: char| !c.is_alphanumeric() && c != '_')
+            .any(|w| w == "test")
+            && !text.contains("not")
+    })
+}
+
+fn line_col(span: proc_macro2::Span) -> (usize, usize) {
+    let s = span.start();
+    (s.line, s.column + 1)
+}
+
+/// The path a type or expression path stands for: its first segment through the `use`
+/// renames, its generic arguments dropped.
+fn path_text(path: &syn::Path, uses: &HashMap<String, String>) -> String {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let Some(first) = segs.first() else {
+        return String::new();
+    };
+    let mut out = match uses.get(first) {
+        Some(full) if path.leading_colon.is_none() => full.clone(),
+        _ => first.clone(),
+    };
+    for s in &segs[1..] {
+        out.push_str("::");
+        out.push_str(s);
+    }
+    out
+}
+
+fn last_segment(path: &str) -> &str {
+    path.rsplit("::").next().unwrap_or(path)
+}
+
+/// The type arguments of a path's last segment.
+fn type_args(path: &syn::Path) -> Vec<&syn::Type> {
+    match path.segments.last().map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(a)) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `&T`, `&mut T`, `(T)` → `T`.
+fn strip_refs(mut ty: &syn::Type) -> &syn::Type {
+    loop {
+        match ty {
+            syn::Type::Reference(r) => ty = &r.elem,
+            syn::Type::Paren(p) => ty = &p.elem,
+            syn::Type::Group(g) => ty = &g.elem,
+            _ => return ty,
+        }
+    }
+}
+
+impl Visitor {
+    fn is_api_path(&self, path: &syn::Path) -> bool {
+        last_segment(&path_text(path, &self.uses)) == "Api"
+    }
+
+    /// The kind `K` of `Api<K>` named by `ty`, or why it cannot be told.
+    fn kind_of_type_arg(&self, ty: &syn::Type) -> KindRef {
+        let syn::Type::Path(p) = strip_refs(ty) else {
+            return KindRef::Unknown(format!(
+                "its kind `{}` is no type path",
+                ty.to_token_stream()
+            ));
+        };
+        let text = path_text(&p.path, &self.uses);
+        let last = last_segment(&text);
+        if p.path.segments.len() == 1 && self.generics.iter().any(|g| g == last) {
+            return KindRef::Unknown(format!(
+                "its kind is the generic `{last}`, known only where the function is called"
+            ));
+        }
+        match last {
+            "DynamicObject" | "Object" => KindRef::Unknown(format!(
+                "`Api<{last}>` takes its kind from an `ApiResource` at run time"
+            )),
+            "PartialObjectMeta" => match type_args(&p.path).first() {
+                Some(inner) => self.kind_of_type_arg(inner),
+                None => KindRef::Unknown("`PartialObjectMeta` without its kind".into()),
+            },
+            _ => KindRef::Type(text),
+        }
+    }
+
+    /// `Api<K>` (through references, `kube::Api`, renames) → its kind.
+    fn api_type(&self, ty: &syn::Type) -> Option<KindRef> {
+        let syn::Type::Path(p) = strip_refs(ty) else {
+            return None;
+        };
+        if !self.is_api_path(&p.path) {
+            return None;
+        }
+        Some(match type_args(&p.path).first() {
+            Some(k) => self.kind_of_type_arg(k),
+            None => KindRef::Unknown("`Api` is written without its kind".into()),
+        })
+    }
+
+    /// The type a non-`Api` binding holds, `Arc`/`Box`/`&` stripped: `finalizer`'s object.
+    fn object_type(&self, ty: &syn::Type) -> Option<String> {
+        let syn::Type::Path(p) = strip_refs(ty) else {
+            return None;
+        };
+        let text = path_text(&p.path, &self.uses);
+        match last_segment(&text) {
+            "Arc" | "Box" | "Rc" => type_args(&p.path).first().and_then(|t| self.object_type(t)),
+            _ if p.path.segments.len() == 1 && self.generics.iter().any(|g| *g == text) => None,
+            _ => Some(text),
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.env.iter().rev().find(|b| b.name == name)
+    }
+
+    /// What `Api` an expression is, if the scan can tell.
+    fn api_of(&self, e: &syn::Expr) -> Option<ApiInfo> {
+        match e {
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let ident = p.path.get_ident()?;
+                self.lookup(&ident.to_string())?.api.clone()
+            }
+            syn::Expr::Reference(r) => self.api_of(&r.expr),
+            syn::Expr::Paren(p) => self.api_of(&p.expr),
+            syn::Expr::Group(g) => self.api_of(&g.expr),
+            syn::Expr::MethodCall(mc)
+                if mc.args.is_empty()
+                    && matches!(
+                        mc.method.to_string().as_str(),
+                        "clone" | "to_owned" | "as_ref" | "borrow"
+                    ) =>
+            {
+                self.api_of(&mc.receiver)
+            }
+            syn::Expr::MethodCall(mc)
+                if matches!(
+                    mc.method.to_string().as_str(),
+                    "constrain" | "constrain_default" | "unconstrain"
+                ) =>
+            {
+                let inner = self.api_of(&mc.receiver)?;
+                let scope = match mc.method.to_string().as_str() {
+                    "unconstrain" => Scope::Cluster,
+                    _ => namespace_scope(mc.args.first()),
+                };
+                Some(ApiInfo {
+                    kind: inner.kind,
+                    scope,
+                })
+            }
+            syn::Expr::Field(f) => match &f.member {
+                syn::Member::Named(name) => Some(ApiInfo {
+                    kind: KindRef::Field(name.to_string()),
+                    scope: Scope::Unknown,
+                }),
+                syn::Member::Unnamed(_) => None,
+            },
+            syn::Expr::Call(c) => self.api_constructor(c),
+            _ => None,
+        }
+    }
+
+    /// `Api::<K>::all(client)`, `Api::namespaced(client, ns)`, ...
+    fn api_constructor(&self, c: &syn::ExprCall) -> Option<ApiInfo> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let segs = &p.path.segments;
+        if segs.len() < 2 {
+            return None;
+        }
+        let ctor = segs.last()?.ident.to_string();
+        let api_seg = &segs[segs.len() - 2];
+        let mut api_path = p.path.clone();
+        api_path.segments.pop();
+        let _ = api_path.segments.pop_punct();
+        if !self.is_api_path(&api_path) {
+            return None;
+        }
+        let scope = match ctor.as_str() {
+            "all" | "all_with" => Scope::Cluster,
+            "namespaced" | "namespaced_with" => namespace_scope(c.args.iter().nth(1)),
+            "default_namespaced" | "default_namespaced_with" => Scope::Namespaced,
+            "dynamic" => {
+                return Some(ApiInfo {
+                    kind: KindRef::Unknown(
+                        "`Api::dynamic` takes its kind from an `ApiResource` at run time".into(),
+                    ),
+                    scope: Scope::Unknown,
+                });
+            }
+            _ => return None,
+        };
+        let kind = match &api_seg.arguments {
+            syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                Some(syn::GenericArgument::Type(t)) => self.kind_of_type_arg(t),
+                _ => KindRef::Unknown("`Api` is written without its kind".into()),
+            },
+            _ => KindRef::Unknown(format!(
+                "`Api::{ctor}` is called without naming its kind: write `Api::<K>::{ctor}` or \
+                 give the binding its type (`let x: Api<K> = ...`)"
+            )),
+        };
+        Some(ApiInfo { kind, scope })
+    }
+
+    fn record(&mut self, span: proc_macro2::Span, call: String, api: ApiInfo, needs: Vec<Need>) {
+        let (line, column) = line_col(span);
+        self.out.calls.push(KubeCall {
+            line,
+            column,
+            call,
+            kind: api.kind,
+            scope: api.scope,
+            needs,
+            function: self.function.clone(),
+        });
+    }
+
+    /// Binds a pattern's names (a typed ident: its type; else what `init` is).
+    fn bind(&mut self, pat: &syn::Pat, ty: Option<&syn::Type>, init: Option<&syn::Expr>) {
+        match pat {
+            syn::Pat::Type(t) => self.bind(&t.pat, Some(&t.ty), init),
+            syn::Pat::Ident(i) => {
+                let mut b = Binding {
+                    name: i.ident.to_string(),
+                    ..Binding::default()
+                };
+                let from_init = init.and_then(|e| self.api_of(e));
+                if let Some(kind) = ty.and_then(|t| self.api_type(t)) {
+                    b.api = Some(ApiInfo {
+                        kind,
+                        scope: from_init.map_or(Scope::Unknown, |a| a.scope),
+                    });
+                } else if ty.is_none() {
+                    b.api = from_init;
+                }
+                b.ty = ty.and_then(|t| self.object_type(t));
+                b.apply = init.is_some_and(is_apply);
+                self.env.push(b);
+            }
+            _ => {
+                // Destructuring: its names shadow outer bindings, unknown.
+                let mut names = Vec::new();
+                pat_idents(pat, &mut names);
+                self.env.extend(names.into_iter().map(|name| Binding {
+                    name,
+                    ..Binding::default()
+                }));
+            }
+        }
+    }
+
+    fn in_function(&mut self, attrs: &[syn::Attribute], sig: &syn::Signature, body: &syn::Block) {
+        if is_test_only(attrs) {
+            return;
+        }
+        let saved_env = self.env.len();
+        let saved_generics = self.generics.len();
+        let saved_function = self.function.take();
+        self.generics.extend(type_params(&sig.generics));
+        let line = sig
+            .constness
+            .map(|t| t.span)
+            .or(sig.asyncness.map(|t| t.span))
+            .unwrap_or(sig.fn_token.span);
+        self.function = Some(Function {
+            name: sig.ident.to_string(),
+            line: line_col(line).0,
+        });
+        for input in &sig.inputs {
+            if let syn::FnArg::Typed(t) = input {
+                self.bind(&t.pat, Some(&t.ty), None);
+            }
+        }
+        self.visit_block(body);
+        self.function = saved_function;
+        self.generics.truncate(saved_generics);
+        self.env.truncate(saved_env);
+    }
+
+    /// An `Api` method call whose receiver the scan cannot type, but whose arguments are
+    /// kube's request parameters: recorded with the kind unknown.
+    fn looks_like_api_call(mc: &syn::ExprMethodCall) -> bool {
+        let text = mc.args.to_token_stream().to_string();
+        [
+            "PostParams",
+            "PatchParams",
+            "DeleteParams",
+            "ListParams",
+            "WatchParams",
+            "LogParams",
+            "EvictParams",
+            "AttachParams",
+            "GetParams",
+            "Patch ::",
+        ]
+        .iter()
+        .any(|w| text.contains(w))
+    }
+
+    fn api_method_call(&mut self, mc: &syn::ExprMethodCall) {
+        let name = mc.method.to_string();
+        if let Some(method) = api_method(&name) {
+            let api = match self.api_of(&mc.receiver) {
+                Some(api) => api,
+                None if Self::looks_like_api_call(mc) => ApiInfo {
+                    kind: KindRef::Unknown(format!(
+                        "its receiver `{}` is no binding, parameter or field the scan can type \
+                         as `Api<K>`",
+                        mc.receiver.to_token_stream()
+                    )),
+                    scope: Scope::Unknown,
+                },
+                None => return,
+            };
+            let receiver = receiver_name(&mc.receiver);
+            let mut verbs = method.verbs.to_vec();
+            let mut why = method.why;
+            let mut kind = api.kind.clone();
+            let subresource = if method.named_subresource {
+                match mc.args.first() {
+                    Some(syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    })) => Some(s.value()),
+                    _ => {
+                        kind =
+                            KindRef::Unknown("its subresource is not a string literal".to_string());
+                        None
+                    }
+                }
+            } else {
+                method.subresource.map(str::to_string)
+            };
+            // A server-side apply on the object itself may create it; on a subresource
+            // (status, scale) it never does (their stores refuse create-on-update).
+            if let Some(i) = method.patch_arg
+                && subresource.is_none()
+                && mc.args.iter().nth(i).is_some_and(|a| self.is_apply_arg(a))
+            {
+                verbs.push("create");
+                why = Some(APPLY_CREATES);
+            }
+            let need = Need {
+                resource: method.resource,
+                subresource,
+                verbs,
+                why,
+            };
+            self.record(
+                mc.method.span(),
+                format!("{receiver}.{name}"),
+                ApiInfo {
+                    kind,
+                    scope: api.scope,
+                },
+                vec![need],
+            );
+            return;
+        }
+        // kube-runtime's Controller: `.owns(api, cfg)`, `.watches(api, cfg, mapper)`.
+        if matches!(
+            name.as_str(),
+            "owns" | "owns_with" | "watches" | "watches_with"
+        ) && let Some(api) = mc.args.first().and_then(|a| self.api_of(a))
+        {
+            self.record(
+                mc.method.span(),
+                format!(".{name}"),
+                api,
+                vec![list_watch()],
+            );
+        }
+    }
+
+    /// Whether an argument is a `Patch::Apply(...)`, directly or through a binding.
+    fn is_apply_arg(&self, e: &syn::Expr) -> bool {
+        if is_apply(e) {
+            return true;
+        }
+        let inner = match e {
+            syn::Expr::Reference(r) => &*r.expr,
+            other => other,
+        };
+        match inner {
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|i| self.lookup(&i.to_string()))
+                .is_some_and(|b| b.apply),
+            _ => false,
+        }
+    }
+
+    fn function_call(&mut self, c: &syn::ExprCall) {
+        let syn::Expr::Path(p) = &*c.func else {
+            return;
+        };
+        let text = path_text(&p.path, &self.uses);
+        let segs: Vec<&str> = text.split("::").collect();
+        let last = *segs.last().unwrap_or(&"");
+        let before = segs.len().checked_sub(2).map(|i| segs[i]);
+        let span = p
+            .path
+            .segments
+            .last()
+            .map_or_else(|| c.span(), |s| s.ident.span());
+        let arg_api = |i: usize| c.args.iter().nth(i).and_then(|a| self.api_of(a));
+        match (before, last) {
+            (Some("Controller"), "new" | "new_with") => {
+                let controller = &p.path.segments[p.path.segments.len() - 2];
+                let api = arg_api(0).or_else(|| match &controller.arguments {
+                    syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                        Some(syn::GenericArgument::Type(t)) => Some(ApiInfo {
+                            kind: self.kind_of_type_arg(t),
+                            scope: Scope::Unknown,
+                        }),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                let api = api.unwrap_or_else(|| unknown_arg(&c.args, 0));
+                self.record(span, format!("Controller::{last}"), api, vec![list_watch()]);
+            }
+            (_, "watcher" | "metadata_watcher" | "watch_object" | "await_condition")
+                if !c.args.is_empty() && before != Some("Config") =>
+            {
+                let api = arg_api(0).unwrap_or_else(|| unknown_arg(&c.args, 0));
+                self.record(span, last.to_string(), api, vec![list_watch()]);
+            }
+            (_, "finalizer") if c.args.len() == 4 => {
+                let api = arg_api(0)
+                    .filter(|a| !matches!(a.kind, KindRef::Unknown(_)))
+                    .or_else(|| {
+                        let obj = c.args.iter().nth(2)?;
+                        let syn::Expr::Path(o) = obj else {
+                            return None;
+                        };
+                        let ty = self.lookup(&o.path.get_ident()?.to_string())?.ty.clone()?;
+                        Some(ApiInfo {
+                            kind: KindRef::Type(ty),
+                            scope: arg_api(0).map_or(Scope::Unknown, |a| a.scope),
+                        })
+                    })
+                    .unwrap_or_else(|| unknown_arg(&c.args, 0));
+                let need = Need {
+                    resource: None,
+                    subresource: None,
+                    verbs: vec!["patch"],
+                    why: Some("`finalizer` adds and removes its finalizer with JSON patches"),
+                };
+                self.record(span, "finalizer".into(), api, vec![need]);
+            }
+            (Some("Recorder"), "new") => {
+                let api = ApiInfo {
+                    kind: KindRef::Type("k8s_openapi::api::events::v1::Event".into()),
+                    scope: Scope::Namespaced,
+                };
+                let need = Need {
+                    resource: Some(("events.k8s.io", "events")),
+                    subresource: None,
+                    verbs: vec!["create", "patch"],
+                    why: Some(
+                        "`Recorder::publish` creates an event, and patches its series when it repeats",
+                    ),
+                };
+                self.record(span, "Recorder::new".into(), api, vec![need]);
+            }
+            _ => {}
+        }
+    }
+
+    /// A macro's input: comma-separated expressions (`tokio::join!`, `try_join!`, `vec!`,
+    /// `format!`) are walked as expressions; any other input (`select!`) is searched for
+    /// `binding.method(` on a known `Api` binding.
+    fn macro_input(&mut self, mac: &syn::Macro) {
+        if mac.path.is_ident("macro_rules") {
+            return;
+        }
+        let parsed = mac.parse_body_with(
+            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+        );
+        match parsed {
+            Ok(exprs) => {
+                for e in &exprs {
+                    self.visit_expr(e);
+                }
+            }
+            Err(_) => self.tokens(mac.tokens.clone()),
+        }
+    }
+
+    fn tokens(&mut self, tokens: TokenStream) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, t) in trees.iter().enumerate() {
+            match t {
+                TokenTree::Group(g) => self.tokens(g.stream()),
+                TokenTree::Ident(recv) => {
+                    let (Some(TokenTree::Punct(dot)), Some(TokenTree::Ident(method))) =
+                        (trees.get(i + 1), trees.get(i + 2))
+                    else {
+                        continue;
+                    };
+                    if dot.as_char() != '.'
+                        || !matches!(trees.get(i + 3), Some(TokenTree::Group(_)))
+                    {
+                        continue;
+                    }
+                    let Some(api) = self.lookup(&recv.to_string()).and_then(|b| b.api.clone())
+                    else {
+                        continue;
+                    };
+                    let Some(m) = api_method(&method.to_string()) else {
+                        continue;
+                    };
+                    let args = match trees.get(i + 3) {
+                        Some(TokenTree::Group(g)) => g.stream().to_string(),
+                        _ => String::new(),
+                    };
+                    let mut verbs = m.verbs.to_vec();
+                    let mut why = m.why;
+                    if m.patch_arg.is_some() && m.subresource.is_none() && args.contains("Apply") {
+                        verbs.push("create");
+                        why = Some(APPLY_CREATES);
+                    }
+                    let need = Need {
+                        resource: m.resource,
+                        subresource: m.subresource.map(str::to_string),
+                        verbs,
+                        why,
+                    };
+                    self.record(method.span(), format!("{recv}.{method}"), api, vec![need]);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn list_watch() -> Need {
+    Need {
+        resource: None,
+        subresource: None,
+        verbs: vec!["list", "watch"],
+        why: Some("kube-runtime's watcher lists, then watches"),
+    }
+}
+
+fn unknown_arg(args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>, i: usize) -> ApiInfo {
+    let shown = args
+        .iter()
+        .nth(i)
+        .map(|a| a.to_token_stream().to_string())
+        .unwrap_or_default();
+    ApiInfo {
+        kind: KindRef::Unknown(format!(
+            "its `Api` argument `{shown}` is no binding, parameter or field the scan can type as \
+             `Api<K>`"
+        )),
+        scope: Scope::Unknown,
+    }
+}
+
+/// The namespace argument of `Api::namespaced(client, ns)`: a literal is that namespace.
+fn namespace_scope(arg: Option<&syn::Expr>) -> Scope {
+    let mut e = arg;
+    while let Some(syn::Expr::Reference(r)) = e {
+        e = Some(&r.expr);
+    }
+    match e {
+        Some(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        })) => Scope::Namespace(s.value()),
+        _ => Scope::Namespaced,
+    }
+}
+
+/// `Patch::Apply(...)` (behind `&`), by its last two path segments.
+fn is_apply(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Reference(r) => is_apply(&r.expr),
+        syn::Expr::Paren(p) => is_apply(&p.expr),
+        syn::Expr::Call(c) => match &*c.func {
+            syn::Expr::Path(p) => {
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                segs.last().is_some_and(|s| s == "Apply")
+                    && (segs.len() == 1 || segs[segs.len() - 2] == "Patch")
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn receiver_name(e: &syn::Expr) -> String {
+    match e {
+        syn::Expr::Path(p) => p.to_token_stream().to_string().replace(' ', ""),
+        syn::Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => format!("{}.{n}", receiver_name(&f.base)),
+            syn::Member::Unnamed(i) => format!("{}.{}", receiver_name(&f.base), i.index),
+        },
+        syn::Expr::Reference(r) => receiver_name(&r.expr),
+        syn::Expr::Paren(p) => receiver_name(&p.expr),
+        syn::Expr::MethodCall(mc) if mc.args.is_empty() => receiver_name(&mc.receiver),
+        syn::Expr::Call(c) => c.func.to_token_stream().to_string().replace(' ', ""),
+        _ => "(expression)".to_string(),
+    }
+}
+
+fn type_params(g: &syn::Generics) -> Vec<String> {
+    g.params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn pat_idents(pat: &syn::Pat, out: &mut Vec<String>) {
+    match pat {
+        syn::Pat::Ident(i) => out.push(i.ident.to_string()),
+        syn::Pat::Type(t) => pat_idents(&t.pat, out),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| pat_idents(p, out)),
+        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|p| pat_idents(p, out)),
+        syn::Pat::Struct(s) => s.fields.iter().for_each(|f| pat_idents(&f.pat, out)),
+        syn::Pat::Reference(r) => pat_idents(&r.pat, out),
+        syn::Pat::Slice(s) => s.elems.iter().for_each(|p| pat_idents(p, out)),
+        _ => {}
+    }
+}
+
+impl<'ast> Visit<'ast> for Visitor {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let attrs: &[syn::Attribute] = match item {
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Struct(s) => &s.attrs,
+            syn::Item::Trait(t) => &t.attrs,
+            syn::Item::Const(c) => &c.attrs,
+            syn::Item::Static(s) => &s.attrs,
+            _ => &[],
+        };
+        if is_test_only(attrs) {
+            return;
+        }
+        syn::visit::visit_item(self, item);
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.in_function(&f.attrs, &f.sig, &f.block);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.in_function(&f.attrs, &f.sig, &f.block);
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(block) = &f.default {
+            self.in_function(&f.attrs, &f.sig, block);
+        }
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let saved = self.generics.len();
+        self.generics.extend(type_params(&i.generics));
+        syn::visit::visit_item_impl(self, i);
+        self.generics.truncate(saved);
+    }
+
+    fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+        let saved = self.generics.len();
+        self.generics.extend(type_params(&s.generics));
+        for field in &s.fields {
+            if let (Some(name), Some(kind)) = (&field.ident, self.api_type(&field.ty)) {
+                self.out.api_fields.push((name.to_string(), kind));
+            }
+        }
+        self.generics.truncate(saved);
+    }
+
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        let saved = self.env.len();
+        syn::visit::visit_block(self, b);
+        self.env.truncate(saved);
+    }
+
+    fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+        let attrs: &[syn::Attribute] = match s {
+            syn::Stmt::Local(l) => &l.attrs,
+            syn::Stmt::Macro(m) => &m.attrs,
+            syn::Stmt::Expr(e, _) => crate::syn_scan::expr_attrs(e),
+            _ => &[],
+        };
+        if is_test_only(attrs) {
+            return;
+        }
+        syn::visit::visit_stmt(self, s);
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        // The initializer is evaluated before the names exist.
+        if let Some(init) = &l.init {
+            self.visit_expr(&init.expr);
+            if let Some((_, diverge)) = &init.diverge {
+                self.visit_expr(diverge);
+            }
+        }
+        self.bind(&l.pat, None, l.init.as_ref().map(|i| &*i.expr));
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        let saved = self.env.len();
+        for input in &c.inputs {
+            self.bind(input, None, None);
+        }
+        self.visit_expr(&c.body);
+        self.env.truncate(saved);
+    }
+
+    fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
+        self.api_method_call(mc);
+        syn::visit::visit_expr_method_call(self, mc);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        self.function_call(c);
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.macro_input(mac);
+    }
+}
