@@ -226,7 +226,7 @@ impl Visitor {
         let text = path_text(&p.path, &self.uses);
         match last_segment(&text) {
             "Arc" | "Box" | "Rc" => type_args(&p.path).first().and_then(|t| self.object_type(t)),
-            _ if p.path.segments.len() == 1 && self.generics.iter().any(|g| *g == text) => None,
+            _ if p.path.segments.len() == 1 && self.generics.contains(&text) => None,
             _ => Some(text),
         }
     }
