@@ -28,6 +28,8 @@ pub(crate) struct Collected {
     pub(crate) workspace_root: Option<std::path::PathBuf>,
     pub(crate) warnings: Vec<Warning>,
     pub(crate) note: Option<String>,
+    /// The `unused` lint's warnings: attributes' verbs no kube call of the code needs.
+    pub(crate) call_lints: Vec<crate::lints::LintWarning>,
     pub(crate) timings: Timings,
 }
 
@@ -92,6 +94,7 @@ fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error>
         workspace_root: None,
         warnings: Vec::new(),
         note: None,
+        call_lints: Vec::new(),
         timings: Timings::from_env(),
     };
     if opts.no_scan {
@@ -140,6 +143,26 @@ fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error>
         .into_iter()
         .map(Warning::CrossCheck)
         .collect();
+    let calls = crate::check::calls::analyse(
+        &scan.calls,
+        inputs.rbac,
+        inputs.crds,
+        inputs.linked_crates,
+        &workspace.root,
+        &opts.role_name,
+    );
+    collected
+        .warnings
+        .extend(calls.warnings.into_iter().map(Warning::Call));
+    collected.call_lints = calls.unused;
+    if !calls.unknown.is_empty() {
+        collected.note = Some(format!(
+            "{} kube call(s) of unknown kind, not checked against the attributes:\n  {}",
+            calls.unknown.len(),
+            calls.unknown.join("\n  ")
+        ));
+    }
+    collected.timings.lap("call check");
     collected.metadata = Some(workspace.metadata);
     collected.workspace_root = Some(workspace.root);
     Ok(collected)
@@ -194,6 +217,7 @@ pub(crate) fn generate_and_write(
         workspace_root,
         warnings,
         note,
+        call_lints,
         mut timings,
     } = collected;
     let resolved;
@@ -208,7 +232,8 @@ pub(crate) fn generate_and_write(
         return Err(Error::EmptyRegistry);
     }
     let header = read_header(opts)?;
-    let lint_warnings = lints::check_entries(inputs.rbac, &opts.role_name);
+    let mut lint_warnings = lints::check_entries(inputs.rbac, &opts.role_name);
+    lint_warnings.extend(call_lints);
     let schema_lint_warnings = crate::schema_lints::check(
         inputs.crds,
         &registry::schema_types(),

@@ -42,4 +42,7 @@ pub enum Warning {
     /// The files of earlier runs and their ledgers.
     #[error(transparent)]
     Files(FileWarning),
+    /// A kube call of the code that no `#[rbac]` grants.
+    #[error(transparent)]
+    Call(crate::check::calls::CallWarning),
 }

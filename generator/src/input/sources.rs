@@ -78,6 +78,22 @@ pub struct ScanReport {
     pub errors: Vec<ScanProblem>,
     /// Things a user should know (module files not found, includes not followed).
     pub warnings: Vec<ScanProblem>,
+    /// The kube calls of each library and binary file the module walk reached (read with
+    /// the same text as its attributes), for the call check (`check::calls`).
+    pub calls: Vec<FoundCalls>,
+}
+
+/// The kube calls of one file.
+#[derive(Debug, Clone)]
+pub struct FoundCalls {
+    /// Package it was found in.
+    pub package: String,
+    /// The package's library crate name, as `link!` names it.
+    pub krate: String,
+    /// Absolute path of the file.
+    pub file: PathBuf,
+    /// What the scan found.
+    pub calls: crate::input::scan::calls::FileCalls,
 }
 
 /// Something the scan could not read or follow; each names the file (relative to the workspace
@@ -240,6 +256,9 @@ pub fn scan(workspace: &Workspace) -> ScanReport {
             walker.sweep(dir);
         }
     }
+    // A file both the library and a binary reach was read for each.
+    report.calls.sort_by(|a, b| a.file.cmp(&b.file));
+    report.calls.dedup_by(|a, b| a.file == b.file);
     report.attrs.sort_by(|a, b| {
         (&a.file, a.line, a.column, &a.target).cmp(&(&b.file, b.line, b.column, &b.target))
     });
@@ -322,7 +341,7 @@ impl Walker<'_> {
             .to_string()
     }
 
-    fn read(&mut self, file: &Path) -> Option<FileScan> {
+    fn read(&mut self, file: &Path, cfgs: &[Cfg]) -> Option<FileScan> {
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
             Err(e) => {
@@ -333,12 +352,37 @@ impl Walker<'_> {
                 return None;
             }
         };
+        self.calls(file, &text, cfgs);
         // Most files of a real workspace hold neither an attribute nor a module to follow:
         // they need no parse.
         if !may_hold_attribute_or_module(&text) {
             return None;
         }
         self.parse(file, &text)
+    }
+
+    /// The kube calls of a file the operator runs: a library's or a binary's, not behind
+    /// `cfg(test)`. A file that does not parse is reported by the attribute scan.
+    fn calls(&mut self, file: &Path, text: &str, cfgs: &[Cfg]) {
+        use crate::input::scan::calls::{may_hold_kube_calls, scan_calls};
+        let runs = matches!(self.target, Some(TargetKind::Lib | TargetKind::Bin(_)))
+            && !cfgs.iter().any(|c| {
+                let shown = c.to_string();
+                shown.contains("test") && !shown.contains("not")
+            });
+        if !runs || !may_hold_kube_calls(text) {
+            return;
+        }
+        if let Ok(calls) = scan_calls(text)
+            && !(calls.calls.is_empty() && calls.api_fields.is_empty())
+        {
+            self.report.calls.push(FoundCalls {
+                package: self.package.to_string(),
+                krate: self.krate.to_string(),
+                file: file.to_path_buf(),
+                calls,
+            });
+        }
     }
 
     fn parse(&mut self, file: &Path, text: &str) -> Option<FileScan> {
@@ -369,7 +413,7 @@ impl Walker<'_> {
         }
         let first_time = self.visited.insert(canonical.clone());
         let found = if first_time {
-            self.read(file)
+            self.read(file, cfgs)
         } else {
             // Read again only to judge it under other cfgs; its read errors are reported.
             std::fs::read_to_string(file)
