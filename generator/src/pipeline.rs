@@ -102,7 +102,7 @@ fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error>
     }
     let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
     collected.timings.lap("cargo metadata");
-    let scan = workspace.scan();
+    let scan = workspace.scan_with_calls(inputs.linked_crates);
     collected.timings.lap("scan");
     let webhooks = inputs.webhooks;
     let others: Vec<(AttrKind, registry::Source)> = webhooks

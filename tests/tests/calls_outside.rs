@@ -95,6 +95,12 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// The 1-based line of `LIB` holding `needle` (the same with the Deployments' attribute in
+/// place of its marker line).
+fn line_of(needle: &str) -> usize {
+    LIB.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
 fn lib_path(ws: &Path) -> std::path::PathBuf {
     ws.join("my-operator/src/lib.rs")
 }
@@ -119,16 +125,23 @@ fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
     let calls = run_built_generator(&ws, &["calls"]);
     let printed = String::from_utf8_lossy(&calls.stdout).into_owned();
     assert!(calls.status.success(), "{}", stderr(&calls));
+    let (run, reconcile, apply) = (
+        line_of("pub async fn run"),
+        line_of("pub async fn reconcile"),
+        line_of("async fn apply"),
+    );
     assert_eq!(
         printed,
-        "my-operator/src/lib.rs:51: fn run\n\
-         #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"list;watch\")]\n\
-         #[kube_markers::rbac(groups = \"events.k8s.io\", resources = \"events\", verbs = \"create;patch\")]\n\
-         #[kube_markers::rbac(groups = \"shop.example.com\", resources = \"widgets\", verbs = \"list;watch\")]\n\
-         my-operator/src/lib.rs:63: fn reconcile\n\
-         #[kube_markers::rbac(groups = \"shop.example.com\", resources = \"widgets\", verbs = \"patch\")]\n\
-         my-operator/src/lib.rs:76: fn apply\n\
-         #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"create;patch\")]\n"
+        format!(
+            "my-operator/src/lib.rs:{run}: fn run\n\
+             #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"list;watch\")]\n\
+             #[kube_markers::rbac(groups = \"events.k8s.io\", resources = \"events\", verbs = \"create;patch\")]\n\
+             #[kube_markers::rbac(groups = \"shop.example.com\", resources = \"widgets\", verbs = \"list;watch\")]\n\
+             my-operator/src/lib.rs:{reconcile}: fn reconcile\n\
+             #[kube_markers::rbac(groups = \"shop.example.com\", resources = \"widgets\", verbs = \"patch\")]\n\
+             my-operator/src/lib.rs:{apply}: fn apply\n\
+             #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"create;patch\")]\n"
+        )
     );
 
     // The Deployments' attribute removed: each call that needed it is named.
@@ -138,12 +151,19 @@ fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
     assert!(out.status.success(), "{text}");
     let ungranted = lines_with(&text, "[ungranted-call]");
     assert_eq!(ungranted.len(), 2, "{text}");
-    assert!(ungranted[0].contains(
-        "my-operator/src/lib.rs:58:10 (run): `.owns` needs list, watch on deployments.apps cluster-wide (`Api::all`)"
-    ), "{text}");
-    assert!(ungranted[1].contains(
-        "my-operator/src/lib.rs:79:10 (apply): `deployments.patch` needs patch, create on deployments.apps in a namespace chosen at run time (a server-side apply"
-    ), "{text}");
+    let owns = format!(
+        "my-operator/src/lib.rs:{}:10 (run): `.owns` needs list, watch on deployments.apps cluster-wide (`Api::all`)",
+        line_of(".owns(")
+    );
+    assert!(ungranted[0].contains(&owns), "{text}");
+    assert!(ungranted[0].ends_with(&format!(
+        "add to `run` (my-operator/src/lib.rs:{run}): #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"list;watch\")]"
+    )), "{text}");
+    let patch = format!(
+        "my-operator/src/lib.rs:{}:10 (apply): `deployments.patch` needs patch, create on deployments.apps in a namespace chosen at run time (a server-side apply",
+        line_of(".patch(")
+    );
+    assert!(ungranted[1].contains(&patch), "{text}");
     let denied = run_built_generator(&ws, &["--check", "--deny-warnings"]);
     assert!(!denied.status.success(), "{}", stderr(&denied));
 

@@ -39,12 +39,12 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let scan = workspace.scan();
     let (rbac, crds, linked) = (
         kube_markers_registry::rbac_entries(),
         kube_markers_registry::crd_entries(),
         kube_markers_registry::linked_crates(),
     );
+    let scan = workspace.scan_with_calls(&linked);
     let analysis = crate::check::calls::analyse(
         &scan.calls,
         &rbac,

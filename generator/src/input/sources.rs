@@ -216,9 +216,16 @@ impl std::error::Error for ScanProblem {}
 
 /// Scans every target of every package of `workspace`.
 pub fn scan(workspace: &Workspace) -> ScanReport {
+    scan_with_calls(workspace, &[])
+}
+
+/// [`scan`], and the kube calls of the packages whose library crate is one of `calls_of`
+/// (the linked crates: the others' calls are not the operator's).
+pub fn scan_with_calls(workspace: &Workspace, calls_of: &[&str]) -> ScanReport {
     let mut report = ScanReport::default();
     for pkg in &workspace.packages {
         let mut walker = Walker {
+            read_calls: calls_of.contains(&pkg.lib_crate.as_str()),
             root: &workspace.root,
             package: &pkg.name,
             package_dir: &pkg.dir,
@@ -316,6 +323,8 @@ fn module_dir_of_root(root: &Path) -> PathBuf {
 }
 
 struct Walker<'a> {
+    /// Whether the package's kube calls are read too.
+    read_calls: bool,
     root: &'a Path,
     package: &'a str,
     /// The package's directory: `CARGO_MANIFEST_DIR`.
@@ -365,7 +374,8 @@ impl Walker<'_> {
     /// `cfg(test)`. A file that does not parse is reported by the attribute scan.
     fn calls(&mut self, file: &Path, text: &str, cfgs: &[Cfg]) {
         use crate::input::scan::calls::{may_hold_kube_calls, scan_calls};
-        let runs = matches!(self.target, Some(TargetKind::Lib | TargetKind::Bin(_)))
+        let runs = self.read_calls
+            && matches!(self.target, Some(TargetKind::Lib | TargetKind::Bin(_)))
             && !cfgs.iter().any(|c| {
                 let shown = c.to_string();
                 shown.contains("test") && !shown.contains("not")
@@ -598,5 +608,11 @@ impl Workspace {
     /// Scans every target of every package (see [`scan`]).
     pub fn scan(&self) -> ScanReport {
         scan(self)
+    }
+
+    /// Scans every target of every package, and the kube calls of the packages whose library
+    /// is one of `calls_of` (see [`scan_with_calls`]).
+    pub fn scan_with_calls(&self, calls_of: &[&str]) -> ScanReport {
+        scan_with_calls(self, calls_of)
     }
 }

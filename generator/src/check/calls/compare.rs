@@ -141,7 +141,7 @@ pub fn analyse(
 pub(crate) fn analyse_kinds(
     found: &[FoundCalls],
     entries: &[&RbacEntry],
-    kinds: &Kinds,
+    kinds: &Kinds<'_>,
     linked_crates: &[&str],
     root: &Path,
     default_role_name: &str,

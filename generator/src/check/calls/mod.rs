@@ -1,6 +1,6 @@
 //! The RBAC the code needs: the kube calls the scan found in the linked crates' sources
 //! (`kube_markers_scan::calls`), their kinds resolved to group and resource (the linked CRDs,
-//! then k8s-openapi's types: [`builtin_kinds`]), held against the `#[rbac]` attributes.
+//! then k8s-openapi's types: [`builtin_kinds()`]), held against the `#[rbac]` attributes.
 //!
 //! A call no attribute grants is a warning naming the call and the attribute to paste
 //! ([`CallWarning`]); an attribute's verb that no call needs is the `unused` lint; a call
@@ -8,12 +8,14 @@
 
 mod builtin_kinds;
 mod compare;
+pub mod explain;
 pub mod onboard;
 
 pub use compare::{Analysis, CallWarning, analyse};
 
 use crate::input::scan::calls::{KindRef, Scope};
 use kube_markers_registry::CrdEntry;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 /// One resource type of k8s-openapi: its path under `k8s_openapi::` and its `Resource` impl.
@@ -50,26 +52,42 @@ pub struct Resolved {
     pub namespaced: bool,
 }
 
-/// The kinds a run knows: the linked CRDs' generated types, by type name.
-pub(crate) struct Kinds {
-    crds: BTreeMap<String, Resolved>,
+/// The kinds a run knows: the linked CRDs' generated types, by type name (each CRD built
+/// only when a call names its type: building one is most of the check's time).
+pub(crate) struct Kinds<'a> {
+    entries: &'a [&'a CrdEntry],
+    crds: RefCell<BTreeMap<String, Option<Resolved>>>,
 }
 
-impl Kinds {
-    pub(crate) fn new(crds: &[&CrdEntry]) -> Kinds {
-        let mut by_name = BTreeMap::new();
-        for entry in crds {
-            let crd = (entry.crd)();
-            by_name.insert(
-                entry.type_name.to_string(),
+impl<'a> Kinds<'a> {
+    pub(crate) fn new(entries: &'a [&'a CrdEntry]) -> Kinds<'a> {
+        Kinds {
+            entries,
+            crds: RefCell::default(),
+        }
+    }
+
+    /// The CRD whose generated type is named `name`.
+    fn crd(&self, name: &str) -> Option<Resolved> {
+        if let Some(known) = self.crds.borrow().get(name) {
+            return known.clone();
+        }
+        let found = self
+            .entries
+            .iter()
+            .find(|e| e.type_name == name)
+            .map(|entry| {
+                let crd = (entry.crd)();
                 Resolved {
                     group: crd.spec.group.clone(),
                     plural: crd.spec.names.plural.clone(),
                     namespaced: crd.spec.scope == "Namespaced",
-                },
-            );
-        }
-        Kinds { crds: by_name }
+                }
+            });
+        self.crds
+            .borrow_mut()
+            .insert(name.to_string(), found.clone());
+        found
     }
 
     /// The kind a type path names, or why it cannot be told.
@@ -87,8 +105,8 @@ impl Kinds {
                 .ok_or_else(|| format!("`{path}` is none of k8s-openapi's resource types"));
         }
         let name = path.rsplit("::").next().unwrap_or(path);
-        if let Some(found) = self.crds.get(name) {
-            return Ok(found.clone());
+        if let Some(found) = self.crd(name) {
+            return Ok(found);
         }
         // A path written from a module of k8s-openapi (`corev1::Pod` after `use
         // k8s_openapi::api::core::v1 as corev1` is resolved by the scan; `v1::Event` is not).

@@ -51,15 +51,15 @@ fn pasted(attribute: &str, line: u32) -> RbacEntry {
 }
 
 /// `Document` is a CRD of group `kube.rs`, plural `documents`: the CRDs resolve by type name.
-fn kinds_with_document() -> Kinds {
-    let mut kinds = Kinds::new(&[]);
-    kinds.crds.insert(
+fn kinds_with_document() -> Kinds<'static> {
+    let kinds = Kinds::new(&[]);
+    kinds.crds.borrow_mut().insert(
         "Document".into(),
-        Resolved {
+        Some(Resolved {
             group: "kube.rs".into(),
             plural: "documents".into(),
             namespaced: true,
-        },
+        }),
     );
     kinds
 }
@@ -86,7 +86,7 @@ fn kinds_resolve_through_crds_and_k8s_openapi() {
     assert!(r("k8s_openapi::api::core::v1::Nope").is_err());
 }
 
-fn analyse_with(kinds: Kinds, entries: &[&RbacEntry]) -> Analysis {
+fn analyse_with(kinds: Kinds<'static>, entries: &[&RbacEntry]) -> Analysis {
     compare::analyse_kinds(
         &found(OPERATOR),
         entries,
@@ -189,5 +189,33 @@ op/src/lib.rs:13: fn reconcile
 #[kube_markers::rbac(groups = \"kube.rs\", resources = \"documents\", verbs = \"patch\")]
 #[kube_markers::rbac(groups = \"kube.rs\", resources = \"documents/status\", verbs = \"patch\")]
 "
+    );
+}
+
+#[test]
+fn explain_puts_the_calls_beside_the_attributes() {
+    let granted = pasted(
+        r#"#[kube_markers::rbac(groups = "apps", resources = "deployments", verbs = "list;watch;create;patch")]"#,
+        40,
+    );
+    let analysis = analyse_with(kinds_with_document(), &[&granted]);
+    let text = explain::render(&analysis.needed, &[&granted]);
+    assert!(
+        text.contains(
+            "  create on deployments.apps
+    needed by op/src/lib.rs:17:13 (reconcile): `deploys.patch`, in a namespace chosen at run time
+    granted by op/src/lib.rs:40:1 (reconcile)
+"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  patch on documents.kube.rs/status
+    needed by op/src/lib.rs:18:10 (reconcile): `docs.patch_status`, in a namespace chosen at run time
+    granted by: no attribute
+"
+        ),
+        "{text}"
     );
 }
