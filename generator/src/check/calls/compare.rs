@@ -168,7 +168,11 @@ pub(crate) fn analyse_kinds(
                         .filter(|o| o.krate == file.krate)
                         .flat_map(|o| o.calls.api_fields.iter().cloned())
                         .collect();
-                    field_kind(&fields, name)
+                    // Not an `Api` (a map's `get`, a client's `list`).
+                    let Some(kind) = field_kind(&fields, name) else {
+                        continue;
+                    };
+                    kind
                 }
                 other => other.clone(),
             };

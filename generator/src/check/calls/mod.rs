@@ -11,6 +11,7 @@ mod compare;
 pub mod explain;
 pub mod onboard;
 
+pub(crate) use compare::analyse_kinds;
 pub use compare::{Analysis, CallWarning, analyse};
 
 use crate::input::scan::calls::{KindRef, Scope};
@@ -65,6 +66,25 @@ impl<'a> Kinds<'a> {
             entries,
             crds: RefCell::default(),
         }
+    }
+
+    /// The kinds of the CRDs a run generated (no CRD built again).
+    pub(crate) fn generated(crds: &[crate::GeneratedCrd]) -> Kinds<'static> {
+        let kinds = Kinds::new(&[]);
+        for crd in crds {
+            let resolved = Resolved {
+                group: crd.crd.spec.group.clone(),
+                plural: crd.crd.spec.names.plural.clone(),
+                namespaced: crd.crd.spec.scope == "Namespaced",
+            };
+            for (type_name, _) in &crd.sources {
+                kinds
+                    .crds
+                    .borrow_mut()
+                    .insert(type_name.clone(), Some(resolved.clone()));
+            }
+        }
+        kinds
     }
 
     /// The CRD whose generated type is named `name`.
@@ -158,8 +178,9 @@ pub(crate) fn scope_text(scope: &Scope) -> String {
     }
 }
 
-/// A field's kind, across the files of one crate: `Unknown` when none or several differ.
-pub(crate) fn field_kind(fields: &[(String, KindRef)], name: &str) -> KindRef {
+/// A field's kind, across the files of one crate: `Unknown` when several differ; `None` when no
+/// struct of the crate types a field of that name as `Api<K>` (`self.cache.get(..)` on a map).
+pub(crate) fn field_kind(fields: &[(String, KindRef)], name: &str) -> Option<KindRef> {
     let mut kinds: Vec<&KindRef> = fields
         .iter()
         .filter(|(f, _)| f == name)
@@ -168,13 +189,11 @@ pub(crate) fn field_kind(fields: &[(String, KindRef)], name: &str) -> KindRef {
     kinds.sort();
     kinds.dedup();
     match kinds.as_slice() {
-        [one] => (*one).clone(),
-        [] => KindRef::Unknown(format!(
-            "its receiver is a field `{name}` that no struct of the crate types as `Api<K>`"
-        )),
-        _ => KindRef::Unknown(format!(
+        [one] => Some((*one).clone()),
+        [] => None,
+        _ => Some(KindRef::Unknown(format!(
             "the crate has several fields `{name}` of different `Api<K>` types"
-        )),
+        ))),
     }
 }
 

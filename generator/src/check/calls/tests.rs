@@ -219,3 +219,41 @@ fn explain_puts_the_calls_beside_the_attributes() {
         "{text}"
     );
 }
+
+#[test]
+fn field_calls_resolve_across_the_crates_files_and_other_fields_are_no_calls() {
+    let state =
+        "pub struct State { pub docs: kube::Api<Document>, pub cache: HashMap<String, u8> }";
+    let calls = "impl State {\n    fn go(&self) {\n        self.docs.delete(\"x\", &dp);\n        self.cache.get(\"x\");\n    }\n}\n";
+    let files = vec![
+        FoundCalls {
+            package: "op".into(),
+            krate: "op".into(),
+            file: "/ws/op/src/state.rs".into(),
+            calls: scan_calls(state).unwrap(),
+        },
+        FoundCalls {
+            package: "op".into(),
+            krate: "op".into(),
+            file: "/ws/op/src/calls.rs".into(),
+            calls: scan_calls(calls).unwrap(),
+        },
+    ];
+    let analysis = compare::analyse_kinds(
+        &files,
+        &[],
+        &kinds_with_document(),
+        &["op"],
+        Path::new("/ws"),
+        "manager-role",
+    );
+    let shown: Vec<String> = analysis.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(
+        shown[0].starts_with(
+            "[ungranted-call] op/src/calls.rs:3:19 (go): `self.docs.delete` needs delete on documents.kube.rs"
+        ),
+        "{shown:?}"
+    );
+    assert_eq!(analysis.unknown, Vec::<String>::new());
+}

@@ -94,7 +94,7 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
         metadata: Some(workspace.metadata),
         warnings: Vec::new(),
         note: Some(read.note(&opts.file_name, &opts.invocation.rerun())),
-        call_lints: Vec::new(),
+        calls: None,
         timings,
     };
     generate_and_write(&inputs, collected, opts)
