@@ -9,9 +9,10 @@ use std::collections::BTreeMap;
 /// then one `#[kube_markers::rbac(...)]` per (group, resource, namespace), its verbs merged, in
 /// kube-apiserver's verb order; then the calls outside any function.
 pub fn render(needed: &[NeededCall]) -> String {
-    type Key = (String, usize, String);
-    let mut by_fn: BTreeMap<Key, BTreeMap<(String, String, Option<String>), Vec<&'static str>>> =
-        BTreeMap::new();
+    // (file, line, function) → (group, resource, namespace) → verbs.
+    type Function = (String, usize, String);
+    type Rule = (String, String, Option<String>);
+    let mut by_fn: BTreeMap<Function, BTreeMap<Rule, Vec<&'static str>>> = BTreeMap::new();
     for n in needed {
         let (name, line) = n
             .function
