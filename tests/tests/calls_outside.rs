@@ -180,7 +180,7 @@ fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
             (line, attribute)
         })
         .collect();
-    pastes.sort_by(|a, b| b.0.cmp(&a.0));
+    pastes.sort_by_key(|p| std::cmp::Reverse(p.0));
     for (line, attribute) in pastes {
         lines.insert(line - 1, attribute);
     }
