@@ -11,6 +11,7 @@
 //! types).
 
 mod methods;
+mod syntax;
 mod visit;
 
 pub use methods::{API_METHODS, ApiMethod};
