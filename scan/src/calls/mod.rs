@@ -22,7 +22,7 @@ pub use methods::{API_METHODS, ApiMethod};
 pub struct FileCalls {
     /// The calls, in source order.
     pub calls: Vec<KubeCall>,
-    /// Struct fields typed `Api<K>`: (field name, its `K`).
+    /// Struct fields typed `Api<K>`, and functions and methods returning one: (name, its `K`).
     pub api_fields: Vec<(String, KindRef)>,
 }
 
@@ -44,6 +44,9 @@ pub struct KubeCall {
     pub needs: Vec<Need>,
     /// The function (or method) the call is in: where an attribute granting it goes.
     pub function: Option<Function>,
+    /// Its arguments are kube's request parameters (`&PatchParams`, `&Patch::...`): when its
+    /// receiver turns out to be no `Api` the crate types, it is still a call of unknown kind.
+    pub params_shaped: bool,
 }
 
 /// A function holding calls: its name and the line of its signature (`pub async fn ...`), above
@@ -62,8 +65,9 @@ pub enum KindRef {
     /// A type path, with the file's `use` renames applied (`k8s_openapi::api::apps::v1::Deployment`,
     /// `crate::v1alpha1::MyDatabase`, or `Memcached` for a type of the file itself).
     Type(String),
-    /// `self.f` or `x.f`: the kind of the struct field `f` typed `Api<K>` (resolved across the
-    /// crate's files).
+    /// `self.f`, `x.f`, `x.f()` or `f(..)`: the kind of the struct field `f` typed `Api<K>`, or
+    /// of the function or method `f` returning one (resolved across the crate's files; none
+    /// such means the receiver is no `Api`).
     Field(String),
     /// The kind cannot be told from the syntax: why, in a sentence that names the way out.
     Unknown(String),
@@ -200,9 +204,10 @@ fn masked(text: &str) -> Option<String> {
         }
         let is_use = k <= hi && tokens[k].kind == Kind::Ident && source(k) == "use";
         // `self.docs.list(..)`: a field typed `Api<K>` in another item, maybe another file.
+        // `ctx.api().get(..)`: a function returning one.
         let field_call = (lo..hi.saturating_sub(3)).any(|j| {
-            punct(j, b'.')
-                && tokens[j + 1].kind == Kind::Ident
+            (tokens[j + 1].kind == Kind::Ident || tokens[j + 1].kind == Kind::Close)
+                && (punct(j, b'.') || tokens[j + 1].kind == Kind::Close)
                 && punct(j + 2, b'.')
                 && tokens[j + 3].kind == Kind::Ident
                 && methods::api_method(source(j + 3)).is_some()

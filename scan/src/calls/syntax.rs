@@ -201,7 +201,8 @@ pub(super) fn receiver_name(e: &syn::Expr) -> String {
         },
         syn::Expr::Reference(r) => receiver_name(&r.expr),
         syn::Expr::Paren(p) => receiver_name(&p.expr),
-        syn::Expr::MethodCall(mc) if mc.args.is_empty() => receiver_name(&mc.receiver),
+        syn::Expr::MethodCall(mc) if !returned(e) => receiver_name(&mc.receiver),
+        syn::Expr::MethodCall(mc) => format!("{}.{}()", receiver_name(&mc.receiver), mc.method),
         syn::Expr::Call(c) => c.func.to_token_stream().to_string().replace(' ', ""),
         _ => "(expression)".to_string(),
     }
@@ -227,5 +228,28 @@ pub(super) fn pat_idents(pat: &syn::Pat, out: &mut Vec<String>) {
         syn::Pat::Reference(r) => pat_idents(&r.pat, out),
         syn::Pat::Slice(s) => s.elems.iter().for_each(|p| pat_idents(p, out)),
         _ => {}
+    }
+}
+
+/// Whether an expression is the value a call returns (`f(..)`, `x.m(..)`), not a field or a
+/// binding passed through `clone()`, `&` or `constrain(..)`.
+pub(super) fn returned(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Reference(r) => returned(&r.expr),
+        syn::Expr::Paren(p) => returned(&p.expr),
+        syn::Expr::Call(_) => true,
+        syn::Expr::MethodCall(mc) => {
+            !matches!(
+                mc.method.to_string().as_str(),
+                "clone"
+                    | "to_owned"
+                    | "as_ref"
+                    | "borrow"
+                    | "constrain"
+                    | "constrain_default"
+                    | "unconstrain"
+            ) || returned(&mc.receiver)
+        }
+        _ => false,
     }
 }

@@ -191,7 +191,7 @@ async fn untyped(c: Client) {
             "2:50 api.get unknown (its kind is the generic `K`, known only where the function is called) scope? get in generic@2",
             "3:50 api.list unknown (`Api<DynamicObject>` takes its kind from an `ApiResource` at run time) scope? list in dynamic@3",
             "6:7 a.create unknown (`Api::namespaced` is called without naming its kind: write `Api::<K>::namespaced` or give the binding its type (`let x: Api<K> = ...`)) ns x create in untyped@4",
-            "7:17 something.patch unknown (its receiver `something ()` is no binding, parameter or field the scan can type as `Api<K>`) scope? patch in untyped@4",
+            "7:17 something.patch field something scope? patch in untyped@4",
         ]
     );
 }

@@ -156,7 +156,21 @@ impl Visitor {
                 }),
                 syn::Member::Unnamed(_) => None,
             },
-            syn::Expr::Call(c) => self.api_constructor(c),
+            // `ctx.api()`, `self.docs()`: a method of the crate returning `Api<K>`.
+            syn::Expr::MethodCall(mc) => Some(ApiInfo {
+                kind: KindRef::Field(mc.method.to_string()),
+                scope: Scope::Unknown,
+            }),
+            syn::Expr::Call(c) => self.api_constructor(c).or_else(|| {
+                // `docs_api(&client)`: a function of the crate returning `Api<K>`.
+                let syn::Expr::Path(p) = &*c.func else {
+                    return None;
+                };
+                Some(ApiInfo {
+                    kind: KindRef::Field(p.path.segments.last()?.ident.to_string()),
+                    scope: Scope::Unknown,
+                })
+            }),
             _ => None,
         }
     }
@@ -215,6 +229,7 @@ impl Visitor {
             scope: api.scope,
             needs,
             function: self.function.clone(),
+            params_shaped: false,
         });
     }
 
@@ -227,7 +242,11 @@ impl Visitor {
                     name: i.ident.to_string(),
                     ..Binding::default()
                 };
-                let from_init = init.and_then(|e| self.api_of(e));
+                // A value some call returns is an `Api` only if the call is one of the crate's
+                // that returns one: not worth a binding (`let m = HashMap::new()`).
+                let from_init = init.and_then(|e| self.api_of(e)).filter(|a| {
+                    !(matches!(a.kind, KindRef::Field(_)) && init.is_some_and(returned))
+                });
                 if let Some(kind) = ty.and_then(|t| self.api_type(t)) {
                     b.api = Some(ApiInfo {
                         kind,
@@ -269,6 +288,11 @@ impl Visitor {
             name: sig.ident.to_string(),
             line: line_col(line).0,
         });
+        if let syn::ReturnType::Type(_, ty) = &sig.output
+            && let Some(kind) = self.api_type(ty)
+        {
+            self.out.api_fields.push((sig.ident.to_string(), kind));
+        }
         for input in &sig.inputs {
             if let syn::FnArg::Typed(t) = input {
                 self.bind(&t.pat, Some(&t.ty), None);
@@ -358,6 +382,11 @@ impl Visitor {
                 },
                 vec![need],
             );
+            if Self::looks_like_api_call(mc)
+                && let Some(last) = self.out.calls.last_mut()
+            {
+                last.params_shaped = true;
+            }
             return;
         }
         // kube-runtime's Controller: `.owns(api, cfg)`, `.watches(api, cfg, mapper)`.
@@ -431,8 +460,9 @@ impl Visitor {
                 self.record(span, last.to_string(), api, vec![list_watch()]);
             }
             (_, "finalizer") if c.args.len() == 4 => {
+                // The object's type is `K` itself (`obj: Arc<K>`); the `Api`'s when not known.
                 let api = arg_api(0)
-                    .filter(|a| !matches!(a.kind, KindRef::Unknown(_)))
+                    .filter(|a| matches!(a.kind, KindRef::Type(_)))
                     .or_else(|| {
                         let obj = c.args.iter().nth(2)?;
                         let syn::Expr::Path(o) = obj else {
@@ -444,6 +474,7 @@ impl Visitor {
                             scope: arg_api(0).map_or(Scope::Unknown, |a| a.scope),
                         })
                     })
+                    .or_else(|| arg_api(0))
                     .unwrap_or_else(|| unknown_arg(&c.args, 0));
                 let need = Need {
                     resource: None,

@@ -168,11 +168,17 @@ pub(crate) fn analyse_kinds(
                         .filter(|o| o.krate == file.krate)
                         .flat_map(|o| o.calls.api_fields.iter().cloned())
                         .collect();
-                    // Not an `Api` (a map's `get`, a client's `list`).
-                    let Some(kind) = field_kind(&fields, name) else {
-                        continue;
-                    };
-                    kind
+                    match field_kind(&fields, name) {
+                        Some(kind) => kind,
+                        // Called with kube's parameters on something the crate does not type
+                        // as `Api<K>`: a call of unknown kind.
+                        None if call.params_shaped => KindRef::Unknown(format!(
+                            "its receiver `{name}` is no field, function or method the crate \
+                             types as `Api<K>`"
+                        )),
+                        // Not an `Api` (a map's `get`, a client's `list`).
+                        None => continue,
+                    }
                 }
                 other => other.clone(),
             };
