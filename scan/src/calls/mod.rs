@@ -206,8 +206,8 @@ fn masked(text: &str) -> Option<String> {
         // `self.docs.list(..)`: a field typed `Api<K>` in another item, maybe another file.
         // `ctx.api().get(..)`: a function returning one.
         let field_call = (lo..hi.saturating_sub(3)).any(|j| {
-            (tokens[j + 1].kind == Kind::Ident || tokens[j + 1].kind == Kind::Close)
-                && (punct(j, b'.') || tokens[j + 1].kind == Kind::Close)
+            (tokens[j + 1].kind == Kind::Close
+                || (tokens[j + 1].kind == Kind::Ident && punct(j, b'.')))
                 && punct(j + 2, b'.')
                 && tokens[j + 3].kind == Kind::Ident
                 && methods::api_method(source(j + 3)).is_some()
