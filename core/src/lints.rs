@@ -51,11 +51,13 @@ pub enum Lint {
     /// The attribute's rule grants nothing that another attribute on the same item does not
     /// already grant in the same role (the same grant on two items documents each).
     Redundant,
+    /// The attribute grants a verb that no kube call found in its crate's code needs.
+    Unused,
 }
 
 impl Lint {
     /// Every lint, in report order.
-    pub const ALL: [Lint; 17] = [
+    pub const ALL: [Lint; 18] = [
         Lint::WildcardVerbs,
         Lint::WildcardResources,
         Lint::WildcardGroups,
@@ -73,6 +75,7 @@ impl Lint {
         Lint::WebhookConfigWrite,
         Lint::NamespaceModify,
         Lint::Redundant,
+        Lint::Unused,
     ];
 
     /// The stable kebab-case name.
@@ -95,6 +98,7 @@ impl Lint {
             Lint::WebhookConfigWrite => "webhook-config-write",
             Lint::NamespaceModify => "namespace-modify",
             Lint::Redundant => "redundant",
+            Lint::Unused => "unused",
         }
     }
 
@@ -152,6 +156,9 @@ impl Lint {
             Lint::Redundant => {
                 "the rule adds nothing: another attribute on the same item already grants all of it"
             }
+            Lint::Unused => {
+                "a grant no code needs widens what a stolen token can do; some grants serve code the scan cannot read (another crate's, a macro's, a generic function's)"
+            }
         }
     }
 
@@ -203,6 +210,9 @@ impl Lint {
             Lint::Redundant => {
                 "kubernetes.io/docs/concepts/security/rbac-good-practices (Periodic review: redundant entries)"
             }
+            Lint::Unused => {
+                "kubernetes.io/docs/concepts/security/rbac-good-practices (Least privilege); docs/least-privilege.md (The RBAC the code needs)"
+            }
         }
     }
 
@@ -214,7 +224,7 @@ impl Lint {
     }
 
     /// Every name, for did-you-mean suggestions and messages.
-    pub fn names() -> [&'static str; 17] {
+    pub fn names() -> [&'static str; 18] {
         Lint::ALL.map(Lint::name)
     }
 }

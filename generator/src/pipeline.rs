@@ -28,6 +28,9 @@ pub(crate) struct Collected {
     pub(crate) workspace_root: Option<std::path::PathBuf>,
     pub(crate) warnings: Vec<Warning>,
     pub(crate) note: Option<String>,
+    /// The kube calls of the linked crates' sources, being read on a thread of their own;
+    /// held against the attributes once the CRDs (whose kinds they need) are generated.
+    pub(crate) calls: Option<std::thread::JoinHandle<Vec<crate::input::sources::FoundCalls>>>,
     pub(crate) timings: Timings,
 }
 
@@ -92,6 +95,7 @@ fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error>
         workspace_root: None,
         warnings: Vec::new(),
         note: None,
+        calls: None,
         timings: Timings::from_env(),
     };
     if opts.no_scan {
@@ -100,6 +104,10 @@ fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error>
     let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
     let outside = opts.invocation.check_in_workspace(&workspace.metadata)?;
     collected.timings.lap("cargo metadata");
+    collected.calls = Some(crate::input::sources::spawn_calls(
+        &workspace,
+        inputs.linked_crates,
+    ));
     let scan = workspace.scan();
     collected.timings.lap("scan");
     let webhooks = inputs.webhooks;
@@ -195,7 +203,8 @@ pub(crate) fn generate_and_write(
         metadata,
         workspace_root,
         warnings,
-        note,
+        mut note,
+        calls,
         mut timings,
     } = collected;
     let resolved;
@@ -210,7 +219,7 @@ pub(crate) fn generate_and_write(
         return Err(Error::EmptyRegistry);
     }
     let header = read_header(opts)?;
-    let lint_warnings = lints::check_entries(inputs.rbac, &opts.role_name);
+    let mut lint_warnings = lints::check_entries(inputs.rbac, &opts.role_name);
     let schema_lint_warnings = crate::schema_lints::check(
         inputs.crds,
         &registry::schema_types(),
@@ -229,6 +238,35 @@ pub(crate) fn generate_and_write(
     let crds = generate::crds::generate(inputs, opts, &header)?;
     let crds = made.take(Artifact::Crds, crds, inputs, &rerun);
     timings.lap("CRDs");
+    // A thread that panicked read nothing: the run goes on without the call check.
+    let calls = calls.and_then(|c| c.join().ok()).unwrap_or_default();
+    if !calls.is_empty() {
+        let analysis = crate::check::calls::analyse_kinds(
+            &calls,
+            inputs.rbac,
+            &crate::check::calls::Kinds::generated(&crds),
+            inputs.linked_crates,
+            workspace_root
+                .as_deref()
+                .unwrap_or(std::path::Path::new("")),
+            &opts.role_name,
+        );
+        made.warnings
+            .extend(analysis.warnings.into_iter().map(Warning::Call));
+        lint_warnings.extend(analysis.unused);
+        if !analysis.unknown.is_empty() {
+            let unknown = format!(
+                "{} kube call(s) of unknown kind, not checked against the attributes:\n  {}",
+                analysis.unknown.len(),
+                analysis.unknown.join("\n  ")
+            );
+            note = Some(match note {
+                Some(n) => format!("{n}\n{unknown}"),
+                None => unknown,
+            });
+        }
+        timings.lap("call check");
+    }
     let allowed = upgrade_check(&crds, inputs, opts, metadata.as_ref(), &mut made.warnings)?;
     made.summary.extend(allowed);
     timings.lap("upgrade check");

@@ -64,4 +64,7 @@ pub enum Warning {
         /// The scanned workspace's `Cargo.toml`.
         workspace: std::path::PathBuf,
     },
+    /// A kube call of the code that no `#[rbac]` grants.
+    #[error(transparent)]
+    Call(crate::check::calls::CallWarning),
 }

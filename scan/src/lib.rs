@@ -10,6 +10,7 @@ use kube_markers_core::model::AttrKind;
 use proc_macro2::{LineColumn, TokenStream};
 use quote::ToTokens;
 
+pub mod calls;
 mod lex;
 mod syn_scan;
 mod walk;
@@ -176,7 +177,7 @@ fn normalized_pieces(text: &str, mut each: impl FnMut(&str) -> bool) -> Option<b
 }
 
 /// Where a first line `#!...` that is not an inner attribute ends (0 without one).
-fn shebang_end(text: &str) -> usize {
+pub(crate) fn shebang_end(text: &str) -> usize {
     let Some(rest) = text.strip_prefix("#!") else {
         return 0;
     };

@@ -54,7 +54,7 @@ fn cfgs_of(attrs: &[syn::Attribute]) -> Vec<Cfg> {
 }
 
 /// An expression's outer attributes.
-fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
+pub(crate) fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
     macro_rules! attrs {
         ($($v:ident),*) => {
             match e {

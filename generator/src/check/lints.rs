@@ -179,9 +179,11 @@ fn probes(lint: Lint) -> &'static [Probe] {
             resources: &["namespaces"],
             verbs: &["update", "patch"],
         }],
-        Lint::WildcardVerbs | Lint::WildcardResources | Lint::WildcardGroups | Lint::Redundant => {
-            &[]
-        }
+        Lint::WildcardVerbs
+        | Lint::WildcardResources
+        | Lint::WildcardGroups
+        | Lint::Redundant
+        | Lint::Unused => &[],
     }
 }
 
@@ -388,7 +390,8 @@ fn check(
                 (None, true) => None,
             }
         }
-        Lint::Redundant => None,
+        // `unused` is the call check's (`check::calls`): it needs the code, not the rule.
+        Lint::Redundant | Lint::Unused => None,
         _ => findings(lint).map(|found| format!("grants {found}")),
     }
     .map(|finding| format!("{finding} {}", role()))

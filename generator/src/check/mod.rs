@@ -1,8 +1,10 @@
 //! Check: what a run refuses or warns about before anything is generated or written. The
 //! registry against the sources ([`crosscheck`]), each `#[rbac]` against least privilege
 //! ([`lints`]), the CRD types against the API conventions ([`schema_lints`]), each CRD against
-//! the API server's own rules ([`crd`]) and against the CRD it replaces ([`upgrade`]).
+//! the API server's own rules ([`crd`]) and against the CRD it replaces ([`upgrade`]), and the
+//! attributes against the kube calls of the code ([`calls`]).
 
+pub mod calls;
 pub mod crd;
 pub mod crosscheck;
 pub mod lints;

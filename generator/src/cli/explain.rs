@@ -217,7 +217,38 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         eprintln!("{warning}");
     }
     print!("{text}");
+    if opts.question.is_none() && opts.format == Format::Text {
+        print!("{}", calls_text());
+    }
     code
+}
+
+/// The kube calls of the workspace's linked crates, each permission with the calls that need
+/// it beside the attributes that grant it; nothing outside a workspace.
+fn calls_text() -> String {
+    let Ok(workspace) = crate::input::workspace::Workspace::discover(None) else {
+        return String::new();
+    };
+    let (rbac, crds, linked) = (
+        kube_markers_registry::rbac_entries(),
+        kube_markers_registry::crd_entries(),
+        kube_markers_registry::linked_crates(),
+    );
+    let scan = workspace.scan_with_calls(&linked);
+    let analysis = crate::check::calls::analyse(
+        &scan.calls,
+        &rbac,
+        &crds,
+        &linked,
+        &workspace.root,
+        kube_markers_rbac::DEFAULT_ROLE_NAME,
+    );
+    let text = crate::check::calls::explain::render(&analysis.needed, &rbac);
+    if text.is_empty() {
+        text
+    } else {
+        format!("\n{text}")
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! `main(&[String]) -> ExitCode` that parses with it, and one row of `SUBCOMMANDS`: the
 //! generator's help, its dispatch and the completion scripts then know it.
 
+pub(crate) mod calls;
 pub mod can_i;
 pub mod check_crds;
 pub mod completions;
@@ -38,6 +39,10 @@ pub(crate) static SUBCOMMANDS: &[Subcommand] = &[
     Subcommand {
         line: &can_i::COMMAND_LINE,
         main: can_i::main,
+    },
+    Subcommand {
+        line: &calls::COMMAND_LINE,
+        main: calls::main,
     },
     Subcommand {
         line: &check_crds::COMMAND_LINE,

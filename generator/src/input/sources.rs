@@ -78,6 +78,22 @@ pub struct ScanReport {
     pub errors: Vec<ScanProblem>,
     /// Things a user should know (module files not found, includes not followed).
     pub warnings: Vec<ScanProblem>,
+    /// The kube calls of each library and binary file the module walk reached (read with
+    /// the same text as its attributes), for the call check (`check::calls`).
+    pub calls: Vec<FoundCalls>,
+}
+
+/// The kube calls of one file.
+#[derive(Debug, Clone)]
+pub struct FoundCalls {
+    /// Package it was found in.
+    pub package: String,
+    /// The package's library crate name, as `link!` names it.
+    pub krate: String,
+    /// Absolute path of the file.
+    pub file: PathBuf,
+    /// What the scan found.
+    pub calls: crate::input::scan::calls::FileCalls,
 }
 
 /// Something the scan could not read or follow; each names the file (relative to the workspace
@@ -200,10 +216,46 @@ impl std::error::Error for ScanProblem {}
 
 /// Scans every target of every package of `workspace`.
 pub fn scan(workspace: &Workspace) -> ScanReport {
+    scan_with_calls(workspace, &[])
+}
+
+/// [`scan`], and the kube calls of the packages whose library crate is one of `calls_of`
+/// (the linked crates: the others' calls are not the operator's).
+pub fn scan_with_calls(workspace: &Workspace, calls_of: &[&str]) -> ScanReport {
+    scan_packages(&workspace.root, &workspace.packages, calls_of)
+}
+
+/// The kube calls of the packages whose library crate is one of `calls_of`, on a thread of
+/// their own: parsing them is most of the call check's time, and the run has other work
+/// until the CRDs its kinds need are generated.
+pub fn spawn_calls(
+    workspace: &Workspace,
+    calls_of: &[&str],
+) -> std::thread::JoinHandle<Vec<FoundCalls>> {
+    let root = workspace.root.clone();
+    let packages: Vec<_> = workspace
+        .packages
+        .iter()
+        .filter(|p| calls_of.contains(&p.lib_crate.as_str()))
+        .cloned()
+        .collect();
+    let crates: Vec<String> = packages.iter().map(|p| p.lib_crate.clone()).collect();
+    std::thread::spawn(move || {
+        let crates: Vec<&str> = crates.iter().map(String::as_str).collect();
+        scan_packages(&root, &packages, &crates).calls
+    })
+}
+
+fn scan_packages(
+    root: &Path,
+    packages: &[crate::input::workspace::Package],
+    calls_of: &[&str],
+) -> ScanReport {
     let mut report = ScanReport::default();
-    for pkg in &workspace.packages {
+    for pkg in packages {
         let mut walker = Walker {
-            root: &workspace.root,
+            read_calls: calls_of.contains(&pkg.lib_crate.as_str()),
+            root,
             package: &pkg.name,
             package_dir: &pkg.dir,
             krate: &pkg.lib_crate,
@@ -240,6 +292,9 @@ pub fn scan(workspace: &Workspace) -> ScanReport {
             walker.sweep(dir);
         }
     }
+    // A file both the library and a binary reach was read for each.
+    report.calls.sort_by(|a, b| a.file.cmp(&b.file));
+    report.calls.dedup_by(|a, b| a.file == b.file);
     report.attrs.sort_by(|a, b| {
         (&a.file, a.line, a.column, &a.target).cmp(&(&b.file, b.line, b.column, &b.target))
     });
@@ -297,6 +352,8 @@ fn module_dir_of_root(root: &Path) -> PathBuf {
 }
 
 struct Walker<'a> {
+    /// Whether the package's kube calls are read too.
+    read_calls: bool,
     root: &'a Path,
     package: &'a str,
     /// The package's directory: `CARGO_MANIFEST_DIR`.
@@ -322,7 +379,7 @@ impl Walker<'_> {
             .to_string()
     }
 
-    fn read(&mut self, file: &Path) -> Option<FileScan> {
+    fn read(&mut self, file: &Path, cfgs: &[Cfg]) -> Option<FileScan> {
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
             Err(e) => {
@@ -333,12 +390,38 @@ impl Walker<'_> {
                 return None;
             }
         };
+        self.calls(file, &text, cfgs);
         // Most files of a real workspace hold neither an attribute nor a module to follow:
         // they need no parse.
         if !may_hold_attribute_or_module(&text) {
             return None;
         }
         self.parse(file, &text)
+    }
+
+    /// The kube calls of a file the operator runs: a library's or a binary's, not behind
+    /// `cfg(test)`. A file that does not parse is reported by the attribute scan.
+    fn calls(&mut self, file: &Path, text: &str, cfgs: &[Cfg]) {
+        use crate::input::scan::calls::{may_hold_kube_calls, scan_calls};
+        let runs = self.read_calls
+            && matches!(self.target, Some(TargetKind::Lib | TargetKind::Bin(_)))
+            && !cfgs.iter().any(|c| {
+                let shown = c.to_string();
+                shown.contains("test") && !shown.contains("not")
+            });
+        if !runs || !may_hold_kube_calls(text) {
+            return;
+        }
+        if let Ok(calls) = scan_calls(text)
+            && !(calls.calls.is_empty() && calls.api_fields.is_empty())
+        {
+            self.report.calls.push(FoundCalls {
+                package: self.package.to_string(),
+                krate: self.krate.to_string(),
+                file: file.to_path_buf(),
+                calls,
+            });
+        }
     }
 
     fn parse(&mut self, file: &Path, text: &str) -> Option<FileScan> {
@@ -369,7 +452,7 @@ impl Walker<'_> {
         }
         let first_time = self.visited.insert(canonical.clone());
         let found = if first_time {
-            self.read(file)
+            self.read(file, cfgs)
         } else {
             // Read again only to judge it under other cfgs; its read errors are reported.
             std::fs::read_to_string(file)
@@ -554,5 +637,11 @@ impl Workspace {
     /// Scans every target of every package (see [`scan`]).
     pub fn scan(&self) -> ScanReport {
         scan(self)
+    }
+
+    /// Scans every target of every package, and the kube calls of the packages whose library
+    /// is one of `calls_of` (see [`scan_with_calls`]).
+    pub fn scan_with_calls(&self, calls_of: &[&str]) -> ScanReport {
+        scan_with_calls(self, calls_of)
     }
 }

@@ -78,7 +78,8 @@ fn each_lint_fires_on_its_attribute() {
     );
     // Every lint is exercised.
     let seen: Vec<&str> = fired(&every_lint()).iter().map(|(_, l)| *l).collect();
-    for lint in Lint::ALL {
+    // `unused` is the call check's (`check::calls`): the code decides it, not the rule.
+    for lint in Lint::ALL.into_iter().filter(|&l| l != Lint::Unused) {
         assert!(seen.contains(&lint.name()), "{lint} never fired");
     }
 }
@@ -99,7 +100,7 @@ fn wildcards_trip_every_lint_they_allow() {
     let all = [entry(1, &["*"], &["*"], &["*"])];
     let lints: Vec<&str> = fired(&all).iter().map(|(_, l)| *l).collect();
     let mut expected: Vec<&str> = Lint::names().to_vec();
-    expected.retain(|l| *l != "redundant");
+    expected.retain(|l| *l != "redundant" && *l != "unused");
     assert_eq!(lints, expected);
 }
 
@@ -426,9 +427,10 @@ fn lints_agree_with_their_definitions_on_random_attributes() {
         fired_somewhere.extend(actual.iter().map(|(_, lint, _)| *lint));
     }
     // The random attributes exercise every lint.
+    // All but `unused`, the call check's.
     assert_eq!(
         fired_somewhere.len(),
-        Lint::ALL.len(),
+        Lint::ALL.len() - 1,
         "{fired_somewhere:?}"
     );
 }

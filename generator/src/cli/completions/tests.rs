@@ -103,7 +103,7 @@ fn bash_completes_each_command_lines_flags_and_values() {
     };
     assert_eq!(
         commands,
-        sorted(&["explain", "can-i", "check-crds", "completions"])
+        sorted(&["explain", "can-i", "calls", "check-crds", "completions"])
     );
     for doc in docs() {
         let mut line = vec!["gen"];

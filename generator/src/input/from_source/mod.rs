@@ -95,6 +95,7 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
         metadata: Some(workspace.metadata),
         warnings: outside.into_iter().collect(),
         note: Some(read.note(&opts.file_name, &opts.invocation.rerun())),
+        calls: None,
         timings,
     };
     generate_and_write(&inputs, collected, opts)

@@ -1,0 +1,274 @@
+use super::*;
+use crate::input::scan::calls::scan_calls;
+use crate::input::sources::FoundCalls;
+use kube_markers_core::model::Source;
+use kube_markers_registry::RbacEntry;
+use std::path::Path;
+
+const OPERATOR: &str = r#"
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::runtime::{Controller, finalizer::finalizer, events::Recorder};
+use kube::{Api, api::{Patch, PatchParams}};
+
+pub async fn run(client: Client) {
+    let docs = Api::<Document>::all(client.clone());
+    Controller::new(docs, Default::default())
+        .owns(Api::<Deployment>::all(client.clone()), Default::default())
+        .run(reconcile, policy, ctx);
+}
+
+pub async fn reconcile(doc: Arc<Document>, ctx: Arc<Ctx>) -> Result<Action> {
+    let docs: Api<Document> = Api::namespaced(ctx.client.clone(), &ns);
+    finalizer(&docs, "f", doc, |e| async { Ok(()) }).await;
+    let deploys: Api<Deployment> = Api::namespaced(ctx.client.clone(), &ns);
+    deploys.patch("d", &PatchParams::apply("m"), &Patch::Apply(d)).await;
+    docs.patch_status("d", &pp, &Patch::Merge(s)).await;
+    let dynamic: Api<DynamicObject> = Api::all_with(c, &ar);
+    dynamic.delete("x", &dp).await;
+}
+"#;
+
+fn found(text: &str) -> Vec<FoundCalls> {
+    vec![FoundCalls {
+        package: "op".into(),
+        krate: "op".into(),
+        file: "/ws/op/src/lib.rs".into(),
+        calls: scan_calls(text).unwrap(),
+    }]
+}
+
+/// The attribute text of a warning (`#[kube_markers::rbac(ARGS)]`) as the macro registers it.
+fn pasted(attribute: &str, line: u32) -> RbacEntry {
+    let args = attribute
+        .strip_prefix("#[kube_markers::rbac(")
+        .and_then(|a| a.strip_suffix(")]"))
+        .expect("an attribute");
+    let marker = kube_markers_core::rbac::parse_marker(args.parse().unwrap()).expect("parses");
+    crate::testing::rbac(
+        marker,
+        Source::new("op/src/lib.rs", line, 1, "op", "reconcile"),
+    )
+}
+
+/// `Document` is a CRD of group `kube.rs`, plural `documents`: the CRDs resolve by type name.
+fn kinds_with_document() -> Kinds<'static> {
+    let kinds = Kinds::new(&[]);
+    kinds.crds.borrow_mut().insert(
+        "Document".into(),
+        Some(Resolved {
+            group: "kube.rs".into(),
+            plural: "documents".into(),
+            namespaced: true,
+        }),
+    );
+    kinds
+}
+
+#[test]
+fn kinds_resolve_through_crds_and_k8s_openapi() {
+    let kinds = kinds_with_document();
+    let r = |p: &str| {
+        kinds
+            .resolve(p)
+            .map(|r| format!("{} {} {}", r.group, r.plural, r.namespaced))
+    };
+    assert_eq!(r("k8s_openapi::api::core::v1::Pod").unwrap(), " pods true");
+    assert_eq!(r("Deployment").unwrap(), "apps deployments true");
+    assert_eq!(r("crate::v1::Document").unwrap(), "kube.rs documents true");
+    assert_eq!(r("events::v1::Event").unwrap(), "events.k8s.io events true");
+    assert_eq!(r("Namespace").unwrap(), " namespaces false");
+    assert!(r("Event").unwrap_err().contains("`api::core::v1::Event`"));
+    assert!(
+        r("Widget")
+            .unwrap_err()
+            .contains("neither a linked CRD's type")
+    );
+    assert!(r("k8s_openapi::api::core::v1::Nope").is_err());
+}
+
+fn analyse_with(kinds: Kinds<'static>, entries: &[&RbacEntry]) -> Analysis {
+    compare::analyse_kinds(
+        &found(OPERATOR),
+        entries,
+        &kinds,
+        &["op"],
+        Path::new("/ws"),
+        "manager-role",
+    )
+}
+
+#[test]
+fn every_call_not_granted_is_named_with_the_attribute_to_paste() {
+    let analysis = analyse_with(kinds_with_document(), &[]);
+    let shown: Vec<String> = analysis.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        shown,
+        [
+            "[ungranted-call] op/src/lib.rs:8:17 (run): `Controller::new` needs list, watch on documents.kube.rs cluster-wide (`Api::all`) (kube-runtime's watcher lists, then watches), and no #[rbac] grants it; add to `run` (op/src/lib.rs:6): #[kube_markers::rbac(groups = \"kube.rs\", resources = \"documents\", verbs = \"list;watch\")]",
+            "[ungranted-call] op/src/lib.rs:9:10 (run): `.owns` needs list, watch on deployments.apps cluster-wide (`Api::all`) (kube-runtime's watcher lists, then watches), and no #[rbac] grants it; add to `run` (op/src/lib.rs:6): #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"list;watch\")]",
+            "[ungranted-call] op/src/lib.rs:15:5 (reconcile): `finalizer` needs patch on documents.kube.rs in a namespace chosen at run time (`finalizer` adds and removes its finalizer with JSON patches), and no #[rbac] grants it; add to `reconcile` (op/src/lib.rs:13): #[kube_markers::rbac(groups = \"kube.rs\", resources = \"documents\", verbs = \"patch\")]",
+            "[ungranted-call] op/src/lib.rs:17:13 (reconcile): `deploys.patch` needs patch, create on deployments.apps in a namespace chosen at run time (a server-side apply (`Patch::Apply`) creates the object when it does not exist, which kube-apiserver authorizes as `create`), and no #[rbac] grants it; add to `reconcile` (op/src/lib.rs:13): #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"patch;create\")]",
+            "[ungranted-call] op/src/lib.rs:18:10 (reconcile): `docs.patch_status` needs patch on documents.kube.rs/status in a namespace chosen at run time, and no #[rbac] grants it; add to `reconcile` (op/src/lib.rs:13): #[kube_markers::rbac(groups = \"kube.rs\", resources = \"documents/status\", verbs = \"patch\")]",
+        ]
+    );
+    assert_eq!(analysis.unknown.len(), 1);
+    assert!(
+        analysis.unknown[0].starts_with(
+            "op/src/lib.rs:20:13: `dynamic.delete` needs delete, but the scan cannot tell on which kind: `Api<DynamicObject>`"
+        ),
+        "{}",
+        analysis.unknown[0]
+    );
+
+    // Each attribute pasted as the warning writes it: the warnings are gone.
+    let entries: Vec<RbacEntry> = analysis
+        .warnings
+        .iter()
+        .enumerate()
+        .map(|(i, w)| pasted(&w.needed.attribute(&w.missing), 100 + i as u32))
+        .collect();
+    let refs: Vec<&RbacEntry> = entries.iter().collect();
+    let again = analyse_with(kinds_with_document(), &refs);
+    assert_eq!(again.warnings, []);
+    assert_eq!(again.unused, []);
+}
+
+#[test]
+fn a_role_in_another_namespace_or_for_a_cluster_wide_call_does_not_grant() {
+    let role = pasted(
+        r#"#[kube_markers::rbac(groups = "kube.rs", resources = "documents", verbs = "list;watch;patch", namespace = "a")]"#,
+        1,
+    );
+    let analysis = analyse_with(kinds_with_document(), &[&role]);
+    let calls: Vec<&str> = analysis
+        .warnings
+        .iter()
+        .map(|w| w.needed.call.as_str())
+        .collect();
+    // The finalizer's namespace is chosen at run time: the Role may be where it runs.
+    assert!(calls.contains(&"Controller::new"));
+    assert!(!calls.contains(&"finalizer"));
+}
+
+#[test]
+fn a_verb_no_call_needs_is_the_unused_lint_and_allow_accepts_it() {
+    let over = pasted(
+        r#"#[kube_markers::rbac(groups = "apps", resources = "deployments", verbs = "list;watch;create;patch;delete;get")]"#,
+        1,
+    );
+    let analysis = analyse_with(kinds_with_document(), &[&over]);
+    let shown: Vec<String> = analysis.unused.iter().map(|w| w.to_string()).collect();
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(
+        shown[0].starts_with(
+            "warning[unused]: op/src/lib.rs:1:1 (reconcile): grants get on deployments.apps in ClusterRole \"manager-role\", which no kube call the scan found in crate `op` needs"
+        ),
+        "{}",
+        shown[0]
+    );
+    // `delete` may be the unknown `dynamic.delete`'s: not reported.
+    assert!(!shown[0].contains("delete"));
+    // The way out the message names, written as it says.
+    let allowed = pasted(
+        r#"#[kube_markers::rbac(groups = "apps", resources = "deployments", verbs = "list;watch;create;patch;delete;get", allow(unused, reason = "kubectl-style get in the CLI crate"))]"#,
+        1,
+    );
+    assert_eq!(analyse_with(kinds_with_document(), &[&allowed]).unused, []);
+}
+
+#[test]
+fn onboarding_places_the_attributes_at_the_functions() {
+    let analysis = analyse_with(kinds_with_document(), &[]);
+    assert_eq!(
+        onboard::render(&analysis.needed),
+        "op/src/lib.rs:6: fn run
+#[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"list;watch\")]
+#[kube_markers::rbac(groups = \"kube.rs\", resources = \"documents\", verbs = \"list;watch\")]
+op/src/lib.rs:13: fn reconcile
+#[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"create;patch\")]
+#[kube_markers::rbac(groups = \"kube.rs\", resources = \"documents\", verbs = \"patch\")]
+#[kube_markers::rbac(groups = \"kube.rs\", resources = \"documents/status\", verbs = \"patch\")]
+"
+    );
+}
+
+#[test]
+fn explain_puts_the_calls_beside_the_attributes() {
+    let granted = pasted(
+        r#"#[kube_markers::rbac(groups = "apps", resources = "deployments", verbs = "list;watch;create;patch")]"#,
+        40,
+    );
+    let analysis = analyse_with(kinds_with_document(), &[&granted]);
+    let text = explain::render(&analysis.needed, &[&granted]);
+    assert!(
+        text.contains(
+            "  create on deployments.apps
+    needed by op/src/lib.rs:17:13 (reconcile): `deploys.patch`, in a namespace chosen at run time
+    granted by op/src/lib.rs:40:1 (reconcile)
+"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  patch on documents.kube.rs/status
+    needed by op/src/lib.rs:18:10 (reconcile): `docs.patch_status`, in a namespace chosen at run time
+    granted by: no attribute
+"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn field_calls_resolve_across_the_crates_files_and_other_fields_are_no_calls() {
+    let state = "pub struct State { pub docs: kube::Api<Document>, pub cache: HashMap<String, u8> }\n\
+                 impl State { pub fn pods(&self) -> Api<Pod> { todo!() } }";
+    let calls = "impl State {\n    fn go(&self) {\n        self.docs.delete(\"x\", &dp);\n        self.cache.get(\"x\");\n        \
+                 self.pods().evict(\"x\", &ep);\n        self.client().patch(\"x\", &PatchParams::default(), &p);\n    }\n}\n";
+    let files = vec![
+        FoundCalls {
+            package: "op".into(),
+            krate: "op".into(),
+            file: "/ws/op/src/state.rs".into(),
+            calls: scan_calls(state).unwrap(),
+        },
+        FoundCalls {
+            package: "op".into(),
+            krate: "op".into(),
+            file: "/ws/op/src/calls.rs".into(),
+            calls: scan_calls(calls).unwrap(),
+        },
+    ];
+    let analysis = compare::analyse_kinds(
+        &files,
+        &[],
+        &kinds_with_document(),
+        &["op"],
+        Path::new("/ws"),
+        "manager-role",
+    );
+    let shown: Vec<String> = analysis.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert!(
+        shown[0].starts_with(
+            "[ungranted-call] op/src/calls.rs:3:19 (go): `self.docs.delete` needs delete on documents.kube.rs"
+        ),
+        "{shown:?}"
+    );
+    assert!(
+        shown[1].starts_with(
+            "[ungranted-call] op/src/calls.rs:5:21 (go): `self.pods().evict` needs create on pods/eviction"
+        ),
+        "{shown:?}"
+    );
+    // Kube's parameters on a receiver the crate does not type: said, not guessed.
+    assert_eq!(analysis.unknown.len(), 1, "{:?}", analysis.unknown);
+    assert!(
+        analysis.unknown[0].starts_with(
+            "op/src/calls.rs:6:23: `self.client().patch` needs patch, but the scan cannot tell on which kind: its receiver `client` is no field, function or method the crate types as `Api<K>`"
+        ),
+        "{:?}",
+        analysis.unknown
+    );
+}

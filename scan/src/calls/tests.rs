@@ -1,0 +1,233 @@
+use super::*;
+
+/// Each call as `line:column call kind scope verbs[ on sub][ (fixed resource)] in fn`.
+fn shown(text: &str) -> Vec<String> {
+    let found = scan_calls(text).expect("parses");
+    found
+        .calls
+        .iter()
+        .map(|c| {
+            let kind = match &c.kind {
+                KindRef::Type(t) => t.clone(),
+                KindRef::Field(f) => format!("field {f}"),
+                KindRef::Unknown(why) => format!("unknown ({why})"),
+            };
+            let scope = match &c.scope {
+                Scope::Cluster => "cluster".to_string(),
+                Scope::Namespace(ns) => format!("ns {ns}"),
+                Scope::Namespaced => "namespaced".to_string(),
+                Scope::Unknown => "scope?".to_string(),
+            };
+            let needs: Vec<String> = c
+                .needs
+                .iter()
+                .map(|n| {
+                    let mut s = n.verbs.join(";");
+                    if let Some((g, r)) = n.resource {
+                        s.push_str(&format!(" on {g}/{r}"));
+                    }
+                    if let Some(sub) = &n.subresource {
+                        s.push_str(&format!(" sub {sub}"));
+                    }
+                    s
+                })
+                .collect();
+            let function = c
+                .function
+                .as_ref()
+                .map_or("-".to_string(), |f| format!("{}@{}", f.name, f.line));
+            format!(
+                "{}:{} {} {kind} {scope} {} in {function}",
+                c.line,
+                c.column,
+                c.call,
+                needs.join(", ")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_api_method_form() {
+    let text = r#"
+use k8s_openapi::api::core::v1::{Pod, ConfigMap};
+use kube::{Api, api::{Patch, PatchParams, PostParams, DeleteParams, ListParams}};
+async fn all(client: Client) {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "web");
+    pods.get("a").await;
+    pods.get_opt("a").await;
+    pods.list(&ListParams::default()).await;
+    pods.watch(&wp, "0").await;
+    pods.create(&PostParams::default(), &p).await;
+    pods.replace("a", &pp, &p).await;
+    pods.patch("a", &pmp, &Patch::Merge(x)).await;
+    pods.patch("a", &pmp, &Patch::Apply(x)).await;
+    pods.delete("a", &DeleteParams::default()).await;
+    pods.delete_collection(&dp, &lp).await;
+    pods.patch_status("a", &pmp, &Patch::Apply(s)).await;
+    pods.replace_status("a", &pp, data).await;
+    pods.get_scale("a").await;
+    pods.get_subresource("ephemeralcontainers", "a").await;
+    pods.create_subresource(sub, "a", &pp, data).await;
+    pods.evict("a", &ep).await;
+    pods.logs("a", &lp).await;
+    pods.exec("a", cmd, &ap).await;
+    pods.entry("a").await;
+}
+"#;
+    assert_eq!(
+        shown(text),
+        [
+            "6:10 pods.get k8s_openapi::api::core::v1::Pod ns web get in all@4",
+            "7:10 pods.get_opt k8s_openapi::api::core::v1::Pod ns web get in all@4",
+            "8:10 pods.list k8s_openapi::api::core::v1::Pod ns web list in all@4",
+            "9:10 pods.watch k8s_openapi::api::core::v1::Pod ns web watch in all@4",
+            "10:10 pods.create k8s_openapi::api::core::v1::Pod ns web create in all@4",
+            "11:10 pods.replace k8s_openapi::api::core::v1::Pod ns web update in all@4",
+            "12:10 pods.patch k8s_openapi::api::core::v1::Pod ns web patch in all@4",
+            "13:10 pods.patch k8s_openapi::api::core::v1::Pod ns web patch;create in all@4",
+            "14:10 pods.delete k8s_openapi::api::core::v1::Pod ns web delete in all@4",
+            "15:10 pods.delete_collection k8s_openapi::api::core::v1::Pod ns web deletecollection in all@4",
+            "16:10 pods.patch_status k8s_openapi::api::core::v1::Pod ns web patch sub status in all@4",
+            "17:10 pods.replace_status k8s_openapi::api::core::v1::Pod ns web update sub status in all@4",
+            "18:10 pods.get_scale k8s_openapi::api::core::v1::Pod ns web get sub scale in all@4",
+            "19:10 pods.get_subresource k8s_openapi::api::core::v1::Pod ns web get sub ephemeralcontainers in all@4",
+            "20:10 pods.create_subresource unknown (its subresource is not a string literal) ns web create in all@4",
+            "21:10 pods.evict k8s_openapi::api::core::v1::Pod ns web create on /pods sub eviction in all@4",
+            "22:10 pods.logs k8s_openapi::api::core::v1::Pod ns web get on /pods sub log in all@4",
+            "23:10 pods.exec k8s_openapi::api::core::v1::Pod ns web get;create on /pods sub exec in all@4",
+            "24:10 pods.entry k8s_openapi::api::core::v1::Pod ns web get;create;update in all@4",
+        ]
+    );
+}
+
+#[test]
+fn kinds_from_turbofish_let_param_field_rename_and_apply_binding() {
+    let text = r#"
+use kube::Api as KubeApi;
+use k8s_openapi::api::apps::v1::Deployment as Deploy;
+use crate::v1::Document;
+struct Ctx { docs: kube::Api<Document>, n: u32 }
+impl Ctx {
+    fn go(&self) { self.docs.list(&lp); }
+}
+pub async fn apply(cm: Arc<ConfigMap>, secrets: &kube::Api<Secret>) {
+    let patch = Patch::Apply(x);
+    secrets.patch("s", &pp, &patch).await;
+    let d = KubeApi::<Deploy>::all(c);
+    d.clone().delete("x", &dp).await;
+    KubeApi::<Deploy>::default_namespaced(c).get("x").await;
+}
+"#;
+    let found = scan_calls(text).unwrap();
+    assert_eq!(
+        found.api_fields,
+        [(
+            "docs".to_string(),
+            KindRef::Type("crate::v1::Document".into())
+        )]
+    );
+    assert_eq!(
+        shown(text),
+        [
+            "7:30 self.docs.list field docs scope? list in go@7",
+            "11:13 secrets.patch Secret scope? patch;create in apply@9",
+            "13:15 d.delete k8s_openapi::api::apps::v1::Deployment cluster delete in apply@9",
+            "14:46 KubeApi::<Deploy>::default_namespaced.get k8s_openapi::api::apps::v1::Deployment namespaced get in apply@9",
+        ]
+    );
+}
+
+#[test]
+fn runtime_wiring() {
+    let text = r#"
+use kube::runtime::{Controller, watcher, finalizer::finalizer, events::Recorder};
+pub async fn run(client: Client) {
+    let docs = Api::<Document>::all(client.clone());
+    let cms = Api::<ConfigMap>::all(client.clone());
+    Controller::new(docs, watcher::Config::default())
+        .owns(cms, watcher::Config::default())
+        .watches(Api::<Secret>::all(client.clone()), Default::default(), map)
+        .owns_stream(stream)
+        .run(reconcile, error_policy, ctx);
+    let s = watcher(Api::<Pod>::namespaced(client, &ns), watcher::Config::default());
+    let r = Recorder::new(client.clone(), reporter);
+}
+async fn reconcile(doc: Arc<Document>, ctx: Arc<Ctx>) -> Result<Action> {
+    let docs: Api<Document> = Api::namespaced(ctx.client.clone(), &ns);
+    finalizer(&docs, NAME, doc, |event| async { Ok(()) }).await;
+    finalizer(&ctx.api(), NAME, doc, |event| async { Ok(()) }).await;
+}
+"#;
+    assert_eq!(
+        shown(text),
+        [
+            "6:17 Controller::new Document cluster list;watch in run@3",
+            "7:10 .owns ConfigMap cluster list;watch in run@3",
+            "8:10 .watches Secret cluster list;watch in run@3",
+            "11:13 watcher Pod namespaced list;watch in run@3",
+            "12:23 Recorder::new k8s_openapi::api::events::v1::Event namespaced create;patch on events.k8s.io/events in run@3",
+            "16:5 finalizer Document namespaced patch in reconcile@14",
+            "17:5 finalizer Document scope? patch in reconcile@14",
+        ]
+    );
+}
+
+#[test]
+fn unknown_kinds_are_said_once_per_call() {
+    let text = r#"
+async fn generic<K: Resource>(api: Api<K>) { api.get("x").await; }
+async fn dynamic(api: &Api<DynamicObject>) { api.list(&lp).await; }
+async fn untyped(c: Client) {
+    let a = Api::namespaced(c, "x");
+    a.create(&PostParams::default(), &obj).await;
+    something().patch("x", &PatchParams::default(), &p).await;
+    map.get("key");
+}
+"#;
+    assert_eq!(
+        shown(text),
+        [
+            "2:50 api.get unknown (its kind is the generic `K`, known only where the function is called) scope? get in generic@2",
+            "3:50 api.list unknown (`Api<DynamicObject>` takes its kind from an `ApiResource` at run time) scope? list in dynamic@3",
+            "6:7 a.create unknown (`Api::namespaced` is called without naming its kind: write `Api::<K>::namespaced` or give the binding its type (`let x: Api<K> = ...`)) ns x create in untyped@4",
+            "7:17 something.patch field something scope? patch in untyped@4",
+        ]
+    );
+}
+
+#[test]
+fn macros_tests_and_shadowing() {
+    let text = r#"
+async fn m(c: Client) {
+    let cms: Api<ConfigMap> = Api::all(c);
+    tokio::try_join!(cms.get("a"), cms.list(&lp));
+    tokio::select! { x = cms.delete("a", &dp) => {}, }
+    {
+        let cms = HashMap::new();
+        cms.get("a");
+    }
+    #[cfg(test)]
+    cms.create(&pp, &o).await;
+}
+#[cfg(test)]
+mod tests { async fn t(a: Api<Pod>) { a.delete("x", &dp).await; } }
+#[test]
+fn t2() { let a: Api<Pod> = todo!(); a.get("x"); }
+"#;
+    assert_eq!(
+        shown(text),
+        [
+            "4:26 cms.get ConfigMap cluster get in m@2",
+            "4:40 cms.list ConfigMap cluster list in m@2",
+            "5:30 cms.delete ConfigMap cluster delete in m@2",
+        ]
+    );
+}
+
+#[test]
+fn prefilter_and_parse_errors() {
+    assert!(!may_hold_kube_calls("fn main() { println!(\"hi\") }"));
+    assert!(may_hold_kube_calls("use kube::Api;"));
+    assert!(scan_calls("fn (").is_err());
+}

@@ -1,0 +1,221 @@
+//! The RBAC the code needs, from outside this workspace (a workspace made as the README's quick
+//! start tells, `outside/mod.rs`): a working operator (a Controller owning Deployments, a
+//! finalizer, a server-side apply, an event Recorder) with its attributes comes out clean;
+//! with one attribute removed, the generator names each call that needed it, at its
+//! `file:line`, with the attribute to paste; pasted as printed, above the function printed, the
+//! warnings are gone; a verb no call needs is the `unused` lint, and `allow(unused, reason =
+//! ...)` written as the message says accepts it; `calls` prints the attributes for the crate.
+
+#[allow(dead_code)] // shared with the other outside-workspace tests
+mod outside;
+use outside::{quick_start_workspace, run_built_generator, run_generator, write};
+use std::path::Path;
+use std::process::Output;
+
+const LIB: &str = r#"use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::{Patch, PatchParams};
+use kube::runtime::controller::{Action, Controller};
+use kube::runtime::events::{Recorder, Reporter};
+use kube::runtime::finalizer::{Event, finalizer};
+use kube::runtime::watcher;
+use kube::{Api, Client, CustomResource, ResourceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+#[kube_markers::crd]
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "shop.example.com", version = "v1", kind = "Widget", namespaced)]
+pub struct WidgetSpec {
+    pub size: i32,
+}
+
+pub struct Ctx {
+    pub client: Client,
+    pub recorder: Recorder,
+}
+
+#[derive(Debug)]
+pub struct Error(String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[kube_markers::rbac(groups = "shop.example.com", resources = "widgets", verbs = "list;watch;patch")]
+//DEPLOYMENTS
+#[kube_markers::rbac(groups = "events.k8s.io", resources = "events", verbs = "create;patch")]
+pub async fn run(client: Client) {
+    let widgets = Api::<Widget>::all(client.clone());
+    let reporter = Reporter {
+        controller: "widgets".into(),
+        instance: None,
+    };
+    let recorder = Recorder::new(client.clone(), reporter);
+    let _stream = Controller::new(widgets, watcher::Config::default())
+        .owns(Api::<Deployment>::all(client.clone()), watcher::Config::default())
+        .run(reconcile, error_policy, Arc::new(Ctx { client, recorder }));
+}
+
+pub async fn reconcile(widget: Arc<Widget>, ctx: Arc<Ctx>) -> Result<Action, Error> {
+    let ns = widget.namespace().unwrap_or_default();
+    let widgets: Api<Widget> = Api::namespaced(ctx.client.clone(), &ns);
+    finalizer(&widgets, "shop.example.com/cleanup", widget, |event| async {
+        match event {
+            Event::Apply(w) => apply(&w, &ctx.client).await,
+            Event::Cleanup(_) => Ok(Action::await_change()),
+        }
+    })
+    .await
+    .map_err(|e| Error(e.to_string()))
+}
+
+async fn apply(widget: &Widget, client: &Client) -> Result<Action, Error> {
+    let ns = widget.namespace().unwrap_or_default();
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
+    deployments
+        .patch(&widget.name_any(), &PatchParams::apply("widgets"), &Patch::Apply(Deployment::default()))
+        .await
+        .map_err(|e| Error(e.to_string()))?;
+    Ok(Action::await_change())
+}
+
+pub fn error_policy(_w: Arc<Widget>, _e: &Error, _ctx: Arc<Ctx>) -> Action {
+    Action::await_change()
+}
+"#;
+
+const DEPLOYMENTS: &str = r#"#[kube_markers::rbac(groups = "apps", resources = "deployments", verbs = "list;watch;create;patch", allow(workload-write, reason = "it runs each widget as a Deployment"))]"#;
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The 1-based line of `LIB` holding `needle` (the same with the Deployments' attribute in
+/// place of its marker line).
+fn line_of(needle: &str) -> usize {
+    LIB.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+fn lib_path(ws: &Path) -> std::path::PathBuf {
+    ws.join("my-operator/src/lib.rs")
+}
+
+/// The warnings of one kind (`[ungranted-call]`, `warning[unused]`) in a run's stderr.
+fn lines_with<'a>(text: &'a str, what: &str) -> Vec<&'a str> {
+    text.lines().filter(|l| l.contains(what)).collect()
+}
+
+#[test]
+fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
+    let ws = quick_start_workspace("kube-calls", &LIB.replace("//DEPLOYMENTS", DEPLOYMENTS));
+    // The whole operator granted: no call warning, no unused verb.
+    let out = run_generator(&ws, &["--deny-warnings"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        lines_with(&stderr(&out), "[ungranted-call]"),
+        Vec::<&str>::new()
+    );
+
+    // Onboarding: the attributes the code needs, at its functions.
+    let calls = run_built_generator(&ws, &["calls"]);
+    let printed = String::from_utf8_lossy(&calls.stdout).into_owned();
+    assert!(calls.status.success(), "{}", stderr(&calls));
+    let (run, reconcile, apply) = (
+        line_of("pub async fn run"),
+        line_of("pub async fn reconcile"),
+        line_of("async fn apply"),
+    );
+    assert_eq!(
+        printed,
+        format!(
+            "my-operator/src/lib.rs:{run}: fn run\n\
+             #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"list;watch\")]\n\
+             #[kube_markers::rbac(groups = \"events.k8s.io\", resources = \"events\", verbs = \"create;patch\")]\n\
+             #[kube_markers::rbac(groups = \"shop.example.com\", resources = \"widgets\", verbs = \"list;watch\")]\n\
+             my-operator/src/lib.rs:{reconcile}: fn reconcile\n\
+             #[kube_markers::rbac(groups = \"shop.example.com\", resources = \"widgets\", verbs = \"patch\")]\n\
+             my-operator/src/lib.rs:{apply}: fn apply\n\
+             #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"create;patch\")]\n"
+        )
+    );
+
+    // The Deployments' attribute removed: each call that needed it is named.
+    write(&lib_path(&ws), LIB);
+    let out = run_generator(&ws, &[]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    let ungranted = lines_with(&text, "[ungranted-call]");
+    assert_eq!(ungranted.len(), 2, "{text}");
+    let owns = format!(
+        "my-operator/src/lib.rs:{}:10 (run): `.owns` needs list, watch on deployments.apps cluster-wide (`Api::all`)",
+        line_of(".owns(")
+    );
+    assert!(ungranted[0].contains(&owns), "{text}");
+    assert!(ungranted[0].ends_with(&format!(
+        "add to `run` (my-operator/src/lib.rs:{run}): #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"list;watch\")]"
+    )), "{text}");
+    let patch = format!(
+        "my-operator/src/lib.rs:{}:10 (apply): `deployments.patch` needs patch, create on deployments.apps in a namespace chosen at run time (a server-side apply",
+        line_of(".patch(")
+    );
+    assert!(ungranted[1].contains(&patch), "{text}");
+    let denied = run_built_generator(&ws, &["--check", "--deny-warnings"]);
+    assert!(!denied.status.success(), "{}", stderr(&denied));
+
+    // Each attribute pasted as printed, above the function printed: the warnings are gone.
+    let mut lines: Vec<String> = LIB.lines().map(str::to_string).collect();
+    let mut pastes: Vec<(usize, String)> = ungranted
+        .iter()
+        .map(|w| {
+            let (place, attribute) = w
+                .split_once("): #[")
+                .map(|(p, a)| (p, format!("#[{a}")))
+                .unwrap();
+            let line: usize = place.rsplit(':').next().unwrap().parse().unwrap();
+            (line, attribute)
+        })
+        .collect();
+    pastes.sort_by_key(|p| std::cmp::Reverse(p.0));
+    for (line, attribute) in pastes {
+        lines.insert(line - 1, attribute);
+    }
+    write(&lib_path(&ws), &(lines.join("\n") + "\n"));
+    let out = run_generator(&ws, &[]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(
+        lines_with(&text, "[ungranted-call]"),
+        Vec::<&str>::new(),
+        "{text}"
+    );
+
+    // A verb no call needs: the `unused` lint; its way out, as the message writes it.
+    let over = LIB.replace(
+        "//DEPLOYMENTS",
+        &DEPLOYMENTS.replace("list;watch;create;patch", "list;watch;create;patch;delete"),
+    );
+    write(&lib_path(&ws), &over);
+    let out = run_generator(&ws, &[]);
+    let text = stderr(&out);
+    let unused = lines_with(&text, "warning[unused]");
+    assert_eq!(unused.len(), 1, "{text}");
+    assert!(unused[0].contains("grants delete on deployments.apps in ClusterRole \"manager-role\", which no kube call the scan found in crate `my_operator` needs"), "{text}");
+    assert!(
+        unused[0].contains("allow(unused, reason = \"...\")"),
+        "{text}"
+    );
+    write(
+        &lib_path(&ws),
+        &over.replace(
+            "allow(workload-write,",
+            "allow(unused, reason = \"a cleanup job of another crate deletes them\"), allow(workload-write,",
+        ),
+    );
+    let out = run_generator(&ws, &["--deny-warnings"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
