@@ -18,9 +18,6 @@
 //! a failed review, and the server goes on.
 
 mod common;
-#[allow(dead_code)]
-#[path = "webhook_traffic_support/mod.rs"]
-mod support;
 use common::{assets, refusal};
 
 use std::sync::Arc;
@@ -230,7 +227,7 @@ async fn the_api_server_converts_through_the_served_conversions() {
         .unwrap();
     assert!(server.paths().contains(&"/convert"), "{:?}", server.paths());
     // It says what it serves (this binary links the MyDatabase example's admission handlers).
-    let log = support::LogLines::default();
+    let log = LogLines::default();
     let server: RunningServer = {
         let _logging = tracing::subscriber::set_default(log.clone());
         server.start().await.unwrap()
@@ -578,4 +575,33 @@ async fn the_convert_route_refuses_bad_requests_and_survives_a_panic() {
         json!({"size": 1, "image": {"name": "redis", "tag": "7"}, "engine": "redis"})
     );
     server.shutdown().await;
+}
+
+/// The messages of the events logged on this thread while it is the default subscriber.
+#[derive(Clone, Default)]
+struct LogLines(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl tracing::Subscriber for LogLines {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Message<'a>(&'a mut String);
+        impl tracing::field::Visit for Message<'_> {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                use std::fmt::Write;
+                let _ = write!(self.0, " {}={value:?}", field.name());
+            }
+        }
+        let mut line = event.metadata().level().to_string();
+        event.record(&mut Message(&mut line));
+        self.0.lock().unwrap().push(line);
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
 }
