@@ -46,13 +46,12 @@ fn the_default_generator_name_is_the_package_never_the_binarys() {
     assert_eq!(name, "kube-markers");
     assert!(ledger::check_generator_name(&name).is_ok());
     // With `link!`'s record, its package, whatever the binary is called.
-    let mut opts = Options::default();
-    opts.invocation = crate::Invocation {
+    let invocation = crate::Invocation {
         package: Some("xtask".into()),
         bin: "gen".into(),
         package_dir: None,
     };
-    assert_eq!(opts.invocation.generator_name(), "xtask");
+    assert_eq!(invocation.generator_name(), "xtask");
 }
 
 #[test]
