@@ -264,7 +264,7 @@ fn previous_cluster_reads_kubectls_list_with_stored_versions() {
     std::fs::write(
         &kubectl,
         format!(
-            "#!/bin/sh\n[ \"$*\" = 'get customresourcedefinitions.apiextensions.k8s.io -o json' ] || exit 3\ncat '{}'\n",
+            "#!/bin/sh\n[ \"$*\" = 'get customresourcedefinitions.apiextensions.k8s.io -o json --show-managed-fields' ] || exit 3\ncat '{}'\n",
             dir.path().join("list.json").display()
         ),
     )

@@ -209,7 +209,7 @@ fn apply(lib: &str, warned: &[Warned]) -> String {
             }
         }
     }
-    above.sort_by(|a, b| b.0.cmp(&a.0));
+    above.sort_by_key(|b| std::cmp::Reverse(b.0));
     for (line, paste) in above {
         lines.insert(line - 1, paste);
     }

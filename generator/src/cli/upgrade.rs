@@ -256,12 +256,13 @@ pub fn from_cluster(kubeconfig: Option<&Path>) -> Result<Vec<Value>, String> {
         .map_err(|e| format!("cannot run `{kubectl}`: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "`{kubectl} get customresourcedefinitions -o json` failed: {}",
+            "`{kubectl} get customresourcedefinitions -o json --show-managed-fields` failed: {}",
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    let list: Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("`{kubectl} get customresourcedefinitions -o json`: {e}"))?;
+    let list: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        format!("`{kubectl} get customresourcedefinitions -o json --show-managed-fields`: {e}")
+    })?;
     Ok(list["items"]
         .as_array()
         .into_iter()
