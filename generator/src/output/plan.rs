@@ -7,7 +7,7 @@ use crate::output::files::{Destination, FileWarning, Orphan, Output, OutputProbl
 use crate::output::ledger::{self, Ledger};
 use crate::{Error, IoAction};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// A file to remove.
 #[derive(Debug, Clone)]
@@ -56,21 +56,7 @@ pub(super) fn io(action: IoAction, path: &Path) -> impl FnOnce(std::io::Error) -
 /// The same path for the same file however it is spelled: absolute, without `.` and `..`,
 /// symbolic links resolved as far as the path exists.
 fn identity(path: &Path) -> PathBuf {
-    let absolute = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(path)
-    };
-    let mut clean = PathBuf::new();
-    for component in absolute.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                clean.pop();
-            }
-            other => clean.push(other),
-        }
-    }
+    let clean = ledger::lexical_absolute(path);
     let mut existing = clean.as_path();
     let mut rest = Vec::new();
     while !existing.exists() {
