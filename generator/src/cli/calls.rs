@@ -39,20 +39,7 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let (rbac, crds, linked) = (
-        kube_markers_registry::rbac_entries(),
-        kube_markers_registry::crd_entries(),
-        kube_markers_registry::linked_crates(),
-    );
-    let scan = workspace.scan_with_calls(&linked);
-    let analysis = crate::check::calls::analyse(
-        &scan.calls,
-        &rbac,
-        &crds,
-        &linked,
-        &workspace.root,
-        kube_markers_rbac::DEFAULT_ROLE_NAME,
-    );
+    let analysis = crate::check::calls::analyse_workspace(&workspace);
     for unknown in &analysis.unknown {
         eprintln!("note: {unknown}");
     }

@@ -229,21 +229,11 @@ fn calls_text() -> String {
     let Ok(workspace) = crate::input::workspace::Workspace::discover(None) else {
         return String::new();
     };
-    let (rbac, crds, linked) = (
-        kube_markers_registry::rbac_entries(),
-        kube_markers_registry::crd_entries(),
-        kube_markers_registry::linked_crates(),
+    let analysis = crate::check::calls::analyse_workspace(&workspace);
+    let text = crate::check::calls::explain::render(
+        &analysis.needed,
+        &kube_markers_registry::rbac_entries(),
     );
-    let scan = workspace.scan_with_calls(&linked);
-    let analysis = crate::check::calls::analyse(
-        &scan.calls,
-        &rbac,
-        &crds,
-        &linked,
-        &workspace.root,
-        kube_markers_rbac::DEFAULT_ROLE_NAME,
-    );
-    let text = crate::check::calls::explain::render(&analysis.needed, &rbac);
     if text.is_empty() {
         text
     } else {

@@ -137,6 +137,25 @@ pub fn analyse(
     )
 }
 
+/// [`analyse`] on the linked crates of `workspace`, with the registry's attributes and CRDs:
+/// what `calls` and `explain` print.
+pub(crate) fn analyse_workspace(workspace: &crate::input::workspace::Workspace) -> Analysis {
+    let (rbac, crds, linked) = (
+        kube_markers_registry::rbac_entries(),
+        kube_markers_registry::crd_entries(),
+        kube_markers_registry::linked_crates(),
+    );
+    let scan = workspace.scan_with_calls(&linked);
+    analyse(
+        &scan.calls,
+        &rbac,
+        &crds,
+        &linked,
+        &workspace.root,
+        kube_markers_rbac::DEFAULT_ROLE_NAME,
+    )
+}
+
 /// [`analyse`], with the kinds known.
 pub(crate) fn analyse_kinds(
     found: &[FoundCalls],

@@ -11,8 +11,8 @@ mod compare;
 pub mod explain;
 pub mod onboard;
 
-pub(crate) use compare::analyse_kinds;
 pub use compare::{Analysis, CallWarning, analyse};
+pub(crate) use compare::{analyse_kinds, analyse_workspace};
 
 use crate::input::scan::calls::{KindRef, Scope};
 use kube_markers_registry::CrdEntry;
