@@ -1,0 +1,68 @@
+//! `kube-markers`, the installed command (`cargo install --path cli` from a checkout): the
+//! checks anyone can run on their own files, without a Rust workspace.
+//!
+//! Each subcommand is the generator's subcommand of the same name, the same code.
+
+use std::process::ExitCode;
+
+/// A subcommand: its name and its `main` over the arguments after the name.
+struct Subcommand {
+    name: &'static str,
+    summary: &'static str,
+    main: fn(&[String]) -> ExitCode,
+}
+
+/// Every subcommand, in the order `--help` lists them.
+static SUBCOMMANDS: &[Subcommand] = &[Subcommand {
+    name: "check-crds",
+    summary: "Check CRD files as kube-apiserver would, or a release against the one it replaces",
+    main: kube_markers_codegen::cli::check_crds::main,
+}];
+
+/// Parses `std::env::args`, runs the subcommand, and returns its exit code (0 done, 1 findings,
+/// 2 bad command line).
+pub fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    run(&args)
+}
+
+/// Runs the command line `args` (without the program's name).
+pub fn run(args: &[String]) -> ExitCode {
+    let Some(first) = args.first() else {
+        eprint!("{}", help());
+        return ExitCode::from(2);
+    };
+    match first.as_str() {
+        "-h" | "--help" | "help" => {
+            print!("{}", help());
+            return ExitCode::SUCCESS;
+        }
+        "-V" | "--version" => {
+            println!("kube-markers {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
+    match SUBCOMMANDS.iter().find(|s| s.name == first) {
+        Some(sub) => (sub.main)(&args[1..]),
+        None => {
+            eprintln!(
+                "error: unknown subcommand `{first}`\n\nRun `kube-markers --help` for the list."
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The command's help: its subcommands, one line each.
+fn help() -> String {
+    let mut text = String::from(
+        "kube-markers: Kubernetes CRD and RBAC checks on any files\n\nUsage: kube-markers <COMMAND> [ARGS]...\n\nCommands:\n",
+    );
+    let width = SUBCOMMANDS.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    for sub in SUBCOMMANDS {
+        text.push_str(&format!("  {:width$}  {}\n", sub.name, sub.summary));
+    }
+    text.push_str("\nRun `kube-markers <COMMAND> --help` for a command's flags.\n");
+    text
+}

@@ -1,0 +1,5 @@
+//! `kube-markers`: see [`kube_markers_cli`].
+
+fn main() -> std::process::ExitCode {
+    kube_markers_cli::main()
+}
