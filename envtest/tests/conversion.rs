@@ -27,7 +27,7 @@ use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
 use kube::core::crd::merge_crds;
 use kube::{CustomResource, CustomResourceExt, ResourceExt};
-use kube_markers::conversion::Spoke;
+use kube_markers::conversion::{Released, Spoke, release_ca_bundle};
 use kube_markers::webhook::server::{RunningServer, WebhookServer};
 use kube_markers_envtest::{Envtest, TestCa};
 use schemars::JsonSchema;
@@ -442,6 +442,51 @@ async fn the_api_server_converts_through_the_served_conversions() {
         .replace("from-v2", &PostParams::default(), &at_storage)
         .await
         .unwrap();
+
+    // The release that drops the last conversion: v2 alone, no conversion. The server's field
+    // manager owns the caBundle it wrote, so server-side apply keeps it without the rest of
+    // `spec.conversion.webhook`, and the API server refuses that.
+    let mut one_version = serde_json::to_value(v2::Cache::crd()).unwrap();
+    one_version["spec"]["conversion"] = json!({"strategy": "None"});
+    let refused = env
+        .apply_objects(vec![one_version.clone()])
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("should not be set when strategy is not set to Webhook"),
+        "{refused}"
+    );
+    // That release's operator lets go of it, with `get` and `patch` on the CRD by name (the
+    // `#[rbac]` of release_ca_bundle's docs); the apply then goes through.
+    let releaser = "conversion-releaser";
+    let mut role = ca_bundle_role(releaser);
+    role[0]["metadata"]["name"] = json!("conversion-ca-bundle-release");
+    role[0]["rules"][0]["verbs"] = json!(["get", "patch"]);
+    role[1]["metadata"]["name"] = json!("conversion-ca-bundle-release");
+    role[1]["roleRef"]["name"] = json!("conversion-ca-bundle-release");
+    env.apply_objects(role).await.unwrap();
+    let as_releaser = env.client_as(releaser, &[]).unwrap();
+    let released = release_ca_bundle(as_releaser.clone(), [CRD]).await.unwrap();
+    assert_eq!(released, [(CRD.to_string(), Released::Removed)]);
+    env.apply_objects(vec![one_version]).await.unwrap();
+    let installed = crds.get(CRD).await.unwrap();
+    let conversion = installed.spec.conversion.unwrap();
+    assert_eq!((conversion.strategy.as_str(), conversion.webhook.is_none()), ("None", true));
+    assert_eq!(at_v2.get("from-v2").await.unwrap().spec.size, 5);
+    // Once released, nothing is left to release; a CRD that is not there is said so.
+    assert_eq!(
+        release_ca_bundle(as_releaser, [CRD]).await.unwrap(),
+        [(CRD.to_string(), Released::NoBundle)]
+    );
+    let again = release_ca_bundle(admin, [CRD, "absent.example.com"]).await.unwrap();
+    assert_eq!(
+        again,
+        [
+            (CRD.to_string(), Released::NoBundle),
+            ("absent.example.com".to_string(), Released::Absent),
+        ]
+    );
 }
 
 // ---- /convert over TLS, without an API server ------------------------------------------------

@@ -41,6 +41,8 @@ mod erased;
 #[cfg(feature = "migrate")]
 #[cfg_attr(docsrs, doc(cfg(feature = "migrate")))]
 pub mod migrate;
+#[cfg(feature = "conversion-ca-bundle")]
+mod release;
 mod review;
 mod round_trip;
 #[cfg(test)]
@@ -50,6 +52,9 @@ pub(crate) mod test_kinds;
 pub use erased::{__from_hub, __to_hub};
 #[cfg(feature = "migrate")]
 pub use migrate::{Migrated, Migration, MigrationError, Progress, migrate};
+#[cfg(feature = "conversion-ca-bundle")]
+#[cfg_attr(docsrs, doc(cfg(feature = "conversion-ca-bundle")))]
+pub use release::{FIELD_MANAGER, ReleaseError, Released, release_ca_bundle};
 pub use review::{
     CONVERSION_PATH, ConversionSetupError, Conversions, REVIEW_API_VERSION, REVIEW_KIND,
     ReviewError,
