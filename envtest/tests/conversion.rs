@@ -472,14 +472,19 @@ async fn the_api_server_converts_through_the_served_conversions() {
     env.apply_objects(vec![one_version]).await.unwrap();
     let installed = crds.get(CRD).await.unwrap();
     let conversion = installed.spec.conversion.unwrap();
-    assert_eq!((conversion.strategy.as_str(), conversion.webhook.is_none()), ("None", true));
+    assert_eq!(
+        (conversion.strategy.as_str(), conversion.webhook.is_none()),
+        ("None", true)
+    );
     assert_eq!(at_v2.get("from-v2").await.unwrap().spec.size, 5);
     // Once released, nothing is left to release; a CRD that is not there is said so.
     assert_eq!(
         release_ca_bundle(as_releaser, [CRD]).await.unwrap(),
         [(CRD.to_string(), Released::NoBundle)]
     );
-    let again = release_ca_bundle(admin, [CRD, "absent.example.com"]).await.unwrap();
+    let again = release_ca_bundle(admin, [CRD, "absent.example.com"])
+        .await
+        .unwrap();
     assert_eq!(
         again,
         [

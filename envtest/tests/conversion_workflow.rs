@@ -105,6 +105,17 @@ pub async fn validate(req: AdmissionRequest<Widget>) -> AdmissionResponse {
 }
 "#;
 
+/// Release 4's letting go of the caBundle the server wrote (docs/conversions.md).
+const RELEASE: &str = r#"//! Lets go of the caBundle release 3's webhook server wrote.
+
+#[kube_markers::rbac(groups = "apiextensions.k8s.io", resources = "customresourcedefinitions",
+                     resourceNames = "widgets.example.com", verbs = "get;patch")]
+pub async fn release_ca_bundle(client: kube::Client) -> Result<(), kube_markers::conversion::ReleaseError> {
+    kube_markers::conversion::release_ca_bundle(client, ["widgets.example.com"]).await?;
+    Ok(())
+}
+"#;
+
 const CONVERSION: &str = r#"
 /// Where a v1alpha1 object keeps v1's `style.shape`.
 pub const SHAPE: &str = "example.com/shape";
@@ -145,7 +156,7 @@ use std::io::Read;
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let client = kube::Client::try_default().await?;
-    if std::env::args().nth(1).as_deref() == Some("migrate") {
+__RELEASE__    if std::env::args().nth(1).as_deref() == Some("migrate") {
         let migrated = kube_markers::conversion::migrate::<my_operator::v1::Widget>(&client).await?;
         println!("{migrated:?}");
         return Ok(());
@@ -200,6 +211,14 @@ impl Release {
                 }
             }
         }
+        // The release that drops the last conversion lets go of the caBundle.
+        let releases = self.v1alpha1.is_none() && !self.conversion;
+        if releases {
+            lib.push_str("pub mod release;\n");
+            write(&src.join("release.rs"), RELEASE);
+        } else {
+            let _ = std::fs::remove_file(src.join("release.rs"));
+        }
         write(&src.join("lib.rs"), &lib);
         // The binary: the server keeps the caBundle while there is a conversion (it refuses
         // to without one).
@@ -210,7 +229,14 @@ impl Release {
         };
         write(
             &src.join("main.rs"),
-            &MAIN.replace("__CA_BUNDLE__", ca_bundle),
+            &MAIN.replace("__CA_BUNDLE__", ca_bundle).replace(
+                "__RELEASE__",
+                if releases {
+                    "    my_operator::release::release_ca_bundle(client.clone()).await?;\n"
+                } else {
+                    ""
+                },
+            ),
         );
     }
 }
@@ -748,10 +774,9 @@ async fn the_conversion_workflow_release_by_release() {
     .write(&ws);
     must_pass(&generate(&ws), "release 4: the generator, with the allow");
     build(&ws, &["-p", "my-operator", "--bin", "my-operator"]);
-    // 1. Release 4's operator first: release 3's would write the caBundle back.
+    // 1. Release 3's operator stops (it would write the caBundle back). check-crds foresees
+    // the API server's refusal, and names the ways out.
     drop(operator);
-    let operator = Operator::start_on(&ws, &kubeconfig, certs.path(), port);
-    // 2. check-crds foresees the API server's refusal, and names the command.
     let out = check_crds(&ws, &kubeconfig);
     assert!(!out.status.success());
     let said = text(&out);
@@ -760,15 +785,9 @@ async fn the_conversion_workflow_release_by_release() {
             "error[conversion]: widgets.example.com: the installed CRD converts through a \
              webhook and field manager kube-markers-webhook-server (Update) owns its \
              spec.conversion.webhook.clientConfig.caBundle"
-        ),
+        ) && said.contains("kube_markers::conversion::release_ca_bundle"),
         "{said}"
     );
-    let command = said
-        .split("then apply: ")
-        .nth(1)
-        .and_then(|rest| rest.lines().next())
-        .unwrap_or_else(|| panic!("no command in {said}"))
-        .to_string();
     let apply = || {
         kubectl(
             &kubeconfig,
@@ -784,17 +803,11 @@ async fn the_conversion_workflow_release_by_release() {
         "{}",
         text(&refusal)
     );
-    // The command it names, as a shell runs it; then the apply.
-    let removed = Command::new("sh")
-        .arg("-c")
-        .arg(&command)
-        .env("KUBECONFIG", &kubeconfig)
-        .output()
-        .unwrap();
-    must_pass(&removed, &command);
+    // 2. Release 4's operator lets go of the caBundle at start.
+    let operator = Operator::start_on(&ws, &kubeconfig, certs.path(), port);
     must_pass(
         &check_crds(&ws, &kubeconfig),
-        "release 4: check-crds after the command",
+        "release 4: check-crds once its operator let go of the caBundle",
     );
     // 3. The apply.
     must_pass(&apply(), "release 4: kubectl apply --server-side");

@@ -286,7 +286,7 @@ const KUBECTL_APPLY: &str = "kubectl";
 /// `caBundle` would stay without the rest of `spec.conversion`, and the API server refuses
 /// that (`spec.conversion.strategy: Required value`, `webhookClientConfig: Forbidden: should
 /// not be set when strategy is not set to Webhook`).
-pub(crate) fn conversion_left_behind(old: &[Value], new: &[Value]) -> Vec<Finding> {
+pub fn conversion_left_behind(old: &[Value], new: &[Value]) -> Vec<Finding> {
     let mut findings = Vec::new();
     for crd in new {
         if crd["spec"]["conversion"]["strategy"] == "Webhook" {
@@ -331,8 +331,9 @@ pub(crate) fn conversion_left_behind(old: &[Value], new: &[Value]) -> Vec<Findin
                  spec.conversion.webhook.clientConfig.caBundle; this one does not convert, and \
                  `kubectl apply --server-side` removes only what it set itself, so the API \
                  server would refuse it (\"should not be set when strategy is not set to \
-                 Webhook\"). Once no running operator writes that caBundle (deploy the release \
-                 without the conversion first), remove it, then apply: kubectl patch crd {name} \
+                 Webhook\"). Once no running operator writes that caBundle, let go of it: the \
+                 release without the conversion calls kube_markers::conversion::release_ca_bundle \
+                 at start (docs/conversions.md); or remove it, then apply: kubectl patch crd {name} \
                  --type=json -p '[{{\"op\":\"remove\",\"path\":\"/spec/conversion/webhook/clientConfig/caBundle\"}}]'",
                 owners.join(", ")
             ),

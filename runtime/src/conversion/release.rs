@@ -115,10 +115,7 @@ async fn release_one(
             field_manager: Some(FIELD_MANAGER.into()),
             ..PatchParams::default()
         };
-        match api
-            .patch(name, &params, &Patch::Merge(&patch))
-            .await
-        {
+        match api.patch(name, &params, &Patch::Merge(&patch)).await {
             Ok(_) => return Ok(Released::Removed),
             // The CRD changed since it was read.
             Err(kube::Error::Api(e)) if e.code == 409 && attempts < 2 => {
@@ -138,10 +135,16 @@ fn bundle_owners(crd: &CustomResourceDefinition) -> Vec<String> {
         .flatten()
         .filter(|entry| {
             entry.fields_v1.as_ref().is_some_and(|fields| {
-                ["f:spec", "f:conversion", "f:webhook", "f:clientConfig", "f:caBundle"]
-                    .iter()
-                    .try_fold(&fields.0, |at, key| at.get(key))
-                    .is_some()
+                [
+                    "f:spec",
+                    "f:conversion",
+                    "f:webhook",
+                    "f:clientConfig",
+                    "f:caBundle",
+                ]
+                .iter()
+                .try_fold(&fields.0, |at, key| at.get(key))
+                .is_some()
             })
         })
         .filter_map(|entry| entry.manager.clone())
