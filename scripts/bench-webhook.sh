@@ -33,8 +33,14 @@ for c in 1 16 64 256; do "$bench" load --new-connections "$c" 10; done
 "$bench" one-byte 1000000
 "$bench" one-byte 1000000 7
 "$bench" slow-bodies 1000
-# Past the cap of 1,024: slow bodies make room for the probes, oldest first.
+# Past the cap of 1,024: slow bodies make room for the probes, oldest first. Beside it,
+# controller-runtime's server (no cap) under the same probes.
 "$bench" cap-probes 1100 48
+cr_server="$(scripts/controller-runtime-webhook.sh 2>/dev/null || true)"
+if [ -n "$cr_server" ]; then
+  echo "# controller-runtime v0.24.1's webhook server:"
+  WEBHOOK_BENCH_SERVER="$cr_server" "$bench" cap-probes 1100 48
+fi
 # Four 8 MiB reviews in a row, then as before the allocator's thresholds were kept (a
 # `glibc.malloc` tunable, glibc's default, makes the server leave them alone).
 "$bench" sequential 4 8388000

@@ -805,6 +805,22 @@ async fn the_conversion_workflow_release_by_release() {
     );
     // 2. Release 4's operator lets go of the caBundle at start.
     let operator = Operator::start_on(&ws, &kubeconfig, certs.path(), port);
+    // A second one on the same port: the user's `main` ends with the server's own words.
+    let second = Command::new(outside::built(&ws, "my-operator"))
+        .env("KUBECONFIG", &kubeconfig)
+        .env("CERT_DIR", certs.path())
+        .env("BIND", format!("127.0.0.1:{port}"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&second.stderr),
+        format!(
+            "Error: cannot listen on 127.0.0.1:{port} for the webhooks: Address already in \
+             use (os error 98)\n"
+        )
+    );
     must_pass(
         &check_crds(&ws, &kubeconfig),
         "release 4: check-crds once its operator let go of the caBundle",

@@ -30,6 +30,11 @@
 //! - `convert-beside SECONDS OBJECTS_PER_REVIEW`: 4 clients of the admission `load` while one
 //!   more sends `ConversionReview`s of that many objects back to back; the admission latency
 //!   beside large conversions.
+//!
+//! `WEBHOOK_BENCH_SERVER=PROGRAM` runs the admission scenarios against another server, started
+//! as `PROGRAM serve DIR` (TLS from `DIR/tls.crt` and `DIR/tls.key`, printing `listening on
+//! ADDR`, serving the validating path): controller-runtime's, built by
+//! `scripts/controller-runtime-webhook.sh`.
 
 use std::io::BufRead;
 use std::net::SocketAddr;
@@ -145,7 +150,13 @@ impl Server {
         std::fs::create_dir_all(&dir)?;
         std::fs::write(dir.join("tls.crt"), cert.cert.pem())?;
         std::fs::write(dir.join("tls.key"), cert.signing_key.serialize_pem())?;
-        let mut command = Command::new(std::env::current_exe()?);
+        // Another server to measure beside ours (controller-runtime's, from
+        // scripts/controller-runtime-webhook.sh), started the same way.
+        let program = match std::env::var_os("WEBHOOK_BENCH_SERVER") {
+            Some(program) => PathBuf::from(program),
+            None => std::env::current_exe()?,
+        };
+        let mut command = Command::new(program);
         command
             .arg("serve")
             .arg(&dir)
