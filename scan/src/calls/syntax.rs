@@ -87,12 +87,34 @@ pub(super) fn path_text(path: &syn::Path, uses: &HashMap<String, String>) -> Str
         return String::new();
     };
     let mut out = match uses.get(first) {
-        Some(full) if path.leading_colon.is_none() => full.clone(),
+        Some(full) if path.leading_colon.is_none() => resolve_use(full, uses),
         _ => first.clone(),
     };
     for s in &segs[1..] {
         out.push_str("::");
         out.push_str(s);
+    }
+    out
+}
+
+/// A `use`'s path through the file's other renames: `use k8s_openapi::...::v1 as apiexts;`
+/// then `use apiexts::CustomResourceDefinition;` names k8s-openapi's type (a few steps at most,
+/// and never a name through itself: `use foo::foo;`).
+fn resolve_use(full: &str, uses: &HashMap<String, String>) -> String {
+    let mut out = full.to_string();
+    for _ in 0..4 {
+        let (first, rest) = out.split_once("::").unwrap_or((out.as_str(), ""));
+        let Some(next) = uses.get(first) else {
+            break;
+        };
+        if next.split("::").next() == Some(first) {
+            break;
+        }
+        out = if rest.is_empty() {
+            next.clone()
+        } else {
+            format!("{next}::{rest}")
+        };
     }
     out
 }

@@ -231,3 +231,33 @@ fn prefilter_and_parse_errors() {
     assert!(may_hold_kube_calls("use kube::Api;"));
     assert!(scan_calls("fn (").is_err());
 }
+
+/// `use` renames through other renames (kube-rs's `crd_apply` example), `DeserializeGuard<K>`
+/// as `K`, and the `unstable-client` requests of a `Client` (`node_watcher`).
+#[test]
+fn renames_through_renames_guards_and_client_requests() {
+    let text = r#"
+use apiexts::CustomResourceDefinition;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiexts;
+use k8s_openapi::api::core::v1::{ConfigMap, Event};
+use kube::{Api, client::scope, core::DeserializeGuard};
+async fn run(client: &Client) {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let establish = await_condition(crds, "foos.clux.dev", is_crd_established());
+    let cms = Api::<DeserializeGuard<ConfigMap>>::default_namespaced(client.clone());
+    watcher(cms, wc);
+    let evlist = client.list::<Event>(&opts, &scope::Cluster).await;
+    let one = client.get::<ConfigMap>("x", &scope::Namespace::from("web")).await;
+    let not_kube = cache.get::<ConfigMap>(&key);
+}
+"#;
+    assert_eq!(
+        shown(text),
+        [
+            "8:21 await_condition k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition cluster list;watch in run@6",
+            "10:5 watcher k8s_openapi::api::core::v1::ConfigMap namespaced list;watch in run@6",
+            "11:25 client.list k8s_openapi::api::core::v1::Event cluster list in run@6",
+            "12:22 client.get k8s_openapi::api::core::v1::ConfigMap namespaced get in run@6",
+        ]
+    );
+}

@@ -75,9 +75,10 @@ impl Visitor {
             "DynamicObject" | "Object" => KindRef::Unknown(format!(
                 "`Api<{last}>` takes its kind from an `ApiResource` at run time"
             )),
-            "PartialObjectMeta" => match type_args(&p.path).first() {
+            // Both are `K`'s resource (kube-core delegates their `Resource` impls to `K`).
+            "PartialObjectMeta" | "DeserializeGuard" => match type_args(&p.path).first() {
                 Some(inner) => self.kind_of_type_arg(inner),
-                None => KindRef::Unknown("`PartialObjectMeta` without its kind".into()),
+                None => KindRef::Unknown(format!("`{last}` without its kind")),
             },
             _ => KindRef::Type(text),
         }
@@ -324,7 +325,61 @@ impl Visitor {
         .any(|w| text.contains(w))
     }
 
+    /// kube's `unstable-client` requests on a `Client`: `client.get::<K>(name, &scope)` and
+    /// `client.list::<K>(&lp, &scope)`, the kind in the turbofish, the scope an argument
+    /// (`&Cluster`, `&scope::Namespace::from(..)`).
+    fn client_call(&mut self, mc: &syn::ExprMethodCall) -> bool {
+        let name = mc.method.to_string();
+        let verb = match name.as_str() {
+            "get" => "get",
+            "list" => "list",
+            _ => return false,
+        };
+        let Some(turbofish) = &mc.turbofish else {
+            return false;
+        };
+        let (Some(syn::GenericArgument::Type(k)), 1, Some(scope_arg)) = (
+            turbofish.args.first(),
+            turbofish.args.len(),
+            mc.args.iter().nth(1),
+        ) else {
+            return false;
+        };
+        if mc.args.len() != 2 || self.api_of(&mc.receiver).is_some() {
+            return false;
+        }
+        let scope_text = scope_arg.to_token_stream().to_string();
+        let scope = if scope_text.contains("Cluster") {
+            Scope::Cluster
+        } else if scope_text.contains("Namespace") {
+            Scope::Namespaced
+        } else {
+            return false;
+        };
+        let api = ApiInfo {
+            kind: self.kind_of_type_arg(k),
+            scope,
+        };
+        let need = Need {
+            resource: None,
+            subresource: None,
+            verbs: vec![verb],
+            why: None,
+        };
+        let receiver = receiver_name(&mc.receiver);
+        self.record(
+            mc.method.span(),
+            format!("{receiver}.{name}"),
+            api,
+            vec![need],
+        );
+        true
+    }
+
     fn api_method_call(&mut self, mc: &syn::ExprMethodCall) {
+        if self.client_call(mc) {
+            return;
+        }
         let name = mc.method.to_string();
         if let Some(method) = api_method(&name) {
             let api = match self.api_of(&mc.receiver) {

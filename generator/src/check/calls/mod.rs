@@ -200,4 +200,6 @@ pub(crate) fn field_kind(fields: &[(String, KindRef)], name: &str) -> Option<Kin
 #[cfg(test)]
 mod builtin_kinds_tests;
 #[cfg(test)]
+mod corpus_tests;
+#[cfg(test)]
 mod tests;
