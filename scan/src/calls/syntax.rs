@@ -230,6 +230,29 @@ pub(super) fn receiver_name(e: &syn::Expr) -> String {
     }
 }
 
+/// The type parameter among `generics` that a parameter's type carries as a kind: `&Api<K>`,
+/// `Arc<K>`, `&K`, `PartialObjectMeta<K>`.
+pub(super) fn generic_of(ty: &syn::Type, generics: &[String]) -> Option<String> {
+    let syn::Type::Path(p) = strip_refs(ty) else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    if p.path.segments.len() == 1
+        && last.arguments.is_none()
+        && generics.iter().any(|g| last.ident == g)
+    {
+        return Some(last.ident.to_string());
+    }
+    match last.ident.to_string().as_str() {
+        "Api" | "Arc" | "Box" | "Rc" | "PartialObjectMeta" | "DeserializeGuard" => {
+            type_args(&p.path)
+                .first()
+                .and_then(|t| generic_of(t, generics))
+        }
+        _ => None,
+    }
+}
+
 pub(super) fn type_params(g: &syn::Generics) -> Vec<String> {
     g.params
         .iter()

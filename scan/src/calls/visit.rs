@@ -3,7 +3,7 @@
 
 use super::methods::{APPLY_CREATES, api_method};
 use super::syntax::*;
-use super::{FileCalls, Function, KindRef, KubeCall, Need, Scope};
+use super::{FileCalls, Function, GenericFn, Instantiation, KindRef, KubeCall, Need, Scope};
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use std::collections::HashMap;
@@ -47,6 +47,8 @@ struct Visitor {
     env: Vec<Binding>,
     /// Generic type parameters in scope (the enclosing impl's and fn's).
     generics: Vec<String>,
+    /// The enclosing fn's own type parameters: a kind named by one is fixed where it is called.
+    fn_generics: Vec<String>,
     function: Option<Function>,
     out: FileCalls,
 }
@@ -66,6 +68,16 @@ impl Visitor {
         };
         let text = path_text(&p.path, &self.uses);
         let last = last_segment(&text);
+        if p.path.segments.len() == 1
+            && p.qself.is_none()
+            && self.fn_generics.iter().any(|g| g == last)
+            && let Some(function) = &self.function
+        {
+            return KindRef::Generic {
+                function: function.name.clone(),
+                param: last.to_string(),
+            };
+        }
         if p.path.segments.len() == 1 && self.generics.iter().any(|g| g == last) {
             return KindRef::Unknown(format!(
                 "its kind is the generic `{last}`, known only where the function is called"
@@ -220,6 +232,53 @@ impl Visitor {
         Some(ApiInfo { kind, scope })
     }
 
+    /// A call that may fix a generic function's `K`: one with a turbofish or arguments.
+    fn instantiation(
+        &mut self,
+        name: String,
+        turbofish: &[&syn::Type],
+        args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+        span: proc_macro2::Span,
+    ) {
+        if turbofish.is_empty() && args.is_empty() {
+            return;
+        }
+        let turbofish = turbofish.iter().map(|t| self.kind_of_type_arg(t)).collect();
+        let args = args.iter().map(|a| self.kind_of_arg(a)).collect();
+        self.out.instantiations.push(Instantiation {
+            name,
+            turbofish,
+            args,
+            line: line_col(span).0,
+        });
+    }
+
+    /// The kind an argument carries: an `Api<K>`'s `K`, or the type of an object binding
+    /// (`obj`, `&obj`, `obj.clone()`, `Arc::clone(&obj)` aside).
+    fn kind_of_arg(&self, e: &syn::Expr) -> Option<KindRef> {
+        if let Some(api) = self.api_of(e)
+            && !(matches!(api.kind, KindRef::Field(_)) && returned(e))
+        {
+            return Some(api.kind);
+        }
+        let mut e = e;
+        loop {
+            match e {
+                syn::Expr::Reference(r) => e = &r.expr,
+                syn::Expr::Paren(p) => e = &p.expr,
+                syn::Expr::MethodCall(mc) if mc.args.is_empty() && mc.method == "clone" => {
+                    e = &mc.receiver
+                }
+                _ => break,
+            }
+        }
+        let syn::Expr::Path(p) = e else {
+            return None;
+        };
+        let ty = self.lookup(&p.path.get_ident()?.to_string())?.ty.clone()?;
+        Some(KindRef::Type(ty))
+    }
+
     fn record(&mut self, span: proc_macro2::Span, call: String, api: ApiInfo, needs: Vec<Need>) {
         let (line, column) = line_col(span);
         self.out.calls.push(KubeCall {
@@ -279,7 +338,9 @@ impl Visitor {
         let saved_env = self.env.len();
         let saved_generics = self.generics.len();
         let saved_function = self.function.take();
-        self.generics.extend(type_params(&sig.generics));
+        let own_generics = type_params(&sig.generics);
+        let saved_fn_generics = std::mem::replace(&mut self.fn_generics, own_generics.clone());
+        self.generics.extend(own_generics.iter().cloned());
         let line = sig
             .constness
             .map(|t| t.span)
@@ -294,12 +355,28 @@ impl Visitor {
         {
             self.out.api_fields.push((sig.ident.to_string(), kind));
         }
+        if !own_generics.is_empty() {
+            let params = sig
+                .inputs
+                .iter()
+                .filter_map(|input| match input {
+                    syn::FnArg::Typed(t) => Some(generic_of(&t.ty, &own_generics)),
+                    syn::FnArg::Receiver(_) => None,
+                })
+                .collect();
+            self.out.generic_fns.push(GenericFn {
+                name: sig.ident.to_string(),
+                type_params: own_generics,
+                params,
+            });
+        }
         for input in &sig.inputs {
             if let syn::FnArg::Typed(t) = input {
                 self.bind(&t.pat, Some(&t.ty), None);
             }
         }
         self.visit_block(body);
+        self.fn_generics = saved_fn_generics;
         self.function = saved_function;
         self.generics.truncate(saved_generics);
         self.env.truncate(saved_env);
@@ -716,11 +793,47 @@ impl<'ast> Visit<'ast> for Visitor {
 
     fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
         self.api_method_call(mc);
+        let turbofish: Vec<&syn::Type> = mc
+            .turbofish
+            .iter()
+            .flat_map(|t| &t.args)
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        self.instantiation(
+            mc.method.to_string(),
+            &turbofish,
+            &mc.args,
+            mc.method.span(),
+        );
         syn::visit::visit_expr_method_call(self, mc);
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         self.function_call(c);
+        // `Type::f(..)` is an associated function (`PatchParams::apply`), no free function's
+        // call (`Self::f` may be a generic method's).
+        let segments = match &*c.func {
+            syn::Expr::Path(p) => p.path.segments.iter().collect::<Vec<_>>(),
+            _ => Vec::new(),
+        };
+        let of_type = segments.len() >= 2 && {
+            let owner = segments[segments.len() - 2].ident.to_string();
+            owner != "Self" && owner.starts_with(|c: char| c.is_ascii_uppercase())
+        };
+        if let syn::Expr::Path(p) = &*c.func
+            && !of_type
+            && let Some(last) = p.path.segments.last()
+        {
+            self.instantiation(
+                last.ident.to_string(),
+                &type_args(&p.path),
+                &c.args,
+                last.ident.span(),
+            );
+        }
         syn::visit::visit_expr_call(self, c);
     }
 

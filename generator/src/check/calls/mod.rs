@@ -9,6 +9,7 @@
 mod builtin_kinds;
 mod compare;
 pub mod explain;
+mod generic;
 pub mod onboard;
 
 pub use compare::{Analysis, CallWarning, analyse};
