@@ -203,4 +203,6 @@ mod builtin_kinds_tests;
 #[cfg(test)]
 mod corpus_tests;
 #[cfg(test)]
+mod forms_tests;
+#[cfg(test)]
 mod tests;

@@ -38,7 +38,7 @@ fn found(text: &str) -> Vec<FoundCalls> {
 }
 
 /// The attribute text of a warning (`#[kube_markers::rbac(ARGS)]`) as the macro registers it.
-fn pasted(attribute: &str, line: u32) -> RbacEntry {
+pub(super) fn pasted(attribute: &str, line: u32) -> RbacEntry {
     let args = attribute
         .strip_prefix("#[kube_markers::rbac(")
         .and_then(|a| a.strip_suffix(")]"))
