@@ -24,6 +24,38 @@ pub struct FileCalls {
     pub calls: Vec<KubeCall>,
     /// Struct fields typed `Api<K>`, and functions and methods returning one: (name, its `K`).
     pub api_fields: Vec<(String, KindRef)>,
+    /// Functions and methods generic over a type their calls take as `K`
+    /// ([`KindRef::Generic`]): what their call sites must fix.
+    pub generic_fns: Vec<GenericFn>,
+    /// Calls of functions and methods that may fix a generic `K`: with a turbofish, or with an
+    /// argument of known kind.
+    pub instantiations: Vec<Instantiation>,
+}
+
+/// A function or method generic over `K`, as its call sites see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenericFn {
+    /// Its name.
+    pub name: String,
+    /// Its type parameters, in order (a turbofish fills them so).
+    pub type_params: Vec<String>,
+    /// For each parameter (`self` not counted), the type parameter it is typed by
+    /// (`api: &Api<K>`, `obj: Arc<K>`, `obj: &K`), if any.
+    pub params: Vec<Option<String>>,
+}
+
+/// One call of a function or method `name`: `name::<T>(..)`, `x.name::<T>(..)`, or
+/// `name(api, ..)` with an argument whose kind is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instantiation {
+    /// The function or method called.
+    pub name: String,
+    /// Its turbofish's types, as kinds.
+    pub turbofish: Vec<KindRef>,
+    /// Each argument's kind, if known (an `Api<K>` binding, or an object of type `K`).
+    pub args: Vec<Option<KindRef>>,
+    /// 1-based line of the call.
+    pub line: usize,
 }
 
 /// One call that makes (or makes kube-runtime make) requests to the API server.
@@ -69,6 +101,15 @@ pub enum KindRef {
     /// of the function or method `f` returning one (resolved across the crate's files; none
     /// such means the receiver is no `Api`).
     Field(String),
+    /// The type parameter `param` of the generic function or method `function` (the one the
+    /// call is in): known where the crate calls it (resolved across the crate's files through
+    /// [`FileCalls::instantiations`], else unknown).
+    Generic {
+        /// The function.
+        function: String,
+        /// Its type parameter.
+        param: String,
+    },
     /// The kind cannot be told from the syntax: why, in a sentence that names the way out.
     Unknown(String),
 }

@@ -87,12 +87,34 @@ pub(super) fn path_text(path: &syn::Path, uses: &HashMap<String, String>) -> Str
         return String::new();
     };
     let mut out = match uses.get(first) {
-        Some(full) if path.leading_colon.is_none() => full.clone(),
+        Some(full) if path.leading_colon.is_none() => resolve_use(full, uses),
         _ => first.clone(),
     };
     for s in &segs[1..] {
         out.push_str("::");
         out.push_str(s);
+    }
+    out
+}
+
+/// A `use`'s path through the file's other renames: `use k8s_openapi::...::v1 as apiexts;`
+/// then `use apiexts::CustomResourceDefinition;` names k8s-openapi's type (a few steps at most,
+/// and never a name through itself: `use foo::foo;`).
+fn resolve_use(full: &str, uses: &HashMap<String, String>) -> String {
+    let mut out = full.to_string();
+    for _ in 0..4 {
+        let (first, rest) = out.split_once("::").unwrap_or((out.as_str(), ""));
+        let Some(next) = uses.get(first) else {
+            break;
+        };
+        if next.split("::").next() == Some(first) {
+            break;
+        }
+        out = if rest.is_empty() {
+            next.clone()
+        } else {
+            format!("{next}::{rest}")
+        };
     }
     out
 }
@@ -205,6 +227,29 @@ pub(super) fn receiver_name(e: &syn::Expr) -> String {
         syn::Expr::MethodCall(mc) => format!("{}.{}()", receiver_name(&mc.receiver), mc.method),
         syn::Expr::Call(c) => c.func.to_token_stream().to_string().replace(' ', ""),
         _ => "(expression)".to_string(),
+    }
+}
+
+/// The type parameter among `generics` that a parameter's type carries as a kind: `&Api<K>`,
+/// `Arc<K>`, `&K`, `PartialObjectMeta<K>`.
+pub(super) fn generic_of(ty: &syn::Type, generics: &[String]) -> Option<String> {
+    let syn::Type::Path(p) = strip_refs(ty) else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    if p.path.segments.len() == 1
+        && last.arguments.is_none()
+        && generics.iter().any(|g| last.ident == g)
+    {
+        return Some(last.ident.to_string());
+    }
+    match last.ident.to_string().as_str() {
+        "Api" | "Arc" | "Box" | "Rc" | "PartialObjectMeta" | "DeserializeGuard" => {
+            type_args(&p.path)
+                .first()
+                .and_then(|t| generic_of(t, generics))
+        }
+        _ => None,
     }
 }
 

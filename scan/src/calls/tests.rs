@@ -10,6 +10,7 @@ fn shown(text: &str) -> Vec<String> {
             let kind = match &c.kind {
                 KindRef::Type(t) => t.clone(),
                 KindRef::Field(f) => format!("field {f}"),
+                KindRef::Generic { function, param } => format!("generic {function}::{param}"),
                 KindRef::Unknown(why) => format!("unknown ({why})"),
             };
             let scope = match &c.scope {
@@ -188,7 +189,7 @@ async fn untyped(c: Client) {
     assert_eq!(
         shown(text),
         [
-            "2:50 api.get unknown (its kind is the generic `K`, known only where the function is called) scope? get in generic@2",
+            "2:50 api.get generic generic::K scope? get in generic@2",
             "3:50 api.list unknown (`Api<DynamicObject>` takes its kind from an `ApiResource` at run time) scope? list in dynamic@3",
             "6:7 a.create unknown (`Api::namespaced` is called without naming its kind: write `Api::<K>::namespaced` or give the binding its type (`let x: Api<K> = ...`)) ns x create in untyped@4",
             "7:17 something.patch field something scope? patch in untyped@4",
@@ -230,4 +231,106 @@ fn prefilter_and_parse_errors() {
     assert!(!may_hold_kube_calls("fn main() { println!(\"hi\") }"));
     assert!(may_hold_kube_calls("use kube::Api;"));
     assert!(scan_calls("fn (").is_err());
+}
+
+/// `use` renames through other renames (kube-rs's `crd_apply` example), `DeserializeGuard<K>`
+/// as `K`, and the `unstable-client` requests of a `Client` (`node_watcher`).
+#[test]
+fn renames_through_renames_guards_and_client_requests() {
+    let text = r#"
+use apiexts::CustomResourceDefinition;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiexts;
+use k8s_openapi::api::core::v1::{ConfigMap, Event};
+use kube::{Api, client::scope, core::DeserializeGuard};
+async fn run(client: &Client) {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let establish = await_condition(crds, "foos.clux.dev", is_crd_established());
+    let cms = Api::<DeserializeGuard<ConfigMap>>::default_namespaced(client.clone());
+    watcher(cms, wc);
+    let evlist = client.list::<Event>(&opts, &scope::Cluster).await;
+    let one = client.get::<ConfigMap>("x", &scope::Namespace::from("web")).await;
+    let not_kube = cache.get::<ConfigMap>(&key);
+}
+"#;
+    assert_eq!(
+        shown(text),
+        [
+            "8:21 await_condition k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition cluster list;watch in run@6",
+            "10:5 watcher k8s_openapi::api::core::v1::ConfigMap namespaced list;watch in run@6",
+            "11:25 client.list k8s_openapi::api::core::v1::Event cluster list in run@6",
+            "12:22 client.get k8s_openapi::api::core::v1::ConfigMap namespaced get in run@6",
+        ]
+    );
+}
+
+/// A kind generic in its function is the function's to fix: the function's signature and
+/// the calls that may fix it are recorded (the generator resolves them across the crate).
+#[test]
+fn generic_kinds_and_their_call_sites() {
+    let text = r#"
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::Api;
+async fn apply<K: Resource>(api: &Api<K>, obj: Arc<K>, n: u32) {
+    api.patch("x", &pp, &Patch::Apply(obj)).await;
+}
+async fn get_one<T>(client: Client) {
+    Api::<T>::all(client).get("x").await;
+}
+impl<S> Wrapper<S> {
+    async fn list_all(&self, api: Api<S>) { api.list(&lp).await; }
+}
+async fn run(client: Client, d: Arc<Deployment>) {
+    let deploys: Api<Deployment> = Api::all(client.clone());
+    apply(&deploys, d.clone(), 1).await;
+    get_one::<Deployment>(client).await;
+}
+"#;
+    assert_eq!(
+        shown(text),
+        [
+            "5:9 api.patch generic apply::K scope? patch;create in apply@4",
+            "8:27 Api::<T>::all.get generic get_one::T cluster get in get_one@7",
+            "11:49 api.list unknown (its kind is the generic `S`, known only where the function is called) scope? list in list_all@11",
+        ]
+    );
+    let found = scan_calls(text).unwrap();
+    assert_eq!(
+        found.generic_fns,
+        [
+            GenericFn {
+                name: "apply".into(),
+                type_params: vec!["K".into()],
+                params: vec![Some("K".into()), Some("K".into()), None],
+            },
+            GenericFn {
+                name: "get_one".into(),
+                type_params: vec!["T".into()],
+                params: vec![None],
+            },
+        ]
+    );
+    let sites: Vec<_> = found
+        .instantiations
+        .iter()
+        .filter(|i| i.name == "apply" || i.name == "get_one")
+        .collect();
+    let deployment = KindRef::Type("k8s_openapi::api::apps::v1::Deployment".into());
+    assert_eq!(
+        sites,
+        [
+            &Instantiation {
+                name: "apply".into(),
+                turbofish: vec![],
+                args: vec![Some(deployment.clone()), Some(deployment.clone()), None],
+                line: 15,
+            },
+            &Instantiation {
+                name: "get_one".into(),
+                turbofish: vec![deployment],
+                // The binding's type, whatever it is: only a parameter typed by `K` reads it.
+                args: vec![Some(KindRef::Type("Client".into()))],
+                line: 16,
+            },
+        ]
+    );
 }

@@ -3,12 +3,13 @@
 
 use super::methods::{APPLY_CREATES, api_method};
 use super::syntax::*;
-use super::{FileCalls, Function, KindRef, KubeCall, Need, Scope};
-use proc_macro2::{TokenStream, TokenTree};
+use super::{FileCalls, Function, GenericFn, KindRef, KubeCall, Need, Scope};
 use quote::ToTokens;
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
+
+mod call_sites;
 
 pub(super) fn calls_of(file: &syn::File) -> FileCalls {
     let mut v = Visitor::default();
@@ -47,6 +48,8 @@ struct Visitor {
     env: Vec<Binding>,
     /// Generic type parameters in scope (the enclosing impl's and fn's).
     generics: Vec<String>,
+    /// The enclosing fn's own type parameters: a kind named by one is fixed where it is called.
+    fn_generics: Vec<String>,
     function: Option<Function>,
     out: FileCalls,
 }
@@ -66,6 +69,16 @@ impl Visitor {
         };
         let text = path_text(&p.path, &self.uses);
         let last = last_segment(&text);
+        if p.path.segments.len() == 1
+            && p.qself.is_none()
+            && self.fn_generics.iter().any(|g| g == last)
+            && let Some(function) = &self.function
+        {
+            return KindRef::Generic {
+                function: function.name.clone(),
+                param: last.to_string(),
+            };
+        }
         if p.path.segments.len() == 1 && self.generics.iter().any(|g| g == last) {
             return KindRef::Unknown(format!(
                 "its kind is the generic `{last}`, known only where the function is called"
@@ -75,9 +88,10 @@ impl Visitor {
             "DynamicObject" | "Object" => KindRef::Unknown(format!(
                 "`Api<{last}>` takes its kind from an `ApiResource` at run time"
             )),
-            "PartialObjectMeta" => match type_args(&p.path).first() {
+            // Both are `K`'s resource (kube-core delegates their `Resource` impls to `K`).
+            "PartialObjectMeta" | "DeserializeGuard" => match type_args(&p.path).first() {
                 Some(inner) => self.kind_of_type_arg(inner),
-                None => KindRef::Unknown("`PartialObjectMeta` without its kind".into()),
+                None => KindRef::Unknown(format!("`{last}` without its kind")),
             },
             _ => KindRef::Type(text),
         }
@@ -278,7 +292,9 @@ impl Visitor {
         let saved_env = self.env.len();
         let saved_generics = self.generics.len();
         let saved_function = self.function.take();
-        self.generics.extend(type_params(&sig.generics));
+        let own_generics = type_params(&sig.generics);
+        let saved_fn_generics = std::mem::replace(&mut self.fn_generics, own_generics.clone());
+        self.generics.extend(own_generics.iter().cloned());
         let line = sig
             .constness
             .map(|t| t.span)
@@ -293,12 +309,28 @@ impl Visitor {
         {
             self.out.api_fields.push((sig.ident.to_string(), kind));
         }
+        if !own_generics.is_empty() {
+            let params = sig
+                .inputs
+                .iter()
+                .filter_map(|input| match input {
+                    syn::FnArg::Typed(t) => Some(generic_of(&t.ty, &own_generics)),
+                    syn::FnArg::Receiver(_) => None,
+                })
+                .collect();
+            self.out.generic_fns.push(GenericFn {
+                name: sig.ident.to_string(),
+                type_params: own_generics,
+                params,
+            });
+        }
         for input in &sig.inputs {
             if let syn::FnArg::Typed(t) = input {
                 self.bind(&t.pat, Some(&t.ty), None);
             }
         }
         self.visit_block(body);
+        self.fn_generics = saved_fn_generics;
         self.function = saved_function;
         self.generics.truncate(saved_generics);
         self.env.truncate(saved_env);
@@ -325,6 +357,9 @@ impl Visitor {
     }
 
     fn api_method_call(&mut self, mc: &syn::ExprMethodCall) {
+        if self.client_call(mc) {
+            return;
+        }
         let name = mc.method.to_string();
         if let Some(method) = api_method(&name) {
             let api = match self.api_of(&mc.receiver) {
@@ -502,72 +537,6 @@ impl Visitor {
             _ => {}
         }
     }
-
-    /// A macro's input: comma-separated expressions (`tokio::join!`, `try_join!`, `vec!`,
-    /// `format!`) are walked as expressions; any other input (`select!`) is searched for
-    /// `binding.method(` on a known `Api` binding.
-    fn macro_input(&mut self, mac: &syn::Macro) {
-        if mac.path.is_ident("macro_rules") {
-            return;
-        }
-        let parsed = mac.parse_body_with(
-            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
-        );
-        match parsed {
-            Ok(exprs) => {
-                for e in &exprs {
-                    self.visit_expr(e);
-                }
-            }
-            Err(_) => self.tokens(mac.tokens.clone()),
-        }
-    }
-
-    fn tokens(&mut self, tokens: TokenStream) {
-        let trees: Vec<TokenTree> = tokens.into_iter().collect();
-        for (i, t) in trees.iter().enumerate() {
-            match t {
-                TokenTree::Group(g) => self.tokens(g.stream()),
-                TokenTree::Ident(recv) => {
-                    let (Some(TokenTree::Punct(dot)), Some(TokenTree::Ident(method))) =
-                        (trees.get(i + 1), trees.get(i + 2))
-                    else {
-                        continue;
-                    };
-                    if dot.as_char() != '.'
-                        || !matches!(trees.get(i + 3), Some(TokenTree::Group(_)))
-                    {
-                        continue;
-                    }
-                    let Some(api) = self.lookup(&recv.to_string()).and_then(|b| b.api.clone())
-                    else {
-                        continue;
-                    };
-                    let Some(m) = api_method(&method.to_string()) else {
-                        continue;
-                    };
-                    let args = match trees.get(i + 3) {
-                        Some(TokenTree::Group(g)) => g.stream().to_string(),
-                        _ => String::new(),
-                    };
-                    let mut verbs = m.verbs.to_vec();
-                    let mut why = m.why;
-                    if m.patch_arg.is_some() && m.subresource.is_none() && args.contains("Apply") {
-                        verbs.push("create");
-                        why = Some(APPLY_CREATES);
-                    }
-                    let need = Need {
-                        resource: m.resource,
-                        subresource: m.subresource.map(str::to_string),
-                        verbs,
-                        why,
-                    };
-                    self.record(method.span(), format!("{recv}.{method}"), api, vec![need]);
-                }
-                _ => {}
-            }
-        }
-    }
 }
 
 impl<'ast> Visit<'ast> for Visitor {
@@ -661,11 +630,47 @@ impl<'ast> Visit<'ast> for Visitor {
 
     fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
         self.api_method_call(mc);
+        let turbofish: Vec<&syn::Type> = mc
+            .turbofish
+            .iter()
+            .flat_map(|t| &t.args)
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        self.instantiation(
+            mc.method.to_string(),
+            &turbofish,
+            &mc.args,
+            mc.method.span(),
+        );
         syn::visit::visit_expr_method_call(self, mc);
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         self.function_call(c);
+        // `Type::f(..)` is an associated function (`PatchParams::apply`), no free function's
+        // call (`Self::f` may be a generic method's).
+        let segments = match &*c.func {
+            syn::Expr::Path(p) => p.path.segments.iter().collect::<Vec<_>>(),
+            _ => Vec::new(),
+        };
+        let of_type = segments.len() >= 2 && {
+            let owner = segments[segments.len() - 2].ident.to_string();
+            owner != "Self" && owner.starts_with(|c: char| c.is_ascii_uppercase())
+        };
+        if let syn::Expr::Path(p) = &*c.func
+            && !of_type
+            && let Some(last) = p.path.segments.last()
+        {
+            self.instantiation(
+                last.ident.to_string(),
+                &type_args(&p.path),
+                &c.args,
+                last.ident.span(),
+            );
+        }
         syn::visit::visit_expr_call(self, c);
     }
 

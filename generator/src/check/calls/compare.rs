@@ -180,56 +180,75 @@ pub(crate) fn analyse_kinds(
             .display()
             .to_string();
         for call in &file.calls.calls {
-            let kind = match &call.kind {
-                KindRef::Field(name) => {
-                    let fields: Vec<_> = linked
-                        .iter()
-                        .filter(|o| o.krate == file.krate)
-                        .flat_map(|o| o.calls.api_fields.iter().cloned())
-                        .collect();
-                    match field_kind(&fields, name) {
-                        Some(kind) => kind,
-                        // Called with kube's parameters on something the crate does not type
-                        // as `Api<K>`: a call of unknown kind.
-                        None if call.params_shaped => KindRef::Unknown(format!(
-                            "its receiver `{name}` is no field, function or method the crate \
-                             types as `Api<K>`"
-                        )),
-                        // Not an `Api` (a map's `get`, a client's `list`).
-                        None => continue,
+            let crate_files: Vec<&FoundCalls> = linked
+                .iter()
+                .filter(|o| o.krate == file.krate)
+                .copied()
+                .collect();
+            let instances = match &call.kind {
+                KindRef::Generic { function, param } => {
+                    match super::generic::instances(&crate_files, root, function, param) {
+                        Ok(kinds) => kinds,
+                        Err(why) => vec![KindRef::Unknown(why)],
                     }
                 }
-                other => other.clone(),
+                other => vec![other.clone()],
             };
-            let resolved = match &kind {
-                KindRef::Type(path) => kinds.resolve(path),
-                KindRef::Unknown(why) => Err(why.clone()),
-                KindRef::Field(_) => unreachable!("fields are resolved above"),
-            };
-            for need in &call.needs {
-                let (group, plural) = match (need.resource, &resolved) {
-                    (Some((g, r)), _) => (g.to_string(), r.to_string()),
-                    (None, Ok(Resolved { group, plural, .. })) => (group.clone(), plural.clone()),
-                    (None, Err(why)) => {
-                        unknown_verbs.extend(need.verbs.iter().copied());
-                        out.unknown.push(format!(
-                            "{shown}:{}:{}: `{}` needs {}, but the scan cannot tell on which \
-                             kind: {why}; grant it with an #[rbac] of its own (and \
-                             allow(unused, reason = \"...\") there)",
-                            call.line,
-                            call.column,
-                            call.call,
-                            need.verbs.join(", ")
-                        ));
-                        continue;
+            for instance in &instances {
+                let kind = match instance {
+                    KindRef::Field(name) => {
+                        let fields: Vec<_> = crate_files
+                            .iter()
+                            .flat_map(|o| o.calls.api_fields.iter().cloned())
+                            .collect();
+                        match field_kind(&fields, name) {
+                            Some(kind) => kind,
+                            // Called with kube's parameters on something the crate does not type
+                            // as `Api<K>`: a call of unknown kind.
+                            None if call.params_shaped => KindRef::Unknown(format!(
+                                "its receiver `{name}` is no field, function or method the crate \
+                             types as `Api<K>`"
+                            )),
+                            // Not an `Api` (a map's `get`, a client's `list`).
+                            None => continue,
+                        }
+                    }
+                    other => other.clone(),
+                };
+                let resolved = match &kind {
+                    KindRef::Type(path) => kinds.resolve(path),
+                    KindRef::Unknown(why) => Err(why.clone()),
+                    KindRef::Field(_) | KindRef::Generic { .. } => {
+                        unreachable!("fields and generics are resolved above")
                     }
                 };
-                let resource = match &need.subresource {
-                    Some(sub) => format!("{plural}/{sub}"),
-                    None => plural,
-                };
-                out.needed
-                    .push(needed(&shown, file, call, group, resource, need));
+                for need in &call.needs {
+                    let (group, plural) = match (need.resource, &resolved) {
+                        (Some((g, r)), _) => (g.to_string(), r.to_string()),
+                        (None, Ok(Resolved { group, plural, .. })) => {
+                            (group.clone(), plural.clone())
+                        }
+                        (None, Err(why)) => {
+                            unknown_verbs.extend(need.verbs.iter().copied());
+                            out.unknown.push(format!(
+                                "{shown}:{}:{}: `{}` needs {}, but the scan cannot tell on which \
+                             kind: {why}; grant it with an #[rbac] of its own (and \
+                             allow(unused, reason = \"...\") there)",
+                                call.line,
+                                call.column,
+                                call.call,
+                                need.verbs.join(", ")
+                            ));
+                            continue;
+                        }
+                    };
+                    let resource = match &need.subresource {
+                        Some(sub) => format!("{plural}/{sub}"),
+                        None => plural,
+                    };
+                    out.needed
+                        .push(needed(&shown, file, call, group, resource, need));
+                }
             }
         }
     }

@@ -9,6 +9,7 @@
 mod builtin_kinds;
 mod compare;
 pub mod explain;
+mod generic;
 pub mod onboard;
 
 pub use compare::{Analysis, CallWarning, analyse};
@@ -199,5 +200,9 @@ pub(crate) fn field_kind(fields: &[(String, KindRef)], name: &str) -> Option<Kin
 
 #[cfg(test)]
 mod builtin_kinds_tests;
+#[cfg(test)]
+mod corpus_tests;
+#[cfg(test)]
+mod forms_tests;
 #[cfg(test)]
 mod tests;

@@ -38,7 +38,7 @@ fn found(text: &str) -> Vec<FoundCalls> {
 }
 
 /// The attribute text of a warning (`#[kube_markers::rbac(ARGS)]`) as the macro registers it.
-fn pasted(attribute: &str, line: u32) -> RbacEntry {
+pub(super) fn pasted(attribute: &str, line: u32) -> RbacEntry {
     let args = attribute
         .strip_prefix("#[kube_markers::rbac(")
         .and_then(|a| a.strip_suffix(")]"))
@@ -270,5 +270,91 @@ fn field_calls_resolve_across_the_crates_files_and_other_fields_are_no_calls() {
         ),
         "{:?}",
         analysis.unknown
+    );
+}
+
+/// A generic `K` takes the kinds the crate's call sites fix (by argument or turbofish, through
+/// another generic function, across files); one no call site fixes is said once, unknown.
+#[test]
+fn generic_kinds_are_resolved_where_the_crate_calls_them() {
+    let helpers = r#"
+use kube::{Api, api::{Patch, PatchParams}};
+pub async fn apply<K: Resource>(api: &Api<K>, obj: &K) {
+    api.patch("x", &PatchParams::apply("m"), &Patch::Apply(obj)).await;
+}
+pub async fn ensure<K: Resource>(api: &Api<K>, obj: &K) {
+    apply(api, obj).await;
+    api.get("x").await;
+}
+pub async fn delete_all<T: Resource>(client: Client) {
+    Api::<T>::all(client).delete_collection(&dp, &lp).await;
+}
+pub async fn never_fixed<K: Resource>(api: Api<K>) {
+    api.list(&lp).await;
+}
+pub async fn unfixed<K: Resource>(api: &Api<K>) {
+    api.delete("x", &dp).await;
+}
+pub async fn untyped<K: Resource>(api: Api<K>) {
+    api.get("x").await;
+}
+"#;
+    let lib = r#"
+use k8s_openapi::api::{apps::v1::Deployment, core::v1::ConfigMap};
+pub async fn reconcile(client: Client, cm: ConfigMap) {
+    let deploys: Api<Deployment> = Api::all(client.clone());
+    apply(&deploys, &d).await;
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "web");
+    ensure(&cms, &cm).await;
+    delete_all::<ConfigMap>(client.clone()).await;
+    unfixed(&ctx.dynamic_api).await;
+    untyped(make_api()).await;
+}
+"#;
+    let file = |name: &str, text: &str| FoundCalls {
+        package: "op".into(),
+        krate: "op".into(),
+        file: format!("/ws/op/src/{name}").into(),
+        calls: scan_calls(text).unwrap(),
+    };
+    let found = [file("helpers.rs", helpers), file("lib.rs", lib)];
+    let analysis = compare::analyse_kinds(
+        &found,
+        &[],
+        &Kinds::new(&[]),
+        &["op"],
+        Path::new("/ws"),
+        "manager-role",
+    );
+    let needed: Vec<String> = analysis
+        .needed
+        .iter()
+        .map(|n| {
+            format!(
+                "{}:{} {} {} {}",
+                n.file,
+                n.line,
+                n.call,
+                n.verbs.join(";"),
+                resource_text(&n.group, &n.resource)
+            )
+        })
+        .collect();
+    assert_eq!(
+        needed,
+        [
+            "op/src/helpers.rs:4 api.patch patch;create deployments.apps",
+            "op/src/helpers.rs:4 api.patch patch;create configmaps",
+            "op/src/helpers.rs:8 api.get get configmaps",
+            "op/src/helpers.rs:11 Api::<T>::all.delete_collection deletecollection configmaps",
+        ]
+    );
+    assert_eq!(
+        analysis.unknown,
+        [
+            "op/src/helpers.rs:14:9: `api.list` needs list, but the scan cannot tell on which kind: its kind is the generic `K` of `never_fixed`, and no call of it in the crate fixes it; grant it with an #[rbac] of its own (and allow(unused, reason = \"...\") there)",
+            "op/src/helpers.rs:17:9: `api.delete` needs delete, but the scan cannot tell on which kind: its kind is the generic `K` of `unfixed`, and its call at op/src/lib.rs:9 passes `dynamic_api`, which the crate types as no `Api<K>`; grant it with an #[rbac] of its own (and allow(unused, reason = \"...\") there)",
+            "op/src/helpers.rs:20:9: `api.get` needs get, but the scan cannot tell on which kind: its kind is the generic `K` of `untyped`, and its call at op/src/lib.rs:10 does not fix it; grant it with an #[rbac] of its own (and allow(unused, reason = \"...\") there)",
+        ]
     );
 }
