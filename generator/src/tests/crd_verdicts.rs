@@ -147,9 +147,9 @@ fn optional_enums_are_written_without_a_word_and_check_crds_agrees() {
         ]
     );
     // The file is in the corpus kube-apiserver's verdicts were recorded on
-    // (`tests/check_crds_server_warnings.rs`): it must stay the generator's output.
+    // (`crdcheck/tests/check_crds_server_warnings.rs`): it must stay the generator's output.
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/check_crds/server_warnings/gate.example.com_gates.yaml");
+        .join("../crdcheck/tests/check_crds/server_warnings/gate.example.com_gates.yaml");
     let written = std::fs::read_to_string(&written).unwrap();
     if std::env::var_os("KUBE_MARKERS_RECORD_VERDICTS").is_some() {
         std::fs::write(&corpus, &written).unwrap();

@@ -22,6 +22,7 @@ mod bytes;
 mod resolve;
 
 pub(crate) use bytes::decode_bytes;
+pub use resolve::is_yaml_float;
 use bytes::utf8_lossy_per_byte;
 
 use resolve::{key_text, scalar};
@@ -36,15 +37,43 @@ const MAX_DEPTH: usize = 256;
 /// The documents of a text (after [`decode_bytes`]) as JSON values, as kubectl sends them,
 /// and warnings: keys given twice (kubectl keeps the last), keys kubectl renames.
 pub(crate) fn read_stream(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
-    let mut reader = Reader::default();
-    let head = &text.as_bytes()[..text.len().min(4096)];
-    let head = String::from_utf8_lossy(head);
-    if head.trim_start().starts_with('{') {
-        reader.json_stream(text)?;
-    } else {
-        reader.yaml_stream(text, 0)?;
-    }
+    let reader = Reader::read(text, false)?;
     Ok((reader.docs, reader.warnings))
+}
+
+/// [`read_stream`], with where each document's nodes are ([`Lines`]).
+pub(crate) fn read_stream_located(
+    text: &str,
+) -> Result<(Vec<(Value, Lines)>, Vec<String>), String> {
+    let reader = Reader::read(text, true)?;
+    Ok((reader.docs.into_iter().zip(reader.lines).collect(), reader.warnings))
+}
+
+/// Where one document's nodes are in its file: 1-based lines.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Lines {
+    /// The document's first line.
+    pub start: usize,
+    /// The line of each mapping key (of its value, for a sequence's item), by the JSON pointer
+    /// of its value (`/spec/versions/0/name`). Empty for a JSON document.
+    pub at: HashMap<String, usize>,
+}
+
+impl Lines {
+    /// The line of the node at `pointer`, or of the nearest node above it that has one, or the
+    /// document's first line.
+    pub fn of(&self, pointer: &str) -> usize {
+        let mut pointer = pointer;
+        loop {
+            if let Some(line) = self.at.get(pointer) {
+                return *line;
+            }
+            match pointer.rfind('/') {
+                Some(i) => pointer = &pointer[..i],
+                None => return self.start,
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -52,9 +81,27 @@ struct Reader {
     docs: Vec<Value>,
     warnings: Vec<String>,
     nodes: usize,
+    /// Whether to note where each node is, in `lines` (one per document).
+    locate: bool,
+    lines: Vec<Lines>,
 }
 
 impl Reader {
+    fn read(text: &str, locate: bool) -> Result<Reader, String> {
+        let mut reader = Reader {
+            locate,
+            ..Reader::default()
+        };
+        let head = &text.as_bytes()[..text.len().min(4096)];
+        let head = String::from_utf8_lossy(head);
+        if head.trim_start().starts_with('{') {
+            reader.json_stream(text)?;
+        } else {
+            reader.yaml_stream(text, 0)?;
+        }
+        Ok(reader)
+    }
+
     /// Go's `json.Decoder` over the stream: values one after another; after a value that is
     /// not JSON, when at most one was, the rest is YAML (from the line after the last value).
     fn json_stream(&mut self, text: &str) -> Result<(), String> {
@@ -65,6 +112,19 @@ impl Reader {
             match values.next() {
                 None => return Ok(()),
                 Some(Ok(value)) => {
+                    if self.locate {
+                        // The value starts at the first character after the last one.
+                        let before = &text[..consumed];
+                        let gap = &text[consumed..];
+                        let lead = gap.len() - gap.trim_start().len();
+                        let start = before.matches('\n').count()
+                            + gap[..lead].matches('\n').count()
+                            + 1;
+                        self.lines.push(Lines {
+                            start,
+                            at: HashMap::new(),
+                        });
+                    }
                     self.docs.push(as_go_json(value));
                     consumed = values.byte_offset();
                     count += 1;
@@ -165,6 +225,12 @@ impl Reader {
         };
         let Some(root) = root else {
             self.docs.push(Value::Null);
+            if self.locate {
+                self.lines.push(Lines {
+                    start: line + 1,
+                    at: HashMap::new(),
+                });
+            }
             return Ok(());
         };
         let mut decoder = Decoder {
@@ -177,6 +243,14 @@ impl Reader {
         let go = decoder.decode(&root)?;
         let value = to_json(go, &mut self.warnings)?;
         self.docs.push(value);
+        if self.locate {
+            let mut lines = Lines {
+                start: line + 1,
+                at: HashMap::new(),
+            };
+            locate(&root, "", 0, &mut lines.at);
+            self.lines.push(lines);
+        }
         Ok(())
     }
 
@@ -612,6 +686,60 @@ impl Decoder<'_> {
                 self.warnings.push(warning);
             }
         }
+    }
+}
+
+/// Notes the line of each key under `node` (at `pointer`) in `at`. Aliases are not followed
+/// (what is under one is placed at the alias), and a merged mapping's keys count only where
+/// the mapping itself sets none of them.
+fn locate(node: &Node, pointer: &str, depth: usize, at: &mut HashMap<String, usize>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match node {
+        Node::Map { pairs, line } => {
+            for (key_node, value_node) in pairs {
+                if is_merge(key_node) {
+                    let maps: Vec<&Node> = match &**value_node {
+                        Node::Seq { items } => items.iter().map(|n| &**n).collect(),
+                        other => vec![other],
+                    };
+                    for map in maps {
+                        let mut merged = HashMap::new();
+                        locate(map, pointer, depth + 1, &mut merged);
+                        for (k, v) in merged {
+                            at.entry(k).or_insert(v);
+                        }
+                    }
+                    continue;
+                }
+                let Node::Scalar {
+                    value, plain, tag, ..
+                } = &**key_node
+                else {
+                    continue;
+                };
+                let Some(key) = scalar(value, *plain, tag.as_deref())
+                    .ok()
+                    .and_then(|k| key_text(&k))
+                else {
+                    continue;
+                };
+                let child = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+                at.insert(child.clone(), node_line(key_node).unwrap_or(*line));
+                locate(value_node, &child, depth + 1, at);
+            }
+        }
+        Node::Seq { items } => {
+            for (i, item) in items.iter().enumerate() {
+                let child = format!("{pointer}/{i}");
+                if let Some(line) = node_line(item) {
+                    at.insert(child.clone(), line);
+                }
+                locate(item, &child, depth + 1, at);
+            }
+        }
+        Node::Scalar { .. } | Node::Alias { .. } => {}
     }
 }
 
