@@ -94,12 +94,24 @@ impl FileReport {
     }
 
     fn error(&mut self, line: Option<usize>, message: String) {
-        self.located.push(Located::new(&self.file, line, None, Severity::Error, &message));
+        self.located.push(Located::new(
+            &self.file,
+            line,
+            None,
+            Severity::Error,
+            &message,
+        ));
         self.errors.push(message);
     }
 
     fn warn(&mut self, line: Option<usize>, message: String) {
-        self.located.push(Located::new(&self.file, line, None, Severity::Warning, &message));
+        self.located.push(Located::new(
+            &self.file,
+            line,
+            None,
+            Severity::Warning,
+            &message,
+        ));
         self.warnings.push(message);
     }
 
@@ -255,7 +267,12 @@ fn check_file_here(path: &Path, required: bool, cost_bounds: bool) -> FileReport
 
 /// The line a reader's message names (`line 3: ...`).
 fn line_in(message: &str) -> Option<usize> {
-    message.strip_prefix("line ")?.split(':').next()?.parse().ok()
+    message
+        .strip_prefix("line ")?
+        .split(':')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The checks of one file's text (`file`: its name in the report), after the `warnings` of

@@ -126,7 +126,10 @@ pub(crate) fn pointer_of(crd: &Value, finding: &Finding) -> String {
     let schema = &crd["spec"]["versions"][index]["schema"]["openAPIV3Schema"];
     match &finding.problem.path {
         Some(path) if !schema.is_null() => {
-            format!("{at}/schema/openAPIV3Schema{}", schema_pointer(schema, path))
+            format!(
+                "{at}/schema/openAPIV3Schema{}",
+                schema_pointer(schema, path)
+            )
         }
         _ => at,
     }
@@ -270,17 +273,35 @@ spec:
     fn the_files_own_findings_are_placed_too() {
         let broken = check_text("a.yaml", "a: 1\nb: [\n");
         assert_eq!(broken.findings()[0].severity, Severity::Error);
-        assert!(broken.findings()[0].line.is_some(), "{:?}", broken.findings());
+        assert!(
+            broken.findings()[0].line.is_some(),
+            "{:?}",
+            broken.findings()
+        );
         let none = check_text("b.yaml", "kind: ConfigMap\n");
         assert_eq!(none.findings()[0].line, Some(1));
-        let key = check_text("c.yaml", &CRD.replace("      openAPIV3Schema:", "      on: 1\n      openAPIV3Schema:"));
+        let key = check_text(
+            "c.yaml",
+            &CRD.replace(
+                "      openAPIV3Schema:",
+                "      on: 1\n      openAPIV3Schema:",
+            ),
+        );
         let warning = &key.findings()[0];
-        assert_eq!((warning.line, warning.severity), (Some(15), Severity::Warning), "{warning}");
+        assert_eq!(
+            (warning.line, warning.severity),
+            (Some(15), Severity::Warning),
+            "{warning}"
+        );
         let json = check_text(
             "d.json",
             "\n\n{\"apiVersion\": \"apiextensions.k8s.io/v1\", \"kind\": \"CustomResourceDefinition\", \
              \"metadata\": {\"name\": \"x\"}}",
         );
-        assert!(json.findings().iter().all(|f| f.line == Some(3)), "{:?}", json.findings());
+        assert!(
+            json.findings().iter().all(|f| f.line == Some(3)),
+            "{:?}",
+            json.findings()
+        );
     }
 }

@@ -436,10 +436,5 @@ fn schemas_as_the_api_server_judged_them() {
         json!({"closed": {"type": "object", "properties": {"a": {"type": "string"}},
         "additionalProperties": false}}),
     );
-    assert_eq!(
-        crate::files::check_crd(&closed, 1)
-            .problems
-            .len(),
-        1
-    );
+    assert_eq!(crate::files::check_crd(&closed, 1).problems.len(), 1);
 }

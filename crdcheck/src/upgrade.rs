@@ -20,7 +20,12 @@ pub fn crds_in_text(text: &str) -> Result<Vec<Value>, String> {
     let (docs, _) = files::read_documents(text).map_err(|e| format!("not YAML: {e}"))?;
     let mut crds = Vec::new();
     for doc in &docs {
-        crds.extend(files::objects(doc).into_iter().filter(|o| is_crd(o)).cloned());
+        crds.extend(
+            files::objects(doc)
+                .into_iter()
+                .filter(|o| is_crd(o))
+                .cloned(),
+        );
     }
     for crd in &crds {
         if let Some(error) = crate::decode::decode(crd).type_error {

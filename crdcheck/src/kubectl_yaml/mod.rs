@@ -22,8 +22,8 @@ mod bytes;
 mod resolve;
 
 pub(crate) use bytes::decode_bytes;
-pub use resolve::is_yaml_float;
 use bytes::utf8_lossy_per_byte;
+pub use resolve::is_yaml_float;
 
 use resolve::{key_text, scalar};
 use serde_json::Value;
@@ -46,7 +46,10 @@ pub(crate) fn read_stream_located(
     text: &str,
 ) -> Result<(Vec<(Value, Lines)>, Vec<String>), String> {
     let reader = Reader::read(text, true)?;
-    Ok((reader.docs.into_iter().zip(reader.lines).collect(), reader.warnings))
+    Ok((
+        reader.docs.into_iter().zip(reader.lines).collect(),
+        reader.warnings,
+    ))
 }
 
 /// Where one document's nodes are in its file: 1-based lines.
@@ -117,9 +120,8 @@ impl Reader {
                         let before = &text[..consumed];
                         let gap = &text[consumed..];
                         let lead = gap.len() - gap.trim_start().len();
-                        let start = before.matches('\n').count()
-                            + gap[..lead].matches('\n').count()
-                            + 1;
+                        let start =
+                            before.matches('\n').count() + gap[..lead].matches('\n').count() + 1;
                         self.lines.push(Lines {
                             start,
                             at: HashMap::new(),

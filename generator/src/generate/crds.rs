@@ -3,13 +3,13 @@
 //! them and checked against the API server's rules (`kube-markers-crdcheck`) before anything is
 //! written.
 
-use kube_markers_crdcheck::Fixes;
-use kube_markers_crdcheck::files::Finding;
 use crate::generate::Generated;
 use crate::generate::Inputs;
 use crate::output::Output;
 use crate::{Error, Options, Warning};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube_markers_crdcheck::Fixes;
+use kube_markers_crdcheck::files::Finding;
 use kube_markers_registry::crd::{Built, CrdProblem, CrdType, merge, versions};
 use kube_markers_registry::{ConversionEntry, CrdEntry, Source};
 use serde_json::Value;

@@ -62,6 +62,25 @@ mod kinds {
     }
 }
 
+mod counter {
+    use kube::CustomResource;
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    /// An integer whose default is the float `1.0`, which the file has as `1`.
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(
+        group = "gate.example.com",
+        version = "v1",
+        kind = "Counter",
+        namespaced
+    )]
+    pub struct CounterSpec {
+        #[schemars(extend("default" = 1.0))]
+        pub count: i32,
+    }
+}
+
 fn crd_entry(crd: fn() -> CustomResourceDefinition, name: &'static str) -> CrdEntry {
     CrdEntry::__new(
         crd,
@@ -232,5 +251,40 @@ fn a_refused_crd_stops_the_full_run_but_not_rbac_from_source() {
             .all(|w| matches!(w, crate::Warning::LeftAsItIs(_))),
         "{:?}",
         report.warnings
+    );
+}
+
+/// The run checks each CRD's file as written, read back as kubectl reads it: the whole-file
+/// check of `check-crds`, not a check of the value before it is written. An integer's
+/// default of `1.0` is written `1` (as Go writes a whole float), which the API server takes:
+/// the check of the value refused it (a float is no integer); the file's check, the run's
+/// and `check-crds`' on the file written, does not.
+#[test]
+fn the_crd_is_judged_as_its_written_file_is() {
+    let entry = crd_entry(
+        <counter::Counter as kube::CustomResourceExt>::crd,
+        "Counter",
+    );
+    let value = serde_json::to_value(<counter::Counter as kube::CustomResourceExt>::crd()).unwrap();
+    let by_value =
+        kube_markers_crdcheck::files::verdict(&value, kube_markers_crdcheck::Fixes::Attributes);
+    assert_eq!(by_value.refused.len(), 1, "{by_value:?}");
+    assert!(
+        by_value.refused[0]
+            .refusal()
+            .contains("the default 1.0 does not validate"),
+        "{by_value:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let report = run(dir.path(), &[entry], &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let written = dir.path().join("out/crd/gate.example.com_counters.yaml");
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(text.contains("default: 1\n"), "{text}");
+    let file = kube_markers_crdcheck::files::check_file(&written);
+    assert!(
+        file.accepted() && file.findings().is_empty(),
+        "{:?}",
+        file.findings()
     );
 }
