@@ -81,6 +81,20 @@ mod counter {
     }
 }
 
+mod merge_key {
+    use kube::CustomResource;
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    /// A field named `<<`, which the file has as a plain key: YAML 1.1's merge key.
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "gate.example.com", version = "v1", kind = "Merge", namespaced)]
+    pub struct MergeSpec {
+        #[serde(rename = "<<")]
+        pub merged: String,
+    }
+}
+
 fn crd_entry(crd: fn() -> CustomResourceDefinition, name: &'static str) -> CrdEntry {
     CrdEntry::__new(
         crd,
@@ -287,4 +301,36 @@ fn the_crd_is_judged_as_its_written_file_is() {
         "{:?}",
         file.findings()
     );
+}
+
+/// What only the file shows: a field named `<<` is written as a plain key, which kubectl reads
+/// as YAML 1.1's merge key, merging the field's schema into `properties`; the API server
+/// cannot decode that CRD. The check of the value found nothing; the run now refuses it with
+/// the words `check-crds` has for the file.
+#[test]
+fn a_crd_whose_file_kubectl_reads_otherwise_is_refused() {
+    let crd = <merge_key::Merge as kube::CustomResourceExt>::crd;
+    let value = serde_json::to_value(crd()).unwrap();
+    let by_value =
+        kube_markers_crdcheck::files::verdict(&value, kube_markers_crdcheck::Fixes::Attributes);
+    assert!(
+        by_value.refused.is_empty() && by_value.accepted.is_empty(),
+        "{by_value:?}"
+    );
+    let text = crate::output::yaml::render_documents("", &[value]);
+    assert!(text.lines().any(|l| l.trim() == "<<:"), "{text}");
+    let file = kube_markers_crdcheck::check_text("gate.example.com_merges.yaml", &text);
+    let refused = &file.crds[0].problems;
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].contains("(the API server cannot decode the CRD)"),
+        "{refused:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let Err(Error::Crd(problems)) = run(dir.path(), &[crd_entry(crd, "Merge")], &[]) else {
+        panic!("the run took a CRD the API server cannot decode");
+    };
+    let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains(&refused[0]), "{problems:?}");
 }
