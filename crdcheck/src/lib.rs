@@ -27,6 +27,16 @@
 //! refuses it. That is what a CI annotation needs (`::error file=F,line=L::message`). In a JSON
 //! file, the line is the line where its document starts.
 //!
+//! ```no_run
+//! let reports = kube_markers_crdcheck::check_paths(&["config/crd".into()]).unwrap();
+//! for report in &reports {
+//!     for finding in report.findings() {
+//!         // crds/widgets.yaml:7: error: widgets.example.com: spec.group `example`: it has no dot
+//!         println!("{finding}");
+//!     }
+//! }
+//! ```
+//!
 //! The generator of `kube-markers` runs the same whole-file check ([`check_text`]) on every CRD
 //! it writes, so that the generator and `check-crds` never judge one file two ways.
 
