@@ -196,7 +196,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// A file's text as kubectl reads it (UTF-16 with a byte order mark decoded, a byte that is
-/// not UTF-8 read as U+FFFD), at most [`MAX_FILE_BYTES`], and what was replaced.
+/// not UTF-8 read as U+FFFD), at most 64 MiB, and what was replaced.
 pub fn read_text(path: &Path) -> Result<(String, Vec<String>), String> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;

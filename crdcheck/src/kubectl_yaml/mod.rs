@@ -41,10 +41,11 @@ pub(crate) fn read_stream(text: &str) -> Result<(Vec<Value>, Vec<String>), Strin
     Ok((reader.docs, reader.warnings))
 }
 
+/// Documents, each with where its nodes are, and the reader's warnings.
+pub(crate) type Located = (Vec<(Value, Lines)>, Vec<String>);
+
 /// [`read_stream`], with where each document's nodes are ([`Lines`]).
-pub(crate) fn read_stream_located(
-    text: &str,
-) -> Result<(Vec<(Value, Lines)>, Vec<String>), String> {
+pub(crate) fn read_stream_located(text: &str) -> Result<Located, String> {
     let reader = Reader::read(text, true)?;
     Ok((
         reader.docs.into_iter().zip(reader.lines).collect(),
