@@ -210,15 +210,10 @@ pub fn read_text(path: &Path) -> Result<(String, Vec<String>), String> {
     Ok(super::kubectl_yaml::decode_bytes(&bytes))
 }
 
-/// The objects of one document: the document itself, or the `items` of a `List` or a
-/// `CustomResourceDefinitionList` (`kubectl get -o yaml`): kubectl takes any kind ending in
-/// `List` so.
-pub(crate) fn objects(doc: &Value) -> Vec<&Value> {
-    objects_at(doc).into_iter().map(|(_, o)| o).collect()
-}
-
-/// [`objects`], each with its JSON pointer in the document.
-fn objects_at(doc: &Value) -> Vec<(String, &Value)> {
+/// The objects of one document, each with its JSON pointer in it: the document itself, or the
+/// `items` of a `List` or a `CustomResourceDefinitionList` (`kubectl get -o yaml`): kubectl
+/// takes any kind ending in `List` so.
+pub(crate) fn objects_at(doc: &Value) -> Vec<(String, &Value)> {
     match doc["kind"].as_str() {
         Some(kind) if kind.ends_with("List") && doc["items"].is_array() => doc["items"]
             .as_array()

@@ -25,7 +25,9 @@
 //! key of the schema node, field or version named; the document's first line when the finding
 //! is about the CRD as a whole or its node cannot be found), and whether the API server
 //! refuses it. That is what a CI annotation needs (`::error file=F,line=L::message`). In a JSON
-//! file, the line is the line where its document starts.
+//! file, the line is the line where its document starts. Each [`upgrade::Change`] likewise
+//! carries the file and line of the node changed (in the new file; in the previous one for a
+//! version or CRD no longer there).
 //!
 //! ```no_run
 //! let reports = kube_markers_crdcheck::check_paths(&["config/crd".into()]).unwrap();

@@ -180,7 +180,7 @@ fn field_pointer(value: &Value, path: &str) -> String {
 
 /// The pointer, under a schema, of a schema path as the checks name nodes
 /// (`spec.conditions[*].type`, `spec.labels[<key>]`, `<root>`), as far as its nodes exist.
-fn schema_pointer(schema: &Value, path: &str) -> String {
+pub(crate) fn schema_pointer(schema: &Value, path: &str) -> String {
     let (mut pointer, mut node) = (String::new(), schema);
     let mut rest = if path == "<root>" { "" } else { path };
     loop {
@@ -191,7 +191,11 @@ fn schema_pointer(schema: &Value, path: &str) -> String {
             }
             pointer.push_str("/items");
             (node, rest) = (&node["items"], r);
-        } else if let Some(r) = rest.strip_prefix("[<key>]") {
+        } else if let Some(r) = rest
+            .strip_prefix("[<key>]")
+            // The compatibility checks spell a map's values as a list's items.
+            .or_else(|| rest.strip_prefix("[*]"))
+        {
             if !node["additionalProperties"].is_object() {
                 return pointer;
             }

@@ -351,6 +351,7 @@ fn the_previous_crd_is_read_as_check_crds_reads_it() {
         )
         .unwrap()
         .into_iter()
+        .map(|change| change.finding)
         .filter(|f| f.severity == Severity::Error)
         .collect::<Vec<_>>()
     };
