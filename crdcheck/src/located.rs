@@ -270,6 +270,59 @@ spec:
         );
     }
 
+    /// Lines hold in the other shapes of a file: CRLF line ends, a CRD after another
+    /// document, inside a `List`, and a node reached through an alias (placed at the alias).
+    #[test]
+    fn lines_hold_across_line_ends_documents_lists_and_aliases() {
+        let lines = |text: &str| -> Vec<Option<usize>> {
+            check_text("x.yaml", text)
+                .findings()
+                .iter()
+                .map(|f| f.line)
+                .collect()
+        };
+        let plain = lines(CRD);
+        assert_eq!(plain, [Some(7), Some(5), Some(26), Some(29)]);
+        assert_eq!(lines(&CRD.replace('\n', "\r\n")), plain);
+        let after = lines(&format!("kind: ConfigMap\n---\n{CRD}"));
+        assert_eq!(
+            after,
+            plain.iter().map(|l| l.map(|l| l + 2)).collect::<Vec<_>>()
+        );
+        let indented: String = CRD
+            .lines()
+            .skip(1)
+            .enumerate()
+            .map(|(i, l)| {
+                let lead = if i == 0 { "- " } else { "  " };
+                format!("{lead}{l}\n")
+            })
+            .collect();
+        let list = lines(&format!("apiVersion: v1\nkind: List\nitems:\n{indented}"));
+        assert_eq!(
+            list,
+            plain.iter().map(|l| l.map(|l| l + 2)).collect::<Vec<_>>()
+        );
+        let aliased = CRD.replace("              a.b:\n", "              a.b: &ab\n")
+            + "              c: *ab\n";
+        let found: Vec<String> = check_text("y.yaml", &aliased)
+            .findings()
+            .iter()
+            .filter(|f| f.message.contains("colour"))
+            .map(|f| format!("{}: {}", f.line.unwrap_or(0), f.message))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "26: version v1: spec.a.b.xs[*]: unrecognized format \"colour\", which the API \
+                 server ignores (the API server warns of it)",
+                "30: version v1: spec.c.xs[*]: unrecognized format \"colour\", which the API \
+                 server ignores (the API server warns of it)",
+            ],
+            "{found:#?}"
+        );
+    }
+
     /// The file's own findings: a YAML error at its line, a file without a CRD at line 1,
     /// a reading of a key kubectl makes at its line; a CRD in a JSON file at its
     /// document's first line.
