@@ -94,6 +94,23 @@ pub fn dns1123_subdomain(s: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A CRD's `spec.group`: a DNS-1123 subdomain with at least one dot (the API server's
+/// `ValidateCustomResourceDefinitionSpec`; a group without one would be a built-in group's).
+pub fn crd_group(s: &str) -> Result<(), String> {
+    dns1123_subdomain(s)?;
+    if s.contains('.') {
+        Ok(())
+    } else {
+        Err("it has no dot".into())
+    }
+}
+
+/// A CRD's `spec.names.plural`: a DNS-1035 label (the API server's
+/// `ValidateCustomResourceDefinitionNames`).
+pub fn crd_plural(s: &str) -> Result<(), String> {
+    dns1035_label(s)
+}
+
 /// An API group as a rule names it: `""` or `core` (the core group), `*`, or a DNS subdomain.
 pub fn api_group(s: &str) -> Result<(), String> {
     match s {

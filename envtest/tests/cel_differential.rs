@@ -277,7 +277,7 @@ async fn a_label_selector_path_outside_spec_and_status_is_refused_as_the_api_ser
 }
 
 /// The verdicts recorded beside the attack files of `check-crds`
-/// (`generator/tests/check_crds/kubectl_cases/verdicts.tsv`, which the generator's tests replay
+/// (`crdcheck/tests/check_crds/kubectl_cases/verdicts.tsv`, which the generator's tests replay
 /// without a server) are what kubectl and this kube-apiserver say today.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_recorded_kubectl_verdicts_are_the_servers() {
@@ -286,7 +286,7 @@ async fn the_recorded_kubectl_verdicts_are_the_servers() {
     };
     let (env, _) = start().await;
     let kubeconfig = env.admin_kubeconfig().unwrap();
-    let dir = common::root().join("generator/tests/check_crds/kubectl_cases");
+    let dir = common::root().join("crdcheck/tests/check_crds/kubectl_cases");
     let verdicts = std::fs::read_to_string(dir.join("verdicts.tsv")).unwrap();
     let mut differ = Vec::new();
     let mut cases = 0;
@@ -316,7 +316,7 @@ async fn the_recorded_kubectl_verdicts_are_the_servers() {
     assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
 
-/// The defaults recorded as refused (`generator/tests/check_crds/default_values.refused`, which
+/// The defaults recorded as refused (`crdcheck/tests/check_crds/default_values.refused`, which
 /// the generator's tests replay without a server) are the fields this kube-apiserver refuses in
 /// `default_values.json` today, no more and no fewer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -326,7 +326,7 @@ async fn the_recorded_default_verdicts_are_the_servers() {
     };
     let (env, _) = start().await;
     let kubeconfig = env.admin_kubeconfig().unwrap();
-    let dir = common::root().join("generator/tests/check_crds");
+    let dir = common::root().join("crdcheck/tests/check_crds");
     let out = std::process::Command::new(&kubectl_bin)
         .arg("--kubeconfig")
         .arg(&kubeconfig)
@@ -347,7 +347,7 @@ async fn the_recorded_default_verdicts_are_the_servers() {
     assert_eq!(refused, recorded, "{stderr}");
 }
 
-#[path = "../../generator/tests/random_crds/mod.rs"]
+#[path = "../../crdcheck/tests/random_crds/mod.rs"]
 mod random_crds;
 
 /// The random CRDs of `check_crds_random.rs` sent to this kube-apiserver (a dry-run create):
@@ -362,7 +362,7 @@ async fn random_crds_are_decided_as_kube_apiserver_decides_them() {
         ..Default::default()
     };
     let mut lines = vec![
-        "# What kube-apiserver 1.37.2 made of each CRD of generator/tests/random_crds (a dry-run"
+        "# What kube-apiserver 1.37.2 made of each CRD of crdcheck/tests/random_crds (a dry-run"
             .to_string(),
         "# create), recorded by envtest/tests/cel_differential.rs.".to_string(),
     ];
@@ -392,7 +392,7 @@ async fn random_crds_are_decided_as_kube_apiserver_decides_them() {
             ));
         }
     }
-    let path = common::root().join("generator/tests/check_crds/random_crds.verdicts");
+    let path = common::root().join("crdcheck/tests/check_crds/random_crds.verdicts");
     let text = lines.join("\n") + "\n";
     if std::env::var_os("KUBE_MARKERS_RECORD_VERDICTS").is_some() {
         std::fs::write(&path, &text).unwrap();
@@ -410,11 +410,11 @@ async fn random_crds_are_decided_as_kube_apiserver_decides_them() {
     );
 }
 
-/// The CRDs of `generator/tests/check_crds/server_warnings/` (optional enums as schemars writes
+/// The CRDs of `crdcheck/tests/check_crds/server_warnings/` (optional enums as schemars writes
 /// them, integer and other formats, sets of objects, and the generator's own CRD of such a
 /// type) created with `kubectl create --dry-run=server`: the verdict and the warnings
 /// kube-apiserver sends are the recorded ones (`verdicts.tsv`, which
-/// `generator/tests/check_crds_server_warnings.rs` replays without a server;
+/// `crdcheck/tests/check_crds_server_warnings.rs` replays without a server;
 /// `KUBE_MARKERS_RECORD_VERDICTS=1` records them anew).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_recorded_server_warnings_are_the_servers() {
@@ -423,7 +423,7 @@ async fn the_recorded_server_warnings_are_the_servers() {
     };
     let (env, _) = start().await;
     let kubeconfig = env.admin_kubeconfig().unwrap();
-    let dir = common::root().join("generator/tests/check_crds/server_warnings");
+    let dir = common::root().join("crdcheck/tests/check_crds/server_warnings");
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -155,6 +155,7 @@ fn every_member_is_unpublished_or_ready_for_crates_io() {
             "kube-markers-codegen",
             "kube-markers-compat",
             "kube-markers-core",
+            "kube-markers-crdcheck",
             "kube-markers-envtest",
             "kube-markers-macros",
             "kube-markers-rbac",

@@ -192,19 +192,17 @@ fn previous_crds(crd_dir: &Path, generator: &str) -> Result<Vec<(PathBuf, Value)
     let mut out = Vec::new();
     for name in listed.files.keys() {
         let file = crd_dir.join(name);
-        let Ok(text) = std::fs::read_to_string(&file) else {
+        // Read as `check-crds --previous` and kubectl read it: one file, one verdict.
+        let Ok((text, _)) = kube_markers_crdcheck::files::read_text(&file) else {
             continue;
         };
-        let docs =
-            serde_saphyr::from_multiple::<Value>(&text).map_err(|e| UpgradeProblem::Previous {
+        let crds = kube_markers_crdcheck::upgrade::crds_in_text(&text).map_err(|why| {
+            UpgradeProblem::Previous {
                 file: file.clone(),
-                why: format!("not YAML: {e}"),
-            })?;
-        out.extend(
-            docs.into_iter()
-                .filter(|d| d["kind"] == "CustomResourceDefinition")
-                .map(|d| (file.clone(), d)),
-        );
+                why,
+            }
+        })?;
+        out.extend(crds.into_iter().map(|d| (file.clone(), d)));
     }
     Ok(out)
 }

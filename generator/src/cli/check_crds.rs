@@ -3,7 +3,7 @@
 
 use super::flags::{CommandLine, Flag, Parsed, Positionals};
 use crate::UsageError;
-use crate::check::crd::files::{self, FileReport};
+use kube_markers_crdcheck::files::{self, FileReport};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -4,7 +4,6 @@
 //! for the end-to-end test on a real API server.
 
 use crate::UsageError;
-use crate::check::crd::files;
 use kube_markers_compat::{Finding, Policy, Severity};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -194,45 +193,7 @@ fn summary(findings: &[Finding], old: usize, new: usize) -> String {
 /// Every CRD of the files under `paths` (a `List`'s items too); a file given by name without
 /// one is an error, files found in a directory without one are skipped.
 pub(crate) fn read(paths: &[PathBuf]) -> Result<Vec<Value>, String> {
-    let mut crds = Vec::new();
-    for (path, named) in files::collect(paths)? {
-        let (text, _) = files::read_text(&path)
-            .map_err(|e| format!("{}: cannot read it: {e}", path.display()))?;
-        let docs = crate::check::crd::files::read_documents(&text)
-            .map(|(docs, _)| docs)
-            .map_err(|e| format!("{}: not YAML: {e}", path.display()))?;
-        let before = crds.len();
-        for doc in &docs {
-            crds.extend(
-                files::objects(doc)
-                    .into_iter()
-                    .filter(|o| is_crd(o))
-                    .cloned(),
-            );
-        }
-        // A CRD the API server could not decode cannot be compared: its fields are not what
-        // they say.
-        for crd in &crds[before..] {
-            if let Some(error) = crate::check::crd::decode::decode(crd).type_error {
-                return Err(format!(
-                    "{}: {}: cannot be decoded as the API server decodes a CRD: {error}",
-                    path.display(),
-                    crd["metadata"]["name"].as_str().unwrap_or("a CRD")
-                ));
-            }
-        }
-        if named && crds.len() == before {
-            return Err(format!(
-                "{}: no apiextensions.k8s.io/v1 CustomResourceDefinition in it",
-                path.display()
-            ));
-        }
-    }
-    Ok(crds)
-}
-
-fn is_crd(doc: &Value) -> bool {
-    doc["kind"] == "CustomResourceDefinition" && doc["apiVersion"] == "apiextensions.k8s.io/v1"
+    kube_markers_crdcheck::upgrade::read_crds(paths)
 }
 
 /// The CRDs installed in the current context of `kubeconfig` (kubectl's own choice when

@@ -1,15 +1,15 @@
 //! The CRD generator: the registered types' CRDs, merged by the registry's own merge (the one
 //! a running operator's `kube_markers::crd::definitions` uses), named as controller-gen names
-//! them and checked against the API server's rules ([`crate::check::crd`]) before anything is
+//! them and checked against the API server's rules (`kube-markers-crdcheck`) before anything is
 //! written.
 
-use crate::check::crd as structural;
-use crate::check::crd::files::Finding;
 use crate::generate::Generated;
 use crate::generate::Inputs;
 use crate::output::Output;
 use crate::{Error, Options, Warning};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube_markers_crdcheck::Fixes;
+use kube_markers_crdcheck::files::Finding;
 use kube_markers_registry::crd::{Built, CrdProblem, CrdType, merge, versions};
 use kube_markers_registry::{ConversionEntry, CrdEntry, Source};
 use serde_json::Value;
@@ -164,12 +164,12 @@ fn generate_with_warnings(
             (
                 "group",
                 &kind.crd.spec.group,
-                crd_group(&kind.crd.spec.group),
+                kube_markers_core::names::crd_group(&kind.crd.spec.group),
             ),
             (
                 "plural",
                 &kind.crd.spec.names.plural,
-                kube_markers_core::names::dns1123_label(&kind.crd.spec.names.plural),
+                kube_markers_core::names::crd_plural(&kind.crd.spec.names.plural),
             ),
         ];
         for (field, value, check) in names {
@@ -183,20 +183,32 @@ fn generate_with_warnings(
             }
         }
         // Only the generator checks what the API server would reject: it needs the structural
-        // rules and a CEL parser, which a running operator does without. The checks are
-        // `check-crds`' own, on the CRD as it is written, with the same verdicts: refused
-        // where the API server refuses, a warning where it accepts. (A kind that cannot be
-        // merged or named is only a best effort: its other problems come first.)
+        // rules and a CEL parser, which a running operator does without. The check is
+        // `check-crds`' whole-file check, on the CRD's file as it is written and read back as
+        // kubectl reads it, with the same verdicts: refused where the API server refuses, a
+        // warning where it accepts. (A kind that cannot be merged or named is only a best
+        // effort: its other problems come first.)
         if checked && problems.is_empty() {
+            let file = file_name(&kind.crd.spec.group, &kind.crd.spec.names.plural);
             let json = serde_json::to_value(&kind.crd).unwrap_or(Value::Null);
-            let verdict = structural::files::verdict(&json, structural::Fixes::Attributes);
+            let text = crate::output::yaml::render_documents("", &[json]);
+            let report = kube_markers_crdcheck::check_text_as(&file, &text, Fixes::Attributes);
             let group = &kind.crd.spec.group;
             let kind_name = &kind.crd.spec.names.kind;
             let ty = |finding: &Finding| match &finding.version {
                 Some(v) => type_of(&kind.built, v),
                 None => CrdType::of(kind.built[0].entry),
             };
-            for finding in verdict.refused {
+            // What the file itself makes kubectl say, then the CRD's own findings.
+            let (mut refused, mut accepted): (Vec<Finding>, Vec<Finding>) = (
+                report.errors.iter().cloned().map(Finding::crd).collect(),
+                report.warnings.iter().cloned().map(Finding::crd).collect(),
+            );
+            for crd in report.crds {
+                refused.extend(crd.refused);
+                accepted.extend(crd.accepted);
+            }
+            for finding in refused {
                 problems.push(match &finding.version {
                     Some(version) => CrdProblem::Schema {
                         group: group.clone(),
@@ -213,7 +225,7 @@ fn generate_with_warnings(
                     },
                 });
             }
-            for finding in verdict.accepted {
+            for finding in accepted {
                 warnings.push(CrdWarning {
                     group: group.clone(),
                     kind: kind_name.clone(),
@@ -249,16 +261,6 @@ pub fn converts(crd: &CustomResourceDefinition) -> bool {
         .conversion
         .as_ref()
         .is_some_and(|c| c.strategy == "Webhook")
-}
-
-/// A CRD's group: a DNS-1123 subdomain with at least one dot.
-fn crd_group(group: &str) -> Result<(), String> {
-    kube_markers_core::names::dns1123_subdomain(group)?;
-    if group.contains('.') {
-        Ok(())
-    } else {
-        Err("it has no dot".to_string())
-    }
 }
 
 /// The type that defines `version` (every merged version comes from one of `built`).

@@ -62,6 +62,39 @@ mod kinds {
     }
 }
 
+mod counter {
+    use kube::CustomResource;
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    /// An integer whose default is the float `1.0`, which the file has as `1`.
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(
+        group = "gate.example.com",
+        version = "v1",
+        kind = "Counter",
+        namespaced
+    )]
+    pub struct CounterSpec {
+        #[schemars(extend("default" = 1.0))]
+        pub count: i32,
+    }
+}
+
+mod merge_key {
+    use kube::CustomResource;
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    /// A field named `<<`, which the file has as a plain key: YAML 1.1's merge key.
+    #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+    #[kube(group = "gate.example.com", version = "v1", kind = "Merge", namespaced)]
+    pub struct MergeSpec {
+        #[serde(rename = "<<")]
+        pub merged: String,
+    }
+}
+
 fn crd_entry(crd: fn() -> CustomResourceDefinition, name: &'static str) -> CrdEntry {
     CrdEntry::__new(
         crd,
@@ -147,9 +180,9 @@ fn optional_enums_are_written_without_a_word_and_check_crds_agrees() {
         ]
     );
     // The file is in the corpus kube-apiserver's verdicts were recorded on
-    // (`tests/check_crds_server_warnings.rs`): it must stay the generator's output.
+    // (`crdcheck/tests/check_crds_server_warnings.rs`): it must stay the generator's output.
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/check_crds/server_warnings/gate.example.com_gates.yaml");
+        .join("../crdcheck/tests/check_crds/server_warnings/gate.example.com_gates.yaml");
     let written = std::fs::read_to_string(&written).unwrap();
     if std::env::var_os("KUBE_MARKERS_RECORD_VERDICTS").is_some() {
         std::fs::write(&corpus, &written).unwrap();
@@ -233,4 +266,71 @@ fn a_refused_crd_stops_the_full_run_but_not_rbac_from_source() {
         "{:?}",
         report.warnings
     );
+}
+
+/// The run checks each CRD's file as written, read back as kubectl reads it: the whole-file
+/// check of `check-crds`, not a check of the value before it is written. An integer's
+/// default of `1.0` is written `1` (as Go writes a whole float), which the API server takes:
+/// the check of the value refused it (a float is no integer); the file's check, the run's
+/// and `check-crds`' on the file written, does not.
+#[test]
+fn the_crd_is_judged_as_its_written_file_is() {
+    let entry = crd_entry(
+        <counter::Counter as kube::CustomResourceExt>::crd,
+        "Counter",
+    );
+    let value = serde_json::to_value(<counter::Counter as kube::CustomResourceExt>::crd()).unwrap();
+    let by_value =
+        kube_markers_crdcheck::files::verdict(&value, kube_markers_crdcheck::Fixes::Attributes);
+    assert_eq!(by_value.refused.len(), 1, "{by_value:?}");
+    assert!(
+        by_value.refused[0]
+            .refusal()
+            .contains("the default 1.0 does not validate"),
+        "{by_value:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let report = run(dir.path(), &[entry], &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let written = dir.path().join("out/crd/gate.example.com_counters.yaml");
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(text.contains("default: 1\n"), "{text}");
+    let file = kube_markers_crdcheck::files::check_file(&written);
+    assert!(
+        file.accepted() && file.findings().is_empty(),
+        "{:?}",
+        file.findings()
+    );
+}
+
+/// What only the file shows: a field named `<<` is written as a plain key, which kubectl reads
+/// as YAML 1.1's merge key, merging the field's schema into `properties`; the API server
+/// cannot decode that CRD. The check of the value found nothing; the run now refuses it with
+/// the words `check-crds` has for the file.
+#[test]
+fn a_crd_whose_file_kubectl_reads_otherwise_is_refused() {
+    let crd = <merge_key::Merge as kube::CustomResourceExt>::crd;
+    let value = serde_json::to_value(crd()).unwrap();
+    let by_value =
+        kube_markers_crdcheck::files::verdict(&value, kube_markers_crdcheck::Fixes::Attributes);
+    assert!(
+        by_value.refused.is_empty() && by_value.accepted.is_empty(),
+        "{by_value:?}"
+    );
+    let text = crate::output::yaml::render_documents("", &[value]);
+    assert!(text.lines().any(|l| l.trim() == "<<:"), "{text}");
+    let file = kube_markers_crdcheck::check_text("gate.example.com_merges.yaml", &text);
+    let refused = &file.crds[0].problems;
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].contains("(the API server cannot decode the CRD)"),
+        "{refused:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let Err(Error::Crd(problems)) = run(dir.path(), &[crd_entry(crd, "Merge")], &[]) else {
+        panic!("the run took a CRD the API server cannot decode");
+    };
+    let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains(&refused[0]), "{problems:?}");
 }

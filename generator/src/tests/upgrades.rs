@@ -318,3 +318,54 @@ fn a_relaxed_alpha_policy_warns_or_summarizes_each_finding() {
         );
     }
 }
+
+fn size_at_most_9() -> CustomResourceDefinition {
+    apple_with(|s| size(s).maximum = Some(9.0))
+}
+
+fn size_at_most_11() -> CustomResourceDefinition {
+    apple_with(|s| size(s).maximum = Some(11.0))
+}
+
+/// The previous CRD is read as `check-crds --previous` and kubectl read it (YAML 1.1): a
+/// `maximum: 012` someone wrote into it is 10 (octal), not 12 as the YAML 1.2 reader the run
+/// used before read it. So raising the maximum to 11 passes, lowering it to 9 is one
+/// breaking change from 10, and both paths give the same verdict on the same file.
+#[test]
+fn the_previous_crd_is_read_as_check_crds_reads_it() {
+    let root = tempfile::tempdir().unwrap();
+    generator_with(root.path(), size_at_most_10).run();
+    let previous = root.path().join("crds").join(APPLES);
+    let text = std::fs::read_to_string(&previous).unwrap();
+    assert!(text.contains("maximum: 10\n"), "{text}");
+    std::fs::write(&previous, text.replace("maximum: 10\n", "maximum: 012\n")).unwrap();
+    let policy = Policy::default();
+    let compare = |new: fn() -> CustomResourceDefinition| {
+        let new_file = root.path().join("new.yaml");
+        let crd = serde_json::to_value(new()).unwrap();
+        std::fs::write(&new_file, crate::output::yaml::render_documents("", &[crd])).unwrap();
+        kube_markers_crdcheck::upgrade::compare_files(
+            std::slice::from_ref(&previous),
+            &[new_file],
+            &policy,
+        )
+        .unwrap()
+        .into_iter()
+        .map(|change| change.finding)
+        .filter(|f| f.severity == Severity::Error)
+        .collect::<Vec<_>>()
+    };
+    // Raised from 10 to 11: compatible for both (from 12 it was a decrease before).
+    assert_eq!(compare(size_at_most_11), []);
+    if let Err(Error::Breaking(found)) = generator_with(root.path(), size_at_most_11).try_run(true)
+    {
+        panic!("a maximum raised from 10 to 11 was read as breaking: {found:?}");
+    }
+    // Lowered to 9: breaking for both, from 10.
+    let from_files = compare(size_at_most_9);
+    let from_run = breaking(&generator_with(root.path(), size_at_most_9), true);
+    assert_eq!(from_files.len(), 1, "{from_files:?}");
+    assert_eq!(from_run.len(), 1, "{from_run:?}");
+    assert_eq!(from_run[0].finding, from_files[0]);
+    assert_eq!(from_run[0].finding.old.as_deref(), Some("10"));
+}

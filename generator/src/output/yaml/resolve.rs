@@ -1,6 +1,8 @@
 //! YAML 1.1 resolution as go-yaml v2 does it (`resolve.go`): what a plain scalar would be read
 //! back as, which decides whether a string must be quoted.
 
+use kube_markers_crdcheck::is_yaml_float;
+
 /// What go-yaml v2 reads a plain scalar as, as far as this writer needs to know.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Resolved {
@@ -97,47 +99,6 @@ fn go_parse_int(s: &str) -> Option<Resolved> {
     } else {
         u64::try_from(magnitude).ok().map(Resolved::Uint)
     }
-}
-
-/// yaml.v2's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`; the
-/// writer's quoting and check-crds' reader (`check::crd::kubectl_yaml`) both resolve by it.
-pub(crate) fn is_yaml_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        i += 1;
-    }
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() {
-            *i += 1;
-        }
-        *i - start
-    };
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    } else {
-        if digits(&mut i) == 0 {
-            return false;
-        }
-        if i < b.len() && b[i] == b'.' {
-            i += 1;
-            digits(&mut i);
-        }
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == b.len()
 }
 
 /// Go's `strconv.ParseFloat(s, 64)` on the texts that reach it: decimal floats (with optional

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 /// What decoding one CRD found.
 #[derive(Debug, Default, PartialEq)]
-pub(crate) struct Decoded {
+pub struct Decoded {
     /// Why the decode failed (the API server's 400), with the field's path.
     pub type_error: Option<String>,
     /// The paths of the fields the type does not have, in document order.
@@ -21,7 +21,7 @@ pub(crate) struct Decoded {
 }
 
 /// Decodes `crd` (a document whose `kind` and `apiVersion` are the v1 CRD's).
-pub(crate) fn decode(crd: &Value) -> Decoded {
+pub fn decode(crd: &Value) -> Decoded {
     let mut unknown_fields = Vec::new();
     let mut record = |path: serde_ignored::Path<'_>| unknown_fields.push(render(&path));
     let ignoring = serde_ignored::Deserializer::new(crd, &mut record);

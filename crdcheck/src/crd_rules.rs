@@ -204,6 +204,159 @@ fn version_problems(version: &Value, at: &str, out: &mut Vec<String>) {
     }
 }
 
+/// `ValidateCustomResourceDefinitionNames`: DNS-1035 labels (`kind` and `listKind` in any
+/// case, `singular` lower case), and a `listKind` other than `kind`.
+pub(super) fn names_problems(names: &Value, problems: &mut Vec<String>) {
+    use kube_markers_core::names::dns1035_label;
+    // The API server defaults `listKind` to the kind + "List" before it validates the names.
+    let default_list_kind = names["kind"]
+        .as_str()
+        .filter(|k| !k.is_empty())
+        .map(|kind| format!("{kind}List"));
+    for key in ["singular", "kind", "listKind"] {
+        let given = names[key].as_str().filter(|n| !n.is_empty());
+        let defaulted = (key == "listKind")
+            .then_some(default_list_kind.as_deref())
+            .flatten();
+        let Some(name) = given.or(defaulted) else {
+            continue;
+        };
+        let checked = if key == "singular" {
+            name.to_string()
+        } else {
+            name.to_lowercase()
+        };
+        if let Err(why) = dns1035_label(&checked) {
+            problems.push(format!("spec.names.{key} `{name}`: {why}"));
+        }
+    }
+    for key in ["shortNames", "categories"] {
+        for (i, name) in names[key].as_array().into_iter().flatten().enumerate() {
+            let name = name.as_str().unwrap_or_default();
+            if let Err(why) = dns1035_label(name) {
+                problems.push(format!("spec.names.{key}[{i}] `{name}`: {why}"));
+            }
+        }
+    }
+    if let Some(kind) = names["kind"].as_str().filter(|k| !k.is_empty())
+        && names["listKind"].as_str() == Some(kind)
+    {
+        problems.push(format!(
+            "spec.names.listKind `{kind}`: kind and listKind may not be the same"
+        ));
+    }
+}
+
+/// `validateCustomResourceConversion`: a `Webhook` strategy needs `webhook.clientConfig` (one
+/// of `url` and `service`) and `webhook.conversionReviewVersions`; `None` (the default)
+/// takes neither.
+pub(super) fn conversion_problems(conversion: &Value, problems: &mut Vec<String>) {
+    if conversion.is_null() {
+        return;
+    }
+    let webhook = &conversion["webhook"];
+    let client = &webhook["clientConfig"];
+    let versions = webhook["conversionReviewVersions"].as_array();
+    match conversion["strategy"].as_str().unwrap_or("None") {
+        "Webhook" => {
+            if client.is_null() {
+                problems.push(
+                    "spec.conversion.webhook.clientConfig: required when strategy is set to \
+                     Webhook"
+                        .into(),
+                );
+            } else if client["url"].is_null() == client["service"].is_null() {
+                problems.push(
+                    "spec.conversion.webhook.clientConfig: exactly one of url or service is \
+                     required"
+                        .into(),
+                );
+            }
+            let versions: Vec<&str> = versions
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            if versions.is_empty() {
+                problems.push("spec.conversion.webhook.conversionReviewVersions: required".into());
+            } else if !versions.iter().any(|v| matches!(*v, "v1" | "v1beta1")) {
+                problems.push(
+                    "spec.conversion.webhook.conversionReviewVersions: must include at least \
+                     one of v1, v1beta1"
+                        .into(),
+                );
+            }
+        }
+        "None" => {
+            if !client.is_null() {
+                problems.push(
+                    "spec.conversion.webhook.clientConfig: should not be set when strategy is \
+                     not set to Webhook"
+                        .into(),
+                );
+            }
+            if versions.is_some_and(|v| !v.is_empty()) {
+                problems.push(
+                    "spec.conversion.webhook.conversionReviewVersions: should not be set when \
+                     strategy is not set to Webhook"
+                        .into(),
+                );
+            }
+        }
+        other => problems.push(format!(
+            "spec.conversion.strategy `{other}`: must be `None` or `Webhook`"
+        )),
+    }
+}
+
+/// `ValidateCustomResourceColumnDefinition`: a name, a type and format kubectl knows, a path
+/// starting with `.` (where it leads is the generator's check, a warning here).
+pub(super) fn printer_column_problems(version: &Value, index: usize, problems: &mut Vec<String>) {
+    const TYPES: [&str; 5] = ["boolean", "date", "integer", "number", "string"];
+    const FORMATS: [&str; 8] = [
+        "byte",
+        "date",
+        "date-time",
+        "double",
+        "float",
+        "int32",
+        "int64",
+        "password",
+    ];
+    for (i, column) in version["additionalPrinterColumns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let at = format!("spec.versions[{index}].additionalPrinterColumns[{i}]");
+        if column["name"].as_str().is_none_or(str::is_empty) {
+            problems.push(format!("{at}.name: required"));
+        }
+        let ty = column["type"].as_str().unwrap_or_default();
+        if !TYPES.contains(&ty) {
+            problems.push(format!(
+                "{at}.type `{ty}`: must be one of {}",
+                TYPES.join(",")
+            ));
+        }
+        if let Some(format) = column["format"].as_str().filter(|f| !f.is_empty())
+            && !FORMATS.contains(&format)
+        {
+            problems.push(format!(
+                "{at}.format `{format}`: must be one of {}",
+                FORMATS.join(",")
+            ));
+        }
+        let path = column["jsonPath"].as_str().unwrap_or_default();
+        if !path.starts_with('.') {
+            problems.push(format!(
+                "{at}.jsonPath `{path}`: must be a simple json path starting with ."
+            ));
+        }
+    }
+}
+
 /// What the API server refuses of an object's labels (at `at`): each key a qualified name,
 /// each value a label value.
 pub(super) fn label_problems(labels: &serde_json::Map<String, Value>, at: &str) -> Vec<String> {

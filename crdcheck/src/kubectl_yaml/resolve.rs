@@ -88,7 +88,7 @@ fn resolve_plain(s: &str, timestamps: bool) -> (Go, &'static str) {
             if let Some(u) = parse_uint(&plain, 0) {
                 return (Go::Uint(u), "int");
             }
-            if crate::output::yaml::resolve::is_yaml_float(&plain)
+            if is_yaml_float(&plain)
                 && let Ok(f) = plain.parse::<f64>()
                 && f.is_finite()
             {
@@ -362,6 +362,47 @@ fn go_float32_g(f: f64) -> String {
         let (whole, fraction) = digits.split_at(point as usize);
         format!("{sign}{whole}.{fraction}")
     }
+}
+
+/// yaml.v2's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`; the
+/// generator's YAML writer quotes by it, and this crate's reader resolves by it.
+pub fn is_yaml_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if i < b.len() && b[i] == b'.' {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
 }
 
 #[cfg(test)]

@@ -9,35 +9,51 @@
 
 /// The formats kube-apiserver 1.37 recognizes on a string (or untyped) node, written without
 /// `-` as it compares them (apiextensions-apiserver's `supportedVersionedFormats`, with 1.34's
-/// Kubernetes names).
-const STRING_FORMATS: [&str; 26] = [
-    "bsonobjectid",
-    "uri",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "cidr",
-    "mac",
-    "uuid",
-    "uuid3",
-    "uuid4",
-    "uuid5",
-    "isbn",
-    "isbn10",
-    "isbn13",
-    "creditcard",
-    "ssn",
-    "hexcolor",
-    "rgbcolor",
-    "byte",
-    "password",
-    "date",
-    "duration",
-    "datetime",
-    "k8sshortname",
-    "k8slongname",
+/// Kubernetes names), each with whether it checks a value against it (kube-openapi's format
+/// registry, which [`refused`] restates): `password` and the two Kubernetes names constrain
+/// nothing.
+const STRING_FORMATS: [(&str, bool); 26] = [
+    ("bsonobjectid", true),
+    ("uri", true),
+    ("email", true),
+    ("hostname", true),
+    ("ipv4", true),
+    ("ipv6", true),
+    ("cidr", true),
+    ("mac", true),
+    ("uuid", true),
+    ("uuid3", true),
+    ("uuid4", true),
+    ("uuid5", true),
+    ("isbn", true),
+    ("isbn10", true),
+    ("isbn13", true),
+    ("creditcard", true),
+    ("ssn", true),
+    ("hexcolor", true),
+    ("rgbcolor", true),
+    ("byte", true),
+    ("password", false),
+    ("date", true),
+    ("duration", true),
+    ("datetime", true),
+    ("k8sshortname", false),
+    ("k8slongname", false),
 ];
+
+/// The string formats whose values the API server checks, written without `-`.
+pub(super) fn checked() -> impl Iterator<Item = &'static str> {
+    STRING_FORMATS
+        .iter()
+        .filter(|(_, checked)| *checked)
+        .map(|(name, _)| *name)
+}
+
+/// Whether the API server checks a string's value against `format` (any spelling with `-`).
+pub(super) fn is_checked(format: &str) -> bool {
+    let name = format.replace('-', "");
+    checked().any(|f| f == name)
+}
 
 /// Whether the API server recognizes `format` on a node of type `ty` (`GetUnrecognizedFormats`):
 /// of any other it warns `unrecognized format "..."` on every create and update of the CRD,
@@ -45,7 +61,10 @@ const STRING_FORMATS: [&str; 26] = [
 /// `double`; no other type has one.
 pub(super) fn recognized(format: &str, ty: Option<&str>) -> bool {
     match ty.unwrap_or_default() {
-        "" | "string" => STRING_FORMATS.contains(&format.replace('-', "").as_str()),
+        "" | "string" => {
+            let name = format.replace('-', "");
+            STRING_FORMATS.iter().any(|(f, _)| *f == name)
+        }
         "integer" => matches!(format, "int32" | "int64"),
         "number" => matches!(format, "float" | "double"),
         _ => false,
@@ -591,6 +610,19 @@ mod tests {
         ] {
             assert!(refused(format, ""), "{format}");
         }
+    }
+
+    /// One list: each format the API server checks has a rule here, and each it only
+    /// recognizes has none (it takes any value).
+    #[test]
+    fn the_checked_formats_are_the_ones_with_a_rule() {
+        for (format, checked) in STRING_FORMATS {
+            assert_eq!(refused(format, "\u{1}?"), checked, "{format}");
+            assert_eq!(is_checked(format), checked, "{format}");
+            assert!(recognized(format, Some("string")), "{format}");
+        }
+        assert!(is_checked("date-time") && recognized("date-time", None));
+        assert!(!is_checked("int32") && !recognized("int32", Some("string")));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 mod random_crds;
 
-use kube_markers_codegen::check::crd::files::check_crd;
+use kube_markers_crdcheck::files::check_crd;
 use std::path::Path;
 
 #[test]

@@ -6,8 +6,8 @@
 //! verdict and its warnings): `check-crds`, whose checks the generator runs on every CRD it
 //! writes, must refuse exactly what it refused and send each warning it sent, in its words.
 
-use kube_markers_codegen::check::crd::Fixes;
-use kube_markers_codegen::check::crd::files::{read_documents, verdict};
+use kube_markers_crdcheck::Fixes;
+use kube_markers_crdcheck::files::{read_documents, verdict};
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -11,6 +11,9 @@
 //! `true`), which is reported as a warning.
 
 use super::cel_rules::{self, Fixes};
+use super::crd_rules;
+use super::kubectl_yaml::{self, Lines};
+use super::located::{self, Located, Severity};
 use kube_markers_cel::{ExpressionCost, PER_SCHEMA_LIMIT};
 use kube_markers_registry::crd::SchemaProblem;
 use serde::Serialize;
@@ -30,6 +33,12 @@ pub struct CrdReport {
     pub warnings: Vec<String>,
     /// Each version's CEL cost report.
     pub versions: Vec<VersionCosts>,
+    /// `problems`, each with the version it is in.
+    #[serde(skip)]
+    pub refused: Vec<Finding>,
+    /// `warnings`, each with the version it is in.
+    #[serde(skip)]
+    pub accepted: Vec<Finding>,
 }
 
 /// The CEL expressions of one version and what they cost.
@@ -55,12 +64,79 @@ pub struct FileReport {
     /// named and holds none (`check-crds` then exits 2, as `--previous` does, not 1).
     #[serde(skip)]
     pub unreadable: bool,
+    /// Every error, warning and CRD finding above, with its line.
+    #[serde(skip)]
+    located: Vec<Located>,
 }
 
 impl FileReport {
+    fn new(file: String) -> FileReport {
+        FileReport {
+            file,
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            crds: Vec::new(),
+            unreadable: false,
+            located: Vec::new(),
+        }
+    }
+
     /// Whether the API server would take every CRD of the file.
     pub fn accepted(&self) -> bool {
         self.errors.is_empty() && self.crds.iter().all(|c| c.problems.is_empty())
+    }
+
+    /// Every finding in the file, in the order of [`FileReport::errors`],
+    /// [`FileReport::warnings`], then each CRD's problems and warnings, each with the file and
+    /// the line it is about.
+    pub fn findings(&self) -> &[Located] {
+        &self.located
+    }
+
+    fn error(&mut self, line: Option<usize>, message: String) {
+        self.located.push(Located::new(
+            &self.file,
+            line,
+            None,
+            Severity::Error,
+            &message,
+        ));
+        self.errors.push(message);
+    }
+
+    fn warn(&mut self, line: Option<usize>, message: String) {
+        self.located.push(Located::new(
+            &self.file,
+            line,
+            None,
+            Severity::Warning,
+            &message,
+        ));
+        self.warnings.push(message);
+    }
+
+    /// A CRD's report, its findings placed by `lines` (the CRD at `pointer` in its document).
+    fn add_crd(&mut self, crd: &Value, report: CrdReport, lines: &Lines, pointer: &str) {
+        for (findings, severity) in [
+            (&report.refused, Severity::Error),
+            (&report.accepted, Severity::Warning),
+        ] {
+            for finding in findings {
+                let at = format!("{pointer}{}", located::pointer_of(crd, finding));
+                let message = match severity {
+                    Severity::Error => finding.refusal(),
+                    Severity::Warning => finding.warning(),
+                };
+                self.located.push(Located::new(
+                    &self.file,
+                    Some(lines.of(&at)),
+                    Some(&report.name),
+                    severity,
+                    &message,
+                ));
+            }
+        }
+        self.crds.push(report);
     }
 }
 
@@ -120,8 +196,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// A file's text as kubectl reads it (UTF-16 with a byte order mark decoded, a byte that is
-/// not UTF-8 read as U+FFFD), at most [`MAX_FILE_BYTES`], and what was replaced.
-pub(crate) fn read_text(path: &Path) -> Result<(String, Vec<String>), String> {
+/// not UTF-8 read as U+FFFD), at most 64 MiB, and what was replaced.
+pub fn read_text(path: &Path) -> Result<(String, Vec<String>), String> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
@@ -134,15 +210,19 @@ pub(crate) fn read_text(path: &Path) -> Result<(String, Vec<String>), String> {
     Ok(super::kubectl_yaml::decode_bytes(&bytes))
 }
 
-/// The objects of one document: the document itself, or the `items` of a `List` or a
-/// `CustomResourceDefinitionList` (`kubectl get -o yaml`): kubectl takes any kind ending in
-/// `List` so.
-pub(crate) fn objects(doc: &Value) -> Vec<&Value> {
+/// The objects of one document, each with its JSON pointer in it: the document itself, or the
+/// `items` of a `List` or a `CustomResourceDefinitionList` (`kubectl get -o yaml`): kubectl
+/// takes any kind ending in `List` so.
+pub(crate) fn objects_at(doc: &Value) -> Vec<(String, &Value)> {
     match doc["kind"].as_str() {
-        Some(kind) if kind.ends_with("List") && doc["items"].is_array() => {
-            doc["items"].as_array().into_iter().flatten().collect()
-        }
-        _ => vec![doc],
+        Some(kind) if kind.ends_with("List") && doc["items"].is_array() => doc["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, item)| (format!("/items/{i}"), item))
+            .collect(),
+        _ => vec![(String::new(), doc)],
     }
 }
 
@@ -167,64 +247,90 @@ pub fn check_file_with(path: &Path, required: bool, cost_bounds: bool) -> FileRe
 
 fn check_file_here(path: &Path, required: bool, cost_bounds: bool) -> FileReport {
     let file = path.display().to_string();
-    let mut report = FileReport {
-        file: file.clone(),
-        errors: Vec::new(),
-        warnings: Vec::new(),
-        crds: Vec::new(),
-        unreadable: false,
-    };
-    let text = match read_text(path) {
+    match read_text(path) {
         Ok((text, warnings)) => {
-            report.warnings = warnings;
-            text
+            check_text_here(file, &text, warnings, required, cost_bounds, Fixes::Yaml)
         }
         Err(e) => {
-            report.errors.push(format!("cannot read it: {e}"));
+            let mut report = FileReport::new(file);
+            report.error(None, format!("cannot read it: {e}"));
             report.unreadable = true;
-            return report;
+            report
         }
-    };
-    let docs: Vec<Value> = match read_documents_here(&text) {
+    }
+}
+
+/// The line a reader's message names (`line 3: ...`).
+fn line_in(message: &str) -> Option<usize> {
+    message
+        .strip_prefix("line ")?
+        .split(':')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The checks of one file's text (`file`: its name in the report), after the `warnings` of
+/// reading its bytes.
+pub(crate) fn check_text_here(
+    file: String,
+    text: &str,
+    warnings: Vec<String>,
+    required: bool,
+    cost_bounds: bool,
+    fixes: Fixes,
+) -> FileReport {
+    let mut report = FileReport::new(file);
+    for warning in warnings {
+        report.warn(line_in(&warning), warning);
+    }
+    let docs = match kubectl_yaml::read_stream_located(text) {
         Ok((docs, warnings)) => {
-            report.warnings.extend(warnings);
+            for warning in warnings {
+                report.warn(line_in(&warning), warning);
+            }
             docs
         }
         Err(e) => {
-            report.errors.push(format!("not YAML: {e}"));
+            report.error(line_in(&e), format!("not YAML: {e}"));
             report.unreadable = true;
             return report;
         }
     };
     let mut saw_crd = false;
-    for (i, doc) in docs.iter().enumerate() {
+    for (i, (doc, lines)) in docs.iter().enumerate() {
         if doc.is_null() {
             continue;
         }
-        for item in objects(doc) {
+        for (pointer, item) in objects_at(doc) {
             if item["kind"] != "CustomResourceDefinition" {
                 continue;
             }
             if item["apiVersion"] == "apiextensions.k8s.io/v1" {
                 saw_crd = true;
-                report.crds.push(check_crd_here(item, i + 1, cost_bounds));
+                let crd = check_crd_here(item, i + 1, cost_bounds, fixes);
+                report.add_crd(item, crd, lines, &pointer);
             } else if item["apiVersion"] == "apiextensions.k8s.io/v1beta1" {
                 saw_crd = true;
                 let name = item["metadata"]["name"].as_str().unwrap_or("a CRD");
-                report.errors.push(format!(
-                    "document {}: {name} is an apiextensions.k8s.io/v1beta1 \
-                     CustomResourceDefinition: the API server has not served v1beta1 since \
-                     Kubernetes 1.22 (kubectl: no matches for kind), write it as \
-                     apiextensions.k8s.io/v1",
-                    i + 1
-                ));
+                report.error(
+                    Some(lines.of(&format!("{pointer}/apiVersion"))),
+                    format!(
+                        "document {}: {name} is an apiextensions.k8s.io/v1beta1 \
+                         CustomResourceDefinition: the API server has not served v1beta1 since \
+                         Kubernetes 1.22 (kubectl: no matches for kind), write it as \
+                         apiextensions.k8s.io/v1",
+                        i + 1
+                    ),
+                );
             }
         }
     }
     if !saw_crd && required {
-        report
-            .errors
-            .push("no apiextensions.k8s.io/v1 CustomResourceDefinition in it".into());
+        report.error(
+            Some(1),
+            "no apiextensions.k8s.io/v1 CustomResourceDefinition in it".into(),
+        );
         report.unreadable = true;
     }
     report
@@ -237,19 +343,21 @@ pub fn check_crd(crd: &Value, document: usize) -> CrdReport {
 
 /// [`check_crd`]; `cost_bounds` as for [`check_file_with`].
 pub fn check_crd_with(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport {
-    kube_markers_cel::on_large_stack(|| check_crd_here(crd, document, cost_bounds))
+    kube_markers_cel::on_large_stack(|| check_crd_here(crd, document, cost_bounds, Fixes::Yaml))
 }
 
-fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool) -> CrdReport {
+fn check_crd_here(crd: &Value, document: usize, cost_bounds: bool, fixes: Fixes) -> CrdReport {
     let name = crd["metadata"]["name"]
         .as_str()
         .map_or_else(|| format!("document {document}"), str::to_string);
-    let verdict = verdict_here(crd, Fixes::Yaml, cost_bounds);
+    let verdict = verdict_here(crd, fixes, cost_bounds);
     CrdReport {
         name,
         problems: verdict.refused.iter().map(Finding::refusal).collect(),
         warnings: verdict.accepted.iter().map(Finding::warning).collect(),
         versions: verdict.versions,
+        refused: verdict.refused,
+        accepted: verdict.accepted,
     }
 }
 
@@ -268,7 +376,9 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn crd(message: String) -> Self {
+    /// A finding about the CRD as a whole (its own fields, or the file it is in), which
+    /// `message` names.
+    pub fn crd(message: String) -> Self {
         Finding {
             version: None,
             problem: SchemaProblem::version(message),
@@ -333,12 +443,10 @@ fn verdict_here(crd: &Value, fixes: Fixes, cost_bounds: bool) -> Verdict {
     let spec = &crd["spec"];
     let group = spec["group"].as_str().unwrap_or_default();
     let plural = spec["names"]["plural"].as_str().unwrap_or_default();
-    if let Err(why) = kube_markers_core::names::dns1123_subdomain(group) {
+    if let Err(why) = kube_markers_core::names::crd_group(group) {
         problems.push(format!("spec.group `{group}`: {why}"));
-    } else if !group.contains('.') {
-        problems.push(format!("spec.group `{group}`: it has no dot"));
     }
-    if let Err(why) = kube_markers_core::names::dns1035_label(plural) {
+    if let Err(why) = kube_markers_core::names::crd_plural(plural) {
         problems.push(format!("spec.names.plural `{plural}`: {why}"));
     }
     if crd["metadata"]["name"].as_str() != Some(&format!("{plural}.{group}")) {
@@ -349,9 +457,9 @@ fn verdict_here(crd: &Value, fixes: Fixes, cost_bounds: bool) -> Verdict {
     if spec["names"]["kind"].as_str().is_none_or(str::is_empty) {
         problems.push("spec.names.kind: required".into());
     }
-    names_problems(&spec["names"], &mut problems);
-    conversion_problems(&spec["conversion"], &mut problems);
-    problems.extend(super::crd_rules::problems(crd));
+    crd_rules::names_problems(&spec["names"], &mut problems);
+    crd_rules::conversion_problems(&spec["conversion"], &mut problems);
+    problems.extend(crd_rules::problems(crd));
     if !matches!(spec["scope"].as_str(), Some("Namespaced" | "Cluster")) {
         problems.push("spec.scope: must be `Namespaced` or `Cluster`".into());
     }
@@ -381,7 +489,7 @@ fn verdict_here(crd: &Value, fixes: Fixes, cost_bounds: bool) -> Verdict {
             problems.push(format!("spec.versions[{i}].name `{vname}`: {why}"));
         }
         seen.push(vname.clone());
-        printer_column_problems(version, i, &mut problems);
+        crd_rules::printer_column_problems(version, i, &mut problems);
         refused.extend(problems.drain(..).map(Finding::crd));
         if version["schema"]["openAPIV3Schema"].is_null() {
             refused.push(Finding::crd(format!(
@@ -432,159 +540,6 @@ fn verdict_here(crd: &Value, fixes: Fixes, cost_bounds: bool) -> Verdict {
     }
 }
 
-/// `ValidateCustomResourceDefinitionNames`: DNS-1035 labels (`kind` and `listKind` in any
-/// case, `singular` lower case), and a `listKind` other than `kind`.
-fn names_problems(names: &Value, problems: &mut Vec<String>) {
-    use kube_markers_core::names::dns1035_label;
-    // The API server defaults `listKind` to the kind + "List" before it validates the names.
-    let default_list_kind = names["kind"]
-        .as_str()
-        .filter(|k| !k.is_empty())
-        .map(|kind| format!("{kind}List"));
-    for key in ["singular", "kind", "listKind"] {
-        let given = names[key].as_str().filter(|n| !n.is_empty());
-        let defaulted = (key == "listKind")
-            .then_some(default_list_kind.as_deref())
-            .flatten();
-        let Some(name) = given.or(defaulted) else {
-            continue;
-        };
-        let checked = if key == "singular" {
-            name.to_string()
-        } else {
-            name.to_lowercase()
-        };
-        if let Err(why) = dns1035_label(&checked) {
-            problems.push(format!("spec.names.{key} `{name}`: {why}"));
-        }
-    }
-    for key in ["shortNames", "categories"] {
-        for (i, name) in names[key].as_array().into_iter().flatten().enumerate() {
-            let name = name.as_str().unwrap_or_default();
-            if let Err(why) = dns1035_label(name) {
-                problems.push(format!("spec.names.{key}[{i}] `{name}`: {why}"));
-            }
-        }
-    }
-    if let Some(kind) = names["kind"].as_str().filter(|k| !k.is_empty())
-        && names["listKind"].as_str() == Some(kind)
-    {
-        problems.push(format!(
-            "spec.names.listKind `{kind}`: kind and listKind may not be the same"
-        ));
-    }
-}
-
-/// `validateCustomResourceConversion`: a `Webhook` strategy needs `webhook.clientConfig` (one
-/// of `url` and `service`) and `webhook.conversionReviewVersions`; `None` (the default)
-/// takes neither.
-fn conversion_problems(conversion: &Value, problems: &mut Vec<String>) {
-    if conversion.is_null() {
-        return;
-    }
-    let webhook = &conversion["webhook"];
-    let client = &webhook["clientConfig"];
-    let versions = webhook["conversionReviewVersions"].as_array();
-    match conversion["strategy"].as_str().unwrap_or("None") {
-        "Webhook" => {
-            if client.is_null() {
-                problems.push(
-                    "spec.conversion.webhook.clientConfig: required when strategy is set to \
-                     Webhook"
-                        .into(),
-                );
-            } else if client["url"].is_null() == client["service"].is_null() {
-                problems.push(
-                    "spec.conversion.webhook.clientConfig: exactly one of url or service is \
-                     required"
-                        .into(),
-                );
-            }
-            let versions: Vec<&str> = versions
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            if versions.is_empty() {
-                problems.push("spec.conversion.webhook.conversionReviewVersions: required".into());
-            } else if !versions.iter().any(|v| matches!(*v, "v1" | "v1beta1")) {
-                problems.push(
-                    "spec.conversion.webhook.conversionReviewVersions: must include at least \
-                     one of v1, v1beta1"
-                        .into(),
-                );
-            }
-        }
-        "None" => {
-            if !client.is_null() {
-                problems.push(
-                    "spec.conversion.webhook.clientConfig: should not be set when strategy is \
-                     not set to Webhook"
-                        .into(),
-                );
-            }
-            if versions.is_some_and(|v| !v.is_empty()) {
-                problems.push(
-                    "spec.conversion.webhook.conversionReviewVersions: should not be set when \
-                     strategy is not set to Webhook"
-                        .into(),
-                );
-            }
-        }
-        other => problems.push(format!(
-            "spec.conversion.strategy `{other}`: must be `None` or `Webhook`"
-        )),
-    }
-}
-
-/// `ValidateCustomResourceColumnDefinition`: a name, a type and format kubectl knows, a path
-/// starting with `.` (where it leads is the generator's check, a warning here).
-fn printer_column_problems(version: &Value, index: usize, problems: &mut Vec<String>) {
-    const TYPES: [&str; 5] = ["boolean", "date", "integer", "number", "string"];
-    const FORMATS: [&str; 8] = [
-        "byte",
-        "date",
-        "date-time",
-        "double",
-        "float",
-        "int32",
-        "int64",
-        "password",
-    ];
-    for (i, column) in version["additionalPrinterColumns"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        let at = format!("spec.versions[{index}].additionalPrinterColumns[{i}]");
-        if column["name"].as_str().is_none_or(str::is_empty) {
-            problems.push(format!("{at}.name: required"));
-        }
-        let ty = column["type"].as_str().unwrap_or_default();
-        if !TYPES.contains(&ty) {
-            problems.push(format!(
-                "{at}.type `{ty}`: must be one of {}",
-                TYPES.join(",")
-            ));
-        }
-        if let Some(format) = column["format"].as_str().filter(|f| !f.is_empty())
-            && !FORMATS.contains(&format)
-        {
-            problems.push(format!(
-                "{at}.format `{format}`: must be one of {}",
-                FORMATS.join(",")
-            ));
-        }
-        let path = column["jsonPath"].as_str().unwrap_or_default();
-        if !path.starts_with('.') {
-            problems.push(format!(
-                "{at}.jsonPath `{path}`: must be a simple json path starting with ."
-            ));
-        }
-    }
-}
-
 /// What the version checks read of a version, as text: all of it but its name and serving
 /// flags, which they do not read.
 fn checked_parts(version: &Value) -> String {
@@ -615,14 +570,14 @@ pub fn read_documents(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
 /// [`read_documents`] of a file's bytes, decoded as kubectl decodes them (UTF-16 with a byte
 /// order mark, U+FFFD for each byte that is not UTF-8); the warnings say what was replaced.
 pub fn read_bytes(bytes: &[u8]) -> Result<(Vec<Value>, Vec<String>), String> {
-    let (text, mut warnings) = super::kubectl_yaml::decode_bytes(bytes);
+    let (text, mut warnings) = kubectl_yaml::decode_bytes(bytes);
     let (docs, more) = read_documents(&text)?;
     warnings.extend(more);
     Ok((docs, warnings))
 }
 
 fn read_documents_here(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
-    super::kubectl_yaml::read_stream(text)
+    kubectl_yaml::read_stream(text)
 }
 
 /// An expression's path as the other checks name nodes:

@@ -19,10 +19,14 @@
 //! Written from the behaviour of those libraries; none of their code is copied.
 
 mod bytes;
+mod lines;
 mod resolve;
 
 pub(crate) use bytes::decode_bytes;
 use bytes::utf8_lossy_per_byte;
+pub(crate) use lines::Lines;
+use lines::locate;
+pub use resolve::is_yaml_float;
 
 use resolve::{key_text, scalar};
 use serde_json::Value;
@@ -36,15 +40,20 @@ const MAX_DEPTH: usize = 256;
 /// The documents of a text (after [`decode_bytes`]) as JSON values, as kubectl sends them,
 /// and warnings: keys given twice (kubectl keeps the last), keys kubectl renames.
 pub(crate) fn read_stream(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
-    let mut reader = Reader::default();
-    let head = &text.as_bytes()[..text.len().min(4096)];
-    let head = String::from_utf8_lossy(head);
-    if head.trim_start().starts_with('{') {
-        reader.json_stream(text)?;
-    } else {
-        reader.yaml_stream(text, 0)?;
-    }
+    let reader = Reader::read(text, false)?;
     Ok((reader.docs, reader.warnings))
+}
+
+/// Documents, each with where its nodes are, and the reader's warnings.
+pub(crate) type Located = (Vec<(Value, Lines)>, Vec<String>);
+
+/// [`read_stream`], with where each document's nodes are ([`Lines`]).
+pub(crate) fn read_stream_located(text: &str) -> Result<Located, String> {
+    let reader = Reader::read(text, true)?;
+    Ok((
+        reader.docs.into_iter().zip(reader.lines).collect(),
+        reader.warnings,
+    ))
 }
 
 #[derive(Default)]
@@ -52,9 +61,27 @@ struct Reader {
     docs: Vec<Value>,
     warnings: Vec<String>,
     nodes: usize,
+    /// Whether to note where each node is, in `lines` (one per document).
+    locate: bool,
+    lines: Vec<Lines>,
 }
 
 impl Reader {
+    fn read(text: &str, locate: bool) -> Result<Reader, String> {
+        let mut reader = Reader {
+            locate,
+            ..Reader::default()
+        };
+        let head = &text.as_bytes()[..text.len().min(4096)];
+        let head = String::from_utf8_lossy(head);
+        if head.trim_start().starts_with('{') {
+            reader.json_stream(text)?;
+        } else {
+            reader.yaml_stream(text, 0)?;
+        }
+        Ok(reader)
+    }
+
     /// Go's `json.Decoder` over the stream: values one after another; after a value that is
     /// not JSON, when at most one was, the rest is YAML (from the line after the last value).
     fn json_stream(&mut self, text: &str) -> Result<(), String> {
@@ -65,6 +92,18 @@ impl Reader {
             match values.next() {
                 None => return Ok(()),
                 Some(Ok(value)) => {
+                    if self.locate {
+                        // The value starts at the first character after the last one.
+                        let before = &text[..consumed];
+                        let gap = &text[consumed..];
+                        let lead = gap.len() - gap.trim_start().len();
+                        let start =
+                            before.matches('\n').count() + gap[..lead].matches('\n').count() + 1;
+                        self.lines.push(Lines {
+                            start,
+                            at: HashMap::new(),
+                        });
+                    }
                     self.docs.push(as_go_json(value));
                     consumed = values.byte_offset();
                     count += 1;
@@ -165,6 +204,12 @@ impl Reader {
         };
         let Some(root) = root else {
             self.docs.push(Value::Null);
+            if self.locate {
+                self.lines.push(Lines {
+                    start: line + 1,
+                    at: HashMap::new(),
+                });
+            }
             return Ok(());
         };
         let mut decoder = Decoder {
@@ -177,6 +222,14 @@ impl Reader {
         let go = decoder.decode(&root)?;
         let value = to_json(go, &mut self.warnings)?;
         self.docs.push(value);
+        if self.locate {
+            let mut lines = Lines {
+                start: line + 1,
+                at: HashMap::new(),
+            };
+            locate(&root, "", 0, &mut lines.at);
+            self.lines.push(lines);
+        }
         Ok(())
     }
 

@@ -5,7 +5,7 @@
 //! prometheus-operator's, Knative Serving's and Argo CD's are fetched by
 //! `scripts/crd-corpus.sh` into `.assets/crd-corpus` and checked when present.
 
-use kube_markers_codegen::check::crd::files::{FileReport, check_file_in, collect};
+use kube_markers_crdcheck::files::{FileReport, check_file_in, collect};
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {

@@ -3,7 +3,7 @@
 //! --dry-run=server --validate=false`). `check-crds` must decide each file as they did, but for
 //! the residue below, each with its reason: a fix shows up as a residue that no longer differs.
 
-use kube_markers_codegen::check::crd::files::check_file_in;
+use kube_markers_crdcheck::files::check_file_in;
 use std::path::Path;
 
 /// The files `check-crds` decides otherwise than kubectl and the API server, and why.

@@ -300,7 +300,7 @@ fn check_crds_accepts_what_the_api_server_accepts() {
                 "n": {"type": "integer", "minimum": 300, "maximum": 255},
                 "s": {"type": "string", "default": null},
             }}}}}}]}});
-    let report = crate::check::crd::files::check_crd(&crd, 1);
+    let report = crate::files::check_crd(&crd, 1);
     assert_eq!(report.problems, Vec::<String>::new());
     let warnings = report.warnings.join("\n");
     for expected in [
@@ -330,7 +330,7 @@ fn check_crds_refuses_names_columns_and_conversions_the_api_server_refuses() {
         if !conversion.is_null() {
             crd["spec"]["conversion"] = conversion;
         }
-        crate::check::crd::files::check_crd(&crd, 1).problems
+        crate::files::check_crd(&crd, 1).problems
     };
     let fine = crd(
         json!({"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList",
@@ -390,7 +390,7 @@ fn schemas_as_the_api_server_judged_them() {
                 "type": "object", "properties": spec_properties}}}}}]}})
     };
     for pattern in ["(", "[a", "a**", "(?=a)", "a{1001}"] {
-        let report = crate::check::crd::files::check_crd(
+        let report = crate::files::check_crd(
             &crd(json!({"s": {"type": "string", "pattern": pattern}})),
             1,
         );
@@ -412,7 +412,7 @@ fn schemas_as_the_api_server_judged_them() {
             "additionalProperties": {"type": "integer", "minimum": 5, "default": 1}},
         "ok": {"type": "string", "pattern": "^[a-z]+(-[a-z]+)*$"},
     }));
-    let report = crate::check::crd::files::check_crd(&accepted, 1);
+    let report = crate::files::check_crd(&accepted, 1);
     assert_eq!(report.problems, Vec::<String>::new());
     let warnings = report.warnings.join("\n");
     assert_eq!(report.warnings.len(), 3, "{warnings}");
@@ -436,10 +436,5 @@ fn schemas_as_the_api_server_judged_them() {
         json!({"closed": {"type": "object", "properties": {"a": {"type": "string"}},
         "additionalProperties": false}}),
     );
-    assert_eq!(
-        crate::check::crd::files::check_crd(&closed, 1)
-            .problems
-            .len(),
-        1
-    );
+    assert_eq!(crate::files::check_crd(&closed, 1).problems.len(), 1);
 }

@@ -155,34 +155,8 @@ fn embedded_resources(value: &Value, node: &Map<String, Value>, path: &str, out:
     }
 }
 
-/// The formats the API server checks (kube-openapi's registry; names compared without `-`),
-/// under the names the JSON Schema validator knows our checks by.
-const FORMATS: &[&str] = &[
-    "bsonobjectid",
-    "uri",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "cidr",
-    "mac",
-    "uuid",
-    "uuid3",
-    "uuid4",
-    "uuid5",
-    "isbn",
-    "isbn10",
-    "isbn13",
-    "creditcard",
-    "ssn",
-    "hexcolor",
-    "rgbcolor",
-    "byte",
-    "date",
-    "duration",
-    "datetime",
-];
-
+/// A format the API server checks ([`super::formats::checked`]), under the name the JSON
+/// Schema validator knows our check by.
 fn format_name(format: &str) -> String {
     format!("kube-markers:{}", format.replace('-', ""))
 }
@@ -235,7 +209,7 @@ fn to_json_schema(node: &mut Value) {
     let Value::Object(map) = node else { return };
     super::numbers::take_bounds(map);
     match map.get("format").and_then(Value::as_str) {
-        Some(f) if FORMATS.contains(&f.replace('-', "").as_str()) => {
+        Some(f) if super::formats::is_checked(f) => {
             let ours = format_name(f);
             map.insert("format".into(), json!(ours));
         }
@@ -316,7 +290,7 @@ fn build_validator(node: &Map<String, Value>) -> Option<jsonschema::Validator> {
         .with_keyword(super::numbers::KEYWORD, |_, kept, _| {
             Ok(Box::new(super::numbers::GoNumber::new(kept)))
         });
-    for name in FORMATS {
+    for name in super::formats::checked() {
         options = options.with_format(format_name(name), |value: &str| {
             !super::formats::refused(name, value)
         });
