@@ -197,7 +197,7 @@ pub enum Error {
 }
 
 /// The API of the {{kind}} `obj`.
-fn api(client: &Client, obj: &{{kind}}) -> Api<{{kind}}> {
+fn {{snake}}_api(client: &Client, obj: &{{kind}}) -> Api<{{kind}}> {
     {{api_of_obj}}
 }
 
@@ -205,7 +205,7 @@ fn api(client: &Client, obj: &{{kind}}) -> Api<{{kind}}> {
 #[rbac(groups = "{{full_group}}", resources = "{{plural}}", verbs = "list;watch;patch")]
 #[rbac(groups = "{{full_group}}", resources = "{{plural}}/status", verbs = "patch")]
 pub async fn reconcile(obj: Arc<{{kind}}>, ctx: Arc<Context>) -> Result<Action, Error> {
-    let api = api(&ctx.client, &obj);
+    let api = {{snake}}_api(&ctx.client, &obj);
     finalizer(&api, FINALIZER, obj, |event| async {
         match event {
             Event::Apply(obj) => apply(&obj, &ctx).await,
@@ -251,7 +251,7 @@ async fn set_ready(obj: &{{kind}}, ctx: &Context, ready: Condition) -> Result<()
         },
     });
     let params = PatchParams::apply(FIELD_MANAGER).force();
-    api(&ctx.client, obj)
+    {{snake}}_api(&ctx.client, obj)
         .patch_status(&obj.name_any(), &params, &Patch::Apply(status))
         .await?;
     if before.as_deref() != Some(ready.status.as_str()) {
