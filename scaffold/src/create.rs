@@ -278,6 +278,10 @@ fn plan_api(plan: &mut Plan, p: &Project, k: &Kind, s: ApiSwitches) -> Result<()
         "let api: Api<KIND> = Api::all(admin.clone());"
     }
     .replace("KIND", &k.kind);
+    let (obj_param, scope) = match s.namespaced {
+        true => ("obj", "its namespace's"),
+        false => ("_obj", "cluster-scoped: one for all"),
+    };
     let ident = p.ident();
     let group_ident = k.group_ident();
     let hub_version = hub.clone().unwrap_or_default();
@@ -294,6 +298,8 @@ fn plan_api(plan: &mut Plan, p: &Project, k: &Kind, s: ApiSwitches) -> Result<()
         ("hub", &hub_version),
         ("namespaced", namespaced),
         ("api_of_obj", api_of_obj),
+        ("obj_param", obj_param),
+        ("scope", scope),
         ("test_api", &test_api),
         ("sample", &sample),
     ];

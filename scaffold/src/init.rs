@@ -50,11 +50,6 @@ const FLAGS: &[Flag] = &[
         value: true,
         help: "Depend on kube-markers from this git repository",
     },
-    Flag {
-        name: "skip-generate",
-        value: false,
-        help: "Write the files only; run `cargo run -p codegen` yourself to write rbac-out/",
-    },
 ];
 
 /// Where the project's kube-markers crates come from.
@@ -121,7 +116,8 @@ pub fn run(args: &[String], dir: &Path) -> Result<(), Error> {
                 "kube-markers init --domain DOMAIN [--name NAME] [OPTIONS]",
                 "Write a new operator's Cargo workspace in the current directory: the operator \
                  crate (probes, preflight, controllers), the generator with the deploy bundle's \
-                 identity, a Dockerfile, CI, and rbac-out/ generated.",
+                 identity, a Dockerfile and CI. `create api` then adds a kind and writes \
+                 rbac-out/.",
                 FLAGS
             )
         );
@@ -133,12 +129,11 @@ pub fn run(args: &[String], dir: &Path) -> Result<(), Error> {
     for line in plan.write()? {
         eprintln!("{line}");
     }
-    if !parsed.switch("skip-generate", false) {
-        crate::regenerate(dir)?;
-    }
+    // The generator refuses a build that links no attribute (a `link!` naming the wrong crate
+    // looks the same), and a new project has none: its first `create api` writes rbac-out/.
     eprintln!(
         "\nNext: kube-markers create api --group GROUP --version v1alpha1 --kind KIND\n\
-         then: cargo test    (docs/start.md)"
+         (it writes rbac-out/ with the generator), then: cargo test    (docs/start.md)"
     );
     Ok(())
 }

@@ -253,3 +253,24 @@ fn create_webhook_writes_both_handlers_and_refuses_twice() {
     );
     assert_rustfmt_clean(root);
 }
+
+#[test]
+fn every_command_has_help_and_names_the_way_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // --help works anywhere, before any check of the project.
+    assert_eq!(run(&args(&["api", "--help"]), dir.path()), Ok(()));
+    assert_eq!(run(&args(&["webhook", "-h"]), dir.path()), Ok(()));
+    assert_eq!(run(&args(&["--help"]), dir.path()), Ok(()));
+    assert_eq!(crate::init::run(&args(&["--help"]), dir.path()), Ok(()));
+    let e = run(&[], dir.path()).unwrap_err();
+    assert_eq!(e.code, 2);
+    let e = run(&args(&["apis"]), dir.path()).unwrap_err();
+    assert!(
+        e.message
+            .contains("there is `create api` and `create webhook`"),
+        "{e}"
+    );
+    let e = crate::init::run(&args(&["--name", "op"]), dir.path()).unwrap_err();
+    assert!(e.message.contains("needs --domain"), "{e}");
+}

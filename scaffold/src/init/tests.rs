@@ -106,7 +106,6 @@ fn an_existing_file_is_refused_and_nothing_is_written() {
             "example.com".into(),
             "--name".into(),
             "op".into(),
-            "--skip-generate".into(),
         ],
         dir.path(),
     )

@@ -196,8 +196,8 @@ pub enum Error {
     Finalizer(#[source] Box<kube::runtime::finalizer::Error<Error>>),
 }
 
-/// The API of the {{kind}} `obj`.
-fn {{snake}}_api(client: &Client, obj: &{{kind}}) -> Api<{{kind}}> {
+/// The API of a {{kind}} ({{scope}}).
+fn {{snake}}_api(client: &Client, {{obj_param}}: &{{kind}}) -> Api<{{kind}}> {
     {{api_of_obj}}
 }
 
