@@ -274,3 +274,24 @@ fn every_command_has_help_and_names_the_way_on() {
     let e = crate::init::run(&args(&["--name", "op"]), dir.path()).unwrap_err();
     assert!(e.message.contains("needs --domain"), "{e}");
 }
+
+#[test]
+fn resource_and_controller_switches() {
+    let dir = new_project();
+    let root = dir.path();
+    // The controller alone needs the kind's types.
+    let e = create(root, &[MEMCACHED, &["--resource=false"]].concat()).unwrap_err();
+    assert!(e.message.contains("--resource=false, but "), "{e}");
+    assert!(e.message.contains("memcached.rs is missing"), "{e}");
+    // The types alone: no controller, main untouched.
+    let main_before = read(root, "my-operator/src/main.rs");
+    create(root, &[MEMCACHED, &["--controller=false", "--plural", "mcs"]].concat()).unwrap();
+    assert!(read(root, "my-operator/src/api/cache/v1alpha1/memcached.rs").contains("plural = \"mcs\""));
+    assert!(!root.join("my-operator/src/controllers/memcached.rs").exists());
+    assert_eq!(read(root, "my-operator/src/main.rs"), main_before);
+    // Then the controller for those types.
+    create(root, &[MEMCACHED, &["--resource=false"]].concat()).unwrap_err();
+    let versions = ["api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"];
+    let e = create(root, &versions).unwrap_err();
+    assert!(e.message.contains("exists already"), "{e}");
+}
