@@ -79,6 +79,12 @@ const WEBHOOK_FLAGS: &[Flag] = &[
     SKIP,
 ];
 
+/// The `plural = "..."` of a kind's types file.
+fn plural_in(types: &str) -> Option<String> {
+    let rest = types.split("\n    plural = \"").nth(1)?;
+    rest.split('"').next().map(str::to_string)
+}
+
 /// `kube-markers create <api|webhook> ARGS`.
 pub fn main(args: &[String]) -> ExitCode {
     let dir = std::env::current_dir().unwrap_or_else(|_| ".".into());
@@ -236,11 +242,20 @@ struct ApiSwitches {
     controller: bool,
 }
 
-fn plan_api(plan: &mut Plan, p: &Project, k: &Kind, s: ApiSwitches) -> Result<(), Error> {
+fn plan_api(plan: &mut Plan, p: &Project, k: &Kind, mut s: ApiSwitches) -> Result<(), Error> {
+    // A controller for types that exist takes their plural and scope from them.
+    let existing = (!s.resource)
+        .then(|| plan.read(&k.types_file(p, &k.version)))
+        .flatten();
+    let plural_of_types = existing.as_deref().and_then(plural_in);
+    if let Some(text) = &existing {
+        s.namespaced = text.contains("\n    namespaced,");
+    }
+    let plural = plural_of_types.unwrap_or_else(|| k.plural.clone());
     let full_group = format!("{}.{}", k.group, p.domain);
     let versions = existing_versions(p, k);
     let types = k.types_file(p, &k.version);
-    if versions.contains(&k.version) {
+    if s.resource && versions.contains(&k.version) {
         return Err(Error::new(format!(
             "{}/{} {} exists already: {}.\nEdit that file, or give another --version to add a \
              version (converted to the first).",
@@ -250,8 +265,10 @@ fn plan_api(plan: &mut Plan, p: &Project, k: &Kind, s: ApiSwitches) -> Result<()
             p.root.join(&types).display()
         )));
     }
-    let hub = hub(p, k, &versions);
-    if !versions.is_empty() && hub.is_none() {
+    // A new version of a kind that exists is a spoke of its hub; `--resource=false` writes a
+    // controller for types that exist.
+    let hub = hub(p, k, &versions).filter(|_| s.resource);
+    if s.resource && !versions.is_empty() && hub.is_none() {
         return Err(Error::new(format!(
             "{} exists at {} but none of its types files has #[kube_markers::crd(storage)].\n\
              Mark the version to convert to (the hub) with it, then run the command again.",
@@ -291,7 +308,7 @@ fn plan_api(plan: &mut Plan, p: &Project, k: &Kind, s: ApiSwitches) -> Result<()
         ("kind", &k.kind),
         ("snake", &snake),
         ("lower", &lower),
-        ("plural", &k.plural),
+        ("plural", &plural),
         ("group_ident", &group_ident),
         ("full_group", &full_group),
         ("version", &k.version),
@@ -377,7 +394,7 @@ fn plan_api(plan: &mut Plan, p: &Project, k: &Kind, s: ApiSwitches) -> Result<()
             "conditions",
             &format!(
                 "let {snake}_cache = health.condition(\"{} cache\");",
-                k.plural
+                plural
             ),
         )?;
         plan.insert(
@@ -504,13 +521,17 @@ fn plan_webhook(
             p.root.join(&file).display()
         )));
     }
+    let plural = plan
+        .read(&types)
+        .and_then(|text| plural_in(&text))
+        .unwrap_or_else(|| k.plural.clone());
     let lower = k.kind.to_ascii_lowercase();
     let group_dashed = full_group.replace('.', "-");
     let group_ident = k.group_ident();
     let values: &[(&str, &str)] = &[
         ("kind", &k.kind),
         ("lower", &lower),
-        ("plural", &k.plural),
+        ("plural", &plural),
         ("group_ident", &group_ident),
         ("group_dashed", &group_dashed),
         ("full_group", &full_group),

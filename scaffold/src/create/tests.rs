@@ -285,13 +285,30 @@ fn resource_and_controller_switches() {
     assert!(e.message.contains("memcached.rs is missing"), "{e}");
     // The types alone: no controller, main untouched.
     let main_before = read(root, "my-operator/src/main.rs");
-    create(root, &[MEMCACHED, &["--controller=false", "--plural", "mcs"]].concat()).unwrap();
-    assert!(read(root, "my-operator/src/api/cache/v1alpha1/memcached.rs").contains("plural = \"mcs\""));
-    assert!(!root.join("my-operator/src/controllers/memcached.rs").exists());
+    create(
+        root,
+        &[MEMCACHED, &["--controller=false", "--plural", "mcs"]].concat(),
+    )
+    .unwrap();
+    assert!(
+        read(root, "my-operator/src/api/cache/v1alpha1/memcached.rs").contains("plural = \"mcs\"")
+    );
+    assert!(
+        !root
+            .join("my-operator/src/controllers/memcached.rs")
+            .exists()
+    );
     assert_eq!(read(root, "my-operator/src/main.rs"), main_before);
-    // Then the controller for those types.
-    create(root, &[MEMCACHED, &["--resource=false"]].concat()).unwrap_err();
-    let versions = ["api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"];
-    let e = create(root, &versions).unwrap_err();
-    assert!(e.message.contains("exists already"), "{e}");
+    // Then the controller for those types, once.
+    create(root, &[MEMCACHED, &["--resource=false"]].concat()).unwrap();
+    assert!(read(root, "my-operator/src/controllers/memcached.rs").contains("resources = \"mcs\""));
+    assert!(read(root, "my-operator/src/main.rs").contains("memcached::run("));
+    let e = create(root, &[MEMCACHED, &["--resource=false"]].concat()).unwrap_err();
+    assert!(
+        e.message
+            .contains("controllers/memcached.rs exists already"),
+        "{e}"
+    );
+    let e = create(root, MEMCACHED).unwrap_err();
+    assert!(e.message.contains("Memcached exists already"), "{e}");
 }

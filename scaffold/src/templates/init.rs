@@ -192,6 +192,8 @@ fn main() -> std::process::ExitCode {
 /// A multi-stage build: the release binary built on the Rust image, run on distroless as the
 /// numeric non-root user the bundle's Deployment requires (`runAsNonRoot`).
 pub const DOCKERFILE: &str = r#"# Build: docker build -t {{image}} .
+# The build sees this directory only: kube-markers must come from git or crates.io
+# (`[workspace.dependencies]`), not from a path outside it.
 FROM docker.io/library/rust:{{rust}}-bookworm AS builder
 WORKDIR /src
 COPY . .
