@@ -152,6 +152,7 @@ fn every_member_is_unpublished_or_ready_for_crates_io() {
         [
             "kube-markers",
             "kube-markers-cel",
+            "kube-markers-cli",
             "kube-markers-codegen",
             "kube-markers-compat",
             "kube-markers-core",
