@@ -13,11 +13,23 @@ struct Subcommand {
 }
 
 /// Every subcommand, in the order `--help` lists them.
-static SUBCOMMANDS: &[Subcommand] = &[Subcommand {
-    name: "check-crds",
-    summary: "Check CRD files as kube-apiserver would, or a release against the one it replaces",
-    main: kube_markers_codegen::cli::check_crds::main,
-}];
+static SUBCOMMANDS: &[Subcommand] = &[
+    Subcommand {
+        name: "check-crds",
+        summary: "Check CRD files as kube-apiserver would, or a release against the one it replaces",
+        main: kube_markers_codegen::cli::check_crds::main,
+    },
+    Subcommand {
+        name: "init",
+        summary: "Write a new operator's workspace in the current directory",
+        main: kube_markers_scaffold::init::main,
+    },
+    Subcommand {
+        name: "create",
+        summary: "Add a kind (`create api`) or its admission webhooks (`create webhook`)",
+        main: kube_markers_scaffold::create::main,
+    },
+];
 
 /// Parses `std::env::args`, runs the subcommand, and returns its exit code (0 done, 1 findings,
 /// 2 bad command line).

@@ -152,6 +152,7 @@ fn every_member_is_unpublished_or_ready_for_crates_io() {
         [
             "kube-markers",
             "kube-markers-cel",
+            "kube-markers-cli",
             "kube-markers-codegen",
             "kube-markers-compat",
             "kube-markers-core",
@@ -160,6 +161,7 @@ fn every_member_is_unpublished_or_ready_for_crates_io() {
             "kube-markers-macros",
             "kube-markers-rbac",
             "kube-markers-registry",
+            "kube-markers-scaffold",
             "kube-markers-scan",
         ]
     );
@@ -181,6 +183,7 @@ fn no_library_includes_a_file_outside_its_crate() {
         "runtime",
         "generator",
         "envtest",
+        "scaffold",
     ] {
         let src = repo_root().join(krate).join("src");
         let mut stack = vec![src];

@@ -1,0 +1,314 @@
+use super::*;
+use crate::init::tests::{assert_rustfmt_clean, new_project};
+
+fn create(dir: &Path, args: &[&str]) -> Result<(), Error> {
+    let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    args.push("--skip-generate".into());
+    run(&args, dir)
+}
+
+fn read(dir: &Path, rel: &str) -> String {
+    std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+const MEMCACHED: &[&str] = &[
+    "api",
+    "--group",
+    "cache",
+    "--version",
+    "v1alpha1",
+    "--kind",
+    "Memcached",
+];
+
+#[test]
+fn create_api_writes_the_kind_and_registers_its_controller() {
+    let dir = new_project();
+    let root = dir.path();
+    create(root, MEMCACHED).unwrap();
+    let types = read(root, "my-operator/src/api/cache/v1alpha1/memcached.rs");
+    assert!(types.contains("#[kube_markers::crd(storage)]"));
+    assert!(types.contains("group = \"cache.example.com\""));
+    assert!(types.contains("    namespaced,\n"));
+    assert!(types.contains("pub observed_generation: Option<i64>"));
+    assert!(read(root, "my-operator/src/api/mod.rs").contains("pub mod cache;\n"));
+    assert!(
+        read(root, "my-operator/src/api/cache/v1alpha1/mod.rs").contains("pub use memcached::*;")
+    );
+    let controller = read(root, "my-operator/src/controllers/memcached.rs");
+    assert!(controller.contains("resources = \"memcacheds/status\""));
+    assert!(controller.contains("Api::namespaced(client.clone()"));
+    let main = read(root, "my-operator/src/main.rs");
+    assert!(main.contains("let memcached_cache = health.condition(\"memcacheds cache\");"));
+    assert!(main.contains("controllers.spawn(my_operator::controllers::memcached::run("));
+    assert!(
+        root.join("my-operator/tests/memcached_controller.rs")
+            .is_file()
+    );
+    assert_eq!(
+        read(root, "config/samples/cache_v1alpha1_memcached.yaml"),
+        "apiVersion: cache.example.com/v1alpha1\nkind: Memcached\nmetadata:\n  name: memcached-sample\nspec:\n  foo: bar\n"
+    );
+
+    // A cluster-scoped kind in the same group and version: the modules gain a line each.
+    create(
+        root,
+        &[
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "CachePolicy",
+            "--namespaced=false",
+        ],
+    )
+    .unwrap();
+    let types = read(root, "my-operator/src/api/cache/v1alpha1/cache_policy.rs");
+    assert!(!types.contains("namespaced"));
+    assert!(types.contains("plural = \"cachepolicies\""));
+    assert_eq!(
+        read(root, "my-operator/src/api/mod.rs")
+            .matches("pub mod cache;")
+            .count(),
+        1
+    );
+    let controller = read(root, "my-operator/src/controllers/cache_policy.rs");
+    assert!(controller.contains("    Api::all(client.clone())\n"));
+    assert_rustfmt_clean(root);
+}
+
+#[test]
+fn an_existing_kind_is_refused_naming_its_file() {
+    let dir = new_project();
+    create(dir.path(), MEMCACHED).unwrap();
+    let main_before = read(dir.path(), "my-operator/src/main.rs");
+    let e = create(dir.path(), MEMCACHED).unwrap_err();
+    assert_eq!(e.code, 1);
+    assert!(
+        e.message
+            .contains("cache.example.com/v1alpha1 Memcached exists already: ")
+            && e.message
+                .contains("my-operator/src/api/cache/v1alpha1/memcached.rs"),
+        "{e}"
+    );
+    assert_eq!(read(dir.path(), "my-operator/src/main.rs"), main_before);
+}
+
+#[test]
+fn an_existing_file_is_refused_and_nothing_changes() {
+    let dir = new_project();
+    std::fs::create_dir_all(dir.path().join("config/samples")).unwrap();
+    std::fs::write(
+        dir.path()
+            .join("config/samples/cache_v1alpha1_memcached.yaml"),
+        "mine",
+    )
+    .unwrap();
+    let e = create(dir.path(), MEMCACHED).unwrap_err();
+    assert!(
+        e.message
+            .contains("cache_v1alpha1_memcached.yaml exists already"),
+        "{e}"
+    );
+    assert!(!dir.path().join("my-operator/src/api/cache").exists());
+    assert!(!read(dir.path(), "my-operator/src/api/mod.rs").contains("pub mod cache;"));
+}
+
+#[test]
+fn outside_a_project_of_ours_create_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+    let e = create(dir.path(), MEMCACHED).unwrap_err();
+    assert!(
+        e.message
+            .contains("Run `kube-markers init --domain example.com`"),
+        "{e}"
+    );
+    let e = create(
+        dir.path(),
+        &[
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "A",
+            "--defaulting",
+        ],
+    )
+    .unwrap_err();
+    assert!(
+        e.message
+            .contains("is not in a workspace made by `kube-markers init`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_removed_marker_is_refused_naming_the_file() {
+    let dir = new_project();
+    let main = dir.path().join("my-operator/src/main.rs");
+    let text = read(dir.path(), "my-operator/src/main.rs")
+        .replace("    // +kube-markers:scaffold:controllers\n", "");
+    std::fs::write(&main, text).unwrap();
+    let e = create(dir.path(), MEMCACHED).unwrap_err();
+    assert!(
+        e.message
+            .contains("main.rs has no `+kube-markers:scaffold:controllers` marker"),
+        "{e}"
+    );
+    assert!(
+        !dir.path()
+            .join("my-operator/src/controllers/memcached.rs")
+            .exists()
+    );
+}
+
+#[test]
+fn a_second_version_is_a_spoke_converted_to_the_first() {
+    let dir = new_project();
+    let root = dir.path();
+    create(root, MEMCACHED).unwrap();
+    create(
+        root,
+        &[
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1beta1",
+            "--kind",
+            "Memcached",
+        ],
+    )
+    .unwrap();
+    let spoke = read(root, "my-operator/src/api/cache/v1beta1/memcached.rs");
+    assert!(
+        spoke.contains("#[kube_markers::conversion]\nimpl Spoke<hub::Memcached> for Memcached")
+    );
+    assert!(spoke.contains("use crate::api::cache::v1alpha1 as hub;"));
+    assert!(spoke.contains("check_spoke_round_trip::<Memcached, hub::Memcached>"));
+    assert!(
+        !root
+            .join("my-operator/src/controllers/memcached_v1beta1.rs")
+            .exists()
+    );
+    let manifest = read(root, "my-operator/Cargo.toml");
+    assert!(
+        manifest.contains(r#"features = ["audit", "health", "webhook-server"] }"#),
+        "{manifest}"
+    );
+    let main = read(root, "my-operator/src/main.rs");
+    assert!(main.contains(".registered()"));
+    assert!(main.contains("webhooks.shutdown().await;"));
+    assert!(read(root, "codegen/Cargo.toml").contains("cert-manager = true"));
+    assert_rustfmt_clean(root);
+}
+
+#[test]
+fn create_webhook_writes_both_handlers_and_refuses_twice() {
+    let dir = new_project();
+    let root = dir.path();
+    let hook = [
+        "webhook",
+        "--group",
+        "cache",
+        "--version",
+        "v1alpha1",
+        "--kind",
+        "Memcached",
+        "--defaulting",
+        "--programmatic-validation",
+    ];
+    let e = create(root, &hook).unwrap_err();
+    assert!(
+        e.message.contains(
+            "Run `kube-markers create api --group cache --version v1alpha1 --kind Memcached` first"
+        ),
+        "{e}"
+    );
+    create(root, MEMCACHED).unwrap();
+    let e = create(root, &hook[..7]).unwrap_err();
+    assert!(
+        e.message
+            .contains("needs --defaulting, --programmatic-validation or both"),
+        "{e}"
+    );
+    create(root, &hook).unwrap();
+    let file = read(root, "my-operator/src/webhooks/cache_v1alpha1_memcached.rs");
+    assert!(file.contains("path = \"/mutate-cache-example-com-v1alpha1-memcached\""));
+    assert!(file.contains("path = \"/validate-cache-example-com-v1alpha1-memcached\""));
+    assert!(file.contains("async fn defaulting_sets_foo_and_keeps_a_value()"));
+    assert!(file.contains("async fn validation_refuses_a_forbidden_foo_naming_it()"));
+    assert!(read(root, "codegen/Cargo.toml").contains("webhooks = true"));
+    let main_before = read(root, "my-operator/src/main.rs");
+    assert_eq!(main_before.matches("let webhooks =").count(), 1);
+    let e = create(root, &hook[..8]).unwrap_err();
+    assert!(
+        e.message.contains("exist already: ") && e.message.contains("cache_v1alpha1_memcached.rs"),
+        "{e}"
+    );
+    assert_rustfmt_clean(root);
+}
+
+#[test]
+fn every_command_has_help_and_names_the_way_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // --help works anywhere, before any check of the project.
+    assert_eq!(run(&args(&["api", "--help"]), dir.path()), Ok(()));
+    assert_eq!(run(&args(&["webhook", "-h"]), dir.path()), Ok(()));
+    assert_eq!(run(&args(&["--help"]), dir.path()), Ok(()));
+    assert_eq!(crate::init::run(&args(&["--help"]), dir.path()), Ok(()));
+    let e = run(&[], dir.path()).unwrap_err();
+    assert_eq!(e.code, 2);
+    let e = run(&args(&["apis"]), dir.path()).unwrap_err();
+    assert!(
+        e.message
+            .contains("there is `create api` and `create webhook`"),
+        "{e}"
+    );
+    let e = crate::init::run(&args(&["--name", "op"]), dir.path()).unwrap_err();
+    assert!(e.message.contains("needs --domain"), "{e}");
+}
+
+#[test]
+fn resource_and_controller_switches() {
+    let dir = new_project();
+    let root = dir.path();
+    // The controller alone needs the kind's types.
+    let e = create(root, &[MEMCACHED, &["--resource=false"]].concat()).unwrap_err();
+    assert!(e.message.contains("--resource=false, but "), "{e}");
+    assert!(e.message.contains("memcached.rs is missing"), "{e}");
+    // The types alone: no controller, main untouched.
+    let main_before = read(root, "my-operator/src/main.rs");
+    create(
+        root,
+        &[MEMCACHED, &["--controller=false", "--plural", "mcs"]].concat(),
+    )
+    .unwrap();
+    assert!(
+        read(root, "my-operator/src/api/cache/v1alpha1/memcached.rs").contains("plural = \"mcs\"")
+    );
+    assert!(
+        !root
+            .join("my-operator/src/controllers/memcached.rs")
+            .exists()
+    );
+    assert_eq!(read(root, "my-operator/src/main.rs"), main_before);
+    // Then the controller for those types, once.
+    create(root, &[MEMCACHED, &["--resource=false"]].concat()).unwrap();
+    assert!(read(root, "my-operator/src/controllers/memcached.rs").contains("resources = \"mcs\""));
+    assert!(read(root, "my-operator/src/main.rs").contains("memcached::run("));
+    let e = create(root, &[MEMCACHED, &["--resource=false"]].concat()).unwrap_err();
+    assert!(
+        e.message
+            .contains("controllers/memcached.rs exists already"),
+        "{e}"
+    );
+    let e = create(root, MEMCACHED).unwrap_err();
+    assert!(e.message.contains("Memcached exists already"), "{e}");
+}

@@ -1,0 +1,276 @@
+//! Every file a command writes, planned before any is written: a new file never replaces one
+//! on disk, an edit happens only at a `+kube-markers:scaffold:<name>` marker of a file the
+//! scaffold wrote, and one refusal leaves the project as it was.
+
+use crate::Error;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The comment token and prefix of every insertion marker (kubebuilder's
+/// `+kubebuilder:scaffold:<name>`).
+pub const MARKER: &str = "+kube-markers:scaffold:";
+
+/// The files a command will write, by path relative to the project's root.
+pub struct Plan {
+    root: PathBuf,
+    files: BTreeMap<PathBuf, Planned>,
+}
+
+struct Planned {
+    text: String,
+    new: bool,
+}
+
+impl Plan {
+    pub fn new(root: &Path) -> Plan {
+        Plan {
+            root: root.to_path_buf(),
+            files: BTreeMap::new(),
+        }
+    }
+
+    /// The project's root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether `rel` exists, on disk or in the plan.
+    pub fn exists(&self, rel: &str) -> bool {
+        self.files.contains_key(Path::new(rel)) || self.root.join(rel).exists()
+    }
+
+    /// The text `rel` will have: planned, else on disk.
+    pub fn read(&self, rel: &str) -> Option<String> {
+        match self.files.get(Path::new(rel)) {
+            Some(p) => Some(p.text.clone()),
+            None => std::fs::read_to_string(self.root.join(rel)).ok(),
+        }
+    }
+
+    /// Plans the new file `rel`; refuses, naming it, if it exists.
+    pub fn create(&mut self, rel: &str, text: String, what: &str) -> Result<(), Error> {
+        if self.exists(rel) {
+            return Err(Error::new(format!(
+                "{} exists already: {what} is not written over a file it did not write.\n\
+                 Move it away (or delete it) and run the command again.",
+                self.root.join(rel).display()
+            )));
+        }
+        self.files.insert(rel.into(), Planned { text, new: true });
+        Ok(())
+    }
+
+    /// Plans `rel` if it does not exist (a module file shared by several kinds).
+    pub fn create_if_absent(&mut self, rel: &str, text: impl FnOnce() -> String) {
+        if !self.exists(rel) {
+            self.files.insert(
+                rel.into(),
+                Planned {
+                    text: text(),
+                    new: true,
+                },
+            );
+        }
+    }
+
+    /// Inserts `block` before the line of marker `name` in `rel` (indented as that line),
+    /// unless the block's first line is there already: inserting twice changes nothing.
+    pub fn insert(&mut self, rel: &str, name: &str, block: &str) -> Result<(), Error> {
+        let text = self.marked_file(rel, name)?;
+        let updated = insert_at_marker(&text, name, block);
+        self.files.insert(
+            rel.into(),
+            Planned {
+                new: self.files.get(Path::new(rel)).is_some_and(|p| p.new),
+                text: updated,
+            },
+        );
+        Ok(())
+    }
+
+    /// Replaces the line of marker `name` in `rel` by `edit` of it.
+    pub fn edit_marked_line(
+        &mut self,
+        rel: &str,
+        name: &str,
+        edit: impl Fn(&str) -> String,
+    ) -> Result<(), Error> {
+        let text = self.marked_file(rel, name)?;
+        let token = format!("{MARKER}{name}");
+        let updated: Vec<String> = text
+            .lines()
+            .map(|l| {
+                if l.contains(&token) {
+                    edit(l)
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        let new = self.files.get(Path::new(rel)).is_some_and(|p| p.new);
+        self.files.insert(
+            rel.into(),
+            Planned {
+                text: updated.join("\n") + "\n",
+                new,
+            },
+        );
+        Ok(())
+    }
+
+    /// The text of `rel`, which must hold the marker `name`.
+    fn marked_file(&self, rel: &str, name: &str) -> Result<String, Error> {
+        let path = self.root.join(rel);
+        let text = self.read(rel).ok_or_else(|| {
+            Error::new(format!(
+                "{} is missing: the scaffold adds to it at its `{MARKER}{name}` marker.\n\
+                 Restore it (`git checkout -- {rel}`), or make the change by hand.",
+                path.display()
+            ))
+        })?;
+        if !text.contains(&format!("{MARKER}{name}")) {
+            return Err(Error::new(format!(
+                "{} has no `{MARKER}{name}` marker: the scaffold edits a shared file only at \
+                 its markers.\nPut the marker comment back where the scaffold wrote it (see \
+                 docs/start.md), or make the change by hand.",
+                path.display()
+            )));
+        }
+        Ok(text)
+    }
+
+    /// The paths planned, new files first, for the command's summary.
+    pub fn summary(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .files
+            .iter()
+            .map(|(p, f)| {
+                format!(
+                    "{} {}",
+                    if f.new { "create" } else { "update" },
+                    p.display()
+                )
+            })
+            .collect();
+        lines.sort_by_key(|l| !l.starts_with("create"));
+        lines
+    }
+
+    /// Writes every planned file, then formats the Rust ones with `rustfmt` (as the project's
+    /// CI checks them: a line's breaks depend on the names filled in).
+    pub fn write(self) -> Result<Vec<String>, Error> {
+        let summary = self.summary();
+        let rust: Vec<PathBuf> = self
+            .files
+            .keys()
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .map(|p| self.root.join(p))
+            .collect();
+        for (rel, file) in &self.files {
+            let path = self.root.join(rel);
+            let written = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&path, &file.text));
+            written.map_err(|e| {
+                Error::new(format!(
+                    "cannot write {}: {e}\nMake the directory writable and run the command \
+                     again (files already written stay; the command refuses them next time, so \
+                     remove them first).",
+                    path.display()
+                ))
+            })?;
+        }
+        format_rust(&rust);
+        Ok(summary)
+    }
+}
+
+/// `rustfmt --edition 2024 files`; without rustfmt, a note says what to run.
+fn format_rust(files: &[PathBuf]) {
+    if files.is_empty() {
+        return;
+    }
+    let formatted = std::process::Command::new("rustfmt")
+        .args(["--edition", "2024"])
+        .args(files)
+        .status();
+    if !formatted.is_ok_and(|s| s.success()) {
+        eprintln!(
+            "note: rustfmt did not format the Rust files written (install it with `rustup \
+             component add rustfmt`, then run `cargo fmt --all`)"
+        );
+    }
+}
+
+/// `text` with `block` inserted before the line holding marker `name`.
+fn insert_at_marker(text: &str, name: &str, block: &str) -> String {
+    let token = format!("{MARKER}{name}");
+    let first = block.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if text.lines().any(|l| l.trim() == first.trim()) {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.contains(&token) {
+            let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
+            for b in block.lines() {
+                if b.is_empty() {
+                    out.push('\n');
+                } else {
+                    out.push_str(&format!("{indent}{b}\n"));
+                }
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insertion_is_indented_and_idempotent() {
+        let text = "fn main() {\n    // +kube-markers:scaffold:controllers\n}\n";
+        let once = insert_at_marker(text, "controllers", "run_a();\nrun_b();");
+        assert_eq!(
+            once,
+            "fn main() {\n    run_a();\n    run_b();\n    // +kube-markers:scaffold:controllers\n}\n"
+        );
+        assert_eq!(insert_at_marker(&once, "controllers", "run_a();"), once);
+    }
+
+    #[test]
+    fn an_existing_file_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Dockerfile"), "FROM mine").unwrap();
+        let mut plan = Plan::new(dir.path());
+        let e = plan
+            .create("Dockerfile", "FROM ours".into(), "`kube-markers init`")
+            .unwrap_err();
+        assert!(e.message.contains("Dockerfile exists already"), "{e}");
+        assert!(e.message.contains("Move it away"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("Dockerfile")).unwrap(),
+            "FROM mine"
+        );
+    }
+
+    #[test]
+    fn a_file_without_its_marker_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("main.rs"), "fn main() {}\n").unwrap();
+        let mut plan = Plan::new(dir.path());
+        let e = plan.insert("main.rs", "controllers", "x();").unwrap_err();
+        assert!(
+            e.message
+                .contains("has no `+kube-markers:scaffold:controllers` marker"),
+            "{e}"
+        );
+        let e = plan.insert("lib.rs", "modules", "x();").unwrap_err();
+        assert!(e.message.contains("lib.rs is missing"), "{e}");
+    }
+}
