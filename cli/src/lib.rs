@@ -5,6 +5,8 @@
 
 use std::process::ExitCode;
 
+mod generate;
+
 /// A subcommand: its name and its `main` over the arguments after the name.
 struct Subcommand {
     name: &'static str,
@@ -13,11 +15,28 @@ struct Subcommand {
 }
 
 /// Every subcommand, in the order `--help` lists them.
-static SUBCOMMANDS: &[Subcommand] = &[Subcommand {
-    name: "check-crds",
-    summary: "Check CRD files as kube-apiserver would, or a release against the one it replaces",
-    main: kube_markers_codegen::cli::check_crds::main,
-}];
+static SUBCOMMANDS: &[Subcommand] = &[
+    Subcommand {
+        name: "check-crds",
+        summary: "Check CRD files as kube-apiserver would, or a release against the one it replaces",
+        main: kube_markers_codegen::cli::check_crds::main,
+    },
+    Subcommand {
+        name: "can-i",
+        summary: "Whether an identity may do something, by RBAC manifests or a kustomization",
+        main: kube_markers_codegen::cli::can_i::main,
+    },
+    Subcommand {
+        name: "generate",
+        summary: "Run the workspace's generator; no rebuild when only #[rbac] attributes changed",
+        main: generate::main,
+    },
+    Subcommand {
+        name: "explain",
+        summary: "The rule, role and binding of RBAC manifests that allow something (--from)",
+        main: kube_markers_codegen::cli::explain::main,
+    },
+];
 
 /// Parses `std::env::args`, runs the subcommand, and returns its exit code (0 done, 1 findings,
 /// 2 bad command line).
