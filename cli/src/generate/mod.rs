@@ -33,6 +33,8 @@ Options:
                      the workspace member that depends on kube-markers with feature codegen)
       --bin NAME     The generator's binary, when its package has several
       --check        Pass --check to the generator: exit 1 if a generated file is not fresh
+                     (after #[rbac] edits, this builds: only the full run checks CRDs and
+                     webhook manifests)
       --build        Always build (cargo build -p GEN), then run
       --dry-run      Say whether it would build or regenerate from the sources, and why; run
                      nothing
@@ -41,7 +43,9 @@ Options:
 What counts as an #[rbac]-only edit: the tokens of each file the last build read, with every
 #[rbac], #[kube_markers::rbac] and #[::kube_markers::rbac] attribute left out (not one inside a
 macro's input or a cfg_attr), are the same; comments and spacing do not count. Anything else
-builds, and the command says which file made it build. The record of the last build is in
+builds, and the command says which file made it build. It also builds when
+--rbac-from-source cannot read an attribute (a cfg it cannot decide, an attribute in a macro's
+input), or finds a CRD or webhook file that differs from what the generator writes. The record of the last build is in
 <target dir>/kube-markers/generate/GEN.json; a target-dir set in .cargo/config.toml is not
 read (set CARGO_TARGET_DIR), so such a workspace always builds.
 
@@ -345,6 +349,16 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    let plan = match plan {
+        // `--rbac-from-source --check` does not check the CRD and webhook files: only the
+        // full run's `--check` says that everything is fresh.
+        Plan::FromSource(..) if args.check => Plan::Build(
+            "--check with #[rbac] edits since the build: the full run checks CRDs and webhooks \
+             too"
+            .into(),
+        ),
+        plan => plan,
+    };
     let executable = match plan {
         Plan::Run(executable) => executable,
         Plan::FromSource(executable, files) => {
@@ -354,8 +368,15 @@ fn run(args: &Args) -> Result<ExitCode, String> {
                  its build ({}); regenerating from the sources",
                 files.join(", ")
             );
-            generator_args.insert(0, "--rbac-from-source".into());
-            executable
+            let mut fast_args = vec!["--rbac-from-source".to_string()];
+            fast_args.extend(generator_args.iter().cloned());
+            match run_from_source(&executable, &fast_args)? {
+                FromSource::Done(code) => return Ok(code),
+                FromSource::NeedsBuild(why) => {
+                    eprintln!("kube-markers: building {package}: {why}");
+                    build(&package, args.bin.as_deref(), &root, &record_path)?
+                }
+            }
         }
         Plan::Build(why) => {
             let why = why.replace(&format!("{}/", root.display()), "");
@@ -367,10 +388,49 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         .args(&generator_args)
         .status()
         .map_err(|e| format!("{}: {e}", executable.display()))?;
-    Ok(match status.code() {
+    Ok(exit_code(status))
+}
+
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    match status.code() {
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(2)),
         None => ExitCode::from(2),
-    })
+    }
+}
+
+/// How the fast path ended.
+enum FromSource {
+    /// As the full run would have: its exit code.
+    Done(ExitCode),
+    /// Not as the full run would have: build and run it.
+    NeedsBuild(&'static str),
+}
+
+/// `--rbac-from-source`, its messages passed on. Two of its outcomes differ from the full
+/// run's, and take the build: attributes only the compiler can read (it writes nothing), and a
+/// CRD or webhook file on disk that differs from what the generator writes (it keeps it; the
+/// full run writes it, the hand edit kept beside it).
+fn run_from_source(executable: &Path, args: &[String]) -> Result<FromSource, String> {
+    let output = Command::new(executable)
+        .args(args)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("{}: {e}", executable.display()))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprint!("{stderr}");
+    if stderr.contains("only the compiler can settle") {
+        return Ok(FromSource::NeedsBuild(
+            "--rbac-from-source cannot read every #[rbac] attribute (above)",
+        ));
+    }
+    if stderr.contains("was left as it is, but the last build generates it otherwise") {
+        return Ok(FromSource::NeedsBuild(
+            "a CRD or webhook file differs from what the generator writes (above)",
+        ));
+    }
+    Ok(FromSource::Done(exit_code(output.status)))
 }
 
 /// `cargo build -p PACKAGE`, then the record of what it was built from; returns the binary.
