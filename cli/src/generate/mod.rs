@@ -302,7 +302,7 @@ fn plan(record_path: &Path) -> Plan {
             Change::None => {}
             Change::RbacOnly => rbac_only.push(file.path.clone()),
             Change::Other(what) => {
-                return Plan::Build(format!("{}: {what} changed", file.path.display()));
+                return Plan::Build(format!("{}: {what}", file.path.display()));
             }
         }
     }
@@ -330,6 +330,16 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         plan(&record_path)
     };
     let shown = |p: &Path| p.strip_prefix(&root).unwrap_or(p).display().to_string();
+    let plan = match plan {
+        // `--rbac-from-source --check` does not check the CRD and webhook files: only the
+        // full run's `--check` says that everything is fresh.
+        Plan::FromSource(..) if args.check => Plan::Build(
+            "--check with #[rbac] edits since the build: the full run checks CRDs and webhooks \
+             too"
+            .into(),
+        ),
+        plan => plan,
+    };
     if args.dry_run {
         match &plan {
             Plan::Run(_) => println!("run: nothing changed since {package} was built"),
@@ -349,16 +359,6 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let plan = match plan {
-        // `--rbac-from-source --check` does not check the CRD and webhook files: only the
-        // full run's `--check` says that everything is fresh.
-        Plan::FromSource(..) if args.check => Plan::Build(
-            "--check with #[rbac] edits since the build: the full run checks CRDs and webhooks \
-             too"
-            .into(),
-        ),
-        plan => plan,
-    };
     let executable = match plan {
         Plan::Run(executable) => executable,
         Plan::FromSource(executable, files) => {
@@ -505,8 +505,8 @@ fn package_id_names(id: &str, package: &str) -> bool {
 }
 
 /// Writes the record of the build of `executable`, unless a file it lists was written after
-/// `started` (an edit during the build, which the binary may not have): the next run then
-/// builds again. A record that cannot be written only costs the next run a build.
+/// `started` (an edit during the build, which the binary may not have; not the lock file,
+/// which cargo writes): the next run then builds again. A record that cannot be written only costs the next run a build.
 fn write_record(
     executable: &Path,
     root: &Path,
@@ -536,10 +536,11 @@ fn write_record(
         .duration_since(std::time::SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let files: Vec<FileState> = files.iter().map(|f| FileState::read(f)).collect();
-    if files
-        .iter()
-        .any(|f| f.stamp.is_some_and(|s| s.modified_ns >= started_ns))
-    {
+    // Cargo.lock is written by the build itself (a lock file brought up to date).
+    if files.iter().any(|f| {
+        f.stamp.is_some_and(|s| s.modified_ns >= started_ns)
+            && f.path.file_name().is_none_or(|n| n != "Cargo.lock")
+    }) {
         return;
     }
     let Some(executable_stamp) = record::stamp(executable) else {

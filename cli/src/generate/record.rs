@@ -53,7 +53,8 @@ pub(crate) enum Change {
     None,
     /// Only the `#[rbac]` attributes of this Rust file (comments and spacing aside).
     RbacOnly,
-    /// Anything else, in words (`its tokens outside #[rbac] attributes`, `it was removed`).
+    /// Anything else, in words (`its tokens outside #[rbac] attributes changed`, `it was
+    /// removed`).
     Other(&'static str),
 }
 
@@ -116,9 +117,9 @@ impl FileState {
         } else if now.without_rbac.is_some() && now.without_rbac == self.without_rbac {
             Change::RbacOnly
         } else if self.without_rbac.is_some() {
-            Change::Other("its tokens outside #[rbac] attributes")
+            Change::Other("its tokens outside #[rbac] attributes changed")
         } else {
-            Change::Other("its contents")
+            Change::Other("its contents changed")
         }
     }
 }
@@ -178,14 +179,16 @@ pub(crate) fn dep_info_files(text: &str) -> Vec<PathBuf> {
 }
 
 /// The files a record of a build lists: the dep-info's files outside `skip` (cargo's registry
-/// and the target directory), the `Cargo.toml` and (possible) `build.rs` of each package they
+/// and the target directory) and outside a build script's `OUT_DIR`, the `Cargo.toml` and (possible) `build.rs` of each package they
 /// belong to, and the workspace `root`'s manifest, lock file, cargo configuration and toolchain
 /// file.
 pub(crate) fn watched_files(dep_info: &[PathBuf], root: &Path, skip: &[PathBuf]) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = Vec::new();
     let mut packages: Vec<PathBuf> = Vec::new();
     for file in dep_info {
-        if skip.iter().any(|s| file.starts_with(s)) {
+        // What a build script generates (its OUT_DIR, `<build dir>/<profile>/build/<unit>/out`)
+        // follows from the files listed.
+        if skip.iter().any(|s| file.starts_with(s)) || in_out_dir(file) {
             continue;
         }
         files.push(file.clone());
@@ -218,6 +221,18 @@ pub(crate) fn watched_files(dep_info: &[PathBuf], root: &Path, skip: &[PathBuf])
     files
 }
 
+/// Whether `file` is in a build script's `OUT_DIR`: `.../build/<unit>/out/...`.
+fn in_out_dir(file: &Path) -> bool {
+    file.ancestors().skip(1).any(|dir| {
+        dir.file_name().is_some_and(|n| n == "out")
+            && dir
+                .parent()
+                .and_then(Path::parent)
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == "build")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,6 +250,8 @@ mod tests {
             ]
         );
         assert!(dep_info_files("").is_empty());
+        assert!(in_out_dir(Path::new("/t/debug/build/x-1f/out/gen.rs")));
+        assert!(!in_out_dir(Path::new("/w/build/x/src/lib.rs")));
     }
 
     #[test]
@@ -250,7 +267,7 @@ mod tests {
         std::fs::write(&file, "#[rbac(verbs = \"get\")]\nfn f() { g() }\n").unwrap();
         assert_eq!(
             then.change(),
-            Change::Other("its tokens outside #[rbac] attributes")
+            Change::Other("its tokens outside #[rbac] attributes changed")
         );
         // The same bytes again, with another time: no change.
         std::fs::write(&file, "#[rbac(verbs = \"get\")]\nfn f() {}\n").unwrap();
