@@ -531,7 +531,11 @@ fn write_record(
     if let Some(profile_dir) = executable.parent().and_then(Path::parent) {
         skip.push(profile_dir.to_path_buf());
     }
-    let files = record::watched_files(&record::dep_info_files(&text), root, &skip);
+    // The dep-info of this executable (not of a copy of the target directory elsewhere).
+    let Some(built_from) = record::dep_info_files(&text, executable) else {
+        return;
+    };
+    let files = record::watched_files(&built_from, root, &skip);
     let started_ns = started
         .duration_since(std::time::SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());

@@ -146,15 +146,14 @@ pub(crate) fn build_env() -> Vec<(String, String)> {
     env
 }
 
-/// The source files of a dep-info file (`<bin>.d`): the paths after the first `: `, with
-/// `\ ` for a space in a path.
-pub(crate) fn dep_info_files(text: &str) -> Vec<PathBuf> {
-    let Some(first) = text.lines().find(|l| !l.trim().is_empty()) else {
-        return Vec::new();
-    };
-    let Some((_, deps)) = first.split_once(": ") else {
-        return Vec::new();
-    };
+/// The source files of a dep-info file (`<bin>.d`) of `target`: the paths after `TARGET: `,
+/// with `\ ` for a space in a path; `None` when it is another file's.
+pub(crate) fn dep_info_files(text: &str, target: &Path) -> Option<Vec<PathBuf>> {
+    let first = text.lines().find(|l| !l.trim().is_empty())?;
+    let (of, deps) = first.split_once(": ")?;
+    if Path::new(&of.replace("\\ ", " ")) != target {
+        return None;
+    }
     let mut files = Vec::new();
     let mut current = String::new();
     let mut chars = deps.chars().peekable();
@@ -175,7 +174,7 @@ pub(crate) fn dep_info_files(text: &str) -> Vec<PathBuf> {
     if !current.is_empty() {
         files.push(PathBuf::from(current));
     }
-    files
+    Some(files)
 }
 
 /// The files a record of a build lists: the dep-info's files outside `skip` (cargo's registry
@@ -241,15 +240,21 @@ mod tests {
     fn reads_dep_info() {
         let text = "/w/target/debug/codegen: /w/codegen/src/main.rs /w/my\\ dir/lib.rs \
                     /home/u/.cargo/registry/src/x/lib.rs\n\n/w/codegen/src/main.rs:\n";
+        let exe = Path::new("/w/target/debug/codegen");
         assert_eq!(
-            dep_info_files(text),
+            dep_info_files(text, exe).unwrap(),
             [
                 PathBuf::from("/w/codegen/src/main.rs"),
                 PathBuf::from("/w/my dir/lib.rs"),
                 PathBuf::from("/home/u/.cargo/registry/src/x/lib.rs"),
             ]
         );
-        assert!(dep_info_files("").is_empty());
+        // Another binary's (a copied target directory's), or none.
+        assert_eq!(
+            dep_info_files(text, Path::new("/v/target/debug/codegen")),
+            None
+        );
+        assert_eq!(dep_info_files("", exe), None);
         assert!(in_out_dir(Path::new("/t/debug/build/x-1f/out/gen.rs")));
         assert!(!in_out_dir(Path::new("/w/build/x/src/lib.rs")));
     }
