@@ -18,7 +18,7 @@
 # A fourth column is `kube-markers generate` after the same kind of edit: it proves that only
 # #[rbac] attributes changed since the generator's last build and regenerates from the sources
 # (its record of that build is refreshed, untimed, by a `generate --build` before each edit).
-# Then a CRD-type edit on both sides (the memcached spec's maximum, 3 <-> 4): controller-gen
+# Then a CRD-type edit on both sides (the memcached spec's maximum, raised by one): controller-gen
 # against `kube-markers generate`, which must build.
 #
 # The example's source file is edited in place and restored on exit; our outputs go to
@@ -73,19 +73,16 @@ km_build() { (cd "$root" && "$kube_markers" generate --build --package codegen -
 types_go="$work/go/api/cache/v1alpha1/memcached_types.go"
 grep -q 'kubebuilder:validation:Maximum=3$' "$types_go"
 grep -q 'maximum = 3)\]$' "$rust_file"
-toggle_crd_go() {
-  if grep -q 'kubebuilder:validation:Maximum=3$' "$types_go"; then
-    sed -i 's/kubebuilder:validation:Maximum=3$/kubebuilder:validation:Maximum=4/' "$types_go"
-  else
-    sed -i 's/kubebuilder:validation:Maximum=4$/kubebuilder:validation:Maximum=3/' "$types_go"
-  fi
+# The maximum goes up by one each time (lowering it is a breaking change the generator refuses).
+raise_crd_go() {
+  local n
+  n=$(sed -n 's/.*kubebuilder:validation:Maximum=\([0-9]*\)$/\1/p' "$types_go" | head -1)
+  sed -i "s/kubebuilder:validation:Maximum=$n\$/kubebuilder:validation:Maximum=$((n + 1))/" "$types_go"
 }
-toggle_crd_rust() {
-  if grep -q 'maximum = 3)\]$' "$rust_file"; then
-    sed -i 's/maximum = 3)\]$/maximum = 4)]/' "$rust_file"
-  else
-    sed -i 's/maximum = 4)\]$/maximum = 3)]/' "$rust_file"
-  fi
+raise_crd_rust() {
+  local n
+  n=$(sed -n 's/.*(minimum = 1, maximum = \([0-9]*\))\]$/\1/p' "$rust_file" | head -1)
+  sed -i "s/(minimum = 1, maximum = $n)\]\$/(minimum = 1, maximum = $((n + 1)))]/" "$rust_file"
 }
 generator="${CARGO_TARGET_DIR:-$root/target}/debug/codegen"
 fast_run() { (cd "$root" && "$generator" --rbac-from-source --out "$work/rust-out"); }
@@ -133,9 +130,9 @@ for _ in $(seq 1 "$runs"); do
   said=$(km_run 2>&1)
   grep -q "no rebuild of codegen" <<<"$said" || { echo "generate did not take the fast path: $said" >&2; exit 1; }
   # A CRD type's marker: both regenerate the CRD; kube-markers builds.
-  toggle_crd_go
+  raise_crd_go
   go_crd_times+=("$(elapsed_ms go_run)")
-  toggle_crd_rust
+  raise_crd_rust
   km_crd_times+=("$(elapsed_ms km_run)")
 done
 # The fast path wrote exactly what the full run writes from the same sources.
