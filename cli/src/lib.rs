@@ -1,7 +1,10 @@
 //! `kube-markers`, the installed command (`cargo install --path cli` from a checkout): the
-//! checks anyone can run on their own files, without a Rust workspace.
+//! checks anyone can run on their own files, without a Rust workspace, and the operator's edit
+//! loop.
 //!
-//! Each subcommand is the generator's subcommand of the same name, the same code.
+//! `check-crds`, `can-i` and `explain` are the generator's subcommands of the same name, the
+//! same code; `generate` is the command's own: the workspace's generator, rebuilt only when
+//! something other than `#[rbac]` attributes changed (docs/command.md).
 
 use std::process::ExitCode;
 
