@@ -15,6 +15,12 @@
 # After the loop, a full `--check` on the last fast run's output proves it wrote what the full
 # run writes.
 #
+# A fourth column is `kube-markers generate` after the same kind of edit: it proves that only
+# #[rbac] attributes changed since the generator's last build and regenerates from the sources
+# (its record of that build is refreshed, untimed, by a `generate --build` before each edit).
+# Then a CRD-type edit on both sides (the memcached spec's maximum, raised by one): controller-gen
+# against `kube-markers generate`, which must build.
+#
 # The example's source file is edited in place and restored on exit; our outputs go to
 # target/, so rbac-out/ is untouched.
 # Usage: scripts/bench-edit-to-manifests.sh   (RUNS=N timed runs of each, default 9)
@@ -60,6 +66,24 @@ toggle_go() {
   fi
 }
 rust_run() { (cd "$root" && cargo run -q -p codegen -- --out "$work/rust-out"); }
+(cd "$root" && cargo build -q -p kube-markers-cli)
+kube_markers="${CARGO_TARGET_DIR:-$root/target}/debug/kube-markers"
+km_run() { (cd "$root" && "$kube_markers" generate --package codegen -- --out "$work/rust-out"); }
+km_build() { (cd "$root" && "$kube_markers" generate --build --package codegen -- --out "$work/rust-out"); }
+types_go="$work/go/api/cache/v1alpha1/memcached_types.go"
+grep -q 'kubebuilder:validation:Maximum=3$' "$types_go"
+grep -q 'maximum = 3)\]$' "$rust_file"
+# The maximum goes up by one each time (lowering it is a breaking change the generator refuses).
+raise_crd_go() {
+  local n
+  n=$(sed -n 's/.*kubebuilder:validation:Maximum=\([0-9]*\)$/\1/p' "$types_go" | head -1)
+  sed -i "s/kubebuilder:validation:Maximum=$n\$/kubebuilder:validation:Maximum=$((n + 1))/" "$types_go"
+}
+raise_crd_rust() {
+  local n
+  n=$(sed -n 's/.*(minimum = 1, maximum = \([0-9]*\))\]$/\1/p' "$rust_file" | head -1)
+  sed -i "s/(minimum = 1, maximum = $n)\]\$/(minimum = 1, maximum = $((n + 1)))]/" "$rust_file"
+}
 generator="${CARGO_TARGET_DIR:-$root/target}/debug/codegen"
 fast_run() { (cd "$root" && "$generator" --rbac-from-source --out "$work/rust-out"); }
 go_run() {
@@ -87,6 +111,9 @@ fi
 go_times=()
 rust_times=()
 fast_times=()
+km_times=()
+go_crd_times=()
+km_crd_times=()
 for _ in $(seq 1 "$runs"); do
   toggle_go
   go_times+=("$(elapsed_ms go_run)")
@@ -96,6 +123,17 @@ for _ in $(seq 1 "$runs"); do
   # An edit the binary just built has not seen.
   toggle_status
   fast_times+=("$(elapsed_ms fast_run)")
+  # kube-markers generate: its record of this build, then an edit the build has not seen.
+  km_build >/dev/null 2>&1
+  toggle_status
+  km_times+=("$(elapsed_ms km_run)")
+  said=$(km_run 2>&1)
+  grep -q "no rebuild of codegen" <<<"$said" || { echo "generate did not take the fast path: $said" >&2; exit 1; }
+  # A CRD type's marker: both regenerate the CRD; kube-markers builds.
+  raise_crd_go
+  go_crd_times+=("$(elapsed_ms go_run)")
+  raise_crd_rust
+  km_crd_times+=("$(elapsed_ms km_run)")
 done
 # The fast path wrote exactly what the full run writes from the same sources.
 if ! check=$(cd "$root" && cargo run -q -p codegen -- --out "$work/rust-out" --check 2>&1); then
@@ -106,9 +144,17 @@ fi
 go_median=$(printf '%s\n' "${go_times[@]}" | median)
 rust_median=$(printf '%s\n' "${rust_times[@]}" | median)
 fast_median=$(printf '%s\n' "${fast_times[@]}" | median)
+km_median=$(printf '%s\n' "${km_times[@]}" | median)
+go_crd_median=$(printf '%s\n' "${go_crd_times[@]}" | median)
+km_crd_median=$(printf '%s\n' "${km_crd_times[@]}" | median)
 printf '%-52s %8s ms\n' "controller-gen rbac+crd (Go operator):" "$go_median"
 printf '%-52s %8s ms\n' "edit + cargo run -p codegen (examples):" "$rust_median"
 printf '%-52s %8s ms\n' "edit + target/debug/codegen --rbac-from-source:" "$fast_median"
+printf '%-52s %8s ms\n' "edit + kube-markers generate (fast path):" "$km_median"
+printf '%-52s %8s ms\n' "CRD marker edit + controller-gen rbac+crd:" "$go_crd_median"
+printf '%-52s %8s ms\n' "CRD marker edit + kube-markers generate (builds):" "$km_crd_median"
 echo "ratio controller-gen / kube-markers: $(echo "scale=2; $go_median / $rust_median" | bc)"
+echo "ratio controller-gen / kube-markers generate (#[rbac] edit): $(echo "scale=2; $go_median / $km_median" | bc)"
+echo "ratio controller-gen / kube-markers generate (CRD edit): $(echo "scale=2; $go_crd_median / $km_crd_median" | bc)"
 echo "ratio controller-gen / --rbac-from-source: $(echo "scale=2; $go_median / $fast_median" | bc)"
 echo "(medians of $runs interleaved runs; load average: $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -1,9 +1,14 @@
 //! `kube-markers`, the installed command (`cargo install --path cli` from a checkout): the
-//! checks anyone can run on their own files, without a Rust workspace.
+//! checks anyone can run on their own files, without a Rust workspace, and the operator's edit
+//! loop.
 //!
-//! Each subcommand is the generator's subcommand of the same name, the same code.
+//! `check-crds`, `can-i` and `explain` are the generator's subcommands of the same name, the
+//! same code; `generate` is the command's own: the workspace's generator, rebuilt only when
+//! something other than `#[rbac]` attributes changed (docs/command.md).
 
 use std::process::ExitCode;
+
+mod generate;
 
 /// A subcommand: its name and its `main` over the arguments after the name.
 struct Subcommand {
@@ -18,6 +23,21 @@ static SUBCOMMANDS: &[Subcommand] = &[
         name: "check-crds",
         summary: "Check CRD files as kube-apiserver would, or a release against the one it replaces",
         main: kube_markers_codegen::cli::check_crds::main,
+    },
+    Subcommand {
+        name: "can-i",
+        summary: "Whether an identity may do something, by RBAC manifests or a kustomization",
+        main: kube_markers_codegen::cli::can_i::main,
+    },
+    Subcommand {
+        name: "generate",
+        summary: "Run the workspace's generator; no rebuild when only #[rbac] attributes changed",
+        main: generate::main,
+    },
+    Subcommand {
+        name: "explain",
+        summary: "The rule, role and binding of RBAC manifests that allow something (--from)",
+        main: kube_markers_codegen::cli::explain::main,
     },
     Subcommand {
         name: "init",

@@ -116,7 +116,12 @@ pub(super) fn explain(
             } else {
                 format!(" ({name:?} in its file)")
             };
-            if granting.is_empty() {
+            if granting.is_empty()
+                && c.entries.is_empty()
+                && kube_markers_registry::generator().is_none()
+            {
+                // No generator linked (the installed `kube-markers`): no attributes to name.
+            } else if granting.is_empty() {
                 let _ = writeln!(
                     out,
                     "#[rbac]: none of this generator's attributes grants this in {} {:?}{written} on its own",

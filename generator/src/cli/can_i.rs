@@ -280,7 +280,7 @@ impl CanICommand {
 
 /// `<bin> can-i ARGS`: parses, answers, prints; exit 0 yes, 1 no, 2 bad arguments or
 /// manifests.
-pub(crate) fn main(args: &[String]) -> ExitCode {
+pub fn main(args: &[String]) -> ExitCode {
     let line = &COMMAND_LINE;
     let opts = match CanICommand::parse(args.iter().cloned()) {
         Ok(CanICommand::Help) => return super::print_help(line),
@@ -295,11 +295,17 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
             opts.from = super::generate::default_in_workspace(&opts.from, &workspace.root);
         }
     }
-    if let Some(warning) = unknown_verb_warning(&opts) {
+    answer(&opts)
+}
+
+/// Answers `opts` (its manifests already placed) and prints the answer: exit 0 yes, 1 no, 2
+/// unreadable manifests. `explain --from` answers through it too.
+pub(crate) fn answer(opts: &CanIOptions) -> ExitCode {
+    if let Some(warning) = unknown_verb_warning(opts) {
         eprintln!("{warning}");
     }
     match run(
-        &opts,
+        opts,
         &kube_markers_registry::rbac_entries(),
         KnownResource::from_registry,
     ) {

@@ -7,12 +7,35 @@ use kube_markers_crdcheck::files::{self, FileReport};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// How the findings are printed: `--output`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// One line per finding, for people.
+    #[default]
+    Text,
+    /// Every file's problems, warnings and cost report, for tools.
+    Json,
+    /// GitHub Actions workflow commands: an annotation on the file's line per finding.
+    Github,
+}
+
+impl Output {
+    fn parse(v: &str) -> Output {
+        // The flag's parser accepted only the choices.
+        match v {
+            "json" => Output::Json,
+            "github" => Output::Github,
+            _ => Output::Text,
+        }
+    }
+}
+
 /// What the command line gives.
 #[derive(Default)]
 pub(crate) struct Args {
     paths: Vec<PathBuf>,
     costs: bool,
-    json: bool,
+    output: Output,
     /// `--previous OLD`: compare with these CRDs instead ([`super::upgrade`]).
     previous: Option<String>,
     /// `--policy CHECK=LEVEL`, in order.
@@ -53,20 +76,22 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
         F::value(
             "output",
             "FORMAT",
-            "`text`, or `json` for tools: every file's problems, warnings and cost report",
+            "`text`; `json` for tools: every file's problems, warnings and cost report; \
+             `github` for a GitHub Actions step: each finding as a workflow command \
+             (`::error file=...,line=...::`), which marks the file's line",
             |args, v| {
-                args.json = v == "json";
+                args.output = Output::parse(&v);
                 Ok(())
             },
         )
         .short('o')
         .default("text")
-        .choices(&["text", "json"]),
+        .choices(&["text", "json", "github"]),
         F::value("format", "FORMAT", "The same as --output", |args, v| {
-            args.json = v == "json";
+            args.output = Output::parse(&v);
             Ok(())
         })
-        .choices(&["text", "json"]),
+        .choices(&["text", "json", "github"]),
         F::value(
             "previous",
             "OLD",
@@ -139,7 +164,7 @@ pub fn main(args: &[String]) -> ExitCode {
         Err(e) => return super::usage_error(&COMMAND_LINE, &e),
     };
     if let Some(previous) = &args.previous {
-        return super::upgrade::main(previous, &args.paths, &args.policy, args.json);
+        return super::upgrade::main(previous, &args.paths, &args.policy, args.output);
     }
     let paths = match files::collect(&args.paths) {
         Ok(paths) => paths,
@@ -150,16 +175,22 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     // Files found in a directory without CRDs in them (a chart's other manifests) are left out.
     let reports: Vec<FileReport> = kube_markers_cel::map_on_large_stacks(&paths, |(p, named)| {
-        files::check_file_with(p, *named, args.costs || args.json)
+        files::check_file_with(p, *named, args.costs || args.output == Output::Json)
     })
     .into_iter()
     .filter(|r| !r.crds.is_empty() || !r.errors.is_empty())
     .collect();
-    if args.json {
-        let json = serde_json::to_string_pretty(&reports).expect("the report serializes");
-        super::print_out(&format!("{json}\n"));
-    } else {
-        super::print_out(&render(&reports, args.costs));
+    let skipped = skipped_documents(&paths);
+    match args.output {
+        Output::Json => {
+            let json = serde_json::to_string_pretty(&reports).expect("the report serializes");
+            super::print_out(&format!("{json}\n"));
+        }
+        Output::Text => super::print_out(&render(&reports, args.costs)),
+        Output::Github => super::print_out(&render_github(&reports)),
+    }
+    if let Some(skipped) = skipped {
+        eprintln!("{skipped}");
     }
     if reports.iter().any(|r| r.unreadable) {
         ExitCode::from(2)
@@ -239,6 +270,103 @@ pub fn render(reports: &[FileReport], costs: bool) -> String {
         }
     ));
     out
+}
+
+/// The report as GitHub Actions workflow commands: each finding an annotation on the line of
+/// its CRD (or of its version's entry), each file's error or warning on the line it names;
+/// then the summary line, which a workflow log shows as it is.
+pub fn render_github(reports: &[FileReport]) -> String {
+    use super::github::{Level, Place, annotation, crd_position, file_name, line_in_message};
+    let mut out = String::new();
+    for r in reports {
+        let file = file_name(&r.file);
+        let text = files::read_text(std::path::Path::new(&r.file))
+            .map(|(text, _)| text)
+            .unwrap_or_default();
+        let at_line = |message: &str| Place {
+            file: Some(file.clone()),
+            line: line_in_message(message),
+            col: None,
+        };
+        for e in &r.errors {
+            out.push_str(&annotation(Level::Error, &at_line(e), "check-crds", e));
+        }
+        for w in &r.warnings {
+            out.push_str(&annotation(Level::Warning, &at_line(w), "check-crds", w));
+        }
+        for crd in &r.crds {
+            let place = |finding: &str| {
+                // `version v1: spec.size: message`.
+                let (version, path) = match finding
+                    .strip_prefix("version ")
+                    .and_then(|rest| rest.split_once(": "))
+                {
+                    Some((version, rest)) => {
+                        (Some(version), rest.split_once(": ").map(|(path, _)| path))
+                    }
+                    None => (None, None),
+                };
+                let (line, col) = crd_position(&text, &crd.name, version, path).unzip();
+                Place {
+                    file: Some(file.clone()),
+                    line,
+                    col,
+                }
+            };
+            let refused = format!("{}: the API server would refuse it", crd.name);
+            for p in &crd.problems {
+                out.push_str(&annotation(Level::Error, &place(p), &refused, p));
+            }
+            for w in &crd.warnings {
+                out.push_str(&annotation(Level::Warning, &place(w), &crd.name, w));
+            }
+        }
+    }
+    // The summary, as the text report ends.
+    let text = render(reports, false);
+    out.push_str(text.lines().last().unwrap_or_default());
+    out.push('\n');
+    out
+}
+
+/// The documents of `paths` that are not CRDs, which the checks skip, said once: `None`
+/// when there are none.
+fn skipped_documents(paths: &[(PathBuf, bool)]) -> Option<String> {
+    let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut in_files = 0;
+    for (path, named) in paths {
+        let Ok((text, _)) = files::read_text(path) else {
+            continue;
+        };
+        let Ok((docs, _)) = files::read_documents(&text) else {
+            continue;
+        };
+        let objects: Vec<&serde_json::Value> = docs
+            .iter()
+            .filter(|d| !d.is_null())
+            .flat_map(files::objects)
+            .collect();
+        let is_crd = |o: &&serde_json::Value| o["kind"] == "CustomResourceDefinition";
+        // A file named without a CRD is an error already.
+        if *named && !objects.iter().any(is_crd) {
+            continue;
+        }
+        let before: usize = kinds.values().sum();
+        for object in objects.iter().filter(|o| !is_crd(o)) {
+            let kind = object["kind"].as_str().unwrap_or("no kind").to_string();
+            *kinds.entry(kind).or_default() += 1;
+        }
+        in_files += usize::from(kinds.values().sum::<usize>() > before);
+    }
+    let total: usize = kinds.values().sum();
+    if total == 0 {
+        return None;
+    }
+    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    Some(format!(
+        "note: skipped {total} document(s) that are not CRDs, in {in_files} file(s): {}",
+        kinds.join(", ")
+    ))
 }
 
 /// What bounds one expression's cost, in words: the lists and maps above it (`×`), then what

@@ -14,6 +14,9 @@ pub enum ExplainCommand {
     Help,
     /// Explain.
     Explain(ExplainOptions),
+    /// `--from PATH`: the manifests' rule, role and binding that allow the question (as
+    /// `can-i --explain` answers), with no `#[rbac]` attributes needed.
+    FromManifests(Box<crate::can_i::CanIOptions>),
 }
 
 /// What the command line gives, before its arguments are checked together.
@@ -24,7 +27,10 @@ pub(crate) struct Args {
     all_namespaces: bool,
     subresource: Option<String>,
     format: Format,
+    format_given: bool,
     role_name: Option<String>,
+    from: Option<std::path::PathBuf>,
+    as_user: Option<String>,
 }
 
 /// Names the options' type once, for the closures of the table.
@@ -88,6 +94,7 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
                     "json" => Format::Json,
                     _ => Format::Text,
                 };
+                args.format_given = true;
                 Ok(())
             },
         )
@@ -110,9 +117,35 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
             },
         )
         .default(kube_markers_rbac::DEFAULT_ROLE_NAME),
+        F::value(
+            "from",
+            "PATH",
+            "Explain from RBAC manifests instead of the linked attributes: the rule, role and \
+             binding of PATH that allow VERB TYPE (a YAML file or a directory of them; a \
+             directory with a kustomization.yaml as `kubectl apply -k` installs it), as \
+             `can-i --explain` answers",
+            |args, v| {
+                args.from = Some(std::path::PathBuf::from(v));
+                Ok(())
+            },
+        ),
+        F::value(
+            "as",
+            "USER",
+            "With --from: evaluate as this user (system:serviceaccount:NS:NAME implies the \
+             ServiceAccount's groups)",
+            |args, v| {
+                args.as_user = Some(v);
+                Ok(())
+            },
+        )
+        .default("the one ServiceAccount in --from, as installed"),
     ],
     notes: "TYPE is resolved as can-i (and kubectl) resolves it: a plural, singular, short \
             name or kind, built-in or of a linked CRD.\n\
+            With --from, a question is needed, and the answer names the manifests' rule, role \
+            and binding (exit 0 allowed, 1 not); without it, a binary with no #[rbac] \
+            attributes linked (the installed kube-markers) has nothing to explain and says so.\n\
             Exit codes: 0 listed (or: some attribute gives it), 1 no attribute gives it, 2 bad \
             arguments.",
 };
@@ -140,7 +173,10 @@ impl ExplainCommand {
             all_namespaces,
             subresource,
             format,
+            format_given,
             role_name,
+            from,
+            as_user,
         } = given;
         let question = match positional.as_slice() {
             [] => None,
@@ -191,6 +227,44 @@ impl ExplainCommand {
                 None
             }
         };
+        if let Some(from) = from {
+            let Some(question) = question else {
+                return Err(invalid(
+                    "--from",
+                    from.display().to_string(),
+                    "needs a question: VERB TYPE (`explain get pods --from rbac-out`)".into(),
+                ));
+            };
+            if format_given && format == Format::Json {
+                return Err(UsageError::Conflict {
+                    first: "--from",
+                    second: "--format json",
+                });
+            }
+            return Ok(ExplainCommand::FromManifests(Box::new(
+                crate::can_i::CanIOptions {
+                    verb: question.verb,
+                    target: question.target,
+                    namespace: question.namespace,
+                    subresource: question.subresource,
+                    as_user,
+                    as_groups: Vec::new(),
+                    from,
+                    from_is_default: false,
+                    role_name: role_name
+                        .unwrap_or_else(|| kube_markers_rbac::DEFAULT_ROLE_NAME.to_string()),
+                    explain: true,
+                    default_roles: true,
+                },
+            )));
+        }
+        if let Some(user) = as_user {
+            return Err(invalid(
+                "--as",
+                user,
+                "needs --from PATH: the linked attributes are explained for no identity".into(),
+            ));
+        }
         Ok(ExplainCommand::Explain(ExplainOptions {
             question,
             format,
@@ -201,13 +275,26 @@ impl ExplainCommand {
 }
 
 /// `<bin> explain ARGS`: exit 0 listed (or allowed), 1 not allowed, 2 bad arguments.
-pub(crate) fn main(args: &[String]) -> ExitCode {
+pub fn main(args: &[String]) -> ExitCode {
     let line = &COMMAND_LINE;
     let opts = match ExplainCommand::parse(args.iter().cloned()) {
         Ok(ExplainCommand::Help) => return super::print_help(line),
         Ok(ExplainCommand::Explain(opts)) => opts,
+        Ok(ExplainCommand::FromManifests(opts)) => return super::can_i::answer(&opts),
         Err(e) => return super::usage_error(line, &e),
     };
+    if kube_markers_registry::generator().is_none()
+        && kube_markers_registry::rbac_entries().is_empty()
+    {
+        // The installed command (or any binary without `link!`): no attributes to explain.
+        let bin = crate::Invocation::current().bin;
+        eprintln!(
+            "error: no #[rbac] attributes are linked into `{bin}`: explain the permissions of \
+             RBAC manifests with `{bin} explain VERB TYPE --from PATH`, or run `explain` through \
+             your operator's generator (`cargo run -p GENERATOR -- explain`)"
+        );
+        return ExitCode::from(2);
+    }
     let (text, warnings, code) = crate::explain::run(
         &opts,
         &kube_markers_registry::rbac_entries(),

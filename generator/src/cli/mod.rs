@@ -14,6 +14,7 @@ pub mod completions;
 pub mod explain;
 pub(crate) mod flags;
 pub mod generate;
+mod github;
 mod help;
 pub mod kubectl;
 pub mod upgrade;

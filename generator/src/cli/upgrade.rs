@@ -122,7 +122,12 @@ pub(crate) fn policy(entries: &[String], workspace: &Value) -> Result<Policy, St
 }
 
 /// `check-crds --previous OLD PATH...`.
-pub(crate) fn main(previous: &str, paths: &[PathBuf], entries: &[String], json: bool) -> ExitCode {
+pub(crate) fn main(
+    previous: &str,
+    paths: &[PathBuf],
+    entries: &[String],
+    output: super::check_crds::Output,
+) -> ExitCode {
     let bad = |e: String| {
         eprintln!("error: {e}");
         ExitCode::from(2)
@@ -160,11 +165,13 @@ pub(crate) fn main(previous: &str, paths: &[PathBuf], entries: &[String], json: 
             return bad(all.join("\nerror: "));
         }
     };
-    if json {
-        let json = serde_json::to_string_pretty(&findings).expect("findings serialize");
-        super::print_out(&format!("{json}\n"));
-    } else {
-        super::print_out(&render(&findings));
+    match output {
+        super::check_crds::Output::Json => {
+            let json = serde_json::to_string_pretty(&findings).expect("findings serialize");
+            super::print_out(&format!("{json}\n"));
+        }
+        super::check_crds::Output::Text => super::print_out(&render(&findings)),
+        super::check_crds::Output::Github => super::print_out(&render_github(&findings, paths)),
     }
     eprintln!("{}", summary(&findings, old.len(), new.len()));
     if kube_markers_compat::has_errors(&findings) {
@@ -177,6 +184,45 @@ pub(crate) fn main(previous: &str, paths: &[PathBuf], entries: &[String], json: 
 /// One line per finding.
 pub(crate) fn render(findings: &[Finding]) -> String {
     findings.iter().map(|f| format!("{}\n", f.line())).collect()
+}
+
+/// Each finding as a GitHub Actions workflow command, on the line of its CRD (or of its
+/// version's entry) in the file of PATH that defines it.
+fn render_github(findings: &[Finding], paths: &[PathBuf]) -> String {
+    use super::github::{Level, Place, annotation, crd_position, file_name};
+    let texts: Vec<(String, String)> = files::collect(paths)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(path, _)| {
+            let (text, _) = files::read_text(&path).ok()?;
+            Some((path.display().to_string(), text))
+        })
+        .collect();
+    let mut out = String::new();
+    for f in findings {
+        // `v1beta1 -> v1` (two served versions) or stored versions: the CRD's line.
+        let version = Some(f.version.as_str()).filter(|v| !v.is_empty() && !v.contains(' '));
+        let place = texts
+            .iter()
+            .find_map(|(file, text)| {
+                // crdify's `^.spec.size`.
+                let path = f.path.strip_prefix("^.").filter(|p| !p.is_empty());
+                let (line, col) = crd_position(text, &f.crd, version, path)?;
+                Some(Place {
+                    file: Some(file_name(file)),
+                    line: Some(line),
+                    col: Some(col),
+                })
+            })
+            .unwrap_or_default();
+        let level = match f.severity {
+            Severity::Error => Level::Error,
+            _ => Level::Warning,
+        };
+        let title = format!("{}: {}", f.check, f.crd);
+        out.push_str(&annotation(level, &place, &title, &f.line()));
+    }
+    out
 }
 
 fn summary(findings: &[Finding], old: usize, new: usize) -> String {
