@@ -94,6 +94,23 @@ pub fn dns1123_subdomain(s: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A CRD's `spec.group`: a DNS subdomain with at least one dot, as the API server requires
+/// (`example` is refused; `example.com` is a group).
+pub fn crd_group(s: &str) -> Result<(), String> {
+    dns1123_subdomain(s)?;
+    if s.contains('.') {
+        Ok(())
+    } else {
+        Err("it has no dot".to_string())
+    }
+}
+
+/// Whether a webhook's `name` has the three dot-separated segments (at least) that the API
+/// server requires of it (`vmydatabase.example.com`).
+pub fn webhook_name_has_three_segments(s: &str) -> bool {
+    s.split('.').count() >= 3
+}
+
 /// An API group as a rule names it: `""` or `core` (the core group), `*`, or a DNS subdomain.
 pub fn api_group(s: &str) -> Result<(), String> {
     match s {

@@ -161,7 +161,7 @@ fn generate_with_warnings(
             (
                 "group",
                 &kind.crd.spec.group,
-                crd_group(&kind.crd.spec.group),
+                kube_markers_core::names::crd_group(&kind.crd.spec.group),
             ),
             (
                 "plural",
@@ -246,16 +246,6 @@ pub fn converts(crd: &CustomResourceDefinition) -> bool {
         .conversion
         .as_ref()
         .is_some_and(|c| c.strategy == "Webhook")
-}
-
-/// A CRD's group: a DNS-1123 subdomain with at least one dot.
-fn crd_group(group: &str) -> Result<(), String> {
-    kube_markers_core::names::dns1123_subdomain(group)?;
-    if group.contains('.') {
-        Ok(())
-    } else {
-        Err("it has no dot".to_string())
-    }
 }
 
 /// The type that defines `version` (every merged version comes from one of `built`).
