@@ -12,7 +12,7 @@ pub use kube_markers_core::schema_types::{
 /// What a `#[kube_markers::crd]` or `#[kube_markers::schema]` expands to, beside the item:
 /// its `data` is `SchemaType::encode` of the item.
 #[doc(hidden)]
-pub type SchemaTypeRecord = crate::Record;
+pub type SchemaTypeRecord = crate::header::Record;
 
 /// Every such item of the linked crates; [`schema_types`] reads them.
 #[doc(hidden)]

@@ -542,7 +542,7 @@ pub enum Decided {
     #[default]
     None,
     /// The bundle of this identity.
-    Made(Identity),
+    Made(Box<Identity>),
     /// The run cannot tell whether a bundle is wanted (`--no-scan` without identity flags):
     /// an earlier bundle's files are kept as they are.
     Kept,
@@ -584,7 +584,7 @@ pub fn generate_for_run(ctx: &Context, made: &mut Artifacts) -> Result<Generated
         for (path, content) in generate(&id, &input).map_err(Error::Bundle)? {
             generated.files.push(output(opts, path, content));
         }
-        Decided::Made(id)
+        Decided::Made(Box::new(id))
     } else if !decided && !previous.is_empty() {
         generated
             .warnings
