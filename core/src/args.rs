@@ -17,9 +17,11 @@
 //! It walks the token trees once, without building syn's parse buffers: the workspace scan runs
 //! it on every `#[rbac]` of the workspace.
 
+mod allow;
 mod keys;
 mod values;
 
+pub use allow::{AllowWords, parse_allow};
 pub use keys::{KeySpec, KeyTable, Written};
 pub use values::{
     Elements, Item, ListArg, boolean, flag, int, list, string, string_like, value_of,

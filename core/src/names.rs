@@ -111,6 +111,12 @@ pub fn crd_plural(s: &str) -> Result<(), String> {
     dns1035_label(s)
 }
 
+/// Whether a webhook's `name` has the three dot-separated segments (at least) that the API
+/// server requires of it (`vmydatabase.example.com`).
+pub fn webhook_name_has_three_segments(s: &str) -> bool {
+    s.split('.').count() >= 3
+}
+
 /// An API group as a rule names it: `""` or `core` (the core group), `*`, or a DNS subdomain.
 pub fn api_group(s: &str) -> Result<(), String> {
     match s {

@@ -5,8 +5,10 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
 /// The registration of one attribute: a `const _` block holding one record `static` of type
-/// `ty` in the slice `slice` (see [`registry_static`]): the validated attribute as one string
-/// (`data`, `crate::record`'s format), the call site, and `extra` fields (`handler: ...,`).
+/// `ty` in the slice `slice` (see [`registry_static`]): the registry's `Record`, i.e. the
+/// validated attribute as one string (`data`, `crate::record`'s format) and the call site;
+/// with `extra` fields (`handler: ...,`), a `ty` that embeds that `Record` as `record` beside
+/// them.
 ///
 /// `checked_line` is the call-site check ([`SiteCheck::line`]): it yields the record's `line`
 /// outside unit-test builds, so the check costs no `const` of its own.
@@ -28,14 +30,21 @@ pub fn record_static(
         },
         None => quote!(line: ::core::line!(),),
     };
-    let value = quote! {
-        #ty {
-            data: #data,
-            file: ::core::file!(),
-            #line
-            column: ::core::column!(),
-            module_path: ::core::module_path!(),
-            #extra
+    let record = quote! {
+        data: #data,
+        file: ::core::file!(),
+        #line
+        column: ::core::column!(),
+        module_path: ::core::module_path!(),
+    };
+    let value = if extra.is_empty() {
+        quote!(#ty { #record })
+    } else {
+        quote! {
+            #ty {
+                record: ::kube_markers::__private::Record { #record },
+                #extra
+            }
         }
     };
     let entry = registry_static(slice, ty, value);

@@ -1,44 +1,32 @@
 //! The run: collect → check → generate → write.
 //!
-//! An input collects what a run generates from ([`Inputs`]: the linked registry, or with
-//! `--rbac-from-source` the `#[rbac]` attributes read from the sources) and what it learned on
-//! the way (`Collected`). The runner then lints the attributes, calls each generator in turn
-//! (roles, CRDs, webhooks, then the bundle, which reads what they made), plans every file
-//! against what is on disk, and writes or checks. Everything is generated, and every
-//! destination validated, before anything is written: a bad CRD or a bad path leaves no
+//! An input collects what a run generates from ([`Inputs`]: the linked registry, checked
+//! against the workspace's sources; or, with `--rbac-from-source`, the `#[rbac]` attributes
+//! read from the sources, [`crate::input::from_source`]) and what it learned on the way
+//! (`Collected`). The runner then lints the attributes, loops over the generators
+//! ([`crate::generate::GENERATORS`]: each reads the inputs and what the ones before it made),
+//! checks the CRDs they made (against the kube calls and the CRDs written before), plans
+//! every file against what is on disk, and writes or checks. Everything is generated, and
+//! every destination validated, before anything is written: a bad CRD or a bad path leaves no
 //! half-updated tree.
 
 use crate::check::crosscheck::cross_check_all;
-use crate::generate::{self, Artifact, Generated};
-pub use crate::generate::{Inputs, Webhooks};
+use crate::generate::{self, Artifact, Artifacts, Context, GENERATORS, Generated};
 use crate::input::workspace::{AttrKind, Workspace};
+use crate::input::{Collected, from_source};
+pub use crate::input::{Inputs, Webhooks};
 use crate::output::{Destination, Output, plan, write};
 use crate::timings::Timings;
-use crate::{
-    Denied, Error, FileStatus, IoAction, Options, Report, Warning, bundle, from_source, lints,
-};
+use crate::{Denied, Error, FileStatus, IoAction, Options, Report, Warning, bundle, lints};
 use kube_markers_registry::{self as registry, CrdEntry, RbacEntry};
-
-/// What an input learned while collecting: the workspace's `cargo metadata` (none with
-/// `--no-scan`), the warnings so far, a note for the summary, and the run's clock.
-pub(crate) struct Collected {
-    pub(crate) metadata: Option<cargo_metadata::Metadata>,
-    /// The workspace's root, where the default `--out` goes (none with `--no-scan`: then it is
-    /// relative to the current directory).
-    pub(crate) workspace_root: Option<std::path::PathBuf>,
-    pub(crate) warnings: Vec<Warning>,
-    pub(crate) note: Option<String>,
-    /// The kube calls of the linked crates' sources, being read on a thread of their own;
-    /// held against the attributes once the CRDs (whose kinds they need) are generated.
-    pub(crate) calls: Option<std::thread::JoinHandle<Vec<crate::input::sources::FoundCalls>>>,
-    pub(crate) timings: Timings,
-}
 
 /// Runs the generator over this binary's registry, or with `--rbac-from-source` over the
 /// `#[rbac]` attributes of the workspace's sources.
 pub fn run(opts: &Options) -> Result<Report, Error> {
     if opts.rbac_from_source {
-        return from_source::run(opts);
+        let (read, collected) = from_source::collect(opts)?;
+        let entries = read.entries();
+        return generate_and_write(&read.inputs(&entries), collected, opts);
     }
     let webhooks = Webhooks {
         webhooks: &registry::webhook_entries(),
@@ -167,14 +155,15 @@ struct Made {
 
 impl Made {
     /// Takes a generator's files, summary and warnings, keeping its files as they are on disk
-    /// when the input cannot vouch for `artifact`; returns its artifact.
-    fn take<T>(
+    /// when the input cannot vouch for `artifact`, and records which files it made.
+    fn take(
         &mut self,
         artifact: Artifact,
-        generated: Generated<T>,
+        generated: Generated,
+        artifacts: &mut Artifacts,
         inputs: &Inputs,
         rerun: &str,
-    ) -> T {
+    ) {
         self.summary.extend(generated.summary);
         self.warnings.extend(generated.warnings);
         for mut file in generated.files {
@@ -187,9 +176,9 @@ impl Made {
                     &mut self.warnings,
                 );
             }
+            artifacts.files.push((artifact, file.path.clone()));
             self.files.push(file);
         }
-        generated.artifact
     }
 }
 
@@ -232,19 +221,33 @@ pub(crate) fn generate_and_write(
         ..Made::default()
     };
     let rerun = opts.invocation.rerun();
-    let roles = generate::roles::generate(inputs, opts, &header);
-    let roles = made.take(Artifact::Roles, roles, inputs, &rerun);
-    timings.lap("roles");
-    let crds = generate::crds::generate(inputs, opts, &header)?;
-    let crds = made.take(Artifact::Crds, crds, inputs, &rerun);
-    timings.lap("CRDs");
+    // The command, when `link!` recorded the generator's package (always, in an operator's
+    // generator); else the text names no binary, whose name would change with every build.
+    let regenerate = match &opts.invocation.package {
+        Some(_) => format!("`{rerun}`"),
+        None => "the generator".to_string(),
+    };
+    let context = Context {
+        inputs,
+        opts,
+        header: &header,
+        regenerate: &regenerate,
+        metadata: metadata.as_ref(),
+    };
+    let mut artifacts = Artifacts::default();
+    for (artifact, generator) in GENERATORS {
+        let generated = generator(&context, &mut artifacts)?;
+        made.take(artifact, generated, &mut artifacts, inputs, &rerun);
+        timings.lap(artifact.name());
+    }
+    let crds = &artifacts.crds;
     // A thread that panicked read nothing: the run goes on without the call check.
     let calls = calls.and_then(|c| c.join().ok()).unwrap_or_default();
     if !calls.is_empty() {
         let analysis = crate::check::calls::analyse_kinds(
             &calls,
             inputs.rbac,
-            &crate::check::calls::Kinds::generated(&crds),
+            &crate::check::calls::Kinds::generated(crds),
             inputs.linked_crates,
             workspace_root
                 .as_deref()
@@ -267,48 +270,9 @@ pub(crate) fn generate_and_write(
         }
         timings.lap("call check");
     }
-    let allowed = upgrade_check(&crds, inputs, opts, metadata.as_ref(), &mut made.warnings)?;
+    let allowed = upgrade_check(crds, inputs, opts, metadata.as_ref(), &mut made.warnings)?;
     made.summary.extend(allowed);
     timings.lap("upgrade check");
-    // The command, when `link!` recorded the generator's package (always, in an operator's
-    // generator); else the text names no binary, whose name would change with every build.
-    let regenerate = match &opts.invocation.package {
-        Some(_) => format!("`{rerun}`"),
-        None => "the generator".to_string(),
-    };
-    // The bundle lists the role file and the CRDs; the webhook manifests only when asked to
-    // (`webhooks = true`): without their Service and certificates, a `failurePolicy: Fail`
-    // webhook would refuse every request it matches.
-    let listed: Vec<_> = made
-        .files
-        .iter()
-        .filter_map(|o| o.path.strip_prefix(&opts.out_dir).ok().map(Into::into))
-        .collect();
-    let webhooks = generate::webhooks::generate(inputs, opts, &header)?;
-    let webhooks = made.take(Artifact::Webhooks, webhooks, inputs, &rerun);
-    let webhook_file = opts
-        .webhook_dir()
-        .join(generate::webhooks::FILE_NAME)
-        .strip_prefix(&opts.out_dir)
-        .ok()
-        .map(std::path::PathBuf::from);
-    // After `listed`: the bundle's kustomization lists manifests, and the docs are none.
-    let docs = generate::docs::generate(&crds, opts, &regenerate);
-    made.take(Artifact::Docs, docs, inputs, &rerun);
-    let bundle_input = bundle::Input {
-        roles: &roles,
-        entries: inputs.rbac,
-        default_role_name: &opts.role_name,
-        crds: &crds,
-        listed_files: &listed,
-        header: &header,
-        regenerate: &regenerate,
-        webhook_configurations: &webhooks.documents,
-        webhook_file: webhook_file.as_deref(),
-    };
-    let bundle =
-        bundle::generate_for_run(opts, &bundle_input, inputs.linked_crates, metadata.as_ref())?;
-    made.take(Artifact::Bundle, bundle, inputs, &rerun);
 
     let Made {
         files,
@@ -323,7 +287,7 @@ pub(crate) fn generate_and_write(
         opts.header_file.as_deref(),
     )?;
     warnings.extend(plan.warnings.drain(..).map(Warning::Files));
-    timings.lap("bundle + plan");
+    timings.lap("plan");
     if opts.deny_warnings
         && !(lint_warnings.is_empty() && schema_lint_warnings.is_empty() && warnings.is_empty())
     {

@@ -10,8 +10,8 @@
 //! the metadata the API server keeps (everything but labels and annotations), the `apiVersion`
 //! and the review's order and uid is the server's job, not theirs.
 
-use crate::Source;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube_markers_core::model::Source;
 use linkme::distributed_slice;
 
 /// One direction of a conversion: one whole object (JSON) in, the converted object out, or

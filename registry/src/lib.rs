@@ -16,8 +16,11 @@
 
 pub mod conversion;
 pub mod crd;
+mod header;
 pub mod schema_types;
 pub mod webhook;
+
+pub use header::Record;
 
 use kube_markers_core::record::RbacRecordData;
 use linkme::distributed_slice;
@@ -117,31 +120,15 @@ pub fn crd_entries() -> Vec<&'static CrdEntry> {
     entries
 }
 
-/// What an `#[rbac]` expands to: the validated attribute as one string (see
-/// `kube_markers_core::record`) and where it stands. Plain data, built by a struct literal:
-/// the cheapest `static` for the compiler to build, one per attribute.
+/// What an `#[rbac]` expands to: its `data` is `RbacRecordData::encode` of the attribute and
+/// its item's name.
 #[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct RbacRecord {
-    /// `RbacRecordData::encode` of the attribute and its item's name.
-    pub data: &'static str,
-    /// `file!()` at the attribute.
-    pub file: &'static str,
-    /// `line!()` at the attribute.
-    pub line: u32,
-    /// `column!()` at the attribute.
-    pub column: u32,
-    /// `module_path!()` at the attribute.
-    pub module_path: &'static str,
-}
+pub type RbacRecord = Record;
 
-impl RbacRecord {
-    /// The attribute this record stands for; its strings are the record's own.
-    fn entry(&'static self) -> RbacEntry {
-        let data = RbacRecordData::decode(self.data)
-            .unwrap_or_else(|| foreign_record("rbac", self.file, self.line, self.data));
-        data.into_attribute(self.file, self.line, self.column, self.module_path)
-    }
+/// The `#[rbac]` a record stands for; its strings are the record's own.
+fn rbac_entry(record: &'static RbacRecord) -> RbacEntry {
+    let data = RbacRecordData::decode(record.data).unwrap_or_else(|| record.foreign("rbac"));
+    data.into_attribute(record.file, record.line, record.column, record.module_path)
 }
 
 /// Every `#[rbac]` of the linked crates, in link order (which means nothing: the aggregation
@@ -237,7 +224,7 @@ pub static LINKED_CRATES: [&'static str];
 pub fn rbac_entries() -> Vec<&'static RbacEntry> {
     static ENTRIES: OnceLock<Vec<RbacEntry>> = OnceLock::new();
     let all = ENTRIES.get_or_init(|| {
-        let mut all: Vec<RbacEntry> = RBAC_RECORDS.iter().map(RbacRecord::entry).collect();
+        let mut all: Vec<RbacEntry> = RBAC_RECORDS.iter().map(rbac_entry).collect();
         all.sort_by(|a, b| a.source.cmp(&b.source));
         all
     });
@@ -309,35 +296,16 @@ pub type WebhookConfigurationEntry = Attribute<WebhookConfigurationMarker>;
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct WebhookRecord {
-    /// The attribute and its item's name.
-    pub data: &'static str,
-    /// `file!()` at the attribute.
-    pub file: &'static str,
-    /// `line!()` at the attribute.
-    pub line: u32,
-    /// `column!()` at the attribute.
-    pub column: u32,
-    /// `module_path!()` at the attribute.
-    pub module_path: &'static str,
+    /// The attribute and where it stands.
+    pub record: Record,
     /// The type-erased handler of an `async fn`.
     pub handler: Option<webhook::HandlerFn>,
 }
 
-/// What a `#[webhook_configuration]` expands to (see [`WebhookRecord`]).
+/// What a `#[webhook_configuration]` expands to
+/// (`kube_markers_core::record::encode_webhook_configuration`).
 #[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct WebhookConfigurationRecord {
-    /// The attribute and its item's name.
-    pub data: &'static str,
-    /// `file!()` at the attribute.
-    pub file: &'static str,
-    /// `line!()` at the attribute.
-    pub line: u32,
-    /// `column!()` at the attribute.
-    pub column: u32,
-    /// `module_path!()` at the attribute.
-    pub module_path: &'static str,
-}
+pub type WebhookConfigurationRecord = Record;
 
 /// Every `#[webhook]` of the linked crates; [`webhook_entries`] reads them.
 #[doc(hidden)]
@@ -350,14 +318,6 @@ pub static WEBHOOK_RECORDS: [WebhookRecord];
 #[distributed_slice]
 pub static WEBHOOK_CONFIGURATION_RECORDS: [WebhookConfigurationRecord];
 
-/// A record another version of the macros wrote: a broken build, named by its place.
-fn foreign_record(attribute: &str, file: &str, line: u32, data: &str) -> ! {
-    panic!(
-        "the #[{attribute}] registry record of {file}:{line} was written by another version of \
-         kube-markers' macros: {data:?}"
-    )
-}
-
 /// The registered webhooks, sorted by source location.
 pub fn webhook_entries() -> Vec<&'static WebhookEntry> {
     static ENTRIES: OnceLock<Vec<WebhookEntry>> = OnceLock::new();
@@ -365,11 +325,10 @@ pub fn webhook_entries() -> Vec<&'static WebhookEntry> {
         let mut all: Vec<WebhookEntry> = WEBHOOK_RECORDS
             .iter()
             .map(|r| {
-                let (marker, item, args) = record::decode_webhook(r.data)
-                    .unwrap_or_else(|| foreign_record("webhook", r.file, r.line, r.data));
-                let source = Source::__new(r.file, r.line, r.column, r.module_path, item);
+                let (marker, item, args) = record::decode_webhook(r.record.data)
+                    .unwrap_or_else(|| r.record.foreign("webhook"));
                 WebhookEntry {
-                    attribute: Attribute::new(marker, source, args),
+                    attribute: Attribute::new(marker, r.record.source(item), args),
                     handler: r.handler,
                 }
             })
@@ -388,11 +347,8 @@ pub fn webhook_configuration_entries() -> Vec<&'static WebhookConfigurationEntry
             .iter()
             .map(|r| {
                 let (marker, item, args) = record::decode_webhook_configuration(r.data)
-                    .unwrap_or_else(|| {
-                        foreign_record("webhook_configuration", r.file, r.line, r.data)
-                    });
-                let source = Source::__new(r.file, r.line, r.column, r.module_path, item);
-                Attribute::new(marker, source, args)
+                    .unwrap_or_else(|| r.foreign("webhook_configuration"));
+                Attribute::new(marker, r.source(item), args)
             })
             .collect();
         all.sort_by(|a, b| a.source.cmp(&b.source));

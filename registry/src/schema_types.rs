@@ -2,7 +2,6 @@
 //! fields, their JSON names and places, and their `#[k8s(allow(...))]`s, for the generator's
 //! API-convention lints and compatibility checks.
 
-use crate::foreign_record;
 use linkme::distributed_slice;
 use std::sync::OnceLock;
 
@@ -11,21 +10,9 @@ pub use kube_markers_core::schema_types::{
 };
 
 /// What a `#[kube_markers::crd]` or `#[kube_markers::schema]` expands to, beside the item:
-/// the item as one string (`SchemaType::encode`) and where the attribute stands.
+/// its `data` is `SchemaType::encode` of the item.
 #[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct SchemaTypeRecord {
-    /// `SchemaType::encode` of the item.
-    pub data: &'static str,
-    /// `file!()` at the attribute.
-    pub file: &'static str,
-    /// `line!()` at the attribute.
-    pub line: u32,
-    /// `column!()` at the attribute.
-    pub column: u32,
-    /// `module_path!()` at the attribute.
-    pub module_path: &'static str,
-}
+pub type SchemaTypeRecord = crate::header::Record;
 
 /// Every such item of the linked crates; [`schema_types`] reads them.
 #[doc(hidden)]
@@ -42,9 +29,8 @@ pub fn schema_types() -> Vec<&'static SchemaType> {
         let mut all: Vec<SchemaType> = SCHEMA_TYPE_RECORDS
             .iter()
             .map(|r| {
-                SchemaType::decode(r.data, r.file, r.module_path).unwrap_or_else(|| {
-                    foreign_record("kube_markers::schema", r.file, r.line, r.data)
-                })
+                SchemaType::decode(r.data, r.file, r.module_path)
+                    .unwrap_or_else(|| r.foreign("kube_markers::schema"))
             })
             .collect();
         all.sort_by(|a, b| a.source.cmp(&b.source));

@@ -318,7 +318,7 @@ pub mod __private {
     pub use kube_markers_registry::crd::SchemaPatch;
     pub use kube_markers_registry::{
         CONVERSION_ENTRIES, CRD_ENTRIES, GENERATOR_RECORDS, GeneratorRecord, LINKED_CRATES,
-        RBAC_RECORDS, RbacRecord, WEBHOOK_CONFIGURATION_RECORDS, WEBHOOK_RECORDS,
+        RBAC_RECORDS, RbacRecord, Record, WEBHOOK_CONFIGURATION_RECORDS, WEBHOOK_RECORDS,
         WebhookConfigurationRecord, WebhookRecord,
     };
     pub use kube_markers_registry::{SCHEMA_TYPE_RECORDS, SchemaTypeRecord};

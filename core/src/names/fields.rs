@@ -120,6 +120,17 @@ pub fn conditional_naming(attrs: &[syn::Attribute]) -> Option<proc_macro2::Span>
         .map(|a| a.pound_token.span)
 }
 
+/// The name serde gives a named field: its `rename`, else the struct's `rename_all` of it.
+pub fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Option<String> {
+    field.ident.as_ref().map(|ident| {
+        let raw = ident.to_string();
+        let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
+        serde_str(&field.attrs, "rename")
+            .or_else(|| rename_all.and_then(|r| apply_rename_all(r, &raw)))
+            .unwrap_or(raw)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -131,116 +131,33 @@ pub fn parse_args(tokens: TokenStream, cx: &mut Ctxt) -> RbacArgs {
 const ALLOW_EXAMPLE: &str =
     "e.g. `allow(cluster-secrets-read, reason = \"the operator mirrors TLS Secrets\")`";
 
-/// `allow(lint-name, other_lint, reason = "why")`: the shape of Rust's own
-/// `#[allow(lint, reason = "...")]`, with the reason required. Lint names are kebab-case as the
-/// generator prints them (`cluster-secrets-read`), or the same with `_`: in the shared parser
-/// they are flags whose key is the lint name. `earlier` are the attribute's previous `allow`s.
+/// `allow(lint-name, other_lint, reason = "why")` ([`args::parse_allow`]). Lint names are
+/// kebab-case as the generator prints them (`cluster-secrets-read`), or the same with `_`: in
+/// the shared parser they are flags whose key is the lint name. `earlier` are the attribute's
+/// previous `allow`s.
 fn parse_allow(arg: &Arg, earlier: &[AllowArg], cx: &mut Ctxt) -> Option<AllowArg> {
-    let errors_before = cx.error_count();
-    let Some(inner) = arg.nested(
-        &format!("expected a lint name or `reason = \"...\"` in `allow`, {ALLOW_EXAMPLE}"),
-        cx,
-    ) else {
-        let msg = match arg.value {
-            args::ArgValue::Flag => {
-                format!("`allow` needs lint names and a reason, {ALLOW_EXAMPLE}")
-            }
-            _ => format!("`allow` takes lint names and a reason in parentheses, {ALLOW_EXAMPLE}"),
-        };
-        cx.push(arg.value_range().error(msg));
-        return None;
+    let words = args::AllowWords {
+        name: "a lint name",
+        names: "lint names",
+        example: ALLOW_EXAMPLE,
+        names_nothing: &format!("`allow` names no lint, {ALLOW_EXAMPLE}"),
+        why: "this attribute needs what the lint warns about",
     };
-    let group_span = arg.value_span();
     let mut lints: Vec<(Lint, Span)> = Vec::new();
-    let mut reason: Option<String> = None;
-    let mut reason_written = false;
-    // A piece that did not parse was a lint or the reason: no "names no lint" on top.
-    let mut ok = cx.error_count() == errors_before;
-    for piece in &inner {
-        ok &= if piece.name() == "reason" {
-            reason_written = true;
-            read_reason(piece, &mut reason, cx)
-        } else {
-            read_lint(piece, earlier, &mut lints, cx)
-        };
-    }
-    if lints.is_empty() && ok {
-        cx.error_at(
-            group_span,
-            format!("`allow` names no lint, {ALLOW_EXAMPLE}"),
-        );
-        return None;
-    }
-    let Some(reason) = reason else {
-        if !reason_written {
-            cx.error_at(
-                group_span,
-                format!(
-                    "`allow` needs a `reason = \"...\"`: say why this attribute needs what the lint warns about, {ALLOW_EXAMPLE}"
-                ),
-            );
-        }
-        return None;
-    };
-    ok.then_some(AllowArg { lints, reason })
+    let reason = args::parse_allow(arg, &words, cx, |piece, cx| {
+        read_lint(piece, earlier, &mut lints, cx)
+    })?;
+    Some(AllowArg { lints, reason })
 }
 
-/// `reason = "..."` in `allow(...)`, into `reason`: once, and saying something. `false` when it
-/// recorded a problem (a value that did not parse has its error already).
-fn read_reason(piece: &Arg, reason: &mut Option<String>, cx: &mut Ctxt) -> bool {
-    if matches!(piece.value, args::ArgValue::Invalid) {
-        return true;
-    }
-    match args::value_of(piece, "\"...\"") {
-        Ok(args::Value::Lit(syn::Lit::Str(lit))) => {
-            if reason.is_some() {
-                cx.error_at(lit.span(), "`reason` given twice in one `allow(...)`");
-                false
-            } else if lit.value().trim().is_empty() {
-                cx.error_at(
-                    lit.span(),
-                    "empty `reason`: say why this attribute needs what the lint warns about",
-                );
-                false
-            } else {
-                *reason = Some(lit.value());
-                true
-            }
-        }
-        Ok(other) => {
-            cx.push(
-                other
-                    .range()
-                    .error("`reason` takes a string, e.g. `reason = \"...\"`"),
-            );
-            false
-        }
-        Err(e) => {
-            cx.push(e);
-            false
-        }
-    }
-}
-
-/// A lint name in `allow(...)`, into `lints`: a known lint, standing alone, not allowed before
-/// in this attribute. `false` when it recorded a problem (a piece that did not parse has its
-/// error already).
+/// A lint name in `allow(...)`, into `lints`: a known lint, not allowed before in this
+/// attribute. `false` when it recorded a problem.
 fn read_lint(
     piece: &Arg,
     earlier: &[AllowArg],
     lints: &mut Vec<(Lint, Span)>,
     cx: &mut Ctxt,
 ) -> bool {
-    if matches!(piece.value, args::ArgValue::Invalid) {
-        return true;
-    }
-    if !matches!(piece.value, args::ArgValue::Flag) {
-        cx.push(piece.value_range().error(format!(
-            "a lint name stands alone in `allow`: `{}` takes no value, {ALLOW_EXAMPLE}",
-            piece.name()
-        )));
-        return false;
-    }
     let name = piece.name();
     let Some(lint) = Lint::from_name(name) else {
         cx.push(piece.key.error(format!(

@@ -2,7 +2,7 @@
 //! accepted on a field or a type, with the reason required (the shape of `#[rbac(allow(...))]`,
 //! one name each, so that every accepted name carries its own reason).
 
-use crate::args::{self, Arg, ArgValue};
+use crate::args::{self, Arg};
 use crate::ctxt::Ctxt;
 use crate::schema_types::{KIND_ONLY, SchemaAllow, allow_names};
 use crate::suggest::did_you_mean;
@@ -55,61 +55,21 @@ fn parse_allow(
     earlier: &[SchemaAllow],
     cx: &mut Ctxt,
 ) -> Option<SchemaAllow> {
-    if matches!(arg.value, ArgValue::Invalid) {
-        return None;
-    }
-    let errors_before = cx.error_count();
-    let Some(inner) = arg.nested(
-        &format!("expected a name or `reason = \"...\"` in `allow`, {EXAMPLE}"),
-        cx,
-    ) else {
-        let msg = match arg.value {
-            ArgValue::Flag => format!("`allow` needs a name and a reason, {EXAMPLE}"),
-            _ => format!("`allow` takes a name and a reason in parentheses, {EXAMPLE}"),
-        };
-        cx.push(arg.value_range().error(msg));
-        return None;
+    let words = args::AllowWords {
+        name: "a name",
+        names: "a name",
+        example: EXAMPLE,
+        names_nothing: &format!(
+            "`allow` names no lint or check, {EXAMPLE} (the names: {})",
+            allow_names().join(", ")
+        ),
+        why: "this field or type is right as it is",
     };
     let mut name: Option<(String, Span)> = None;
-    let mut reason: Option<String> = None;
-    let mut reason_written = false;
-    let mut ok = cx.error_count() == errors_before;
-    for piece in &inner {
-        if matches!(piece.value, ArgValue::Invalid) {
-            ok = false;
-            continue;
-        }
-        if piece.name() == "reason" {
-            reason_written = true;
-            ok &= read_reason(piece, &mut reason, cx);
-        } else {
-            ok &= read_name(piece, place, earlier, &mut name, cx);
-        }
-    }
-    let group_span = arg.value_span();
-    if name.is_none() && ok {
-        cx.error_at(
-            group_span,
-            format!(
-                "`allow` names no lint or check, {EXAMPLE} (the names: {})",
-                allow_names().join(", ")
-            ),
-        );
-        return None;
-    }
-    if reason.is_none() && !reason_written {
-        cx.error_at(
-            group_span,
-            format!(
-                "`allow` needs a `reason = \"...\"`: say why this field or type is right as it is, {EXAMPLE}"
-            ),
-        );
-        return None;
-    }
-    let ((name, span), reason) = (name?, reason?);
-    if !ok {
-        return None;
-    }
+    let reason = args::parse_allow(arg, &words, cx, |piece, cx| {
+        read_name(piece, place, earlier, &mut name, cx)
+    })?;
+    let (name, span) = name?;
     let at = span.start();
     Some(SchemaAllow {
         name: name.into(),
@@ -119,40 +79,7 @@ fn parse_allow(
     })
 }
 
-/// `reason = "..."`: once, and saying something.
-fn read_reason(piece: &Arg, reason: &mut Option<String>, cx: &mut Ctxt) -> bool {
-    match args::value_of(piece, "\"...\"") {
-        Ok(args::Value::Lit(syn::Lit::Str(lit))) => {
-            if reason.is_some() {
-                cx.error_at(lit.span(), "`reason` given twice in one `allow(...)`");
-                false
-            } else if lit.value().trim().is_empty() {
-                cx.error_at(
-                    lit.span(),
-                    "empty `reason`: say why this field or type is right as it is",
-                );
-                false
-            } else {
-                *reason = Some(lit.value());
-                true
-            }
-        }
-        Ok(other) => {
-            cx.push(
-                other
-                    .range()
-                    .error("`reason` takes a string, e.g. `reason = \"...\"`"),
-            );
-            false
-        }
-        Err(e) => {
-            cx.push(e);
-            false
-        }
-    }
-}
-
-/// A name in `allow(...)`: one, standing alone, known, at its place, not allowed before here.
+/// A name in `allow(...)`: one, known, at its place, not allowed before here.
 fn read_name(
     piece: &Arg,
     place: AllowPlace,
@@ -161,12 +88,6 @@ fn read_name(
     cx: &mut Ctxt,
 ) -> bool {
     let written = piece.name();
-    if !matches!(piece.value, ArgValue::Flag) {
-        cx.push(piece.value_range().error(format!(
-            "a name stands alone in `allow`: `{written}` takes no value, {EXAMPLE}"
-        )));
-        return false;
-    }
     if name.is_some() {
         cx.push(piece.key.error(format!(
             "one name per `allow(...)`, each with its own reason: write `allow({written}, \

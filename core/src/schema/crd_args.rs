@@ -110,63 +110,23 @@ pub(super) fn parse_crd_args(args: TokenStream, cx: &mut Ctxt) -> CrdArgs {
 const ALLOW_EXAMPLE: &str = "e.g. `allow(unconverted-versions, reason = \"v1alpha1 is read-only \
                              and its clients never write back\")`";
 
-/// `allow(name, ..., reason = "why")`, as `#[rbac]`'s `allow` and Rust's own
-/// `#[allow(lint, reason = "...")]`, with the reason required. Its names go into `allowed`
+/// `allow(name, ..., reason = "why")` ([`args::parse_allow`]). Its names go into `allowed`
 /// (names already there, from earlier `allow`s, are duplicates). `false` when it recorded an
 /// error.
 fn parse_allow(arg: &Arg, allowed: &mut Vec<CrdAllowArg>, cx: &mut Ctxt) -> bool {
-    let errors_before = cx.error_count();
-    let Some(inner) = arg.nested(
-        &format!("expected a name or `reason = \"...\"` in `allow`, {ALLOW_EXAMPLE}"),
-        cx,
-    ) else {
-        let msg = match arg.value {
-            ArgValue::Flag => format!("`allow` needs a name and a reason, {ALLOW_EXAMPLE}"),
-            _ => format!("`allow` takes a name and a reason in parentheses, {ALLOW_EXAMPLE}"),
-        };
-        cx.push(arg.value_range().error(msg));
-        return false;
+    let words = args::AllowWords {
+        name: "a name",
+        names: "a name",
+        example: ALLOW_EXAMPLE,
+        names_nothing: &format!("`allow` names nothing to allow, {ALLOW_EXAMPLE}"),
+        why: "this kind may do what the generator refuses",
     };
     let mut names: Vec<(&'static str, Span)> = Vec::new();
-    let mut reason: Option<String> = None;
-    let mut reason_written = false;
-    // A piece that did not parse was a name or the reason: no "names nothing" on top.
-    let mut ok = cx.error_count() == errors_before;
-    for piece in &inner {
-        if matches!(piece.value, ArgValue::Invalid) {
-            reason_written |= piece.name() == "reason";
-            continue;
-        }
-        ok &= if piece.name() == "reason" {
-            reason_written = true;
-            read_reason(piece, &mut reason, cx)
-        } else {
-            read_name(piece, allowed, &mut names, cx)
-        };
-    }
-    let group_span: Span = arg.value_span();
-    if names.is_empty() && ok {
-        cx.error_at(
-            group_span,
-            format!("`allow` names nothing to allow, {ALLOW_EXAMPLE}"),
-        );
-        return false;
-    }
-    let Some(reason) = reason else {
-        if !reason_written {
-            cx.error_at(
-                group_span,
-                format!(
-                    "`allow` needs a `reason = \"...\"`: say why this kind may do what the \
-                     generator refuses, {ALLOW_EXAMPLE}"
-                ),
-            );
-        }
+    let Some(reason) = args::parse_allow(arg, &words, cx, |piece, cx| {
+        read_name(piece, allowed, &mut names, cx)
+    }) else {
         return false;
     };
-    if !ok {
-        return false;
-    }
     allowed.extend(names.into_iter().map(|(name, span)| {
         let at = span.start();
         CrdAllowArg {
@@ -179,55 +139,15 @@ fn parse_allow(arg: &Arg, allowed: &mut Vec<CrdAllowArg>, cx: &mut Ctxt) -> bool
     true
 }
 
-/// `reason = "..."`: once, a string, saying something.
-fn read_reason(piece: &Arg, reason: &mut Option<String>, cx: &mut Ctxt) -> bool {
-    match args::value_of(piece, "\"...\"") {
-        Ok(args::Value::Lit(syn::Lit::Str(lit))) => {
-            if reason.is_some() {
-                cx.error_at(lit.span(), "`reason` given twice in one `allow(...)`");
-                false
-            } else if lit.value().trim().is_empty() {
-                cx.error_at(
-                    lit.span(),
-                    "empty `reason`: say why this kind may do what the generator refuses",
-                );
-                false
-            } else {
-                *reason = Some(lit.value());
-                true
-            }
-        }
-        Ok(other) => {
-            cx.push(
-                other
-                    .range()
-                    .error("`reason` takes a string, e.g. `reason = \"...\"`"),
-            );
-            false
-        }
-        Err(e) => {
-            cx.push(e);
-            false
-        }
-    }
-}
-
 /// A name in `allow(...)`: one of [`CRD_ALLOWANCES`] or of the upgrade check's
-/// ([`COMPAT_CHECKS`](crate::schema_types::COMPAT_CHECKS)), standing alone, not allowed before
-/// on this attribute.
+/// ([`COMPAT_CHECKS`](crate::schema_types::COMPAT_CHECKS)), not allowed before on this
+/// attribute.
 fn read_name(
     piece: &Arg,
     earlier: &[CrdAllowArg],
     names: &mut Vec<(&'static str, Span)>,
     cx: &mut Ctxt,
 ) -> bool {
-    if !matches!(piece.value, ArgValue::Flag) {
-        cx.push(piece.value_range().error(format!(
-            "a name stands alone in `allow`: `{}` takes no value, {ALLOW_EXAMPLE}",
-            piece.name()
-        )));
-        return false;
-    }
     let own: Vec<&'static str> = CRD_ALLOWANCES.iter().map(|(name, _)| *name).collect();
     let checks = crate::schema_types::COMPAT_CHECKS;
     let written = piece.name();

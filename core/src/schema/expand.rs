@@ -4,12 +4,13 @@
 use super::allow::{self, AllowPlace};
 use super::crd_args::parse_crd_args;
 use super::patch::Patch;
+use super::record::ReadAllows;
 use super::rules::{immutable_once_set_rule, one_of_rule, rule_property};
 use super::shape::{Shape, item_type, shape_of, strip_wrappers};
 use super::vocabulary::{self, FieldFlags, OneOf, Parsed, Place};
 use crate::args::{Arg, ArgValue, Value, parse_args};
 use crate::ctxt::Ctxt;
-use crate::names::fields::{apply_rename_all, conditional_naming, serde_has, serde_str};
+use crate::names::fields::{conditional_naming, json_name, serde_has, serde_str};
 use crate::schema_types::SchemaAllow;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -329,13 +330,6 @@ struct FieldInfo {
     allows: Vec<SchemaAllow>,
 }
 
-/// What [`rewrite_item`] read of the item for its registry record: the allows of the type
-/// and of each field (of a struct), in order.
-pub(super) struct ReadAllows {
-    pub(super) type_allows: Vec<SchemaAllow>,
-    pub(super) field_allows: Vec<Vec<SchemaAllow>>,
-}
-
 /// What the struct's serde attributes say about every field.
 struct ContainerSerde {
     rename_all: Option<String>,
@@ -533,17 +527,6 @@ fn rewrite_field(
         skip: serde_has(&field.attrs, "skip"),
         allows,
     }
-}
-
-/// The name serde gives a named field: its `rename`, else the struct's `rename_all` of it.
-pub(super) fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Option<String> {
-    field.ident.as_ref().map(|ident| {
-        let raw = ident.to_string();
-        let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_string();
-        serde_str(&field.attrs, "rename")
-            .or_else(|| rename_all.and_then(|r| apply_rename_all(r, &raw)))
-            .unwrap_or(raw)
-    })
 }
 
 /// What a field's `required`, `optional` and `immutable` ask of the struct: the field `name`

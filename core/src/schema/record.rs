@@ -3,15 +3,22 @@
 //! ([`crate::schema_types::SchemaType`]), for the generator's API-convention lints and its
 //! compatibility checks, which find each schema node's Rust field through it.
 
-use super::expand::{ReadAllows, json_name};
 use super::shape::inner_type_name;
 use crate::args::{ArgValue, Value, parse_args};
 use crate::ctxt::Ctxt;
 use crate::model::Source;
-use crate::names::fields::{serde_has, serde_str};
+use crate::names::fields::{json_name, serde_has, serde_str};
+use crate::schema_types::SchemaAllow;
 use crate::schema_types::{SchemaField, SchemaType, SchemaTypeKind};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
+
+/// What `expand::rewrite_item` read of the item for its registry record: the allows of the type
+/// and of each field (of a struct), in order.
+pub(crate) struct ReadAllows {
+    pub(crate) type_allows: Vec<SchemaAllow>,
+    pub(crate) field_allows: Vec<Vec<SchemaAllow>>,
+}
 
 /// `#[kube(status = "...")]`'s type, as written (kube-derive checks the attribute itself).
 pub(super) fn status_type(attrs: &[syn::Attribute]) -> Option<String> {

@@ -370,7 +370,7 @@ fn final_checks(object: &Value) -> Vec<ObjectProblem> {
         );
     }
     match object.get("name").and_then(Value::as_str) {
-        Some(name) if name.split('.').count() >= 3 => {}
+        Some(name) if crate::names::webhook_name_has_three_segments(name) => {}
         _ => fail(
             "name",
             "the webhook's name must be a domain with at least three segments".into(),

@@ -134,7 +134,7 @@ fn webhook_name(args: &WebhookArgs, cx: &mut Ctxt) -> Text {
     };
     if let Err(why) = names::dns1123_subdomain(&name.value) {
         cx.error_at(name.span, format!("`name` {:?}: {why}", name.value));
-    } else if name.value.split('.').count() < 3 {
+    } else if !names::webhook_name_has_three_segments(&name.value) {
         cx.error_at(
             name.span,
             format!(

@@ -420,26 +420,9 @@ struct Context<'a> {
     entries: &'a [&'a RbacEntry],
 }
 
-fn list(items: &Option<Vec<String>>) -> String {
-    let items = items.as_deref().unwrap_or_default();
-    let quoted: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
-    format!("[{}]", quoted.join(", "))
-}
-
+/// A manifest's rule on one line ([`Rule::describe`]).
 fn describe_rule(rule: &PolicyRule) -> String {
-    let mut parts = Vec::new();
-    for (key, value) in [
-        ("apiGroups", &rule.api_groups),
-        ("resources", &rule.resources),
-        ("resourceNames", &rule.resource_names),
-        ("nonResourceURLs", &rule.non_resource_urls),
-    ] {
-        if value.as_ref().is_some_and(|v| !v.is_empty()) {
-            parts.push(format!("{key}: {}", list(value)));
-        }
-    }
-    parts.push(format!("verbs: {}", list(&Some(rule.verbs.clone()))));
-    parts.join(", ")
+    kube_markers_rbac::Rule::from(rule).describe()
 }
 
 /// The attributes that land in this role (`--role-name` for those that name none) and allow the

@@ -21,28 +21,7 @@ pub struct Findings {
     pub warnings: Vec<Finding>,
 }
 
-/// Where an attribute stands: its file (relative to the workspace root when inside it), line
-/// and column, as the compiler counts them.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub struct Place {
-    /// The file, relative to the workspace root when it is inside it.
-    pub file: String,
-    /// Line (1-based).
-    pub line: usize,
-    /// Column (1-based), or `None` where only the line is known.
-    pub column: Option<usize>,
-}
-
-impl fmt::Display for Place {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)?;
-        if let Some(column) = self.column {
-            write!(f, ":{column}")?;
-        }
-        Ok(())
-    }
-}
+pub use crate::input::Place;
 
 /// One thing the cross-check found about one attribute or registry entry.
 #[derive(Debug, Clone, PartialEq, Eq)]

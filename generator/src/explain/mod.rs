@@ -10,6 +10,8 @@
 use crate::can_i::Target;
 use crate::can_i::suggestions;
 use kube_markers_core::model::Text;
+/// A rule as `role.yaml` holds it (or an attribute as written): the rbac crate's one rule type.
+pub use kube_markers_rbac::Rule;
 use kube_markers_rbac::authorize::{RequestAttributes, rule_allows};
 use kube_markers_rbac::{ExplainedRole, Origins, generate_roles_explained, policy_rule};
 use kube_markers_registry::RbacEntry;
@@ -86,7 +88,7 @@ pub struct Attribute {
     /// The annotated item.
     pub item: String,
     /// Its rule, as written (`core` stays `core`).
-    pub rule: RuleLists,
+    pub rule: Rule,
     /// `namespace = "..."`, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
@@ -105,27 +107,6 @@ pub struct AllowedLint {
     pub lint: String,
     /// The stated reason.
     pub reason: String,
-}
-
-/// A rule's lists, with PolicyRule's field names; empty lists are left out.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct RuleLists {
-    /// `apiGroups`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub api_groups: Vec<String>,
-    /// `resources`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub resources: Vec<String>,
-    /// `resourceNames`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub resource_names: Vec<String>,
-    /// `nonResourceURLs`.
-    #[serde(rename = "nonResourceURLs", skip_serializing_if = "Vec::is_empty")]
-    pub non_resource_urls: Vec<String>,
-    /// `verbs`.
-    pub verbs: Vec<String>,
 }
 
 /// For each list of a rule, each value → the ids of the attributes that wrote it. A verb that
@@ -158,7 +139,7 @@ pub struct ExplainedRule {
     /// Its index in the role's `rules` (as in `role.yaml`).
     pub index: usize,
     /// The rule, as in `role.yaml`.
-    pub rule: RuleLists,
+    pub rule: Rule,
     /// Which attributes wrote each value.
     pub origins: RuleOrigins,
     /// Every attribute behind the rule (ids).
@@ -206,7 +187,7 @@ pub struct Grant {
     /// The rule's index in the role.
     pub rule_index: usize,
     /// The rule.
-    pub rule: RuleLists,
+    pub rule: Rule,
     /// The attributes of the rule whose own rule allows the request (ids).
     pub attributes: BTreeSet<usize>,
 }
@@ -230,16 +211,6 @@ pub struct Answer {
     pub attributes: Vec<Attribute>,
 }
 
-fn lists(rule: &kube_markers_rbac::Rule) -> RuleLists {
-    RuleLists {
-        api_groups: rule.groups.clone(),
-        resources: rule.resources.clone(),
-        resource_names: rule.resource_names.clone(),
-        non_resource_urls: rule.urls.clone(),
-        verbs: rule.verbs.clone(),
-    }
-}
-
 fn attribute(id: usize, entry: &RbacEntry) -> Attribute {
     let s = &entry.source;
     let marker = &entry.marker;
@@ -251,11 +222,11 @@ fn attribute(id: usize, entry: &RbacEntry) -> Attribute {
         column: s.column,
         module: s.module_path.to_string(),
         item: s.item.to_string(),
-        rule: RuleLists {
-            api_groups: strings(&marker.groups),
+        rule: Rule {
+            groups: strings(&marker.groups),
             resources: strings(&marker.resources),
             resource_names: strings(&marker.resource_names),
-            non_resource_urls: strings(&marker.urls),
+            urls: strings(&marker.urls),
             verbs: strings(&marker.verbs),
         },
         namespace: marker.namespace.as_deref().map(str::to_string),
@@ -307,7 +278,7 @@ pub fn explain_all(entries: &[&RbacEntry], default_role_name: &str) -> Explanati
                     .enumerate()
                     .map(|(index, (rule, o))| ExplainedRule {
                         index,
-                        rule: lists(rule),
+                        rule: rule.clone(),
                         origins: origins(o),
                         attributes: o.attributes(),
                     })
@@ -382,7 +353,7 @@ pub fn explain_question(
                 name: role.role.key.name.clone(),
                 namespace: namespace.clone(),
                 rule_index: index,
-                rule: lists(&role.role.rules[index]),
+                rule: role.role.rules[index].clone(),
                 attributes,
             });
         }
@@ -401,27 +372,6 @@ pub fn explain_question(
             .map(|id| attribute(id, entries[id]))
             .collect(),
     }
-}
-
-fn quoted(list: &[String]) -> String {
-    let items: Vec<String> = list.iter().map(|s| format!("{s:?}")).collect();
-    format!("[{}]", items.join(", "))
-}
-
-fn describe(rule: &RuleLists) -> String {
-    let mut parts = Vec::new();
-    for (key, list) in [
-        ("apiGroups", &rule.api_groups),
-        ("resources", &rule.resources),
-        ("resourceNames", &rule.resource_names),
-        ("nonResourceURLs", &rule.non_resource_urls),
-    ] {
-        if !list.is_empty() {
-            parts.push(format!("{key}: {}", quoted(list)));
-        }
-    }
-    parts.push(format!("verbs: {}", quoted(&rule.verbs)));
-    parts.join(", ")
 }
 
 fn role_title(kind: &str, name: &str, namespace: &Option<String>) -> String {
@@ -459,7 +409,7 @@ impl Explanation {
                 role.rules.len()
             );
             for rule in &role.rules {
-                let _ = writeln!(out, "  rules[{}]: {}", rule.index, describe(&rule.rule));
+                let _ = writeln!(out, "  rules[{}]: {}", rule.index, rule.rule.describe());
                 let local: BTreeMap<usize, usize> = rule
                     .attributes
                     .iter()
@@ -471,18 +421,14 @@ impl Explanation {
                 }
                 let o = &rule.origins;
                 for (key, map, shown) in [
-                    ("apiGroups", &o.api_groups, &rule.rule.api_groups),
+                    ("apiGroups", &o.api_groups, &rule.rule.groups),
                     ("resources", &o.resources, &rule.rule.resources),
                     (
                         "resourceNames",
                         &o.resource_names,
                         &rule.rule.resource_names,
                     ),
-                    (
-                        "nonResourceURLs",
-                        &o.non_resource_urls,
-                        &rule.rule.non_resource_urls,
-                    ),
+                    ("nonResourceURLs", &o.non_resource_urls, &rule.rule.urls),
                     ("verbs", &o.verbs, &rule.rule.verbs),
                 ] {
                     if map.is_empty() {
@@ -526,7 +472,7 @@ impl Answer {
                 "rules[{}] of {}: {}",
                 g.rule_index,
                 role_title(g.kind, &g.name, &g.namespace),
-                describe(&g.rule)
+                g.rule.describe()
             );
             if g.attributes.is_empty() {
                 let _ = writeln!(

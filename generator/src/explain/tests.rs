@@ -53,8 +53,8 @@ fn the_rules_are_role_yamls_rules() {
     assert_eq!(explanation.roles.len(), plain.len());
     for (role, plain) in explanation.roles.iter().zip(&plain) {
         assert_eq!(role.name, plain.key.name);
-        let rules: Vec<RuleLists> = plain.rules.iter().map(lists).collect();
-        let explained: Vec<RuleLists> = role.rules.iter().map(|r| r.rule.clone()).collect();
+        let rules: Vec<Rule> = plain.rules.clone();
+        let explained: Vec<Rule> = role.rules.iter().map(|r| r.rule.clone()).collect();
         assert_eq!(explained, rules);
     }
 }
@@ -88,7 +88,7 @@ fn every_value_names_the_attributes_that_wrote_it() {
     let metrics = manager
         .rules
         .iter()
-        .find(|r| !r.rule.non_resource_urls.is_empty())
+        .find(|r| !r.rule.urls.is_empty())
         .unwrap();
     assert_eq!(metrics.origins.non_resource_urls["/metrics"], ids(&[7]));
     let tenant = &e.roles[1];

@@ -3,10 +3,9 @@
 //! them and checked against the API server's rules (`kube-markers-crdcheck`) before anything is
 //! written.
 
-use crate::generate::Generated;
-use crate::generate::Inputs;
+use crate::generate::{Artifact, Artifacts, Context, Generated};
 use crate::output::Output;
-use crate::{Error, Options, Warning};
+use crate::{Error, Warning};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_crdcheck::Fixes;
 use kube_markers_crdcheck::files::Finding;
@@ -16,17 +15,14 @@ use serde_json::Value;
 
 /// The CRD files (`--crd-out`, one `<group>_<plural>.yaml` per group and kind): every
 /// problem, of any type, refuses the run.
-pub fn generate(
-    inputs: &Inputs,
-    opts: &Options,
-    header: &str,
-) -> Result<Generated<Vec<GeneratedCrd>>, Error> {
+pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+    let (inputs, opts) = (ctx.inputs, ctx.opts);
     if inputs.crds.is_empty() {
         return Ok(Generated::default());
     }
     // `--rbac-from-source` keeps the CRD files as they are: it reads only the merged CRDs'
     // names for the bundle, and checks nothing of what it does not write.
-    let checked = !inputs.kept.contains(&crate::generate::Artifact::Crds);
+    let checked = !inputs.kept.contains(&Artifact::Crds);
     let (crds, unneeded, crd_warnings) =
         generate_with_warnings(inputs.crds, inputs.conversions, checked).map_err(Error::Crd)?;
     let crd_dir = opts.crd_dir();
@@ -34,7 +30,7 @@ pub fn generate(
         .iter()
         .map(|crd| Output {
             path: crd_dir.join(&crd.file_name),
-            content: render_crd(crd, header),
+            content: render_crd(crd, ctx.header),
             what: format!(
                 "the CRD {}",
                 crd.crd.metadata.name.as_deref().unwrap_or(&crd.file_name)
@@ -43,10 +39,11 @@ pub fn generate(
         })
         .collect();
     let versions: usize = crds.iter().map(|c| c.crd.spec.versions.len()).sum();
+    let summary =
+        (!crds.is_empty()).then(|| format!("{} CRD(s) with {versions} version(s)", crds.len()));
+    made.crds = crds;
     Ok(Generated {
-        summary: (!crds.is_empty())
-            .then(|| format!("{} CRD(s) with {versions} version(s)", crds.len())),
-        artifact: crds,
+        summary,
         files,
         warnings: unneeded
             .into_iter()

@@ -1,8 +1,9 @@
-//! Generate: one generator per artifact, each a plain function from what was collected to the
-//! files' text: the roles ([`roles`]), the CRDs ([`crds`]) and their reference docs
-//! ([`docs`]), the webhook configurations ([`webhooks`]), and the deploy bundle around them
-//! ([`bundle`]) with its Helm chart ([`chart`]), which read what the others made. The runner
-//! ([`crate::pipeline`]) calls them in that order and only collects.
+//! Generate: one generator per artifact, each a function of one signature ([`Generator`]) from
+//! what was collected ([`Context`]) and what the generators before it made ([`Artifacts`]) to
+//! the files' text: the roles ([`roles`]), the CRDs ([`crds`]), the webhook configurations
+//! ([`webhooks`]), the CRDs' reference docs ([`docs`]), the deploy bundle around them
+//! ([`bundle`]) and its Helm chart ([`chart`]). The runner ([`crate::pipeline`]) loops over
+//! [`GENERATORS`] and only collects what they return.
 
 pub mod bundle;
 pub mod chart;
@@ -11,18 +12,58 @@ pub mod docs;
 pub mod roles;
 pub mod webhooks;
 
-use crate::Warning;
-use crate::output::Output;
-use kube_markers_registry::{
-    ConversionEntry, CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry,
-};
+pub use crate::input::{Artifact, Inputs, Webhooks};
 
-/// What one generator made: its artifact (for the generators after it), its files, a line for
-/// the run's summary, and its warnings.
+use crate::output::Output;
+use crate::{Error, Options, Warning};
+use kube_markers_rbac::GeneratedRole;
+use std::path::PathBuf;
+
+/// What every generator reads of the run: the collected inputs, the options, the text before
+/// every manifest, and the command that regenerates the files (for their notices).
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The attributes and entries the run generates from.
+    pub inputs: &'a Inputs<'a>,
+    /// The run's options, `--out` placed in the workspace.
+    pub opts: &'a Options,
+    /// `--header-file`'s text.
+    pub header: &'a str,
+    /// The command that regenerates the files, as their notices name it.
+    pub regenerate: &'a str,
+    /// The workspace's `cargo metadata` (none with `--no-scan`): the bundle's identity.
+    pub metadata: Option<&'a cargo_metadata::Metadata>,
+}
+
+/// What the generators made, for the generators after them (and the checks of the CRDs).
 #[derive(Debug, Default)]
-pub struct Generated<T> {
-    /// The artifact: the roles, the CRDs, the merged webhook configurations.
-    pub artifact: T,
+pub struct Artifacts {
+    /// The merged roles.
+    pub roles: Vec<GeneratedRole>,
+    /// The CRDs.
+    pub crds: Vec<crds::GeneratedCrd>,
+    /// The merged webhook configurations.
+    pub webhooks: webhooks::Merged,
+    /// The deploy bundle's identity, when one is generated; what the chart templates.
+    pub bundle: bundle::Decided,
+    /// Each file so far with the generator that made it.
+    pub files: Vec<(Artifact, PathBuf)>,
+}
+
+impl Artifacts {
+    /// The files `artifacts` made, relative to `out_dir` (those inside it).
+    pub fn files_of(&self, artifacts: &[Artifact], out_dir: &std::path::Path) -> Vec<PathBuf> {
+        self.files
+            .iter()
+            .filter(|(a, _)| artifacts.contains(a))
+            .filter_map(|(_, path)| path.strip_prefix(out_dir).ok().map(Into::into))
+            .collect()
+    }
+}
+
+/// What one generator made: its files, a line for the run's summary, and its warnings.
+#[derive(Debug, Default)]
+pub struct Generated {
     /// The files, in the order they are reported.
     pub(crate) files: Vec<Output>,
     /// What it made, for the summary line; `None` when it made nothing.
@@ -31,91 +72,17 @@ pub struct Generated<T> {
     pub warnings: Vec<Warning>,
 }
 
-/// Which generator's files: an input that cannot vouch for an artifact keeps its files as
-/// they are on disk (see [`Inputs::kept`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Artifact {
-    /// `role.yaml`.
-    Roles,
-    /// The CRD files.
-    Crds,
-    /// The CRD reference docs, rendered from the CRDs.
-    Docs,
-    /// `webhook/manifests.yaml`.
-    Webhooks,
-    /// The deploy bundle.
-    Bundle,
-}
+/// An artifact's generator: reads the run and what the generators before it made, adds its
+/// own artifact to `made`, and returns its files.
+pub type Generator = fn(&Context, &mut Artifacts) -> Result<Generated, Error>;
 
-/// What a run generates from.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub struct Inputs<'a> {
-    /// `#[rbac]` attributes, sorted by source.
-    pub rbac: &'a [&'a RbacEntry],
-    /// `#[crd]` types.
-    pub crds: &'a [&'a CrdEntry],
-    /// `#[conversion]`s between their versions (the cross-check also matches them with the
-    /// sources).
-    pub conversions: &'a [&'a ConversionEntry],
-    /// `#[webhook]`s and `#[webhook_configuration]`s.
-    pub webhooks: Webhooks<'a>,
-    /// The crates named by `kube_markers::link!`.
-    pub linked_crates: &'a [&'a str],
-    /// The artifacts this input cannot vouch for: their files are kept as they are on disk
-    /// (with a warning where this run would write them otherwise). `--rbac-from-source`
-    /// reads only the `#[rbac]` attributes from the sources, so it keeps the CRDs and the
-    /// webhook manifests that the last build made.
-    pub kept: &'a [Artifact],
-}
-
-impl<'a> Inputs<'a> {
-    /// Inputs that vouch for every artifact.
-    pub fn new(
-        rbac: &'a [&'a RbacEntry],
-        crds: &'a [&'a CrdEntry],
-        webhooks: Webhooks<'a>,
-        linked_crates: &'a [&'a str],
-    ) -> Self {
-        Inputs {
-            rbac,
-            crds,
-            conversions: &[],
-            webhooks,
-            linked_crates,
-            kept: &[],
-        }
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.rbac.is_empty() && self.crds.is_empty() && self.webhooks.is_empty()
-    }
-}
-
-/// The webhook entries a run generates from.
-#[derive(Debug, Clone, Copy, Default)]
-#[non_exhaustive]
-pub struct Webhooks<'a> {
-    /// `#[webhook]`s.
-    pub webhooks: &'a [&'a WebhookEntry],
-    /// `#[webhook_configuration]`s.
-    pub configurations: &'a [&'a WebhookConfigurationEntry],
-}
-
-impl<'a> Webhooks<'a> {
-    /// Webhooks and configuration names.
-    pub fn new(
-        webhooks: &'a [&'a WebhookEntry],
-        configurations: &'a [&'a WebhookConfigurationEntry],
-    ) -> Self {
-        Webhooks {
-            webhooks,
-            configurations,
-        }
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.webhooks.is_empty() && self.configurations.is_empty()
-    }
-}
+/// Every generator, in the order the run calls them and reports their files: the bundle and
+/// its chart read what the others made.
+pub const GENERATORS: [(Artifact, Generator); 6] = [
+    (Artifact::Roles, roles::generate),
+    (Artifact::Crds, crds::generate),
+    (Artifact::Webhooks, webhooks::generate),
+    (Artifact::Docs, docs::generate),
+    (Artifact::Bundle, bundle::generate_for_run),
+    (Artifact::Chart, chart::generate_for_run),
+];

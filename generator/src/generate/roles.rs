@@ -9,18 +9,18 @@
 //! directly, in the general path's key order, indentation and quoting; any other role takes
 //! the general path. Tests compare the two on every role they render.
 
-use crate::generate::Generated;
-use crate::generate::Inputs;
+use crate::generate::{Artifacts, Context, Generated};
 use crate::output::Output;
 use crate::output::yaml::{is_plain_word, is_plain_word_char};
-use crate::{Options, Warning};
+use crate::{Error, Warning};
 use kube_markers_rbac::{GeneratedRole, generate_roles_counting};
 
 /// The roles of the `#[rbac]` attributes, merged as controller-gen merges them, as `role.yaml`
 /// (`--out`, `--file-name`); nothing without attributes.
-pub fn generate(inputs: &Inputs, opts: &Options, header: &str) -> Generated<Vec<GeneratedRole>> {
+pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+    let (inputs, opts) = (ctx.inputs, ctx.opts);
     if inputs.rbac.is_empty() {
-        return Generated::default();
+        return Ok(Generated::default());
     }
     let (roles, collisions) =
         generate_roles_counting(inputs.rbac.iter().map(|e| &e.marker), &opts.role_name);
@@ -31,16 +31,17 @@ pub fn generate(inputs: &Inputs, opts: &Options, header: &str) -> Generated<Vec<
     };
     let file = Output {
         path: opts.out_dir.join(&opts.file_name),
-        content: render_roles(&roles, header),
+        content: render_roles(&roles, ctx.header),
         what: "the RBAC manifest".into(),
         option: "--out",
     };
-    Generated {
-        summary: Some(summarize(&roles, inputs.rbac.len())),
-        artifact: roles,
+    let summary = Some(summarize(&roles, inputs.rbac.len()));
+    made.roles = roles;
+    Ok(Generated {
+        summary,
         files: vec![file],
         warnings,
-    }
+    })
 }
 
 /// `1 ClusterRole, 1 Role with 8 rules from 9 #[rbac] attributes`.

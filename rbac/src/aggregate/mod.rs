@@ -93,17 +93,7 @@ impl GeneratedRole {
 
     /// The rules as k8s-openapi `PolicyRule`s; empty lists are left out, as Go's `omitempty`.
     pub fn policy_rules(&self) -> Vec<PolicyRule> {
-        let opt = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
-        self.rules
-            .iter()
-            .map(|r| PolicyRule {
-                api_groups: opt(&r.groups),
-                non_resource_urls: opt(&r.urls),
-                resource_names: opt(&r.resource_names),
-                resources: opt(&r.resources),
-                verbs: r.verbs.clone(),
-            })
-            .collect()
+        self.rules.iter().map(PolicyRule::from).collect()
     }
 
     /// The ClusterRole or Role object.

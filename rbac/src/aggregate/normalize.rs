@@ -27,27 +27,85 @@ use std::hash::{BuildHasherDefault, Hasher};
 use kube_markers_core::model::{Text, api_group};
 
 /// A policy rule of the output: a Kubernetes `PolicyRule`'s lists, each sorted and
-/// deduplicated, `core` spelled `""`.
+/// deduplicated, `core` spelled `""`. The one rule type from the registry to the YAML:
+/// `explain` and `can-i` describe it ([`Rule::describe`]) and serialize it (with
+/// `PolicyRule`'s field names, empty lists left out); k8s-openapi's `PolicyRule` is only the
+/// edge (`From` both ways), the manifests read and written.
 ///
 /// Not a mirror of [`RbacMarker`](super::RbacMarker), the input: an attribute also says which
 /// Role it goes to and which lints it accepts, keeps the spelling written (for provenance), and
 /// becomes one rule per resource before the merge (controller-gen's split), so a `Rule` is a
 /// later stage of the data, with no way back.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Rule {
     /// API groups (`""` is the core group).
+    #[serde(rename = "apiGroups", skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<String>,
     /// Resources.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<String>,
     /// Object names.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resource_names: Vec<String>,
     /// Non-resource URLs.
+    #[serde(rename = "nonResourceURLs", skip_serializing_if = "Vec::is_empty")]
     pub urls: Vec<String>,
     /// Verbs.
     pub verbs: Vec<String>,
 }
 
+impl From<&k8s_openapi::api::rbac::v1::PolicyRule> for Rule {
+    /// A rule of a manifest, its lists as they are (a missing list is empty).
+    fn from(rule: &k8s_openapi::api::rbac::v1::PolicyRule) -> Self {
+        let list = |l: &Option<Vec<String>>| l.clone().unwrap_or_default();
+        Rule {
+            groups: list(&rule.api_groups),
+            resources: list(&rule.resources),
+            resource_names: list(&rule.resource_names),
+            urls: list(&rule.non_resource_urls),
+            verbs: rule.verbs.clone(),
+        }
+    }
+}
+
+impl From<&Rule> for k8s_openapi::api::rbac::v1::PolicyRule {
+    /// The manifest's rule: empty lists are left out, as Go's `omitempty`.
+    fn from(rule: &Rule) -> Self {
+        let opt = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
+        k8s_openapi::api::rbac::v1::PolicyRule {
+            api_groups: opt(&rule.groups),
+            non_resource_urls: opt(&rule.urls),
+            resource_names: opt(&rule.resource_names),
+            resources: opt(&rule.resources),
+            verbs: rule.verbs.clone(),
+        }
+    }
+}
+
 impl Rule {
+    /// The rule on one line, as `explain` and `can-i` print it: `apiGroups: [""], resources:
+    /// ["pods"], verbs: ["get"]` (empty lists left out, the verbs always there).
+    pub fn describe(&self) -> String {
+        let quoted = |list: &[String]| {
+            let items: Vec<String> = list.iter().map(|s| format!("{s:?}")).collect();
+            format!("[{}]", items.join(", "))
+        };
+        let mut parts = Vec::new();
+        for (key, list) in [
+            ("apiGroups", &self.groups),
+            ("resources", &self.resources),
+            ("resourceNames", &self.resource_names),
+            ("nonResourceURLs", &self.urls),
+        ] {
+            if !list.is_empty() {
+                parts.push(format!("{key}: {}", quoted(list)));
+            }
+        }
+        parts.push(format!("verbs: {}", quoted(&self.verbs)));
+        parts.join(", ")
+    }
+
     /// controller-gen's `ruleKey.String()`, the sort key of the output:
     /// `groups + resources + resourceNames + urls`, each list joined with `&`.
     pub fn sort_key(&self) -> String {

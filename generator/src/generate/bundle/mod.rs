@@ -18,7 +18,7 @@ mod roles;
 mod webhooks;
 
 pub use bindings::{Binding, binding_name, bindings_for};
-pub use conversion::{CA_BUNDLE_ROLE, CA_BUNDLE_ROLE_FILE, converting as converting_crds};
+pub use conversion::converting as converting_crds;
 pub use deployment::{
     CONTAINER, DEPLOYMENT, HEALTH_PROBE_PORT_ENV, METRICS_PORT_NAME, METRICS_SERVICE,
     NAMESPACE_ENV, SERVICE_ACCOUNT_ENV, metrics_service_labels, selector_labels,
@@ -29,11 +29,14 @@ pub const METRICS_SERVICE_FILE: &str = "metrics_service.yaml";
 pub use identity::{BundleFlags, Identity, Origin, resolve};
 pub use kustomize::{KUSTOMIZATION, PINNED_DIR, generated_line};
 pub use problem::{BundleProblem, BundleWarning};
-pub use roles::{BundleRole, LEADER_ELECTION_ROLE, METRICS_AUTH_ROLE, METRICS_READER_ROLE};
+pub use roles::{
+    BundleRole, CA_BUNDLE_ROLE, CA_BUNDLE_ROLE_FILE, LEADER_ELECTION_ROLE, METRICS_AUTH_ROLE,
+    METRICS_READER_ROLE,
+};
 pub use webhooks::{CERTIFICATE, ISSUER, WEBHOOK_PORT_NAME};
 
-use crate::generate::Generated;
 use crate::generate::crds::GeneratedCrd;
+use crate::generate::{Artifact, Artifacts, Context, Generated};
 use crate::output::Output;
 use crate::{Error, IoAction, Options, Warning};
 use kube_markers_core::names::dns1123_subdomain;
@@ -531,17 +534,27 @@ fn check_names(id: &Identity, names: &[Named]) -> Vec<BundleProblem> {
     errors
 }
 
+/// Whether the run makes a deploy bundle, as its identity decides: what the chart reads.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub enum Decided {
+    /// No bundle: switched off, or no earlier one to keep.
+    #[default]
+    None,
+    /// The bundle of this identity.
+    Made(Box<Identity>),
+    /// The run cannot tell whether a bundle is wanted (`--no-scan` without identity flags):
+    /// an earlier bundle's files are kept as they are.
+    Kept,
+}
+
 /// The deploy bundle's files for this run: from the identity (flags, the generator's
 /// `Cargo.toml` metadata, defaults) and what the other generators made. Files of an earlier
 /// bundle that this one does not generate are removed through the ledger, like every other
 /// output; without the workspace's metadata (`--no-scan`) and no identity flags, an earlier
 /// bundle's files are kept as they are.
-pub fn generate_for_run(
-    opts: &Options,
-    input: &Input,
-    linked_crates: &[&str],
-    metadata: Option<&cargo_metadata::Metadata>,
-) -> Result<Generated<()>, Error> {
+pub fn generate_for_run(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+    let (opts, metadata) = (ctx.opts, ctx.metadata);
     let mut generated = Generated::default();
     // The generator's package, as `link!` recorded it: its name, not the binary's, finds its
     // table. Outside the workspace scanned, its table is not in the metadata.
@@ -552,17 +565,13 @@ pub fn generate_for_run(
         )
     });
     let package = opts.invocation.package.as_deref().filter(|_| !outside);
-    let identity =
-        resolve(&opts.bundle, metadata, package, linked_crates).map_err(Error::Bundle)?;
+    let identity = resolve(&opts.bundle, metadata, package, ctx.inputs.linked_crates)
+        .map_err(Error::Bundle)?;
     let previous = kustomize::previous_files(&opts.out_dir);
     let decided = (metadata.is_some() && !outside) || opts.bundle.off || identity.is_some();
-    let what = |path: &Path| {
-        format!(
-            "the deploy bundle's {}",
-            path.strip_prefix(&opts.out_dir).unwrap_or(path).display()
-        )
-    };
-    if let Some(id) = &identity {
+    let (listed, webhook_file) = listed(ctx, made);
+    let input = run_input(ctx, made, &listed, webhook_file.as_deref());
+    let decision = if let Some(id) = identity {
         if !input.crds.is_empty() && !opts.crd_dir().starts_with(&opts.out_dir) {
             // kustomize only loads files under the kustomization's directory.
             generated
@@ -572,19 +581,10 @@ pub fn generate_for_run(
                     out_dir: opts.out_dir.clone(),
                 }));
         }
-        let mut files = generate(id, input).map_err(Error::Bundle)?;
-        if id.chart {
-            files.extend(crate::generate::chart::generate(id, input).map_err(Error::Bundle)?);
+        for (path, content) in generate(&id, &input).map_err(Error::Bundle)? {
+            generated.files.push(output(opts, path, content));
         }
-        for (path, content) in files {
-            let path = opts.out_dir.join(path);
-            generated.files.push(Output {
-                what: what(&path),
-                path,
-                content,
-                option: "--out",
-            });
-        }
+        Decided::Made(Box::new(id))
     } else if !decided && !previous.is_empty() {
         generated
             .warnings
@@ -599,27 +599,87 @@ pub fn generate_for_run(
         let kept = previous
             .iter()
             .filter(|p| !theirs(p))
-            .map(|p| opts.out_dir.join(p))
-            .chain(crate::generate::chart::previous_files(
-                &opts.out_dir,
-                &opts.generator_name,
-            ))
-            .filter(|p| p.is_file() && !p.starts_with(opts.crd_dir()));
+            .map(|p| opts.out_dir.join(p));
         for path in kept {
-            let content = std::fs::read_to_string(&path).map_err(|source| Error::Io {
-                action: IoAction::Read,
-                path: path.clone(),
-                source,
-            })?;
-            generated.files.push(Output {
-                what: what(&path),
-                path,
-                content,
-                option: "--out",
-            });
+            generated.files.extend(kept_file(opts, path)?);
         }
-    }
+        Decided::Kept
+    } else {
+        Decided::None
+    };
+    made.bundle = decision;
     Ok(generated)
+}
+
+/// What the bundle (and its chart) list besides their own files: the role file and the CRDs,
+/// and the webhook manifests' file when it is under `--out`; relative to `--out`.
+pub(crate) fn listed(ctx: &Context, made: &Artifacts) -> (Vec<PathBuf>, Option<PathBuf>) {
+    let opts = ctx.opts;
+    let listed = made.files_of(&[Artifact::Roles, Artifact::Crds], &opts.out_dir);
+    let webhook_file = opts
+        .webhook_dir()
+        .join(crate::generate::webhooks::FILE_NAME)
+        .strip_prefix(&opts.out_dir)
+        .ok()
+        .map(PathBuf::from);
+    (listed, webhook_file)
+}
+
+/// The bundle's input in a run: what the generators before it made.
+pub(crate) fn run_input<'a>(
+    ctx: &'a Context,
+    made: &'a Artifacts,
+    listed: &'a [PathBuf],
+    webhook_file: Option<&'a Path>,
+) -> Input<'a> {
+    Input {
+        roles: &made.roles,
+        entries: ctx.inputs.rbac,
+        default_role_name: &ctx.opts.role_name,
+        crds: &made.crds,
+        listed_files: listed,
+        header: ctx.header,
+        regenerate: ctx.regenerate,
+        webhook_configurations: &made.webhooks.documents,
+        webhook_file,
+    }
+}
+
+/// A file of the bundle (or its chart), relative to `--out`, as the run writes it.
+pub(crate) fn output(opts: &Options, path: PathBuf, content: String) -> Output {
+    let path = opts.out_dir.join(path);
+    Output {
+        what: what(opts, &path),
+        path,
+        content,
+        option: "--out",
+    }
+}
+
+/// A file of an earlier bundle (or chart), kept as it is on disk; none when it is gone or
+/// is a CRD's (whose generator decides it).
+pub(crate) fn kept_file(opts: &Options, path: PathBuf) -> Result<Option<Output>, Error> {
+    if !path.is_file() || path.starts_with(opts.crd_dir()) {
+        return Ok(None);
+    }
+    let content = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+        action: IoAction::Read,
+        path: path.clone(),
+        source,
+    })?;
+    Ok(Some(Output {
+        what: what(opts, &path),
+        path,
+        content,
+        option: "--out",
+    }))
+}
+
+fn what(opts: &Options, path: &Path) -> String {
+    format!(
+        "the deploy bundle's {}",
+        path.strip_prefix(&opts.out_dir).unwrap_or(path).display()
+    )
 }
 
 #[cfg(test)]

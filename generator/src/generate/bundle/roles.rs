@@ -74,6 +74,11 @@ const ALL_VERBS: &[&str] = &[
     "get", "list", "watch", "create", "update", "patch", "delete",
 ];
 
+/// The ClusterRole that lets the server write its CRDs' `caBundle`, without cert-manager.
+pub const CA_BUNDLE_ROLE: &str = "conversion-ca-bundle-role";
+/// Its file's name, without `.yaml` (its binding's starts the same).
+pub const CA_BUNDLE_ROLE_FILE: &str = "conversion_ca_bundle_role";
+
 /// The opt-in roles of the identity, and the per-CRD roles.
 pub fn bundle_roles(id: &Identity, crds: &[GeneratedCrd]) -> Vec<BundleRole> {
     let mut out = Vec::new();
@@ -128,10 +133,7 @@ pub fn bundle_roles(id: &Identity, crds: &[GeneratedCrd]) -> Vec<BundleRole> {
             reason,
         });
     }
-    out.extend(super::conversion::ca_bundle_role(
-        id,
-        &super::conversion::converting(crds),
-    ));
+    out.extend(ca_bundle_role(id, &super::conversion::converting(crds)));
     let prefixes = crd_prefixes(crds);
     for (crd, prefix) in crds.iter().zip(prefixes) {
         let spec = &crd.crd.spec;
@@ -201,4 +203,36 @@ pub fn role_value(role: &GeneratedRole, labels: &BTreeMap<String, String>) -> Va
         value["metadata"]["labels"] = serde_json::to_value(labels).expect("labels serialize");
     }
     value
+}
+
+/// Without cert-manager: `get`, `patch` and `watch` on exactly the converting CRDs, for the
+/// server to write its CA into their `caBundle` as soon as they are applied (CRDs keep their
+/// names under `namePrefix`; a watch by `metadata.name` is authorized by name).
+pub fn ca_bundle_role(id: &Identity, crds: &[String]) -> Option<BundleRole> {
+    if id.cert_manager || crds.is_empty() {
+        return None;
+    }
+    let marker = RbacMarker {
+        groups: vec!["apiextensions.k8s.io".to_string().into()],
+        resources: vec!["customresourcedefinitions".to_string().into()],
+        resource_names: crds.iter().map(|n| n.clone().into()).collect(),
+        verbs: ["get", "patch", "watch"]
+            .map(|v| v.to_string().into())
+            .to_vec(),
+        role_name: Some(CA_BUNDLE_ROLE.to_string().into()),
+        ..RbacMarker::default()
+    };
+    let role: GeneratedRole = generate_roles([&marker], CA_BUNDLE_ROLE)
+        .pop()
+        .expect("a role with rules");
+    Some(BundleRole {
+        role,
+        labels: BTreeMap::new(),
+        file: format!("{CA_BUNDLE_ROLE_FILE}.yaml"),
+        bound: true,
+        reason: format!(
+            "the conversion webhook's caBundle in {} (without `cert-manager`)",
+            crds.join(", ")
+        ),
+    })
 }

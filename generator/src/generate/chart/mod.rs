@@ -13,8 +13,10 @@ mod files;
 mod monitor;
 mod template;
 
-use crate::generate::bundle::{self, BundleProblem, CERTIFICATE, ISSUER, Identity};
+use crate::Error;
+use crate::generate::bundle::{self, BundleProblem, CERTIFICATE, Decided, ISSUER, Identity};
 use crate::generate::crds::CONVERSION_SERVICE;
+use crate::generate::{Artifacts, Context, Generated};
 use crate::output::ledger;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -39,6 +41,29 @@ pub(crate) struct Parts {
     /// A CRD converts through the webhook server: its Service, port and certificate are not
     /// optional, and cert-manager is offered for its CA.
     pub converting: bool,
+}
+
+/// The chart of the bundle the run makes (`chart = true`); an earlier chart's files kept as
+/// they are when the bundle's are (`--no-scan` without identity flags).
+pub fn generate_for_run(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+    let (opts, made) = (ctx.opts, &*made);
+    let mut generated = Generated::default();
+    match &made.bundle {
+        Decided::Made(id) if id.chart => {
+            let (listed, webhook_file) = bundle::listed(ctx, made);
+            let input = bundle::run_input(ctx, made, &listed, webhook_file.as_deref());
+            for (path, content) in generate(id, &input).map_err(Error::Bundle)? {
+                generated.files.push(bundle::output(opts, path, content));
+            }
+        }
+        Decided::Kept => {
+            for path in previous_files(&opts.out_dir, &opts.generator_name) {
+                generated.files.extend(bundle::kept_file(opts, path)?);
+            }
+        }
+        Decided::Made(_) | Decided::None => {}
+    }
+    Ok(generated)
 }
 
 /// The chart's files for this identity, relative to the output directory.

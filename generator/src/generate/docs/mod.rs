@@ -8,9 +8,9 @@ mod fields;
 mod markdown;
 mod page;
 
-use crate::Options;
-use crate::generate::Generated;
+use crate::Error;
 use crate::generate::crds::GeneratedCrd;
+use crate::generate::{Artifacts, Context, Generated};
 use crate::output::Output;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use markdown::{cell, code};
@@ -23,11 +23,13 @@ pub const DIR: &str = "docs";
 /// The index's file name.
 pub const INDEX: &str = "README.md";
 
-/// The pages and the index of `crds`, in the order of `crds` (the index first); nothing when
-/// there are no CRDs or `--no-docs`. `regenerate` names the command that regenerates them.
-pub fn generate(crds: &[GeneratedCrd], opts: &Options, regenerate: &str) -> Generated<()> {
+/// The pages and the index of the CRDs the run made, in their order (the index first);
+/// nothing when there are no CRDs or `--no-docs`. Their notice names the command that
+/// regenerates them.
+pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+    let (crds, opts, regenerate) = (&made.crds, ctx.opts, ctx.regenerate);
     if crds.is_empty() || opts.no_docs {
-        return Generated::default();
+        return Ok(Generated::default());
     }
     let dir = opts.docs_dir();
     let notice = notice(regenerate);
@@ -46,12 +48,11 @@ pub fn generate(crds: &[GeneratedCrd], opts: &Options, regenerate: &str) -> Gene
             option: "--docs-out",
         });
     }
-    Generated {
-        artifact: (),
+    Ok(Generated {
         summary: Some(format!("{} reference page(s)", crds.len())),
         files,
         warnings: Vec::new(),
-    }
+    })
 }
 
 /// One CRD's page as the run writes it: `file_name` is the CRD's file

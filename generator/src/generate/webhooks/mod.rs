@@ -2,10 +2,9 @@
 //! `{Mutating,Validating}WebhookConfiguration`s → `manifests.yaml`, as controller-gen's webhook
 //! generator writes it: merge ([`configurations`]) → render ([`render`]).
 
-use crate::generate::Generated;
-use crate::generate::Inputs;
+use crate::generate::{Artifacts, Context, Generated};
 use crate::output::Output;
-use crate::{Error, Options, Warning};
+use crate::{Error, Warning};
 pub use kube_markers_core::model::{WebhookClient, WebhookConfigurationMarker, WebhookMarker};
 pub use kube_markers_core::webhook::ObjectProblem;
 use kube_markers_registry::{Attribute, Source, WebhookConfigurationEntry};
@@ -175,7 +174,8 @@ pub fn configurations(
 
 /// `manifests.yaml` of the webhooks (`--webhook-out`): controller-gen writes no file when there
 /// are none.
-pub fn generate(inputs: &Inputs, opts: &Options, header: &str) -> Result<Generated<Merged>, Error> {
+pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+    let (inputs, opts) = (ctx.inputs, ctx.opts);
     let webhooks: Vec<&Attribute<WebhookMarker>> = inputs
         .webhooks
         .webhooks
@@ -202,12 +202,12 @@ pub fn generate(inputs: &Inputs, opts: &Options, header: &str) -> Result<Generat
         ));
         generated.files.push(Output {
             path: opts.webhook_dir().join(FILE_NAME),
-            content: render(&merged, header),
+            content: render(&merged, ctx.header),
             what: "the webhook manifests".into(),
             option: "--webhook-out",
         });
     }
-    generated.artifact = merged;
+    made.webhooks = merged;
     Ok(generated)
 }
 

@@ -14,17 +14,16 @@
 //! through a `mod`/`include!` in one; a file no module tree reaches; an `include!` or module the
 //! scan cannot follow; a crate the scan does not read) is refused, and the run writes nothing.
 
-use crate::check::crosscheck::Place;
-use crate::generate::Artifact;
 use crate::input::cfg::{CfgEnv, Truth};
 use crate::input::sources::{FoundAttr, ScanReport};
 use crate::input::workspace::{AttrKind, TargetKind, Workspace};
-use crate::pipeline::{Collected, Inputs, Webhooks, generate_and_write};
+use crate::input::{Artifact, Collected, Inputs, Place, Webhooks};
 use crate::timings::Timings;
-use crate::{Error, Options, Report};
+use crate::{Error, Options};
 use kube_markers_core::cfg::Cfg;
 use kube_markers_registry::{
-    self as registry, Attribute, ConversionEntry, RbacEntry, Source, Text,
+    self as registry, Attribute, ConversionEntry, CrdEntry, RbacEntry, Source, Text,
+    WebhookConfigurationEntry, WebhookEntry,
 };
 use proc_macro2::LineColumn;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -38,7 +37,7 @@ pub use refusal::{LeftAsItIs, Reason, Refusal};
 pub(crate) use refusal::{left_as_it_is, refused};
 
 /// The registry a rebuild would make, read from the sources.
-struct Read {
+pub(crate) struct Read {
     /// The scanned crates' entries, from the sources.
     from_sources: Vec<RbacEntry>,
     /// The other crates' entries, from the last build (crates outside the workspace).
@@ -47,13 +46,26 @@ struct Read {
     new_or_changed: usize,
     /// Attributes of the last build the sources no longer have as they were.
     gone: usize,
+    /// The rest of the last build's registry, which an `#[rbac]` edit cannot change.
+    last_build: LastBuild,
 }
 
-/// Runs the generator with the `#[rbac]` entries read from the workspace's sources instead of
-/// this binary's registry: the same run as the registry's, with its CRDs and webhook manifests
-/// kept as they are (an `#[rbac]` edit cannot change them, and the last build's may be
-/// older than the sources).
-pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
+/// The last build's entries that the run keeps.
+#[derive(Default)]
+struct LastBuild {
+    crds: Vec<&'static CrdEntry>,
+    /// The sources have as many in each file (checked).
+    conversions: Vec<&'static ConversionEntry>,
+    webhooks: Vec<&'static WebhookEntry>,
+    configurations: Vec<&'static WebhookConfigurationEntry>,
+    linked: Vec<&'static str>,
+}
+
+/// Collects the `#[rbac]` entries from the workspace's sources instead of this binary's
+/// registry: the rest of the run is the registry's, with its CRDs and webhook manifests kept
+/// as they are (an `#[rbac]` edit cannot change them, and the last build's may be older than
+/// the sources).
+pub(crate) fn collect(opts: &Options) -> Result<(Read, Collected), Error> {
     let mut timings = Timings::from_env();
     let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
     let outside = opts.invocation.check_in_workspace(&workspace.metadata)?;
@@ -62,7 +74,7 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
     timings.lap("scan");
     let last_build = registry::rbac_entries();
     let linked = registry::linked_crates();
-    let read = read_entries(&workspace, &scan, &last_build, &linked).map_err(|refusals| {
+    let mut read = read_entries(&workspace, &scan, &last_build, &linked).map_err(|refusals| {
         Error::FromSource {
             refusals,
             rerun: opts.invocation.rerun(),
@@ -77,18 +89,12 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
         });
     }
     timings.lap("read the attributes");
-    let (webhooks, configurations) = (
-        registry::webhook_entries(),
-        registry::webhook_configuration_entries(),
-    );
-    let webhooks = Webhooks::new(&webhooks, &configurations);
-    let entries = read.entries();
-    let crds = registry::crd_entries();
-    // The last build's conversions: the sources have as many in each file (checked above).
-    let inputs = Inputs {
-        kept: &[Artifact::Crds, Artifact::Docs, Artifact::Webhooks],
-        conversions: &conversions,
-        ..Inputs::new(&entries, &crds, webhooks, &linked)
+    read.last_build = LastBuild {
+        crds: registry::crd_entries(),
+        conversions,
+        webhooks: registry::webhook_entries(),
+        configurations: registry::webhook_configuration_entries(),
+        linked,
     };
     let collected = Collected {
         workspace_root: Some(workspace.root.clone()),
@@ -98,12 +104,27 @@ pub(crate) fn run(opts: &Options) -> Result<Report, Error> {
         calls: None,
         timings,
     };
-    generate_and_write(&inputs, collected, opts)
+    Ok((read, collected))
 }
 
 impl Read {
+    /// The run's inputs: `entries` ([`Read::entries`]) and the last build's other entries.
+    pub(crate) fn inputs<'a>(&'a self, entries: &'a [&'a RbacEntry]) -> Inputs<'a> {
+        let last = &self.last_build;
+        Inputs {
+            kept: &[Artifact::Crds, Artifact::Docs, Artifact::Webhooks],
+            conversions: &last.conversions,
+            ..Inputs::new(
+                entries,
+                &last.crds,
+                Webhooks::new(&last.webhooks, &last.configurations),
+                &last.linked,
+            )
+        }
+    }
+
     /// Every entry, sorted by source as the registry's are.
-    fn entries(&self) -> Vec<&RbacEntry> {
+    pub(crate) fn entries(&self) -> Vec<&RbacEntry> {
         let mut entries: Vec<&RbacEntry> = self
             .from_sources
             .iter()
@@ -242,6 +263,7 @@ fn read_entries(
         kept,
         new_or_changed,
         gone,
+        last_build: LastBuild::default(),
     })
 }
 

@@ -1,6 +1,6 @@
 //! Why `--rbac-from-source` refuses to read an attribute, and the warning of a file it keeps.
 
-use crate::check::crosscheck::Place;
+use crate::input::Place;
 use crate::input::sources::ScanProblem;
 use crate::input::workspace::TargetKind;
 use std::fmt;
