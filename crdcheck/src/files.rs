@@ -226,6 +226,14 @@ pub(crate) fn objects_at(doc: &Value) -> Vec<(String, &Value)> {
     }
 }
 
+/// The objects of one document: the document itself, or the `items` of a `List`.
+pub fn objects(doc: &Value) -> Vec<&Value> {
+    objects_at(doc)
+        .into_iter()
+        .map(|(_, object)| object)
+        .collect()
+}
+
 /// Checks one file; a file without CRDs is an error.
 pub fn check_file(path: &Path) -> FileReport {
     check_file_in(path, true)

@@ -5,6 +5,7 @@
 
 use crate::UsageError;
 use kube_markers_compat::{Finding, Policy, Severity};
+use kube_markers_crdcheck::files;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
