@@ -89,10 +89,12 @@ pub enum Error {
     /// `[workspace.metadata.kube-markers.lints]` cannot be read.
     #[error(transparent)]
     LintConfig(crate::schema_lints::ConfigError),
-    /// Nothing was linked.
+    /// Nothing was linked, and `--no-scan` leaves nothing to tell a new project from a
+    /// generator that links the wrong crates.
     #[error(
         "no #[rbac], #[crd] or #[webhook] entries are linked into this generator: name the crates \
-         that carry them with `kube_markers::link!(crate_a, crate_b)` in its main.rs"
+         that carry them with `kube_markers::link!(crate_a, crate_b)` in its main.rs (without \
+         --no-scan, a workspace with no attributes yet generates its bundle alone)"
     )]
     EmptyRegistry,
     /// The workspace scanned has its own package of the generator's name: this generator was

@@ -204,7 +204,10 @@ pub(crate) fn generate_and_write(
         }
         None => opts,
     };
-    if inputs.is_empty() {
+    // Nothing linked is a mistake only where nothing says otherwise: with the scan, the
+    // cross-check has refused every attribute of the workspace the registry lacks, so an empty
+    // registry is a workspace with no attributes yet (a new project), whose bundle stands alone.
+    if inputs.is_empty() && opts.no_scan {
         return Err(Error::EmptyRegistry);
     }
     let header = read_header(opts)?;

@@ -116,8 +116,8 @@ pub fn run(args: &[String], dir: &Path) -> Result<(), Error> {
                 "kube-markers init --domain DOMAIN [--name NAME] [OPTIONS]",
                 "Write a new operator's Cargo workspace in the current directory: the operator \
                  crate (probes, preflight, controllers), the generator with the deploy bundle's \
-                 identity, a Dockerfile and CI. `create api` then adds a kind and writes \
-                 rbac-out/.",
+                 identity, a Dockerfile and CI. It ends by running the generator, which \
+                 writes rbac-out/ (the bundle; `create api` adds a kind and its roles).",
                 FLAGS
             )
         );
@@ -129,11 +129,11 @@ pub fn run(args: &[String], dir: &Path) -> Result<(), Error> {
     for line in plan.write()? {
         eprintln!("{line}");
     }
-    // The generator refuses a build that links no attribute (a `link!` naming the wrong crate
-    // looks the same), and a new project has none: its first `create api` writes rbac-out/.
+    // The generator's first run: no attribute yet, so rbac-out/ holds the bundle alone.
+    crate::regenerate(dir)?;
     eprintln!(
-        "\nNext: kube-markers create api --group GROUP --version v1alpha1 --kind KIND\n\
-         (it writes rbac-out/ with the generator), then: cargo test    (docs/start.md)"
+        "\nNext: kube-markers create api --group GROUP --version v1alpha1 --kind KIND, then: \
+         cargo test    (docs/start.md)"
     );
     Ok(())
 }
