@@ -2,9 +2,13 @@
 //! about; lists of problems print one per line, each with its sources.
 
 use crate::check::crosscheck::Finding;
+use crate::check::lints;
 use crate::cli::generate::UsageError;
+use crate::generate::bundle;
+use crate::generate::webhooks as webhook;
+use crate::input::from_source;
 use crate::output::OutputProblem;
-use crate::{Warning, bundle, from_source, lints, webhook};
+use crate::warning::Warning;
 use std::path::PathBuf;
 
 /// An error's message, then each of its sources after `: `: how lists of problems print each
@@ -88,7 +92,7 @@ pub enum Error {
     },
     /// `[workspace.metadata.kube-markers.lints]` cannot be read.
     #[error(transparent)]
-    LintConfig(crate::schema_lints::ConfigError),
+    LintConfig(crate::check::schema_lints::ConfigError),
     /// Nothing was linked, and `--no-scan` leaves nothing to tell a new project from a
     /// generator that links the wrong crates.
     #[error(
@@ -226,7 +230,7 @@ pub enum Denied {
     /// A lint no `allow(...)` accepts.
     Lint(lints::LintWarning),
     /// An API-convention lint no `#[k8s(allow(...))]` accepts.
-    SchemaLint(crate::schema_lints::SchemaLintWarning),
+    SchemaLint(crate::check::schema_lints::SchemaLintWarning),
     /// A warning of the run.
     Warning(Warning),
 }

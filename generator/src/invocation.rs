@@ -98,7 +98,7 @@ impl Invocation {
     pub(crate) fn check_in_workspace(
         &self,
         metadata: &cargo_metadata::Metadata,
-    ) -> Result<Option<crate::Warning>, crate::Error> {
+    ) -> Result<Option<crate::warning::Warning>, crate::error::Error> {
         let package = self.package.clone().unwrap_or_default();
         match self.in_workspace(metadata) {
             PackageInWorkspace::Unknown | PackageInWorkspace::Member => Ok(None),
@@ -106,14 +106,14 @@ impl Invocation {
                 theirs,
                 ours,
                 workspace,
-            } => Err(crate::Error::AnotherWorkspacesGenerator {
+            } => Err(crate::error::Error::AnotherWorkspacesGenerator {
                 package,
                 ours,
                 theirs,
                 workspace,
             }),
             PackageInWorkspace::Outside { ours, workspace } => {
-                Ok(Some(crate::Warning::GeneratorOutsideWorkspace {
+                Ok(Some(crate::warning::Warning::GeneratorOutsideWorkspace {
                     package,
                     ours,
                     workspace,

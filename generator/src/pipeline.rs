@@ -11,13 +11,21 @@
 //! half-updated tree.
 
 use crate::check::crosscheck::cross_check_all;
+use crate::check::lints;
+use crate::cli::generate::Options;
+use crate::error::Denied;
+use crate::error::Error;
+use crate::error::IoAction;
+use crate::generate::bundle;
 use crate::generate::{self, Artifact, Artifacts, Context, GENERATORS, Generated};
 use crate::input::workspace::{AttrKind, Workspace};
 use crate::input::{Collected, from_source};
 pub use crate::input::{Inputs, Webhooks};
+use crate::output::FileStatus;
 use crate::output::{Destination, Output, plan, write};
+use crate::report::Report;
 use crate::timings::Timings;
-use crate::{Denied, Error, FileStatus, IoAction, Options, Report, Warning, bundle, lints};
+use crate::warning::Warning;
 use kube_markers_registry::{self as registry, CrdEntry, RbacEntry};
 
 /// Runs the generator over this binary's registry, or with `--rbac-from-source` over the
@@ -212,7 +220,7 @@ pub(crate) fn generate_and_write(
     }
     let header = read_header(opts)?;
     let mut lint_warnings = lints::check_entries(inputs.rbac, &opts.role_name);
-    let schema_lint_warnings = crate::schema_lints::check(
+    let schema_lint_warnings = crate::check::schema_lints::check(
         inputs.crds,
         &registry::schema_types(),
         &schema_lint_levels(metadata.as_ref())?,
@@ -337,12 +345,12 @@ pub(crate) fn generate_and_write(
 /// (the defaults without a workspace: `--no-scan`).
 fn schema_lint_levels(
     metadata: Option<&cargo_metadata::Metadata>,
-) -> Result<crate::schema_lints::LintLevels, Error> {
+) -> Result<crate::check::schema_lints::LintLevels, Error> {
     let Some(metadata) = metadata else {
         return Ok(Default::default());
     };
     let manifest = metadata.workspace_root.join("Cargo.toml");
-    crate::schema_lints::LintLevels::from_metadata(
+    crate::check::schema_lints::LintLevels::from_metadata(
         &metadata.workspace_metadata["kube-markers"]["lints"],
         manifest.as_str(),
     )

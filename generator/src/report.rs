@@ -1,6 +1,10 @@
 //! What a run did: its [`Report`], and how the generator prints it.
 
-use crate::{FileStatus, Options, Orphan, Warning, lints};
+use crate::check::lints;
+use crate::cli::generate::Options;
+use crate::output::FileStatus;
+use crate::output::Orphan;
+use crate::warning::Warning;
 use std::path::PathBuf;
 
 /// The outcome of a run.
@@ -16,7 +20,7 @@ pub struct Report {
     pub lints: Vec<lints::LintWarning>,
     /// What the API-convention lints found in the CRD types (those no `#[k8s(allow(...))]`
     /// accepts).
-    pub schema_lints: Vec<crate::schema_lints::SchemaLintWarning>,
+    pub schema_lints: Vec<crate::check::schema_lints::SchemaLintWarning>,
     /// Summary of what the role file contains.
     pub summary: String,
 }

@@ -1,9 +1,9 @@
 //! What a run found worth a look without stopping: each warning typed by where it comes from.
 
-use crate::bundle::BundleWarning;
-use crate::crosscheck::Finding;
+use crate::check::crosscheck::Finding;
+use crate::generate::bundle::BundleWarning;
+use crate::generate::webhooks::WebhookWarning;
 use crate::output::FileWarning;
-use crate::webhook::WebhookWarning;
 
 /// A warning of a run ([`crate::Report::warnings`]); `--deny-warnings` refuses the run with
 /// any.
@@ -38,7 +38,7 @@ pub enum Warning {
     /// `--rbac-from-source` left a CRD or webhook file as it is, though the last build
     /// generates it otherwise.
     #[error(transparent)]
-    LeftAsItIs(crate::from_source::LeftAsItIs),
+    LeftAsItIs(crate::input::from_source::LeftAsItIs),
     /// A CRD changes the one written before in a way its policy makes a warning.
     #[error("{0}")]
     Upgrade(crate::check::upgrade::UpgradeFinding),

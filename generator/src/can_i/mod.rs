@@ -20,7 +20,7 @@ pub use kube_markers_rbac::authorize::defaults::{
 pub use kube_markers_rbac::authorize::manifests::{ManifestProblem, Manifests, Origin, load};
 pub use resources::{KnownResource, ResourceSource, builtin_resources, resolve};
 
-use crate::UsageError;
+use crate::cli::generate::UsageError;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube_markers_rbac::authorize::{Decision, RequestAttributes, RoleKind, UserInfo, rule_allows};
 use kube_markers_rbac::policy_rule;
@@ -132,11 +132,11 @@ pub enum CanIError {
 /// One problem alone; several under a heading, one per line.
 fn problems(problems: &[ManifestProblem]) -> String {
     match problems {
-        [one] => crate::with_sources(one),
+        [one] => crate::error::with_sources(one),
         several => {
             let mut text = format!("{} problems with the manifests:\n", several.len());
             for p in several {
-                text.push_str(&format!("  - {}\n", crate::with_sources(p)));
+                text.push_str(&format!("  - {}\n", crate::error::with_sources(p)));
             }
             text
         }

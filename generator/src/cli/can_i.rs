@@ -3,7 +3,8 @@
 use super::flags::{CommandLine, Flag, Parsed, Positionals};
 use super::kubectl;
 use crate::can_i::{CanIOptions, KnownResource, Target, run, unknown_verb_warning};
-use crate::{TargetProblem, UsageError};
+use crate::cli::generate::TargetProblem;
+use crate::cli::generate::UsageError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -139,7 +140,7 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
 };
 
 /// `can-i --help`, naming the generator as `invocation` runs it.
-pub fn help(invocation: &crate::Invocation) -> String {
+pub fn help(invocation: &crate::invocation::Invocation) -> String {
     super::render_help(&COMMAND_LINE, invocation)
 }
 

@@ -2,7 +2,7 @@
 
 use super::flags::{CommandLine, Flag, Parsed, Positionals, invalid};
 use super::kubectl;
-use crate::UsageError;
+use crate::cli::generate::UsageError;
 use crate::explain::{ExplainOptions, Format, Question};
 use std::process::ExitCode;
 
@@ -151,7 +151,7 @@ pub(crate) static COMMAND_LINE: CommandLine<Args> = CommandLine {
 };
 
 /// `explain --help`, naming the generator as `invocation` runs it.
-pub fn help(invocation: &crate::Invocation) -> String {
+pub fn help(invocation: &crate::invocation::Invocation) -> String {
     super::render_help(&COMMAND_LINE, invocation)
 }
 
@@ -287,7 +287,7 @@ pub fn main(args: &[String]) -> ExitCode {
         && kube_markers_registry::rbac_entries().is_empty()
     {
         // The installed command (or any binary without `link!`): no attributes to explain.
-        let bin = crate::Invocation::current().bin;
+        let bin = crate::invocation::Invocation::current().bin;
         eprintln!(
             "error: no #[rbac] attributes are linked into `{bin}`: explain the permissions of \
              RBAC manifests with `{bin} explain VERB TYPE --from PATH`, or run `explain` through \

@@ -54,7 +54,7 @@ pub struct Options {
     /// binary's registry: no rebuild after an `#[rbac]` edit (`--rbac-from-source`).
     pub rbac_from_source: bool,
     /// How the user runs this generator, for advice (`cargo run -p <package>`).
-    pub invocation: crate::Invocation,
+    pub invocation: crate::invocation::Invocation,
 }
 
 impl Options {
@@ -114,7 +114,7 @@ pub(crate) fn default_in_workspace(path: &std::path::Path, root: &std::path::Pat
 
 impl Default for Options {
     fn default() -> Self {
-        let invocation = crate::Invocation::current();
+        let invocation = crate::invocation::Invocation::current();
         Options {
             out_dir: PathBuf::from("rbac-out"),
             out_dir_is_default: true,
@@ -538,7 +538,7 @@ pub(crate) static COMMAND_LINE: CommandLine<Options> = CommandLine {
 };
 
 /// The generator's `--help`, naming it as `invocation` runs it, with its subcommands.
-pub fn help(invocation: &crate::Invocation) -> String {
+pub fn help(invocation: &crate::invocation::Invocation) -> String {
     super::render_help(&COMMAND_LINE, invocation)
 }
 

@@ -2,7 +2,7 @@
 //! flag's text is cut and none can be left out.
 
 use super::flags::{Doc, FlagDoc};
-use crate::Invocation;
+use crate::invocation::Invocation;
 use std::fmt::Write as _;
 
 /// Help is wrapped to this many columns (a word longer than a line stays whole).

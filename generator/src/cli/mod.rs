@@ -19,7 +19,8 @@ mod help;
 pub mod kubectl;
 pub mod upgrade;
 
-use crate::{Invocation, UsageError};
+use crate::cli::generate::UsageError;
+use crate::invocation::Invocation;
 use flags::Described;
 use std::process::ExitCode;
 

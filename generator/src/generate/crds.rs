@@ -3,9 +3,10 @@
 //! them and checked against the API server's rules (`kube-markers-crdcheck`) before anything is
 //! written.
 
+use crate::error::Error;
 use crate::generate::{Artifact, Artifacts, Context, Generated};
 use crate::output::Output;
-use crate::{Error, Warning};
+use crate::warning::Warning;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_crdcheck::Fixes;
 use kube_markers_crdcheck::files::Finding;

@@ -14,8 +14,10 @@ pub mod webhooks;
 
 pub use crate::input::{Artifact, Inputs, Webhooks};
 
+use crate::cli::generate::Options;
+use crate::error::Error;
 use crate::output::Output;
-use crate::{Error, Options, Warning};
+use crate::warning::Warning;
 use kube_markers_rbac::GeneratedRole;
 use std::path::PathBuf;
 

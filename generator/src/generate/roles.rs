@@ -9,10 +9,11 @@
 //! directly, in the general path's key order, indentation and quoting; any other role takes
 //! the general path. Tests compare the two on every role they render.
 
+use crate::error::Error;
 use crate::generate::{Artifacts, Context, Generated};
 use crate::output::Output;
 use crate::output::yaml::{is_plain_word, is_plain_word_char};
-use crate::{Error, Warning};
+use crate::warning::Warning;
 use kube_markers_rbac::{GeneratedRole, generate_roles_counting};
 
 /// The roles of the `#[rbac]` attributes, merged as controller-gen merges them, as `role.yaml`

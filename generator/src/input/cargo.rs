@@ -1,6 +1,7 @@
 //! Asking cargo: `cargo metadata`, for the workspace, its cache and the build's cfgs.
 
-use crate::{Error, ScanError};
+use crate::error::Error;
+use crate::error::ScanError;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;

@@ -12,8 +12,8 @@ pub use kube_markers_scan as scan;
 pub mod sources;
 pub mod workspace;
 
-use crate::Warning;
 use crate::timings::Timings;
+use crate::warning::Warning;
 use kube_markers_registry::{
     ConversionEntry, CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry,
 };

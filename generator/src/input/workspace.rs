@@ -1,10 +1,11 @@
 //! The workspace as `cargo metadata` describes it: the members that use kube-markers, their
 //! targets (whose module trees the scan walks), and the workspace's kube-markers settings.
 
+use crate::error::Error;
+use crate::error::ScanError;
 use crate::input::cargo::cargo_metadata;
 use crate::input::cfg::CfgEnv;
 use crate::input::metadata_cache::MetadataCache;
-use crate::{Error, ScanError};
 use cargo_metadata::{Metadata, Package as CargoPackage};
 use serde_json::Value;
 use std::fmt;

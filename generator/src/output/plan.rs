@@ -3,9 +3,10 @@
 //! and no longer generates are removed only while unchanged; files it did not write are never
 //! touched.
 
+use crate::error::Error;
+use crate::error::IoAction;
 use crate::output::files::{Destination, FileWarning, Orphan, Output, OutputProblem};
 use crate::output::ledger::{self, Ledger};
-use crate::{Error, IoAction};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -1,9 +1,10 @@
 //! Writing or checking the planned files: staged next to their destinations and renamed into
 //! place (`apply`), or compared with what is on disk (`check`).
 
+use crate::error::Error;
+use crate::error::IoAction;
 use crate::output::files::{FileStatus, FileWarning, Orphan, Output};
 use crate::output::plan::{OrphanState, Plan, io, orphan_state, parent_dir};
-use crate::{Error, IoAction};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -35,10 +35,13 @@ pub use roles::{
 };
 pub use webhooks::{CERTIFICATE, ISSUER, WEBHOOK_PORT_NAME};
 
+use crate::cli::generate::Options;
+use crate::error::Error;
+use crate::error::IoAction;
 use crate::generate::crds::GeneratedCrd;
 use crate::generate::{Artifact, Artifacts, Context, Generated};
 use crate::output::Output;
-use crate::{Error, IoAction, Options, Warning};
+use crate::warning::Warning;
 use kube_markers_core::names::dns1123_subdomain;
 use kube_markers_rbac::GeneratedRole;
 use kube_markers_registry::RbacEntry;

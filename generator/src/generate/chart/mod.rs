@@ -13,7 +13,7 @@ mod files;
 mod monitor;
 mod template;
 
-use crate::Error;
+use crate::error::Error;
 use crate::generate::bundle::{self, BundleProblem, CERTIFICATE, Decided, ISSUER, Identity};
 use crate::generate::crds::CONVERSION_SERVICE;
 use crate::generate::{Artifacts, Context, Generated};

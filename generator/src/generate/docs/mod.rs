@@ -8,7 +8,7 @@ mod fields;
 mod markdown;
 mod page;
 
-use crate::Error;
+use crate::error::Error;
 use crate::generate::crds::GeneratedCrd;
 use crate::generate::{Artifacts, Context, Generated};
 use crate::output::Output;

@@ -2,9 +2,10 @@
 //! `{Mutating,Validating}WebhookConfiguration`s → `manifests.yaml`, as controller-gen's webhook
 //! generator writes it: merge ([`configurations`]) → render ([`render`]).
 
+use crate::error::Error;
 use crate::generate::{Artifacts, Context, Generated};
 use crate::output::Output;
-use crate::{Error, Warning};
+use crate::warning::Warning;
 pub use kube_markers_core::model::{WebhookClient, WebhookConfigurationMarker, WebhookMarker};
 pub use kube_markers_core::webhook::ObjectProblem;
 use kube_markers_registry::{Attribute, Source, WebhookConfigurationEntry};

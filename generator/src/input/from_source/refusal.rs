@@ -204,12 +204,12 @@ pub(crate) fn left_as_it_is(
     path: &Path,
     generated: String,
     rerun: &str,
-    warnings: &mut Vec<crate::Warning>,
+    warnings: &mut Vec<crate::warning::Warning>,
 ) -> String {
     match std::fs::read_to_string(path) {
         Ok(text) => {
             if text != generated {
-                warnings.push(crate::Warning::LeftAsItIs(LeftAsItIs {
+                warnings.push(crate::warning::Warning::LeftAsItIs(LeftAsItIs {
                     path: path.to_path_buf(),
                     rerun: rerun.to_string(),
                     missing: false,
@@ -218,7 +218,7 @@ pub(crate) fn left_as_it_is(
             text
         }
         Err(_) => {
-            warnings.push(crate::Warning::LeftAsItIs(LeftAsItIs {
+            warnings.push(crate::warning::Warning::LeftAsItIs(LeftAsItIs {
                 path: path.to_path_buf(),
                 rerun: rerun.to_string(),
                 missing: true,
