@@ -12,7 +12,6 @@
 
 use crate::check::crosscheck::cross_check_all;
 use crate::check::lints;
-use crate::cli::generate::Options;
 use crate::error::Denied;
 use crate::error::Error;
 use crate::error::IoAction;
@@ -21,6 +20,7 @@ use crate::generate::{self, Artifact, Artifacts, Context, GENERATORS, Generated}
 use crate::input::workspace::{AttrKind, Workspace};
 use crate::input::{Collected, from_source};
 pub use crate::input::{Inputs, Webhooks};
+use crate::options::Options;
 use crate::output::FileStatus;
 use crate::output::{Destination, Output, plan, write};
 use crate::report::Report;

@@ -1,7 +1,7 @@
 //! What a run did: its [`Report`], and how the generator prints it.
 
 use crate::check::lints;
-use crate::cli::generate::Options;
+use crate::options::Options;
 use crate::output::FileStatus;
 use crate::output::Orphan;
 use crate::warning::Warning;

@@ -293,7 +293,7 @@ pub fn main(args: &[String]) -> ExitCode {
         // The default `rbac-out` is the workspace's, as a plain run writes it; outside a
         // workspace, the current directory's.
         if let Ok(workspace) = crate::input::workspace::Workspace::discover(None) {
-            opts.from = super::generate::default_in_workspace(&opts.from, &workspace.root);
+            opts.from = crate::options::default_in_workspace(&opts.from, &workspace.root);
         }
     }
     answer(&opts)

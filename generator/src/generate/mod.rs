@@ -14,8 +14,8 @@ pub mod webhooks;
 
 pub use crate::input::{Artifact, Inputs, Webhooks};
 
-use crate::cli::generate::Options;
 use crate::error::Error;
+use crate::options::Options;
 use crate::output::Output;
 use crate::warning::Warning;
 use kube_markers_rbac::GeneratedRole;

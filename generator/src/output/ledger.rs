@@ -33,7 +33,7 @@ pub(crate) struct Owner {
 
 impl Owner {
     /// The generator of a run with `opts`.
-    pub(crate) fn of(opts: &crate::cli::generate::Options) -> Owner {
+    pub(crate) fn of(opts: &crate::options::Options) -> Owner {
         let invocation = &opts.invocation;
         let earlier_names = match &invocation.package {
             Some(package) if *package == opts.generator_name && invocation.bin != *package => {

@@ -8,6 +8,7 @@
 //! every value is checked, each error naming the key and the file it came from.
 
 use super::BundleProblem;
+use crate::options::BundleFlags;
 use cargo_metadata::Metadata;
 use kube_markers_core::names::{dns1123_label, dns1123_subdomain};
 use kube_markers_core::suggest::did_you_mean;
@@ -57,27 +58,6 @@ const KEYS: &[&str] = &[
     "cert-manager",
     "chart",
 ];
-
-/// The generator flags that set the identity (`--no-bundle`, `--operator-name`,
-/// `--operator-namespace`, `--image`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct BundleFlags {
-    /// `--no-bundle`: write only the roles and CRDs.
-    pub off: bool,
-    /// `--operator-name`.
-    pub name: Option<String>,
-    /// `--operator-namespace`.
-    pub namespace: Option<String>,
-    /// `--image`.
-    pub image: Option<String>,
-}
-
-impl BundleFlags {
-    fn any_identity(&self) -> bool {
-        self.name.is_some() || self.namespace.is_some() || self.image.is_some()
-    }
-}
 
 /// Where a setting came from, as error messages name it.
 #[derive(Debug, Clone, PartialEq, Eq)]

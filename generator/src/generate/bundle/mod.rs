@@ -26,7 +26,8 @@ pub use deployment::{
 
 /// The file of the metrics Service.
 pub const METRICS_SERVICE_FILE: &str = "metrics_service.yaml";
-pub use identity::{BundleFlags, Identity, Origin, resolve};
+pub use crate::options::BundleFlags;
+pub use identity::{Identity, Origin, resolve};
 pub use kustomize::{KUSTOMIZATION, PINNED_DIR, generated_line};
 pub use problem::{BundleProblem, BundleWarning};
 pub use roles::{
@@ -35,11 +36,11 @@ pub use roles::{
 };
 pub use webhooks::{CERTIFICATE, ISSUER, WEBHOOK_PORT_NAME};
 
-use crate::cli::generate::Options;
 use crate::error::Error;
 use crate::error::IoAction;
 use crate::generate::crds::GeneratedCrd;
 use crate::generate::{Artifact, Artifacts, Context, Generated};
+use crate::options::Options;
 use crate::output::Output;
 use crate::warning::Warning;
 use kube_markers_core::names::dns1123_subdomain;

@@ -19,7 +19,7 @@ use serde_json::Value;
 use std::fmt::Write;
 
 /// The directory under `--out` unless `--docs-out`.
-pub const DIR: &str = "docs";
+pub use crate::options::DOCS_DIR as DIR;
 /// The index's file name.
 pub const INDEX: &str = "README.md";
 

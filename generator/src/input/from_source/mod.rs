@@ -14,12 +14,12 @@
 //! through a `mod`/`include!` in one; a file no module tree reaches; an `include!` or module the
 //! scan cannot follow; a crate the scan does not read) is refused, and the run writes nothing.
 
-use crate::cli::generate::Options;
 use crate::error::Error;
 use crate::input::cfg::{CfgEnv, Truth};
 use crate::input::sources::{FoundAttr, ScanReport};
 use crate::input::workspace::{AttrKind, TargetKind, Workspace};
 use crate::input::{Artifact, Collected, Inputs, Place, Webhooks};
+use crate::options::Options;
 use crate::timings::Timings;
 use kube_markers_core::cfg::Cfg;
 use kube_markers_registry::{
