@@ -29,6 +29,7 @@ pub mod explain;
 pub mod generate;
 pub mod input;
 mod invocation;
+mod model;
 mod options;
 pub mod output;
 pub mod pipeline;

@@ -11,7 +11,7 @@
 //! breaking change names the allow that accepts it, where to write it.
 
 use crate::check::schema_lints::{AllowAt, FieldAt, SchemaType, crd_places};
-use crate::generate::crds::GeneratedCrd;
+use crate::model::GeneratedCrd;
 use crate::output::ledger::{self, Ledger};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_compat::{Finding, Policy, Severity};

@@ -11,7 +11,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube_markers_crdcheck::Fixes;
 use kube_markers_crdcheck::files::Finding;
 use kube_markers_registry::crd::{Built, CrdProblem, CrdType, merge, versions};
-use kube_markers_registry::{ConversionEntry, CrdEntry, Source};
+use kube_markers_registry::{ConversionEntry, CrdEntry};
 use serde_json::Value;
 
 /// The CRD files (`--crd-out`, one `<group>_<plural>.yaml` per group and kind): every
@@ -59,24 +59,7 @@ pub fn render_crd(crd: &GeneratedCrd, header: &str) -> String {
     crate::output::yaml::render_documents(header, &[crd.to_value()])
 }
 
-/// One CRD ready to write.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct GeneratedCrd {
-    /// The object.
-    pub crd: CustomResourceDefinition,
-    /// controller-gen's file name: `<group>_<plural>.yaml`.
-    pub file_name: String,
-    /// The types it was built from.
-    pub sources: Vec<(String, Source)>,
-}
-
-impl GeneratedCrd {
-    /// The CRD as JSON, for [`crate::output::yaml`].
-    pub fn to_value(&self) -> Value {
-        serde_json::to_value(&self.crd).expect("CustomResourceDefinition serializes to JSON")
-    }
-}
+pub use crate::model::GeneratedCrd;
 
 /// controller-gen's file name for a CRD.
 pub fn file_name(group: &str, plural: &str) -> String {

@@ -70,7 +70,7 @@ impl<'a> Kinds<'a> {
     }
 
     /// The kinds of the CRDs a run generated (no CRD built again).
-    pub(crate) fn generated(crds: &[crate::generate::crds::GeneratedCrd]) -> Kinds<'static> {
+    pub(crate) fn generated(crds: &[crate::model::GeneratedCrd]) -> Kinds<'static> {
         let kinds = Kinds::new(&[]);
         for crd in crds {
             let resolved = Resolved {
