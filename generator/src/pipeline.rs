@@ -381,7 +381,7 @@ fn upgrade_check(
         inputs.crds,
         &registry::schema_types(),
         &opts.crd_dir(),
-        &opts.generator_name,
+        &crate::output::ledger::listed(&opts.crd_dir(), &opts.generator_name),
         &policy,
     )?;
     warnings.extend(compared.warnings.into_iter().map(Warning::Upgrade));

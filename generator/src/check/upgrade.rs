@@ -12,7 +12,6 @@
 
 use crate::check::schema_lints::{AllowAt, FieldAt, SchemaType, crd_places};
 use crate::model::GeneratedCrd;
-use crate::output::ledger::{self, Ledger};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_compat::{Finding, Policy, Severity};
 use kube_markers_registry::{CrdEntry, Source};
@@ -107,16 +106,17 @@ pub fn policy(settings: &Value) -> Result<Policy, UpgradeProblem> {
     Policy::from_settings(&settings["upgrade"], SETTINGS).map_err(UpgradeProblem::Policy)
 }
 
-/// Compares `crds` with the CRD files this generator (`generator`) wrote to `crd_dir` before.
+/// Compares `crds` with the CRD files this generator wrote to `crd_dir` before: `listed`, the
+/// files its ledger there lists.
 pub fn compare(
     crds: &[GeneratedCrd],
     entries: &[&CrdEntry],
     types: &[&SchemaType],
     crd_dir: &Path,
-    generator: &str,
+    listed: &[String],
     policy: &Policy,
 ) -> Result<Compared, UpgradeProblem> {
-    let previous = previous_crds(crd_dir, generator)?;
+    let previous = previous_crds(crd_dir, listed)?;
     if previous.is_empty() {
         return Ok(Compared::default());
     }
@@ -183,14 +183,14 @@ pub fn compare(
     Ok(compared)
 }
 
-/// The CRDs of the files this generator's ledger in `crd_dir` lists, each with its file.
-fn previous_crds(crd_dir: &Path, generator: &str) -> Result<Vec<(PathBuf, Value)>, UpgradeProblem> {
-    let Ok(text) = std::fs::read_to_string(crd_dir.join(ledger::file_name(generator))) else {
-        return Ok(Vec::new());
-    };
-    let (listed, _) = Ledger::parse(&text);
+/// The CRDs of the files `listed` in `crd_dir` (those the generator's ledger lists), each with
+/// its file.
+fn previous_crds(
+    crd_dir: &Path,
+    listed: &[String],
+) -> Result<Vec<(PathBuf, Value)>, UpgradeProblem> {
     let mut out = Vec::new();
-    for name in listed.files.keys() {
+    for name in listed {
         let file = crd_dir.join(name);
         // Read as `check-crds --previous` and kubectl read it: one file, one verdict.
         let Ok((text, _)) = kube_markers_crdcheck::files::read_text(&file) else {

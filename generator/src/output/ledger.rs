@@ -57,6 +57,15 @@ pub(crate) fn file_name(generator: &str) -> String {
     format!("{PREFIX}{generator}{SUFFIX}")
 }
 
+/// The files this generator's ledger in `dir` lists, in the ledger's order; none without a
+/// ledger there.
+pub(crate) fn listed(dir: &Path, generator: &str) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(dir.join(file_name(generator))) else {
+        return Vec::new();
+    };
+    Ledger::parse(&text).0.files.into_keys().collect()
+}
+
 /// The generator whose ledger `file_name` is, if it is one.
 pub(crate) fn generator_of(file_name: &str) -> Option<&str> {
     file_name

@@ -178,7 +178,7 @@ fn the_policy_reads_from_workspace_metadata() {
         &[&crd_entry(size_at_most_5, "Apple")],
         &[],
         &root.path().join("crds"),
-        "gen",
+        &crate::output::ledger::listed(&root.path().join("crds"), "gen"),
         &policy,
     )
     .unwrap();
@@ -296,7 +296,7 @@ fn a_relaxed_alpha_policy_warns_or_summarizes_each_finding() {
             &[&crd_entry(apple_v1alpha1_at_most_5, "Apple")],
             &[],
             &root.path().join("crds"),
-            "gen",
+            &crate::output::ledger::listed(&root.path().join("crds"), "gen"),
             &policy,
         )
         .unwrap();
