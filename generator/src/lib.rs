@@ -25,6 +25,7 @@ pub mod can_i;
 pub mod check;
 pub mod cli;
 mod error;
+mod error_text;
 pub mod explain;
 pub mod generate;
 pub mod input;
@@ -43,8 +44,8 @@ pub use kube_markers_rbac as rbac;
 
 pub use check::{crosscheck, lints, schema_lints};
 pub use cli::generate::{Command, TargetProblem, UsageError, help};
-pub(crate) use error::with_sources;
-pub use error::{Denied, Error, IoAction, ScanError};
+pub use error::{Denied, Error, IoAction};
+pub(crate) use error_text::with_sources;
 pub use generate::crds::render_crd;
 pub use generate::crds::{
     CrdWarning, GeneratedCrd, generate_crds, generate_crds_warning, generate_crds_with_conversions,
@@ -52,6 +53,7 @@ pub use generate::crds::{
 pub use generate::roles::render_roles;
 pub use generate::{bundle, webhooks as webhook};
 pub use input::from_source;
+pub use input::scan_error::ScanError;
 pub use invocation::Invocation;
 pub use options::Options;
 pub use output::{FileStatus, FileWarning, Orphan, OutputProblem};

@@ -1,13 +1,15 @@
 //! Asking cargo: `cargo metadata`, for the workspace, its cache and the build's cfgs.
 
-use crate::error::Error;
-use crate::error::ScanError;
+use crate::input::scan_error::ScanError;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
 /// `cargo metadata` as JSON, with extra arguments (`--no-deps`, `--filter-platform`).
-pub(crate) fn cargo_metadata(manifest_path: Option<&Path>, args: &[&str]) -> Result<Value, Error> {
+pub(crate) fn cargo_metadata(
+    manifest_path: Option<&Path>,
+    args: &[&str],
+) -> Result<Value, ScanError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(&cargo);
     cmd.args(["metadata", "--format-version", "1"]).args(args);

@@ -8,6 +8,7 @@ pub(crate) mod cargo;
 pub mod cfg;
 pub mod from_source;
 pub(crate) mod metadata_cache;
+pub(crate) mod scan_error;
 pub use kube_markers_scan as scan;
 pub mod sources;
 pub mod workspace;

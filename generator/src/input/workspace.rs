@@ -1,11 +1,10 @@
 //! The workspace as `cargo metadata` describes it: the members that use kube-markers, their
 //! targets (whose module trees the scan walks), and the workspace's kube-markers settings.
 
-use crate::error::Error;
-use crate::error::ScanError;
 use crate::input::cargo::cargo_metadata;
 use crate::input::cfg::CfgEnv;
 use crate::input::metadata_cache::MetadataCache;
+use crate::input::scan_error::ScanError;
 use cargo_metadata::{Metadata, Package as CargoPackage};
 use serde_json::Value;
 use std::fmt;
@@ -93,7 +92,7 @@ pub struct Workspace {
 impl Workspace {
     /// Runs `cargo metadata --no-deps` (with `$CARGO` when cargo runs us), or reads its
     /// answer kept beside the generator binary while nothing it depends on has changed.
-    pub fn discover(manifest_path: Option<&Path>) -> Result<Workspace, Error> {
+    pub fn discover(manifest_path: Option<&Path>) -> Result<Workspace, ScanError> {
         let cache = MetadataCache::for_this_binary(manifest_path);
         let json = match cache.as_ref().and_then(MetadataCache::load) {
             Some(json) => json,
@@ -113,7 +112,7 @@ impl Workspace {
     }
 
     /// Reads the members that use kube-markers, and the workspace's settings.
-    pub fn from_metadata(metadata: Metadata) -> Result<Workspace, Error> {
+    pub fn from_metadata(metadata: Metadata) -> Result<Workspace, ScanError> {
         let root = metadata.workspace_root.as_std_path().to_path_buf();
         let settings = &metadata.workspace_metadata["kube-markers"];
         // `[workspace.metadata.kube-markers] scan-exclude = ["pkg", ...]`: members that are
@@ -252,7 +251,7 @@ fn string_list(
     settings: &Value,
     key: &'static str,
     root: &Path,
-) -> Result<Option<Vec<String>>, Error> {
+) -> Result<Option<Vec<String>>, ScanError> {
     let not_a_list = |found: &Value| ScanError::NotAStringList {
         key,
         root: root.to_path_buf(),
