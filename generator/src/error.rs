@@ -3,11 +3,11 @@
 
 use crate::check::crosscheck::Finding;
 use crate::check::lints;
-use crate::cli::generate::UsageError;
 use crate::generate::bundle;
 use crate::generate::webhooks as webhook;
 use crate::input::from_source;
 use crate::output::OutputProblem;
+use crate::usage::UsageError;
 use crate::warning::Warning;
 use std::path::PathBuf;
 

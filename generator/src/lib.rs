@@ -36,6 +36,7 @@ pub mod output;
 pub mod pipeline;
 mod report;
 mod timings;
+mod usage;
 mod warning;
 
 /// RBAC as the generator merges and authorizes it (the `kube-markers-rbac` crate).
@@ -43,7 +44,7 @@ mod warning;
 pub use kube_markers_rbac as rbac;
 
 pub use check::{crosscheck, lints, schema_lints};
-pub use cli::generate::{Command, TargetProblem, UsageError, help};
+pub use cli::generate::{Command, help};
 pub use error::{Denied, Error, IoAction};
 pub(crate) use error_text::with_sources;
 pub use generate::crds::render_crd;
@@ -59,6 +60,7 @@ pub use options::Options;
 pub use output::{FileStatus, FileWarning, Orphan, OutputProblem};
 pub use pipeline::{Inputs, Webhooks, run, run_inputs, run_with, run_with_webhooks};
 pub use report::Report;
+pub use usage::{TargetProblem, UsageError};
 pub use warning::Warning;
 
 pub use check::crosscheck::{Activity, Finding, Place, Problem};

@@ -20,7 +20,7 @@ pub use kube_markers_rbac::authorize::defaults::{
 pub use kube_markers_rbac::authorize::manifests::{ManifestProblem, Manifests, Origin, load};
 pub use resources::{KnownResource, ResourceSource, builtin_resources, resolve};
 
-use crate::cli::generate::UsageError;
+use crate::usage::UsageError;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use kube_markers_rbac::authorize::{Decision, RequestAttributes, RoleKind, UserInfo, rule_allows};
 use kube_markers_rbac::policy_rule;

@@ -3,8 +3,8 @@
 use super::flags::{CommandLine, Flag, Parsed, Positionals};
 use super::kubectl;
 use crate::can_i::{CanIOptions, KnownResource, Target, run, unknown_verb_warning};
-use crate::cli::generate::TargetProblem;
-use crate::cli::generate::UsageError;
+use crate::usage::TargetProblem;
+use crate::usage::UsageError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -2,7 +2,7 @@
 //! CEL rules (`--costs`, `--output json`).
 
 use super::flags::{CommandLine, Flag, Parsed, Positionals};
-use crate::cli::generate::UsageError;
+use crate::usage::UsageError;
 use kube_markers_crdcheck::files::{self, FileReport};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -2,8 +2,8 @@
 //! the same tables as its parser and help, so it knows every subcommand and flag.
 
 use super::flags::{CommandLine, Described, Doc, FlagDoc, Positionals, one_of};
-use crate::cli::generate::UsageError;
 use crate::invocation::Invocation;
+use crate::usage::UsageError;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 

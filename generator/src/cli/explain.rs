@@ -2,8 +2,8 @@
 
 use super::flags::{CommandLine, Flag, Parsed, Positionals, invalid};
 use super::kubectl;
-use crate::cli::generate::UsageError;
 use crate::explain::{ExplainOptions, Format, Question};
+use crate::usage::UsageError;
 use std::process::ExitCode;
 
 /// A parsed `explain` command line.

@@ -6,7 +6,7 @@
 //! arguments, `--flag value`, `--flag=value`, `-n value`, `-nvalue`, `-n=value`, and `--`
 //! ending the flags. `-h`/`--help` is every command line's, never in a table.
 
-use crate::cli::generate::UsageError;
+use crate::usage::UsageError;
 use kube_markers_core::suggest::did_you_mean;
 
 /// What a flag takes, and how it sets the options `O`.

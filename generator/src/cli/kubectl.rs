@@ -3,7 +3,7 @@
 //! command line's (`flags.rs`).
 
 use super::flags::invalid;
-use crate::cli::generate::UsageError;
+use crate::usage::UsageError;
 
 /// `--namespace VALUE`, checked as a namespace name.
 pub(crate) fn namespace(value: String) -> Result<String, UsageError> {

@@ -19,8 +19,8 @@ mod help;
 pub mod kubectl;
 pub mod upgrade;
 
-use crate::cli::generate::UsageError;
 use crate::invocation::Invocation;
+use crate::usage::UsageError;
 use flags::Described;
 use std::process::ExitCode;
 

@@ -3,7 +3,7 @@
 //! Kept apart from `check_crds.rs`, which only hands over to it; [`from_cluster`] is public
 //! for the end-to-end test on a real API server.
 
-use crate::cli::generate::UsageError;
+use crate::usage::UsageError;
 use kube_markers_compat::{Finding, Policy, Severity};
 use kube_markers_crdcheck::files;
 use serde_json::{Map, Value};
