@@ -26,8 +26,7 @@ pub(crate) fn cargo_metadata(
             stderr: String::from_utf8_lossy(&output.stderr)
                 .trim_end()
                 .to_string(),
-        }
-        .into());
+        });
     }
-    Ok(serde_json::from_slice(&output.stdout).map_err(ScanError::InvalidJson)?)
+    serde_json::from_slice(&output.stdout).map_err(ScanError::InvalidJson)
 }

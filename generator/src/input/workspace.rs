@@ -125,8 +125,7 @@ impl Workspace {
                 name: unknown.clone(),
                 root,
                 members: names.iter().map(|n| n.to_string()).collect(),
-            }
-            .into());
+            });
         }
         let mut packages: Vec<Package> = metadata
             .packages
@@ -261,14 +260,10 @@ fn string_list(
         Value::Null => Ok(None),
         Value::Array(items) => items
             .iter()
-            .map(|v| {
-                v.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| not_a_list(v).into())
-            })
+            .map(|v| v.as_str().map(str::to_string).ok_or_else(|| not_a_list(v)))
             .collect::<Result<_, _>>()
             .map(Some),
-        other => Err(not_a_list(other).into()),
+        other => Err(not_a_list(other)),
     }
 }
 
