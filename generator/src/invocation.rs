@@ -93,35 +93,6 @@ impl Invocation {
             .unwrap_or_else(|| "kube-markers".to_string())
     }
 
-    /// Refuses a run of another workspace's generator in this one; warns when the generator
-    /// stands outside the workspace it scans.
-    pub(crate) fn check_in_workspace(
-        &self,
-        metadata: &cargo_metadata::Metadata,
-    ) -> Result<Option<crate::warning::Warning>, crate::error::Error> {
-        let package = self.package.clone().unwrap_or_default();
-        match self.in_workspace(metadata) {
-            PackageInWorkspace::Unknown | PackageInWorkspace::Member => Ok(None),
-            PackageInWorkspace::Another {
-                theirs,
-                ours,
-                workspace,
-            } => Err(crate::error::Error::AnotherWorkspacesGenerator {
-                package,
-                ours,
-                theirs,
-                workspace,
-            }),
-            PackageInWorkspace::Outside { ours, workspace } => {
-                Ok(Some(crate::warning::Warning::GeneratorOutsideWorkspace {
-                    package,
-                    ours,
-                    workspace,
-                }))
-            }
-        }
-    }
-
     /// Where the generator's package stands in the workspace `metadata` describes.
     pub(crate) fn in_workspace(&self, metadata: &cargo_metadata::Metadata) -> PackageInWorkspace {
         let (Some(package), Some(dir)) = (&self.package, &self.package_dir) else {

@@ -98,7 +98,8 @@ fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error>
         return Ok(collected);
     }
     let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
-    let outside = opts.invocation.check_in_workspace(&workspace.metadata)?;
+    let outside =
+        crate::input::workspace::check_generator_in(&opts.invocation, &workspace.metadata)?;
     collected.timings.lap("cargo metadata");
     collected.calls = Some(crate::input::sources::spawn_calls(
         &workspace,

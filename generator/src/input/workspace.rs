@@ -1,10 +1,13 @@
 //! The workspace as `cargo metadata` describes it: the members that use kube-markers, their
 //! targets (whose module trees the scan walks), and the workspace's kube-markers settings.
 
+use crate::error::Error;
 use crate::input::cargo::cargo_metadata;
 use crate::input::cfg::CfgEnv;
 use crate::input::metadata_cache::MetadataCache;
 use crate::input::scan_error::ScanError;
+use crate::invocation::{Invocation, PackageInWorkspace};
+use crate::warning::Warning;
 use cargo_metadata::{Metadata, Package as CargoPackage};
 use serde_json::Value;
 use std::fmt;
@@ -326,4 +329,33 @@ pub fn metadata_for_tests(mut json: serde_json::Value) -> cargo_metadata::Metada
         }
     }
     serde_json::from_value(json).expect("the test's cargo metadata reads")
+}
+
+/// Refuses a run of another workspace's generator (`invocation`) in this one; warns when the
+/// generator stands outside the workspace it scans.
+pub(crate) fn check_generator_in(
+    invocation: &Invocation,
+    metadata: &cargo_metadata::Metadata,
+) -> Result<Option<Warning>, Error> {
+    let package = invocation.package.clone().unwrap_or_default();
+    match invocation.in_workspace(metadata) {
+        PackageInWorkspace::Unknown | PackageInWorkspace::Member => Ok(None),
+        PackageInWorkspace::Another {
+            theirs,
+            ours,
+            workspace,
+        } => Err(Error::AnotherWorkspacesGenerator {
+            package,
+            ours,
+            theirs,
+            workspace,
+        }),
+        PackageInWorkspace::Outside { ours, workspace } => {
+            Ok(Some(Warning::GeneratorOutsideWorkspace {
+                package,
+                ours,
+                workspace,
+            }))
+        }
+    }
 }

@@ -69,7 +69,8 @@ struct LastBuild {
 pub(crate) fn collect(opts: &Options) -> Result<(Read, Collected), Error> {
     let mut timings = Timings::from_env();
     let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
-    let outside = opts.invocation.check_in_workspace(&workspace.metadata)?;
+    let outside =
+        crate::input::workspace::check_generator_in(&opts.invocation, &workspace.metadata)?;
     timings.lap("cargo metadata");
     let scan = workspace.scan();
     timings.lap("scan");
