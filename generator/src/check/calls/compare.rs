@@ -2,9 +2,9 @@
 //! verb no call needs.
 
 use super::{Kinds, Resolved, field_kind, resource_text, scope_text};
+use crate::check::lints::{Lint, LintWarning};
 use crate::input::scan::calls::{KindRef, KubeCall, Scope};
 use crate::input::sources::FoundCalls;
-use crate::lints::{Lint, LintWarning};
 use kube_markers_core::model::api_group;
 use kube_markers_rbac::authorize::{RequestAttributes, rule_allows};
 use kube_markers_rbac::policy_rule;
