@@ -53,9 +53,9 @@ pub(crate) struct Collected {
     pub(crate) workspace_root: Option<PathBuf>,
     pub(crate) warnings: Vec<Warning>,
     pub(crate) note: Option<String>,
-    /// The kube calls of the linked crates' sources, being read on a thread of their own;
-    /// held against the attributes once the CRDs (whose kinds they need) are generated.
-    pub(crate) calls: Option<std::thread::JoinHandle<Vec<sources::FoundCalls>>>,
+    /// The kube calls of the linked crates' sources, read by the scan; held against the
+    /// attributes once the CRDs (whose kinds they need) are generated.
+    pub(crate) calls: Option<Vec<sources::FoundCalls>>,
     pub(crate) timings: Timings,
 }
 

@@ -225,27 +225,6 @@ pub fn scan_with_calls(workspace: &Workspace, calls_of: &[&str]) -> ScanReport {
     scan_packages(&workspace.root, &workspace.packages, calls_of)
 }
 
-/// The kube calls of the packages whose library crate is one of `calls_of`, on a thread of
-/// their own: parsing them is most of the call check's time, and the run has other work
-/// until the CRDs its kinds need are generated.
-pub fn spawn_calls(
-    workspace: &Workspace,
-    calls_of: &[&str],
-) -> std::thread::JoinHandle<Vec<FoundCalls>> {
-    let root = workspace.root.clone();
-    let packages: Vec<_> = workspace
-        .packages
-        .iter()
-        .filter(|p| calls_of.contains(&p.lib_crate.as_str()))
-        .cloned()
-        .collect();
-    let crates: Vec<String> = packages.iter().map(|p| p.lib_crate.clone()).collect();
-    std::thread::spawn(move || {
-        let crates: Vec<&str> = crates.iter().map(String::as_str).collect();
-        scan_packages(&root, &packages, &crates).calls
-    })
-}
-
 fn scan_packages(
     root: &Path,
     packages: &[crate::input::workspace::Package],
