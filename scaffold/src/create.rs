@@ -29,7 +29,7 @@ const GVK: [Flag; 3] = [
     },
 ];
 
-const SKIP: Flag = Flag {
+pub(crate) const SKIP: Flag = Flag {
     name: "skip-generate",
     value: false,
     help: "Write the files only; run `cargo run -p codegen` yourself to update rbac-out/",

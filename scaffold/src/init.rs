@@ -50,6 +50,7 @@ const FLAGS: &[Flag] = &[
         value: true,
         help: "Depend on kube-markers from this git repository",
     },
+    crate::create::SKIP,
 ];
 
 /// Where the project's kube-markers crates come from.
@@ -130,7 +131,9 @@ pub fn run(args: &[String], dir: &Path) -> Result<(), Error> {
         eprintln!("{line}");
     }
     // The generator's first run: no attribute yet, so rbac-out/ holds the bundle alone.
-    crate::regenerate(dir)?;
+    if !parsed.switch("skip-generate", false) {
+        crate::regenerate(dir)?;
+    }
     eprintln!(
         "\nNext: kube-markers create api --group GROUP --version v1alpha1 --kind KIND, then: \
          cargo test    (docs/start.md)"
