@@ -20,6 +20,7 @@
 //!
 //! Errors are accumulated in a [`ctxt::Ctxt`] and reported together, each on its own span.
 
+pub mod error_text;
 pub mod lints;
 pub mod model;
 pub mod record;

@@ -11,8 +11,8 @@ use crate::usage::UsageError;
 use crate::warning::Warning;
 use std::path::PathBuf;
 
-use crate::error_text::with_sources;
 use crate::input::scan_error::ScanError;
+use kube_markers_core::error_text::with_sources;
 
 /// Why a run failed. Every message names the input it is about.
 #[derive(Debug, thiserror::Error)]

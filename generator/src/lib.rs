@@ -25,7 +25,6 @@ pub mod can_i;
 pub mod check;
 pub mod cli;
 mod error;
-mod error_text;
 pub mod explain;
 pub mod generate;
 pub mod input;
@@ -46,7 +45,6 @@ pub use kube_markers_rbac as rbac;
 pub use check::{crosscheck, lints, schema_lints};
 pub use cli::generate::{Command, help};
 pub use error::{Denied, Error, IoAction};
-pub(crate) use error_text::with_sources;
 pub use generate::crds::render_crd;
 pub use generate::crds::{
     CrdWarning, GeneratedCrd, generate_crds, generate_crds_warning, generate_crds_with_conversions,
@@ -56,6 +54,7 @@ pub use generate::{bundle, webhooks as webhook};
 pub use input::from_source;
 pub use input::scan_error::ScanError;
 pub use invocation::Invocation;
+pub(crate) use kube_markers_core::error_text::with_sources;
 pub use options::Options;
 pub use output::{FileStatus, FileWarning, Orphan, OutputProblem};
 pub use pipeline::{Inputs, Webhooks, run, run_inputs, run_with, run_with_webhooks};

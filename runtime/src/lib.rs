@@ -87,17 +87,7 @@ mod preflight;
 #[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
 pub use preflight::{Missing, Needed, Preflight, preflight, preflight_for};
 
-/// An error's message, then each of its sources after `: `: how lists of problems print each
-/// one (a problem's own message leaves out its source, as `std::error::Error` asks).
-pub(crate) fn with_sources(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    text
-}
+pub(crate) use kube_markers_core::error_text::with_sources;
 
 /// controller-gen's `+kubebuilder:rbac` marker.
 ///

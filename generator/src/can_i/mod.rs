@@ -132,11 +132,14 @@ pub enum CanIError {
 /// One problem alone; several under a heading, one per line.
 fn problems(problems: &[ManifestProblem]) -> String {
     match problems {
-        [one] => crate::error_text::with_sources(one),
+        [one] => kube_markers_core::error_text::with_sources(one),
         several => {
             let mut text = format!("{} problems with the manifests:\n", several.len());
             for p in several {
-                text.push_str(&format!("  - {}\n", crate::error_text::with_sources(p)));
+                text.push_str(&format!(
+                    "  - {}\n",
+                    kube_markers_core::error_text::with_sources(p)
+                ));
             }
             text
         }

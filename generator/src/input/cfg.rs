@@ -269,7 +269,7 @@ fn resolved_features(manifest_path: Option<&std::path::Path>) -> Result<Features
     // platforms' dependencies enable are not on here.
     let host = rustc_host()?;
     let json = crate::input::cargo::cargo_metadata(manifest_path, &["--filter-platform", &host])
-        .map_err(|e| CfgError::Features(crate::error_text::with_sources(&e)))?;
+        .map_err(|e| CfgError::Features(kube_markers_core::error_text::with_sources(&e)))?;
     let metadata: cargo_metadata::Metadata = serde_json::from_value(json)
         .map_err(|e| CfgError::Features(format!("`cargo metadata` printed invalid JSON: {e}")))?;
     features_from_metadata(&metadata)

@@ -1,4 +1,4 @@
-//! How an error prints with its sources, for every stage's messages.
+//! How an error prints with its sources: the generator's messages and the operator library's.
 
 /// An error's message, then each of its sources after `: `: how lists of problems print each
 /// one (a problem's own message leaves out its source, as `std::error::Error` asks).
