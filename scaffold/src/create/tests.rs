@@ -312,3 +312,47 @@ fn resource_and_controller_switches() {
     let e = create(root, MEMCACHED).unwrap_err();
     assert!(e.message.contains("Memcached exists already"), "{e}");
 }
+
+/// The command a refusal names after "Run `...`", as its words (a shell's split).
+fn suggested(message: &str) -> Vec<String> {
+    let command = message
+        .split("Run `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("no command in {message}"));
+    command.split_whitespace().map(str::to_string).collect()
+}
+
+#[test]
+fn the_commands_refusals_name_work_as_written() {
+    // `create` outside a project: the `init` it names, then the same `create` goes through.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("my-operator");
+    std::fs::create_dir(&dir).unwrap();
+    let refused = create(&dir, MEMCACHED).unwrap_err().to_string();
+    let init = suggested(&refused);
+    assert_eq!(init[..2], ["kube-markers", "init"], "{refused}");
+    let mut args = init[2..].to_vec();
+    args.push("--skip-generate".into());
+    crate::init::run(&args, &dir).unwrap();
+    create(&dir, MEMCACHED).unwrap();
+
+    // A webhook before its kind: the `create api` it names, then the webhook goes through.
+    let dir = new_project();
+    let webhook = [
+        "webhook",
+        "--group",
+        "cache",
+        "--version",
+        "v1alpha1",
+        "--kind",
+        "Memcached",
+        "--defaulting",
+    ];
+    let refused = create(dir.path(), &webhook).unwrap_err().to_string();
+    let api = suggested(&refused);
+    assert_eq!(api[..3], ["kube-markers", "create", "api"], "{refused}");
+    let api: Vec<&str> = api[2..].iter().map(String::as_str).collect();
+    create(dir.path(), &api).unwrap();
+    create(dir.path(), &webhook).unwrap();
+}
