@@ -80,6 +80,10 @@ pub mod audit;
 #[cfg_attr(docsrs, doc(cfg(feature = "health")))]
 pub mod health;
 
+#[cfg(feature = "leader-election")]
+#[cfg_attr(docsrs, doc(cfg(feature = "leader-election")))]
+pub mod leader_election;
+
 #[cfg(feature = "audit")]
 #[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
 mod preflight;
