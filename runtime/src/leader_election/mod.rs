@@ -122,7 +122,7 @@ pub enum Error {
         hint: String,
         /// The API server's answer.
         #[source]
-        source: kube::Error,
+        source: Box<kube::Error>,
     },
     /// This candidate led and lost the lease: its work was stopped. controller-runtime exits
     /// then; so should an operator, and its Deployment restarts it as a candidate.
@@ -399,7 +399,7 @@ impl LeaderElection {
         tracing::info!(lease = %self.lease, identity = %self.identity, "acquired the leader lease");
 
         let mut work = std::pin::pin!(work);
-        let mut renewing: Pin<Box<dyn Future<Output = Result<String, Error>> + '_>> =
+        let mut renewing: Pin<Box<dyn Future<Output = Result<String, Error>> + Send + '_>> =
             Box::pin(self.keep_renewing(&mut candidate, &mut written));
         let mut grace: Option<Pin<Box<tokio::time::Sleep>>> = None;
         let ended = loop {
@@ -580,7 +580,7 @@ impl LeaderElection {
             verb,
             lease: self.lease.clone(),
             hint,
-            source: error,
+            source: Box::new(error),
         })
     }
 

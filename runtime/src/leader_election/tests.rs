@@ -314,3 +314,10 @@ fn errors_debug_as_their_message_and_cause() {
         "lost the leader lease ns/l: `b` holds it now; the work was stopped"
     );
 }
+
+/// `run` can be spawned on a multi-threaded runtime when its work can.
+#[allow(dead_code)]
+fn run_is_send(election: &LeaderElection) {
+    fn send<T: Send>(_: T) {}
+    send(election.run(async {}, async {}));
+}
