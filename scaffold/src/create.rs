@@ -397,6 +397,7 @@ fn plan_api(plan: &mut Plan, p: &Project, k: &Kind, mut s: ApiSwitches) -> Resul
                 plural
             ),
         )?;
+        plan.insert(&main, "standby", &format!("{snake}_cache.clone(),"))?;
         plan.insert(
             &main,
             "controllers",

@@ -166,6 +166,7 @@ fn a_new_project_builds_generates_and_passes_its_tests() {
     if envtest_assets().is_some() {
         assert!(!out.contains("SKIPPED"), "{out}");
     }
+    the_operator_takes_the_deployments_args(&project, &target);
     ok(
         "the project's generator --check",
         in_project(&cargo, &project, &target)
@@ -179,6 +180,35 @@ fn a_new_project_builds_generates_and_passes_its_tests() {
             .args(["fmt", "--all", "--check"])
             .output()
             .unwrap(),
+    );
+}
+
+/// The operator binary (built for its tests) accepts the arguments the bundle's Deployment
+/// passes it (`--leader-elect`), and refuses others by name, before it calls the cluster.
+fn the_operator_takes_the_deployments_args(project: &Path, target: &Path) {
+    let manager = std::fs::read_to_string(project.join("rbac-out/manager.yaml")).unwrap();
+    let args: Vec<&str> = manager
+        .lines()
+        .skip_while(|l| l.trim() != "args:")
+        .skip(1)
+        .map_while(|l| l.trim().strip_prefix("- "))
+        .collect();
+    assert_eq!(args, ["--leader-elect"], "{manager}");
+    let operator = target.join("debug/my-operator");
+    let out = Command::new(&operator)
+        .args(&args)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert_eq!(
+        ok("my-operator --leader-elect --help", out),
+        "usage: my-operator [--leader-elect[=true|false]]\n"
+    );
+    let out = Command::new(&operator).arg("--leader").output().unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown argument `--leader`"),
+        "{out:?}"
     );
 }
 
@@ -210,6 +240,7 @@ fn apply_the_bundle(assets: &Path, project: &Path) {
             "customresourcedefinition.apiextensions.k8s.io/cachepolicies.cache.example.com serverside-applied",
             "serviceaccount/my-operator-controller-manager serverside-applied",
             "deployment.apps/my-operator-controller-manager serverside-applied",
+            "role.rbac.authorization.k8s.io/my-operator-leader-election-role serverside-applied",
         ] {
             assert!(text.contains(object), "{object} not applied:\n{text}");
         }

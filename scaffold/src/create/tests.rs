@@ -41,6 +41,10 @@ fn create_api_writes_the_kind_and_registers_its_controller() {
     let main = read(root, "my-operator/src/main.rs");
     assert!(main.contains("let memcached_cache = health.condition(\"memcacheds cache\");"));
     assert!(main.contains("controllers.spawn(my_operator::controllers::memcached::run("));
+    // A standby (--leader-elect, not leading) is ready without the controller's cache.
+    assert!(main.contains(
+        "let caches: &[kube_markers::health::Condition] = &[\n            memcached_cache.clone(),\n            // +kube-markers:scaffold:standby\n        ];"
+    ), "{main}");
     assert!(
         root.join("my-operator/tests/memcached_controller.rs")
             .is_file()
@@ -198,7 +202,8 @@ fn a_second_version_is_a_spoke_converted_to_the_first() {
     );
     let manifest = read(root, "my-operator/Cargo.toml");
     assert!(
-        manifest.contains(r#"features = ["audit", "health", "webhook-server"] }"#),
+        manifest
+            .contains(r#"features = ["audit", "leader-election", "health", "webhook-server"] }"#),
         "{manifest}"
     );
     let main = read(root, "my-operator/src/main.rs");

@@ -313,9 +313,11 @@ pub fn error_policy(obj: Arc<{{kind}}>, error: &Error, _ctx: Arc<Context>) -> Ac
 }
 
 /// Runs the controller until SIGTERM or Ctrl-C; `cache_synced` is ready once its cache holds
-/// every {{kind}} (the first list is in).
+/// every {{kind}} (the first list is in). With `--leader-elect` a standby marked it ready: it
+/// is not ready again until this replica leads and the first list is in.
 #[rbac(groups = "events.k8s.io", resources = "events", verbs = "create;patch")]
 pub async fn run(client: Client, cache_synced: kube_markers::health::Condition) {
+    cache_synced.not_ready("the first list is not in yet");
     let objects = Api::<{{kind}}>::all(client.clone());
     let controller = Controller::new(objects, watcher::Config::default());
     let store = controller.store();

@@ -71,8 +71,9 @@ license.workspace = true
 publish = false
 
 [dependencies]
-# `audit`: the startup preflight; `health`: the bundle's /healthz and /readyz probes.
-kube-markers = { workspace = true, features = ["audit", "health"] } # +kube-markers:scaffold:kube-markers-features
+# `audit`: the startup preflight; `leader-election`: `--leader-elect`; `health`: the
+# bundle's /healthz and /readyz probes.
+kube-markers = { workspace = true, features = ["audit", "leader-election", "health"] } # +kube-markers:scaffold:kube-markers-features
 kube = { workspace = true, features = ["client", "runtime", "derive", "rustls-tls", "ring"] }
 k8s-openapi = { workspace = true, features = ["latest", "schemars"] }
 schemars.workspace = true
@@ -117,15 +118,24 @@ pub const WEBHOOKS_MOD: &str = r#"//! The admission webhooks, one module per kin
 "#;
 
 /// The operator's `main`: the tracing subscriber, the probes, the preflight, the webhook
-/// server once there are webhooks or conversions, then every controller.
+/// server once there are webhooks or conversions, then every controller, on the elected
+/// leader only with `--leader-elect` (the bundle's Deployment passes it).
 pub const OPERATOR_MAIN: &str = r#"//! Runs the {{name}} operator against the cluster of the current kubeconfig (in the
 //! cluster, the bundle's ServiceAccount), serving the bundle's `/healthz` and `/readyz` probes
 //! (`HEALTH_PROBE_PORT`, default 8081), until SIGTERM or Ctrl-C.
+//!
+//! With `--leader-elect` (the bundle's Deployment passes it: `args` in codegen/Cargo.toml)
+//! the controllers run on one replica at a time, the holder of the Lease `{{name}}-leader`
+//! in the operator's namespace; the probes and the webhook server run on every replica.
 
 use kube_markers::health::{Health, probe_addr};
+use kube_markers::leader_election::{LeaderElection, Outcome};
+
+const USAGE: &str = "usage: {{name}} [--leader-elect[=true|false]]";
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let leader_elect = leader_elect_flag(std::env::args().skip(1))?;
     // Logs to stderr; `RUST_LOG`-style filtering needs tracing-subscriber's `env-filter`.
     tracing_subscriber::fmt().with_target(false).init();
 
@@ -145,16 +155,76 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     preflight.ready();
     // +kube-markers:scaffold:webhook-server
 
-    let mut controllers = tokio::task::JoinSet::new();
-    // +kube-markers:scaffold:controllers
-    if controllers.is_empty() {
-        tokio::signal::ctrl_c().await?;
-    }
-    while let Some(done) = controllers.join_next().await {
-        done?;
+    // With --leader-elect, only the holder of the Lease runs the controllers.
+    let election = if leader_elect {
+        let election = LeaderElection::builder(client.clone(), "{{name}}-leader").build()?;
+        tracing::info!(lease = election.lease(), identity = election.identity(), "waiting to lead");
+        // A standby replica has no cache to sync: it is ready to take over (a rolling update
+        // waits for it). Each controller marks its cache not ready again when it starts.
+        let caches: &[kube_markers::health::Condition] = &[
+            // +kube-markers:scaffold:standby
+        ];
+        caches.iter().for_each(|cache| cache.ready());
+        Some(election)
+    } else {
+        None
+    };
+    let controllers = async move {
+        let mut controllers = tokio::task::JoinSet::<()>::new();
+        // +kube-markers:scaffold:controllers
+        if controllers.is_empty() {
+            shutdown_signal().await;
+        }
+        while let Some(done) = controllers.join_next().await {
+            done?;
+        }
+        Ok::<(), tokio::task::JoinError>(())
+    };
+    match election {
+        // Losing the lease is an error: the process exits and the Deployment restarts it as
+        // a candidate, as controller-runtime's manager does.
+        Some(election) => {
+            if let Outcome::Completed(ran) = election.run(controllers, shutdown_signal()).await? {
+                ran?;
+            }
+        }
+        None => controllers.await?,
     }
     // +kube-markers:scaffold:shutdown
     Ok(())
+}
+
+/// `--leader-elect`, as controller-runtime's managers take it (a bare flag, or `=true`/`=false`).
+fn leader_elect_flag(args: impl Iterator<Item = String>) -> Result<bool, String> {
+    let mut leader_elect = false;
+    for arg in args {
+        match arg.as_str() {
+            "--leader-elect" | "--leader-elect=true" => leader_elect = true,
+            "--leader-elect=false" => leader_elect = false,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument `{other}`; {USAGE}")),
+        }
+    }
+    Ok(leader_elect)
+}
+
+/// SIGTERM (the kubelet stopping the Pod) or Ctrl-C, as kube-runtime's `shutdown_on_signal`.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 "#;
 
@@ -175,6 +245,10 @@ kube-markers = { workspace = true, features = ["codegen"] }
 [package.metadata.kube-markers.bundle]
 name = "{{name}}"
 image = "{{image}}"
+# The Role for the Lease of `--leader-elect`, which the Deployment passes (more than one
+# replica then runs its controllers on one at a time).
+leader-election = true
+args = ["--leader-elect"]
 webhooks = false # +kube-markers:scaffold:bundle-webhooks
 cert-manager = false # +kube-markers:scaffold:bundle-cert-manager
 "#;
