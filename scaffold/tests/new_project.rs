@@ -189,7 +189,7 @@ fn the_operator_takes_the_deployments_args(project: &Path, target: &Path) {
     let manager = std::fs::read_to_string(project.join("rbac-out/manager.yaml")).unwrap();
     let args: Vec<&str> = manager
         .lines()
-        .skip_while(|l| l.trim() != "args:")
+        .skip_while(|l| !matches!(l.trim(), "args:" | "- args:"))
         .skip(1)
         .map_while(|l| l.trim().strip_prefix("- "))
         .collect();

@@ -24,10 +24,11 @@
 //! // The controllers start once this replica leads. On SIGTERM (the controllers stop on it
 //! // too, with kube-runtime's `shutdown_on_signal`) a candidate stops waiting, and a leader
 //! // lets its controllers finish, then releases the Lease so that another takes over at once.
-//! let shutdown = async { tokio::signal::ctrl_c().await.ok(); };
+//! # let shutdown = std::future::pending::<()>();
+//! // shutdown: a future that ends on SIGTERM (tokio::signal::unix::signal) or Ctrl-C.
 //! match election.run(controllers(), shutdown).await? {
-//!     Outcome::Completed(()) => {}
-//!     Outcome::ShutDown => {}
+//!     Outcome::Completed(()) => println!("the controllers ended; the Lease is released"),
+//!     _shut_down => println!("stopped on shutdown"),
 //! }
 //! // Losing the lease is an error (`Error::Lost`): like controller-runtime, exit and let the
 //! // Deployment restart this replica as a candidate.
@@ -392,9 +393,17 @@ impl LeaderElection {
         let mut candidate = Candidate::new(self.identity.clone(), self.lease_duration);
         let mut shutdown = std::pin::pin!(shutdown);
         let mut written: Option<Lease> = None;
-        tokio::select! {
-            acquired = self.acquire(&mut candidate, &mut written) => acquired?,
-            () = &mut shutdown => return Ok(Outcome::ShutDown),
+        let acquired = tokio::select! {
+            acquired = self.acquire(&mut candidate, &mut written) => Some(acquired),
+            () = &mut shutdown => None,
+        };
+        match acquired {
+            Some(acquired) => acquired?,
+            None => {
+                // Shutdown may have won the race against a successful write.
+                self.release(&candidate, written).await;
+                return Ok(Outcome::ShutDown);
+            }
         }
         tracing::info!(lease = %self.lease, identity = %self.identity, "acquired the leader lease");
 
