@@ -348,6 +348,7 @@ cargo run -p codegen             # regenerate rbac-out/ after changing attribute
 cargo run -p codegen -- --check  # CI: fails with a diff when rbac-out/ is stale
 cargo test                       # unit tests, and envtest tests when KUBEBUILDER_ASSETS is set
 cargo run --bin {{name}}         # run against the cluster of your kubeconfig
+cargo run --bin {{name}} -- --leader-elect   # as the Deployment runs it: controllers on the Lease holder only
 docker build -t {{image}} .
 kubectl apply --server-side -k rbac-out/   # or: helm install {{name}} rbac-out/chart
 ```
@@ -361,7 +362,8 @@ The envtest tests run a real kube-apiserver and etcd: point `KUBEBUILDER_ASSETS`
 - `{{name}}/src/api/`: the kinds (`#[kube_markers::crd]`), one module per group and version;
 - `{{name}}/src/controllers/`: a reconciler per kind, its `#[rbac]` next to its calls;
 - `{{name}}/src/webhooks/`: admission handlers (`#[kube_markers::webhook]`);
-- `{{name}}/src/main.rs`: probes, preflight, webhook server, controllers;
+- `{{name}}/src/main.rs`: probes, preflight, webhook server, controllers (with `--leader-elect`,
+  on the holder of the Lease `{{name}}-leader` only);
 - `{{name}}/tests/`: envtest tests, each under the bundle's ServiceAccount;
 - `codegen/`: the generator, and the bundle's identity in its `Cargo.toml`;
 - `config/samples/`: a sample object per kind;
