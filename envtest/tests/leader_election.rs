@@ -3,7 +3,9 @@
 //! `rbac-out/`): exactly one of two candidates leads; a leader that shuts down releases the
 //! Lease and the other takes over at once; a leader whose requests stop (paused) stops its
 //! work within the renew deadline and the other takes over after the lease duration; a
-//! candidate without the Role gets a clear refusal; and the bundle's candidates were never
+//! standby shut down stops waiting, a leader's work that ignores shutdown is dropped after the
+//! grace and the Lease released; a candidate without the Role, or in a namespace that does not
+//! exist, gets a clear refusal; and the bundle's candidates were never
 //! refused a request (the API server's audit log), with only `get`, `create` and `update`.
 
 mod common;
@@ -100,6 +102,11 @@ impl Candidate {
     /// Runs for the lease: the work (a controller, say) runs until `stop`, which also is the
     /// shutdown signal, as kube-runtime's `shutdown_on_signal` and the operator's SIGTERM.
     fn run(&self) -> (Run, watch::Sender<bool>) {
+        self.run_work(false)
+    }
+
+    /// As [`Self::run`]; a `stubborn` work ignores the shutdown signal.
+    fn run_work(&self, stubborn: bool) -> (Run, watch::Sender<bool>) {
         let (stop, stopped) = watch::channel(false);
         let election = self.election.clone();
         let working = self.working.clone();
@@ -109,6 +116,9 @@ impl Candidate {
             let work = async move {
                 working.store(true, Ordering::SeqCst);
                 let _working = Working(working);
+                if stubborn {
+                    std::future::pending::<()>().await;
+                }
                 let _ = work_stop.wait_for(|s| *s).await;
                 "finished"
             };
@@ -126,6 +136,15 @@ impl Candidate {
 }
 
 async fn candidate(env: &Envtest, token: &str, identity: &str) -> Candidate {
+    candidate_with_grace(env, token, identity, Duration::from_secs(5)).await
+}
+
+async fn candidate_with_grace(
+    env: &Envtest,
+    token: &str,
+    identity: &str,
+    grace: Duration,
+) -> Candidate {
     let pause = Pause::default();
     let client = ClientBuilder::try_from(env.config_for_token(token, NS).unwrap())
         .unwrap()
@@ -137,6 +156,7 @@ async fn candidate(env: &Envtest, token: &str, identity: &str) -> Candidate {
         .lease_duration(LEASE_DURATION)
         .renew_deadline(RENEW_DEADLINE)
         .retry_period(RETRY_PERIOD)
+        .shutdown_grace(grace)
         .build()
         .unwrap();
     Candidate {
@@ -282,6 +302,54 @@ async fn candidates_elect_one_leader_release_it_and_take_over_a_paused_one() {
         Outcome::Completed("finished")
     );
     assert_eq!(holder(&leases).await, None);
+
+    // A leader whose work ignores shutdown: dropped after the grace, and the Lease released.
+    // Meanwhile a standby that is asked to shut down stops waiting at once, never working.
+    let stubborn = candidate_with_grace(&env, &token, "stubborn", Duration::from_secs(1)).await;
+    let standby = candidate(&env, &token, "standby").await;
+    let (stubborn_run, stubborn_stop) = stubborn.run_work(true);
+    until(Duration::from_secs(5), &[&stubborn, &standby], || {
+        stubborn.working()
+    })
+    .await;
+    let (standby_run, standby_stop) = standby.run();
+    tokio::time::sleep(RETRY_PERIOD * 3).await;
+    standby_stop.send(true).unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(1), standby_run)
+        .await
+        .expect("a standby stops waiting at once")
+        .unwrap()
+        .unwrap();
+    assert_eq!(outcome, Outcome::ShutDown);
+    assert!(!standby.working());
+    let asked = Instant::now();
+    stubborn_stop.send(true).unwrap();
+    let outcome = stubborn_run.await.unwrap().unwrap();
+    assert_eq!(outcome, Outcome::ShutDown);
+    assert!(!stubborn.working(), "the work was dropped");
+    assert!(
+        asked.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert_eq!(holder(&leases).await, None);
+
+    // A namespace that does not exist is a refusal that names it, not a retry forever.
+    let lost = LeaderElection::builder(env.admin_client().unwrap(), LEASE)
+        .namespace("no-such-namespace")
+        .build()
+        .unwrap()
+        .run(async {}, std::future::pending())
+        .await;
+    match lost {
+        Err(e @ Error::Refused { verb: "create", .. }) => assert!(
+            e.to_string()
+                == "leader election cannot create the Lease no-such-namespace/example-operator-leader \
+                    (the namespace does not exist)",
+            "{e:?}"
+        ),
+        other => panic!("expected Error::Refused, got {other:?}"),
+    }
 
     // A candidate without the Role is refused at once, with what to grant.
     let nobody = env.client_as("nobody", &["system:authenticated"]).unwrap();
