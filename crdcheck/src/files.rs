@@ -20,6 +20,31 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// The whole-file check of one file's text, as `check-crds` checks a file it is named
+/// (`file`: the name findings carry): read as kubectl reads it, every CRD in it checked, a
+/// file without a CRD an error. The generator runs it on every CRD file it writes.
+pub fn check_text(file: &str, text: &str) -> FileReport {
+    check_text_as(file, text, Fixes::Yaml)
+}
+
+/// [`check_text`], with the fixes of over-budget CEL rules spelled as `fixes` says (the
+/// generator's CRDs: as attributes to write on the Rust type).
+pub fn check_text_as(file: &str, text: &str, fixes: Fixes) -> FileReport {
+    let file = file.to_string();
+    kube_markers_cel::on_large_stack(|| check_text_here(file, text, Vec::new(), true, false, fixes))
+}
+
+/// The check of files and directories, as `check-crds FILES|DIRS` takes them: a file named
+/// must hold a CRD; a directory is walked for `.yaml`, `.yml` and `.json` files
+/// ([`collect`]), and their documents that are not CRDs are skipped. Errs when a
+/// path does not exist or a directory cannot be read.
+pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<FileReport>, String> {
+    Ok(collect(paths)?
+        .iter()
+        .map(|(path, named)| check_file_in(path, *named))
+        .collect())
+}
+
 /// The verdict on one CRD document.
 #[derive(Debug, Serialize)]
 pub struct CrdReport {
@@ -122,7 +147,10 @@ impl FileReport {
             (&report.accepted, Severity::Warning),
         ] {
             for finding in findings {
-                let at = format!("{pointer}{}", located::pointer_of(crd, finding));
+                let at = format!(
+                    "{pointer}{}",
+                    located::pointer_of(crd, finding.version.as_deref(), &finding.problem)
+                );
                 let message = match severity {
                     Severity::Error => finding.refusal(),
                     Severity::Warning => finding.warning(),

@@ -42,6 +42,7 @@
 //! The generator of `kube-markers` runs the same whole-file check ([`check_text`]) on every CRD
 //! it writes, so that the generator and `check-crds` never judge one file two ways.
 
+mod base64;
 mod cel_rules;
 mod crd_rules;
 pub mod decode;
@@ -58,9 +59,9 @@ pub mod upgrade;
 mod uri;
 
 pub use cel_rules::Fixes;
-pub use files::FileReport;
+pub use files::{FileReport, check_paths, check_text, check_text_as};
 pub use kubectl_yaml::is_yaml_float;
-pub use located::{Located, Severity, check_paths, check_text, check_text_as};
+pub use located::{Located, Severity};
 pub use paths::{PathError, resolve};
 
 use kube_markers_cel::SchemaReport;
