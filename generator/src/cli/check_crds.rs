@@ -2,33 +2,11 @@
 //! CEL rules (`--costs`, `--output json`).
 
 use super::flags::{CommandLine, Flag, Parsed, Positionals};
+use super::format::Output;
 use crate::usage::UsageError;
 use kube_markers_crdcheck::files::{self, FileReport};
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// How the findings are printed: `--output`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) enum Output {
-    /// One line per finding, for people.
-    #[default]
-    Text,
-    /// Every file's problems, warnings and cost report, for tools.
-    Json,
-    /// GitHub Actions workflow commands: an annotation on the file's line per finding.
-    Github,
-}
-
-impl Output {
-    fn parse(v: &str) -> Output {
-        // The flag's parser accepted only the choices.
-        match v {
-            "json" => Output::Json,
-            "github" => Output::Github,
-            _ => Output::Text,
-        }
-    }
-}
 
 /// What the command line gives.
 #[derive(Default)]

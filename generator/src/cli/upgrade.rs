@@ -3,6 +3,7 @@
 //! Kept apart from `check_crds.rs`, which only hands over to it; [`from_cluster`] is public
 //! for the end-to-end test on a real API server.
 
+use super::format::Output;
 use crate::usage::UsageError;
 use kube_markers_compat::{Finding, Policy, Severity};
 use kube_markers_crdcheck::files;
@@ -127,7 +128,7 @@ pub(crate) fn main(
     previous: &str,
     paths: &[PathBuf],
     entries: &[String],
-    output: super::check_crds::Output,
+    output: Output,
 ) -> ExitCode {
     let bad = |e: String| {
         eprintln!("error: {e}");
@@ -167,12 +168,12 @@ pub(crate) fn main(
         }
     };
     match output {
-        super::check_crds::Output::Json => {
+        Output::Json => {
             let json = serde_json::to_string_pretty(&findings).expect("findings serialize");
             super::print_out(&format!("{json}\n"));
         }
-        super::check_crds::Output::Text => super::print_out(&render(&findings)),
-        super::check_crds::Output::Github => super::print_out(&render_github(&findings, paths)),
+        Output::Text => super::print_out(&render(&findings)),
+        Output::Github => super::print_out(&render_github(&findings, paths)),
     }
     eprintln!("{}", summary(&findings, old.len(), new.len()));
     if kube_markers_compat::has_errors(&findings) {
