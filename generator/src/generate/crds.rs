@@ -3,10 +3,8 @@
 //! them and checked against the API server's rules (`kube-markers-crdcheck`) before anything is
 //! written.
 
-use crate::error::Error;
-use crate::generate::{Artifact, Artifacts, Context, Generated};
+use crate::generate::{Artifact, Artifacts, Context, GenerateError, GenerateWarning, Generated};
 use crate::output::Output;
-use crate::warning::Warning;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_crdcheck::Fixes;
 use kube_markers_crdcheck::files::Finding;
@@ -16,7 +14,7 @@ use serde_json::Value;
 
 /// The CRD files (`--crd-out`, one `<group>_<plural>.yaml` per group and kind): every
 /// problem, of any type, refuses the run.
-pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, GenerateError> {
     let (inputs, opts) = (ctx.inputs, ctx.opts);
     if inputs.crds.is_empty() {
         return Ok(Generated::default());
@@ -25,7 +23,8 @@ pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error>
     // names for the bundle, and checks nothing of what it does not write.
     let checked = !inputs.kept.contains(&Artifact::Crds);
     let (crds, unneeded, crd_warnings) =
-        generate_with_warnings(inputs.crds, inputs.conversions, checked).map_err(Error::Crd)?;
+        generate_with_warnings(inputs.crds, inputs.conversions, checked)
+            .map_err(GenerateError::Crd)?;
     let crd_dir = opts.crd_dir();
     let files = crds
         .iter()
@@ -48,8 +47,8 @@ pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error>
         files,
         warnings: unneeded
             .into_iter()
-            .map(Warning::UnneededAllow)
-            .chain(crd_warnings.into_iter().map(Warning::Crd))
+            .map(GenerateWarning::UnneededAllow)
+            .chain(crd_warnings.into_iter().map(GenerateWarning::Crd))
             .collect(),
     })
 }
@@ -92,7 +91,7 @@ pub fn generate_crds_with_conversions(
 }
 
 /// [`generate_crds_with_conversions`], with what the API server accepts in the CRDs but
-/// `check-crds` warns of: the run's [`Warning::Crd`]s.
+/// `check-crds` warns of: the run's `Warning::Crd`s.
 pub fn generate_crds_warning(
     entries: &[&CrdEntry],
     conversions: &[&ConversionEntry],
