@@ -26,11 +26,12 @@ pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Genera
         generate_with_warnings(inputs.crds, inputs.conversions, checked)
             .map_err(GenerateError::Crd)?;
     let crd_dir = opts.crd_dir();
+    // Each CRD's document as its check read it: rendered once.
     let files = crds
         .iter()
-        .map(|crd| Output {
+        .map(|(crd, document)| Output {
             path: crd_dir.join(&crd.file_name),
-            content: render_crd(crd, ctx.header),
+            content: format!("{}{document}", ctx.header),
             what: format!(
                 "the CRD {}",
                 crd.crd.metadata.name.as_deref().unwrap_or(&crd.file_name)
@@ -38,10 +39,10 @@ pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Genera
             option: "--crd-out",
         })
         .collect();
-    let versions: usize = crds.iter().map(|c| c.crd.spec.versions.len()).sum();
+    let versions: usize = crds.iter().map(|(c, _)| c.crd.spec.versions.len()).sum();
     let summary =
         (!crds.is_empty()).then(|| format!("{} CRD(s) with {versions} version(s)", crds.len()));
-    made.crds = crds;
+    made.crds = crds.into_iter().map(|(crd, _)| crd).collect();
     Ok(Generated {
         summary,
         files,
@@ -53,7 +54,8 @@ pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Genera
     })
 }
 
-/// A CRD file: the header, then the object after `---`.
+/// A CRD file: the header, then the object after `---`. (A run writes the document its check
+/// read, which is this one.)
 pub fn render_crd(crd: &GeneratedCrd, header: &str) -> String {
     crate::output::yaml::render_documents(header, &[crd.to_value()])
 }
@@ -87,7 +89,7 @@ pub fn generate_crds_with_conversions(
     entries: &[&CrdEntry],
     conversions: &[&ConversionEntry],
 ) -> Result<Vec<GeneratedCrd>, Vec<CrdProblem>> {
-    generate_with_warnings(entries, conversions, true).map(|(crds, ..)| crds)
+    generate_with_warnings(entries, conversions, true).map(|(crds, ..)| without_documents(crds))
 }
 
 /// [`generate_crds_with_conversions`], with what the API server accepts in the CRDs but
@@ -96,7 +98,12 @@ pub fn generate_crds_warning(
     entries: &[&CrdEntry],
     conversions: &[&ConversionEntry],
 ) -> Result<(Vec<GeneratedCrd>, Vec<CrdWarning>), Vec<CrdProblem>> {
-    generate_with_warnings(entries, conversions, true).map(|(crds, _, warnings)| (crds, warnings))
+    generate_with_warnings(entries, conversions, true)
+        .map(|(crds, _, warnings)| (without_documents(crds), warnings))
+}
+
+fn without_documents(crds: Vec<(GeneratedCrd, String)>) -> Vec<GeneratedCrd> {
+    crds.into_iter().map(|(crd, _)| crd).collect()
 }
 
 /// What the API server accepts in a CRD the generator writes but `check-crds` warns of, with
@@ -117,9 +124,10 @@ pub struct CrdWarning {
     pub finding: Finding,
 }
 
-/// The CRDs, the `allow(unconverted-versions, ...)` that accept nothing, and the warnings.
+/// The CRDs, each with its document as written after the header (`---` and the object), the
+/// `allow(unconverted-versions, ...)` that accept nothing, and the warnings.
 type WithWarnings = (
-    Vec<GeneratedCrd>,
+    Vec<(GeneratedCrd, String)>,
     Vec<versions::UnneededAllow>,
     Vec<CrdWarning>,
 );
@@ -162,17 +170,23 @@ fn generate_with_warnings(
                 });
             }
         }
+        // A kind that cannot be merged or named is not checked further: its other problems
+        // come first.
+        if !problems.is_empty() {
+            errors.append(&mut problems);
+            continue;
+        }
+        // The CRD's document, rendered once: checked here, and written after the header.
+        let json = serde_json::to_value(&kind.crd).unwrap_or(Value::Null);
+        let document = crate::output::yaml::render_documents("", &[json]);
         // Only the generator checks what the API server would reject: it needs the structural
         // rules and a CEL parser, which a running operator does without. The check is
         // `check-crds`' whole-file check, on the CRD's file as it is written and read back as
         // kubectl reads it, with the same verdicts: refused where the API server refuses, a
-        // warning where it accepts. (A kind that cannot be merged or named is only a best
-        // effort: its other problems come first.)
-        if checked && problems.is_empty() {
+        // warning where it accepts.
+        if checked {
             let file = file_name(&kind.crd.spec.group, &kind.crd.spec.names.plural);
-            let json = serde_json::to_value(&kind.crd).unwrap_or(Value::Null);
-            let text = crate::output::yaml::render_documents("", &[json]);
-            let report = kube_markers_crdcheck::check_text_as(&file, &text, Fixes::Attributes);
+            let report = kube_markers_crdcheck::check_text_as(&file, &document, Fixes::Attributes);
             let group = &kind.crd.spec.group;
             let kind_name = &kind.crd.spec.names.kind;
             let ty = |finding: &Finding| match &finding.version {
@@ -215,7 +229,7 @@ fn generate_with_warnings(
             }
         }
         if problems.is_empty() {
-            out.push(GeneratedCrd {
+            let crd = GeneratedCrd {
                 file_name: file_name(&kind.crd.spec.group, &kind.crd.spec.names.plural),
                 sources: kind
                     .built
@@ -223,7 +237,8 @@ fn generate_with_warnings(
                     .map(|b| (b.entry.type_name.to_string(), b.entry.source.clone()))
                     .collect(),
                 crd: kind.crd,
-            });
+            };
+            out.push((crd, document));
         } else {
             errors.append(&mut problems);
         }
