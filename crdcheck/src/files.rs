@@ -121,7 +121,7 @@ impl FileReport {
     fn error(&mut self, line: Option<usize>, message: String) {
         self.located.push(Located::new(
             &self.file,
-            line,
+            (line, None),
             None,
             Severity::Error,
             &message,
@@ -132,7 +132,7 @@ impl FileReport {
     fn warn(&mut self, line: Option<usize>, message: String) {
         self.located.push(Located::new(
             &self.file,
-            line,
+            (line, None),
             None,
             Severity::Warning,
             &message,
@@ -155,9 +155,10 @@ impl FileReport {
                     Severity::Error => finding.refusal(),
                     Severity::Warning => finding.warning(),
                 };
+                let (line, column) = lines.place(&at);
                 self.located.push(Located::new(
                     &self.file,
-                    Some(lines.of(&at)),
+                    (Some(line), column),
                     Some(&report.name),
                     severity,
                     &message,

@@ -26,6 +26,9 @@ pub struct Located {
     /// names, else the first line of its document. `None` only when the file could not be read
     /// at all, or the reader's message names no line.
     pub line: Option<usize>,
+    /// The 1-based column of that key (or list item), in characters, where the line is a
+    /// node's: none for the file's own findings and a document's first line.
+    pub column: Option<usize>,
     /// The CRD it is about (`metadata.name`, or `document N`); `None` for the file's own
     /// errors and warnings.
     pub crd: Option<String>,
@@ -37,7 +40,7 @@ pub struct Located {
 impl Located {
     pub(crate) fn new(
         file: &str,
-        line: Option<usize>,
+        (line, column): (Option<usize>, Option<usize>),
         crd: Option<&str>,
         severity: Severity,
         message: &str,
@@ -45,6 +48,7 @@ impl Located {
         Located {
             file: file.to_string(),
             line,
+            column,
             crd: crd.map(str::to_string),
             severity,
             message: message.to_string(),
@@ -73,7 +77,8 @@ impl fmt::Display for Located {
 
 /// The JSON pointer, in `crd`, of the node a finding is about (`problem`, in `version`, or
 /// about the CRD as a whole): the schema node its path names (or the nearest node above it
-/// that exists), the field a CRD-wide finding's message starts with, the version it is in.
+/// that exists), the field a CRD-wide finding's message starts with, the name of the version
+/// it is in.
 pub(crate) fn pointer_of(crd: &Value, version: Option<&str>, problem: &SchemaProblem) -> String {
     let Some(version) = version else {
         let message = &problem.message;
@@ -101,7 +106,8 @@ pub(crate) fn pointer_of(crd: &Value, version: Option<&str>, problem: &SchemaPro
                 schema_pointer(schema, path)
             )
         }
-        _ => at,
+        // The version as a whole: where it is named.
+        _ => format!("{at}/name"),
     }
 }
 
@@ -239,6 +245,43 @@ spec:
             ],
             "{found:#?}"
         );
+    }
+
+    /// Each finding carries the column of the key it is placed at; a finding about a version
+    /// as a whole (a printer column whose path leads nowhere) is placed at the version's
+    /// `name`; the file's own findings have a line at most.
+    #[test]
+    fn each_finding_names_the_column_of_its_key() {
+        let columns = |text: &str| -> Vec<(Option<usize>, Option<usize>)> {
+            check_text("x.yaml", text)
+                .findings()
+                .iter()
+                .map(|f| (f.line, f.column))
+                .collect()
+        };
+        assert_eq!(
+            columns(CRD),
+            [
+                (Some(7), Some(3)),
+                (Some(5), Some(3)),
+                (Some(26), Some(21)),
+                (Some(29), Some(15)),
+            ]
+        );
+        let printer = CRD.replace(
+            "    served: true\n",
+            "    served: true\n    additionalPrinterColumns: \
+             [{name: Size, type: integer, jsonPath: .spec.nope}]\n",
+        );
+        let report = check_text("y.yaml", &printer);
+        let found = report
+            .findings()
+            .iter()
+            .find(|f| f.message.contains("printer column"))
+            .expect("the printer column's warning");
+        assert_eq!((found.line, found.column), (Some(11), Some(5)), "{found}");
+        let broken = check_text("z.yaml", "a: 1\nb: [\n");
+        assert_eq!(broken.findings()[0].column, None);
     }
 
     /// Lines hold in the other shapes of a file: CRLF line ends, a CRD after another
