@@ -516,7 +516,8 @@ fn verdict_here(crd: &Value, fixes: Fixes, cost_bounds: bool) -> Verdict {
     // The verdicts on versions already checked, by everything the checks read of a version:
     // a CRD's versions often share one schema (v1 and v1beta1 of Gateway API's kinds).
     #[allow(clippy::type_complexity)]
-    let mut checked: Vec<(String, super::Split, kube_markers_cel::SchemaReport)> = Vec::new();
+    let mut checked: Vec<(String, crate::found::Split, kube_markers_cel::SchemaReport)> =
+        Vec::new();
     for (i, version) in versions.iter().enumerate() {
         let vname = version["name"].as_str().unwrap_or_default().to_string();
         if seen.contains(&vname) {
@@ -543,7 +544,7 @@ fn verdict_here(crd: &Value, fixes: Fixes, cost_bounds: bool) -> Verdict {
         let (version_problems, report) = match checked.iter().find(|(k, ..)| *k == key) {
             Some((_, p, r)) => (p.clone(), r.clone()),
             None => {
-                let (found, r) = super::check_version_found(version, fixes, cel);
+                let (found, r) = crate::schema::check_version_found(version, fixes, cel);
                 let p = found.split_warned();
                 // A schema with structural problems still gets its cost report.
                 let r = r.unwrap_or_else(|| cel(&version["schema"]["openAPIV3Schema"]));
