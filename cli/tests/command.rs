@@ -142,19 +142,20 @@ fn a_refused_crd_in_each_format() {
         err,
         "note: skipped 1 document(s) that are not CRDs, in 1 file(s): 1 ConfigMap\n"
     );
-    // GitHub: the CRD's name line for the CRD's own fields, the property's line (`size:`, line
-    // 27) for a schema's; `:` escaped in the title.
+    // GitHub: where the check places each finding, the field's line for the CRD's own fields
+    // (`scope:`, line 17), the property's line (`size:`, line 27) for a schema's, each at its
+    // key's column; `:` escaped in the title.
     let (code, out, _) = run(dir.path(), &["check-crds", "broken", "-o", "github"]);
     assert_eq!(code, 1);
     assert_eq!(
         out,
-        "::error file=broken/memcached.yaml,line=7,col=3,title=memcacheds.cache.example.com%3A the API server would refuse it::spec.scope: must be `Namespaced` or `Cluster`\n\
+        "::error file=broken/memcached.yaml,line=17,col=3,title=memcacheds.cache.example.com%3A the API server would refuse it::spec.scope: must be `Namespaced` or `Cluster`\n\
          ::error file=broken/memcached.yaml,line=27,col=15,title=memcacheds.cache.example.com%3A the API server would refuse it::version v1alpha1: spec.size: the default \"three\" does not validate against the field's own schema (\"three\" is not of type \"integer\"); the API server rejects such a CRD (a #[serde(default)] whose Default value breaks a marker? use Option<T>, or a default that fits)\n\
          1 file(s), 1 CRD(s): 1 the API server would refuse\n"
     );
     let broken = std::fs::read_to_string(dir.path().join("broken/memcached.yaml")).unwrap();
     let lines: Vec<&str> = broken.lines().collect();
-    assert_eq!(lines[6], "  name: memcacheds.cache.example.com");
+    assert_eq!(lines[16], "  scope: Namespace");
     assert_eq!(lines[26], "              size:");
     let (code, out, _) = run(dir.path(), &["check-crds", "broken", "--output=json"]);
     assert_eq!(code, 1);

@@ -92,7 +92,7 @@ fn equal_fold(bytes: &[u8], name: &str) -> bool {
 /// The length of what `text` decodes to under the encoding letter, if it decodes.
 fn decoded_len(encoding: u8, text: &[u8]) -> Option<usize> {
     match encoding {
-        b'B' | b'b' => super::formats::base64_len(text),
+        b'B' | b'b' => super::base64::decoded_len(text),
         b'Q' | b'q' => {
             let mut len = 0;
             let mut i = 0;

@@ -20,6 +20,31 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// The whole-file check of one file's text, as `check-crds` checks a file it is named
+/// (`file`: the name findings carry): read as kubectl reads it, every CRD in it checked, a
+/// file without a CRD an error. The generator runs it on every CRD file it writes.
+pub fn check_text(file: &str, text: &str) -> FileReport {
+    check_text_as(file, text, Fixes::Yaml)
+}
+
+/// [`check_text`], with the fixes of over-budget CEL rules spelled as `fixes` says (the
+/// generator's CRDs: as attributes to write on the Rust type).
+pub fn check_text_as(file: &str, text: &str, fixes: Fixes) -> FileReport {
+    let file = file.to_string();
+    kube_markers_cel::on_large_stack(|| check_text_here(file, text, Vec::new(), true, false, fixes))
+}
+
+/// The check of files and directories, as `check-crds FILES|DIRS` takes them: a file named
+/// must hold a CRD; a directory is walked for `.yaml`, `.yml` and `.json` files
+/// ([`collect`]), and their documents that are not CRDs are skipped. Errs when a
+/// path does not exist or a directory cannot be read.
+pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<FileReport>, String> {
+    Ok(collect(paths)?
+        .iter()
+        .map(|(path, named)| check_file_in(path, *named))
+        .collect())
+}
+
 /// The verdict on one CRD document.
 #[derive(Debug, Serialize)]
 pub struct CrdReport {
@@ -96,7 +121,7 @@ impl FileReport {
     fn error(&mut self, line: Option<usize>, message: String) {
         self.located.push(Located::new(
             &self.file,
-            line,
+            (line, None),
             None,
             Severity::Error,
             &message,
@@ -107,7 +132,7 @@ impl FileReport {
     fn warn(&mut self, line: Option<usize>, message: String) {
         self.located.push(Located::new(
             &self.file,
-            line,
+            (line, None),
             None,
             Severity::Warning,
             &message,
@@ -122,14 +147,18 @@ impl FileReport {
             (&report.accepted, Severity::Warning),
         ] {
             for finding in findings {
-                let at = format!("{pointer}{}", located::pointer_of(crd, finding));
+                let at = format!(
+                    "{pointer}{}",
+                    located::pointer_of(crd, finding.version.as_deref(), &finding.problem)
+                );
                 let message = match severity {
                     Severity::Error => finding.refusal(),
                     Severity::Warning => finding.warning(),
                 };
+                let (line, column) = lines.place(&at);
                 self.located.push(Located::new(
                     &self.file,
-                    Some(lines.of(&at)),
+                    (Some(line), column),
                     Some(&report.name),
                     severity,
                     &message,
@@ -487,7 +516,8 @@ fn verdict_here(crd: &Value, fixes: Fixes, cost_bounds: bool) -> Verdict {
     // The verdicts on versions already checked, by everything the checks read of a version:
     // a CRD's versions often share one schema (v1 and v1beta1 of Gateway API's kinds).
     #[allow(clippy::type_complexity)]
-    let mut checked: Vec<(String, super::Split, kube_markers_cel::SchemaReport)> = Vec::new();
+    let mut checked: Vec<(String, crate::found::Split, kube_markers_cel::SchemaReport)> =
+        Vec::new();
     for (i, version) in versions.iter().enumerate() {
         let vname = version["name"].as_str().unwrap_or_default().to_string();
         if seen.contains(&vname) {
@@ -514,7 +544,7 @@ fn verdict_here(crd: &Value, fixes: Fixes, cost_bounds: bool) -> Verdict {
         let (version_problems, report) = match checked.iter().find(|(k, ..)| *k == key) {
             Some((_, p, r)) => (p.clone(), r.clone()),
             None => {
-                let (found, r) = super::check_version_found(version, fixes, cel);
+                let (found, r) = crate::schema::check_version_found(version, fixes, cel);
                 let p = found.split_warned();
                 // A schema with structural problems still gets its cost report.
                 let r = r.unwrap_or_else(|| cel(&version["schema"]["openAPIV3Schema"]));

@@ -42,6 +42,7 @@
 //! The generator of `kube-markers` runs the same whole-file check ([`check_text`]) on every CRD
 //! it writes, so that the generator and `check-crds` never judge one file two ways.
 
+mod base64;
 mod cel_rules;
 mod crd_rules;
 pub mod decode;
@@ -49,271 +50,25 @@ mod defaults;
 mod email;
 pub mod files;
 mod formats;
+mod found;
 mod kubectl_yaml;
 mod located;
 mod numbers;
 mod paths;
+mod schema;
 mod structural;
 pub mod upgrade;
 mod uri;
 
 pub use cel_rules::Fixes;
-pub use files::FileReport;
+pub use files::{FileReport, check_paths, check_text, check_text_as};
+pub use found::{Found, Split};
 pub use kubectl_yaml::is_yaml_float;
-pub use located::{Located, Severity, check_paths, check_text, check_text_as};
+pub use located::{Located, Severity};
 pub use paths::{PathError, resolve};
-
-use kube_markers_cel::SchemaReport;
-use kube_markers_registry::crd::SchemaProblem;
-use serde_json::{Map, Value};
-use structural::{Junctor, check_metadata, check_node, root_problems, status_root_problems};
-
-/// What the API server makes of a problem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verdict {
-    Refuses,
-    /// Accepts it, silently: a schema no value satisfies (`minimum` above `maximum`), a printer
-    /// column or scale path that leads nowhere. A warning of `check-crds` and the generator.
-    Accepts,
-    /// Accepts it with a warning of its own (`unrecognized format "uint32"`), which the
-    /// problem's message quotes.
-    Warns,
-}
-
-/// Problems found, each with the API server's verdict on it. `check-crds` and the generator
-/// both refuse what it refuses and warn of the rest.
-#[derive(Debug, Default)]
-pub struct Found {
-    problems: Vec<(SchemaProblem, Verdict)>,
-    /// Whether a refused problem makes the schema unfit for CEL: any but a default's.
-    schema_refused: bool,
-}
-
-/// A version's problems by the API server's verdict.
-#[derive(Debug, Clone, Default)]
-pub struct Split {
-    /// What it refuses.
-    pub refused: Vec<SchemaProblem>,
-    /// What it accepts, each with whether it warns of it itself.
-    pub accepted: Vec<(SchemaProblem, bool)>,
-}
-
-impl Found {
-    /// Records a problem once: the entries of a junctor share their node's path, and the same
-    /// mistake in two of them (`type` in both of `anyOf`'s) is one line to fix.
-    fn add(&mut self, problem: SchemaProblem, verdict: Verdict) {
-        if !self
-            .problems
-            .iter()
-            .any(|(p, v)| *p == problem && *v == verdict)
-        {
-            self.problems.push((problem, verdict));
-        }
-    }
-    fn push(&mut self, problem: SchemaProblem) {
-        self.add(problem, Verdict::Refuses);
-        self.schema_refused = true;
-    }
-    /// A default the API server refuses: the schema itself stands, and its CEL rules are
-    /// compiled all the same (the API server reports both).
-    fn push_default(&mut self, problem: SchemaProblem) {
-        self.add(problem, Verdict::Refuses);
-    }
-    fn server_accepts(&mut self, problem: SchemaProblem) {
-        self.add(problem, Verdict::Accepts);
-    }
-    fn server_warns(&mut self, problem: SchemaProblem) {
-        self.add(problem, Verdict::Warns);
-    }
-    /// Every problem, whatever the verdict.
-    pub fn problems(&self) -> impl Iterator<Item = &SchemaProblem> {
-        self.problems.iter().map(|(p, _)| p)
-    }
-    /// Whether the API server refuses any of them.
-    pub fn refused(&self) -> bool {
-        self.problems.iter().any(|(_, v)| *v == Verdict::Refuses)
-    }
-    /// (what the API server refuses, what it accepts).
-    pub fn split(self) -> (Vec<SchemaProblem>, Vec<SchemaProblem>) {
-        let split = self.split_warned();
-        (
-            split.refused,
-            split.accepted.into_iter().map(|(p, _)| p).collect(),
-        )
-    }
-    /// What the API server refuses, and what it accepts with whether it warns of it.
-    pub fn split_warned(self) -> Split {
-        let mut split = Split::default();
-        for (p, v) in self.problems {
-            match v {
-                Verdict::Refuses => split.refused.push(p),
-                Verdict::Accepts => split.accepted.push((p, false)),
-                Verdict::Warns => split.accepted.push((p, true)),
-            }
-        }
-        split
-    }
-}
-
-/// Checks one version's `openAPIV3Schema`; returns a message per problem.
-pub fn check_schema(root: &Value) -> Vec<SchemaProblem> {
-    check_schema_found(root).problems().cloned().collect()
-}
-
-fn check_schema_found(root: &Value) -> Found {
-    let mut problems = Found::default();
-    match root.as_object() {
-        Some(node) => {
-            root_problems(node, &mut problems);
-            check_node(node, "", &mut problems, Junctor::Outside, false);
-        }
-        None => problems.push(SchemaProblem::version("the schema is not an object".into())),
-    }
-    if let Some(meta) = root["properties"].get("metadata") {
-        check_metadata(meta, &mut problems);
-    }
-    problems
-}
-
-fn join(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_string()
-    } else {
-        format!("{path}.{name}")
-    }
-}
-
-fn shown(path: &str) -> &str {
-    if path.is_empty() { "<root>" } else { path }
-}
-
-fn truthy(node: &Map<String, Value>, key: &str) -> bool {
-    node.get(key) == Some(&Value::Bool(true))
-}
-
-/// Checks printer columns, selectable fields and the scale subresource of one version (as
-/// JSON) against its schema.
-pub fn check_version(version: &Value) -> Vec<SchemaProblem> {
-    check_version_as(version, Fixes::Attributes)
-}
-
-/// [`check_version`], with fixes of over-budget rules spelled as `fixes` says.
-pub fn check_version_as(version: &Value, fixes: Fixes) -> Vec<SchemaProblem> {
-    check_version_reporting(version, fixes, cel_rules::report).0
-}
-
-/// [`check_version_found`]'s problems, all of them.
-pub fn check_version_reporting(
-    version: &Value,
-    fixes: Fixes,
-    cel_check: fn(&Value) -> SchemaReport,
-) -> (Vec<SchemaProblem>, Option<SchemaReport>) {
-    let (found, report) = check_version_found(version, fixes, cel_check);
-    (found.problems().cloned().collect(), report)
-}
-
-/// [`check_version_as`], with the CEL report `cel_check` made of the schema (`None` when
-/// structural problems stopped it), so that a cost report does not type-check and cost every
-/// rule again.
-pub fn check_version_found(
-    version: &Value,
-    fixes: Fixes,
-    cel_check: fn(&Value) -> SchemaReport,
-) -> (Found, Option<SchemaReport>) {
-    let root = &version["schema"]["openAPIV3Schema"];
-    let mut problems = check_schema_found(root);
-    if version["subresources"]
-        .get("status")
-        .is_some_and(|s| !s.is_null())
-    {
-        status_root_problems(root, &mut problems);
-    }
-    let mut report = None;
-    // As the API server, type-check and cost the rules only of a schema without structural
-    // problems (a refused default is not one): an invalid schema has no dependable CEL types.
-    if !problems.schema_refused {
-        let cel_report = cel_check(root);
-        for problem in cel_rules::problems_of(&cel_report, fixes) {
-            problems.push(problem);
-        }
-        report = Some(cel_report);
-    }
-    for column in version["additionalPrinterColumns"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        let path = column["jsonPath"].as_str().unwrap_or_default();
-        // The API server checks the path's syntax only.
-        if let Err(why) = resolve(root, path) {
-            problems.server_accepts(SchemaProblem::version(format!(
-                "printer column `{}` path `{path}` does not resolve: {why}",
-                column["name"].as_str().unwrap_or("?")
-            )));
-        }
-    }
-    for field in version["selectableFields"].as_array().into_iter().flatten() {
-        let path = field["jsonPath"].as_str().unwrap_or_default();
-        match resolve(root, path) {
-            Err(why) => problems.push(SchemaProblem::version(format!(
-                "selectable field `{path}` does not resolve: {why}"
-            ))),
-            Ok(node)
-                if !node.is_null()
-                    && !matches!(
-                        node["type"].as_str(),
-                        Some("string" | "integer" | "boolean")
-                    ) =>
-            {
-                problems.push(SchemaProblem::version(format!(
-                    "selectable field `{path}` must be a string, integer or boolean"
-                )))
-            }
-            Ok(_) => {}
-        }
-    }
-    if let Some(scale) = version["subresources"]["scale"].as_object() {
-        for key in [
-            "specReplicasPath",
-            "statusReplicasPath",
-            "labelSelectorPath",
-        ] {
-            let Some(path) = scale.get(key).and_then(Value::as_str) else {
-                continue;
-            };
-            let expected_root = if key == "specReplicasPath" {
-                ".spec."
-            } else {
-                ".status."
-            };
-            if key == "labelSelectorPath" {
-                if !path.is_empty() && !path.starts_with(".spec.") && !path.starts_with(".status.")
-                {
-                    problems.push(SchemaProblem::version(format!(
-                        "scale {key} `{path}` must be under `.spec` or `.status`"
-                    )));
-                }
-            } else if !path.starts_with(expected_root) {
-                problems.push(SchemaProblem::version(format!(
-                    "scale {key} `{path}` must be under `{}`",
-                    expected_root.trim_end_matches('.')
-                )));
-            }
-            // The API server checks the prefix and the syntax only.
-            match resolve(root, path) {
-                Err(why) => problems.server_accepts(SchemaProblem::version(format!(
-                    "scale {key} `{path}` does not resolve: {why}"
-                ))),
-                Ok(node) if key != "labelSelectorPath" && node["type"] != "integer" => problems
-                    .server_accepts(SchemaProblem::version(format!(
-                        "scale {key} `{path}` must be an integer"
-                    ))),
-                Ok(_) => {}
-            }
-        }
-    }
-    (problems, report)
-}
+pub use schema::{
+    check_schema, check_version, check_version_as, check_version_found, check_version_reporting,
+};
 
 #[cfg(test)]
 mod tests;

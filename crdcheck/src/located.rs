@@ -1,12 +1,9 @@
-//! Files or text in, findings out, each with its file and line: the entry points of the
-//! crate, and where in a CRD's file each of its findings is.
+//! Where in a CRD's file each finding is: its file and line, what a CI annotation needs.
 
-use crate::Fixes;
-use crate::files::{self, FileReport, Finding};
+use kube_markers_registry::crd::SchemaProblem;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
-use std::path::PathBuf;
 
 /// Whether the API server (or kubectl, reading the file) refuses what a finding is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -29,6 +26,9 @@ pub struct Located {
     /// names, else the first line of its document. `None` only when the file could not be read
     /// at all, or the reader's message names no line.
     pub line: Option<usize>,
+    /// The 1-based column of that key (or list item), in characters, where the line is a
+    /// node's: none for the file's own findings and a document's first line.
+    pub column: Option<usize>,
     /// The CRD it is about (`metadata.name`, or `document N`); `None` for the file's own
     /// errors and warnings.
     pub crd: Option<String>,
@@ -40,7 +40,7 @@ pub struct Located {
 impl Located {
     pub(crate) fn new(
         file: &str,
-        line: Option<usize>,
+        (line, column): (Option<usize>, Option<usize>),
         crd: Option<&str>,
         severity: Severity,
         message: &str,
@@ -48,6 +48,7 @@ impl Located {
         Located {
             file: file.to_string(),
             line,
+            column,
             crd: crd.map(str::to_string),
             severity,
             message: message.to_string(),
@@ -74,39 +75,13 @@ impl fmt::Display for Located {
     }
 }
 
-/// The whole-file check of one file's text, as `check-crds` checks a file it is named
-/// (`file`: the name findings carry): read as kubectl reads it, every CRD in it checked, a
-/// file without a CRD an error. The generator runs it on every CRD file it writes.
-pub fn check_text(file: &str, text: &str) -> FileReport {
-    check_text_as(file, text, Fixes::Yaml)
-}
-
-/// [`check_text`], with the fixes of over-budget CEL rules spelled as `fixes` says (the
-/// generator's CRDs: as attributes to write on the Rust type).
-pub fn check_text_as(file: &str, text: &str, fixes: Fixes) -> FileReport {
-    let file = file.to_string();
-    kube_markers_cel::on_large_stack(|| {
-        files::check_text_here(file, text, Vec::new(), true, false, fixes)
-    })
-}
-
-/// The check of files and directories, as `check-crds FILES|DIRS` takes them: a file named
-/// must hold a CRD; a directory is walked for `.yaml`, `.yml` and `.json` files
-/// ([`files::collect`]), and their documents that are not CRDs are skipped. Errs when a
-/// path does not exist or a directory cannot be read.
-pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<FileReport>, String> {
-    Ok(files::collect(paths)?
-        .iter()
-        .map(|(path, named)| files::check_file_in(path, *named))
-        .collect())
-}
-
-/// The JSON pointer, in `crd`, of the node `finding` is about: the schema node its path
-/// names (or the nearest node above it that exists), the field a CRD-wide finding's message
-/// starts with, the version it is in.
-pub(crate) fn pointer_of(crd: &Value, finding: &Finding) -> String {
-    let Some(version) = &finding.version else {
-        let message = &finding.problem.message;
+/// The JSON pointer, in `crd`, of the node a finding is about (`problem`, in `version`, or
+/// about the CRD as a whole): the schema node its path names (or the nearest node above it
+/// that exists), the field a CRD-wide finding's message starts with, the name of the version
+/// it is in.
+pub(crate) fn pointer_of(crd: &Value, version: Option<&str>, problem: &SchemaProblem) -> String {
+    let Some(version) = version else {
+        let message = &problem.message;
         let path = message
             .split([' ', ':'])
             .next()
@@ -118,20 +93,21 @@ pub(crate) fn pointer_of(crd: &Value, finding: &Finding) -> String {
     let Some(index) = versions
         .into_iter()
         .flatten()
-        .position(|v| v["name"] == version.as_str())
+        .position(|v| v["name"] == version)
     else {
         return String::new();
     };
     let at = format!("/spec/versions/{index}");
     let schema = &crd["spec"]["versions"][index]["schema"]["openAPIV3Schema"];
-    match &finding.problem.path {
+    match &problem.path {
         Some(path) if !schema.is_null() => {
             format!(
                 "{at}/schema/openAPIV3Schema{}",
                 schema_pointer(schema, path)
             )
         }
-        _ => at,
+        // The version as a whole: where it is named.
+        _ => format!("{at}/name"),
     }
 }
 
@@ -213,6 +189,7 @@ pub(crate) fn schema_pointer(schema: &Value, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check_text;
 
     const CRD: &str = "\
 # a comment
@@ -268,6 +245,43 @@ spec:
             ],
             "{found:#?}"
         );
+    }
+
+    /// Each finding carries the column of the key it is placed at; a finding about a version
+    /// as a whole (a printer column whose path leads nowhere) is placed at the version's
+    /// `name`; the file's own findings have a line at most.
+    #[test]
+    fn each_finding_names_the_column_of_its_key() {
+        let columns = |text: &str| -> Vec<(Option<usize>, Option<usize>)> {
+            check_text("x.yaml", text)
+                .findings()
+                .iter()
+                .map(|f| (f.line, f.column))
+                .collect()
+        };
+        assert_eq!(
+            columns(CRD),
+            [
+                (Some(7), Some(3)),
+                (Some(5), Some(3)),
+                (Some(26), Some(21)),
+                (Some(29), Some(15)),
+            ]
+        );
+        let printer = CRD.replace(
+            "    served: true\n",
+            "    served: true\n    additionalPrinterColumns: \
+             [{name: Size, type: integer, jsonPath: .spec.nope}]\n",
+        );
+        let report = check_text("y.yaml", &printer);
+        let found = report
+            .findings()
+            .iter()
+            .find(|f| f.message.contains("printer column"))
+            .expect("the printer column's warning");
+        assert_eq!((found.line, found.column), (Some(11), Some(5)), "{found}");
+        let broken = check_text("z.yaml", "a: 1\nb: [\n");
+        assert_eq!(broken.findings()[0].column, None);
     }
 
     /// Lines hold in the other shapes of a file: CRLF line ends, a CRD after another

@@ -2,7 +2,8 @@
 //! node may hold, what a junctor may say, the root's and embedded resources' fields, list and
 //! map topology, and defaults (checked by [`super::defaults`]) and CEL rules where they stand.
 
-use super::{Found, defaults, join, shown, truthy};
+use super::defaults;
+use super::found::Found;
 use kube_markers_core::cel;
 use kube_markers_core::schema::satisfiable;
 use kube_markers_registry::crd::SchemaProblem;
@@ -757,4 +758,20 @@ pub(super) fn check_metadata(meta: &Value, problems: &mut Found) {
             ));
         }
     }
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+fn shown(path: &str) -> &str {
+    if path.is_empty() { "<root>" } else { path }
+}
+
+fn truthy(node: &Map<String, Value>, key: &str) -> bool {
+    node.get(key) == Some(&Value::Bool(true))
 }

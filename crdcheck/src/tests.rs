@@ -1,5 +1,5 @@
-use super::{Value, resolve};
-use serde_json::json;
+use super::resolve;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// The problems as the generator prints them.

@@ -98,9 +98,25 @@ pub struct Change {
     pub finding: Finding,
     /// The file, as it was named.
     pub file: String,
-    /// The 1-based line of the changed node (of the version, or the CRD, when the node is
-    /// not there any more).
+    /// The 1-based line of the changed node (of the version when the node is not there any
+    /// more; of the CRD's name when the change is about the CRD as a whole, or its version is
+    /// gone from both files).
     pub line: usize,
+    /// The 1-based column of its key (or list item), in characters; none where the line is
+    /// the document's first, or the CRD was not found (`file` is then empty).
+    pub column: Option<usize>,
+}
+
+impl Change {
+    /// `finding` placed nowhere: its CRD is in none of the files.
+    pub fn unplaced(finding: Finding) -> Change {
+        Change {
+            finding,
+            file: String::new(),
+            line: 1,
+            column: None,
+        }
+    }
 }
 
 /// `file:line: severity[check]: crd version path: message`.
@@ -135,8 +151,19 @@ pub fn compare_files(
         .collect())
 }
 
+/// Where each of `findings` (of a comparison made otherwise, with the cluster's CRDs say) is
+/// in the files under `paths`, the new CRDs: as [`compare_files`] places its findings, with
+/// no previous files to fall back on.
+pub fn locate_in(findings: Vec<Finding>, paths: &[PathBuf]) -> Result<Vec<Change>, String> {
+    let new = read_paths(paths)?;
+    Ok(findings
+        .into_iter()
+        .map(|finding| locate(finding, &new, &[]))
+        .collect())
+}
+
 /// Where `finding` is: its version and node in the new CRD of its name if they are there,
-/// else in the previous one, else the CRD's first line.
+/// else in the previous one; the CRD's name for what is about the CRD as a whole.
 fn locate(finding: Finding, new: &[(String, Read)], old: &[(String, Read)]) -> Change {
     let version = finding.version.rsplit(" -> ").next().unwrap_or_default();
     let Some((file, read)) = find(new, &finding.crd, Some(version))
@@ -144,11 +171,7 @@ fn locate(finding: Finding, new: &[(String, Read)], old: &[(String, Read)]) -> C
         .or_else(|| find(new, &finding.crd, None))
         .or_else(|| find(old, &finding.crd, None))
     else {
-        return Change {
-            finding,
-            file: String::new(),
-            line: 1,
-        };
+        return Change::unplaced(finding);
     };
     let mut pointer = read.pointer.clone();
     let versions = read.crd["spec"]["versions"].as_array();
@@ -159,13 +182,21 @@ fn locate(finding: Finding, new: &[(String, Read)], old: &[(String, Read)]) -> C
     {
         pointer.push_str(&format!("/spec/versions/{i}"));
         let schema = &read.crd["spec"]["versions"][i]["schema"]["openAPIV3Schema"];
-        if let Some(path) = finding.path.strip_prefix('^') {
-            pointer.push_str("/schema/openAPIV3Schema");
-            pointer.push_str(&crate::located::schema_pointer(schema, path));
+        match finding.path.strip_prefix('^') {
+            Some(path) => {
+                pointer.push_str("/schema/openAPIV3Schema");
+                pointer.push_str(&crate::located::schema_pointer(schema, path));
+            }
+            // The version as a whole: where it is named.
+            None => pointer.push_str("/name"),
         }
+    } else {
+        pointer.push_str("/metadata/name");
     }
+    let (line, column) = read.lines.place(&pointer);
     Change {
-        line: read.lines.of(&pointer),
+        line,
+        column,
         file: file.clone(),
         finding,
     }
@@ -220,8 +251,8 @@ mod tests {
         let change = &changes[0];
         assert_eq!(change.finding.old.as_deref(), Some("16"));
         assert_eq!(
-            (change.file.as_str(), change.line),
-            (new.to_str().unwrap(), 19)
+            (change.file.as_str(), change.line, change.column),
+            (new.to_str().unwrap(), 19, Some(15))
         );
         assert!(
             change
@@ -230,7 +261,34 @@ mod tests {
             "{change}"
         );
         std::fs::write(&new, crd("{type: integer, maximum: 16}")).unwrap();
-        let same = compare_files(&[old], &[new], &Policy::default()).unwrap();
+        let same = compare_files(
+            std::slice::from_ref(&old),
+            std::slice::from_ref(&new),
+            &Policy::default(),
+        )
+        .unwrap();
         assert_eq!(same, []);
+        // A change of the CRD as a whole is placed at its name; so are the findings of a
+        // comparison made otherwise (`locate_in`), and one of a CRD the files lack is placed
+        // nowhere.
+        std::fs::write(
+            &new,
+            crd("{type: integer, maximum: 16}").replace("scope: Namespaced", "scope: Cluster"),
+        )
+        .unwrap();
+        let scope = compare_files(&[old], std::slice::from_ref(&new), &Policy::default()).unwrap();
+        assert_eq!(scope.len(), 1, "{scope:?}");
+        assert_eq!((scope[0].line, scope[0].column), (3, Some(12)));
+        let finding = scope[0].finding.clone();
+        let placed = locate_in(vec![finding.clone()], std::slice::from_ref(&new)).unwrap();
+        assert_eq!(placed, scope);
+        let elsewhere = dir.path().join("other.yaml");
+        std::fs::write(
+            &elsewhere,
+            crd("{}").replace("widgets.example.com", "x.example.com"),
+        )
+        .unwrap();
+        let nowhere = locate_in(vec![finding], &[elsewhere]).unwrap();
+        assert_eq!((nowhere[0].file.as_str(), nowhere[0].column), ("", None));
     }
 }

@@ -3,10 +3,13 @@
 
 use crate::check::crosscheck::Finding;
 use crate::check::lints;
-use crate::generate::bundle;
 use crate::generate::webhooks as webhook;
-use crate::input::from_source;
+use crate::generate::{GenerateError, bundle};
+use crate::input::from_source::{self, CollectError};
+use crate::input::workspace::AnotherWorkspacesGenerator;
 use crate::output::OutputProblem;
+pub use crate::output::files::IoAction;
+use crate::output::files::{IoFailure, OutputError, cannot};
 use crate::usage::UsageError;
 use crate::warning::Warning;
 use std::path::PathBuf;
@@ -25,7 +28,7 @@ pub enum Error {
     #[error(transparent)]
     Scan(#[from] ScanError),
     /// Reading, writing or removing a file failed.
-    #[error("cannot {action} {}", path.display())]
+    #[error("{}", cannot(*action, path))]
     Io {
         /// What was being done.
         action: IoAction,
@@ -180,36 +183,65 @@ impl std::fmt::Display for Denied {
 
 impl std::error::Error for Denied {}
 
-/// What the generator was doing to a file when it failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum IoAction {
-    /// Reading it.
-    Read,
-    /// Reading the `--header-file`.
-    ReadHeader,
-    /// Listing a directory.
-    List,
-    /// Creating a directory.
-    CreateDirectory,
-    /// Writing a (temporary) file.
-    Write,
-    /// Renaming a written file over its destination.
-    Replace,
-    /// Removing a file.
-    Remove,
+impl From<IoFailure> for Error {
+    fn from(
+        IoFailure {
+            action,
+            path,
+            source,
+        }: IoFailure,
+    ) -> Error {
+        Error::Io {
+            action,
+            path,
+            source,
+        }
+    }
 }
 
-impl std::fmt::Display for IoAction {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            IoAction::Read => "read",
-            IoAction::ReadHeader => "read --header-file",
-            IoAction::List => "list directory",
-            IoAction::CreateDirectory => "create directory",
-            IoAction::Write => "write",
-            IoAction::Replace => "replace",
-            IoAction::Remove => "remove",
-        })
+impl From<OutputError> for Error {
+    fn from(e: OutputError) -> Error {
+        match e {
+            OutputError::Io(e) => e.into(),
+            OutputError::Outputs(problems) => Error::Outputs(problems),
+        }
+    }
+}
+
+impl From<AnotherWorkspacesGenerator> for Error {
+    fn from(e: AnotherWorkspacesGenerator) -> Error {
+        let AnotherWorkspacesGenerator {
+            package,
+            ours,
+            theirs,
+            workspace,
+        } = e;
+        Error::AnotherWorkspacesGenerator {
+            package,
+            ours,
+            theirs,
+            workspace,
+        }
+    }
+}
+
+impl From<CollectError> for Error {
+    fn from(e: CollectError) -> Error {
+        match e {
+            CollectError::Scan(e) => Error::Scan(e),
+            CollectError::AnotherWorkspacesGenerator(e) => e.into(),
+            CollectError::FromSource { refusals, rerun } => Error::FromSource { refusals, rerun },
+        }
+    }
+}
+
+impl From<GenerateError> for Error {
+    fn from(e: GenerateError) -> Error {
+        match e {
+            GenerateError::Io(e) => e.into(),
+            GenerateError::Crd(problems) => Error::Crd(problems),
+            GenerateError::Webhook(problems) => Error::Webhook(problems),
+            GenerateError::Bundle(problems) => Error::Bundle(problems),
+        }
     }
 }

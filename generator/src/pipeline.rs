@@ -10,7 +10,7 @@
 //! every destination validated, before anything is written: a bad CRD or a bad path leaves no
 //! half-updated tree.
 
-use crate::check::crosscheck::cross_check_all;
+use crate::check::crosscheck::{Finding, cross_check_all};
 use crate::check::lints;
 use crate::error::Denied;
 use crate::error::Error;
@@ -34,7 +34,7 @@ pub fn run(opts: &Options) -> Result<Report, Error> {
     if opts.rbac_from_source {
         let (read, collected) = from_source::collect(opts)?;
         let entries = read.entries();
-        return generate_and_write(&read.inputs(&entries), collected, opts);
+        return generate_and_write(&read.inputs(&entries), collected, Vec::new(), opts);
     }
     let webhooks = Webhooks {
         webhooks: &registry::webhook_entries(),
@@ -79,23 +79,24 @@ pub fn run_with_webhooks(
 /// Runs the generator over `inputs`: checked against the workspace's sources unless
 /// `--no-scan`.
 pub fn run_inputs(inputs: &Inputs, opts: &Options) -> Result<Report, Error> {
-    let collected = collect_registry(inputs, opts)?;
-    generate_and_write(inputs, collected, opts)
+    let (collected, cross_check) = collect_registry(inputs, opts)?;
+    generate_and_write(inputs, collected, cross_check, opts)
 }
 
 /// The registry's part of a run before it generates: unless `--no-scan`, the workspace's
-/// sources scanned and every attribute they hold checked against the registry.
-fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error> {
+/// sources scanned and every attribute they hold checked against the registry (with the
+/// cross-check's warnings).
+fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<(Collected, Vec<Finding>), Error> {
     let mut collected = Collected {
         metadata: None,
         workspace_root: None,
-        warnings: Vec::new(),
+        outside: None,
         note: None,
         calls: None,
         timings: Timings::from_env(),
     };
     if opts.no_scan {
-        return Ok(collected);
+        return Ok((collected, Vec::new()));
     }
     let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
     let outside =
@@ -140,15 +141,10 @@ fn collect_registry(inputs: &Inputs, opts: &Options) -> Result<Collected, Error>
         });
     }
     collected.timings.lap("cross-check");
-    collected.warnings = findings
-        .warnings
-        .into_iter()
-        .map(Warning::CrossCheck)
-        .chain(outside)
-        .collect();
+    collected.outside = outside;
     collected.metadata = Some(workspace.metadata);
     collected.workspace_root = Some(workspace.root);
-    Ok(collected)
+    Ok((collected, findings.warnings))
 }
 
 /// What the generators made so far, in the order their files are reported.
@@ -173,16 +169,18 @@ impl Made {
         rerun: &str,
     ) {
         self.summary.extend(generated.summary);
-        self.warnings.extend(generated.warnings);
+        self.warnings
+            .extend(generated.warnings.into_iter().map(Warning::from));
         for mut file in generated.files {
             if inputs.kept.contains(&artifact) {
                 self.unverified.push(file.path.clone());
-                file.content = from_source::left_as_it_is(
+                let (content, warning) = from_source::left_as_it_is(
                     &file.path,
                     std::mem::take(&mut file.content),
                     rerun,
-                    &mut self.warnings,
                 );
+                file.content = content;
+                self.warnings.extend(warning.map(Warning::LeftAsItIs));
             }
             artifacts.files.push((artifact, file.path.clone()));
             self.files.push(file);
@@ -190,16 +188,18 @@ impl Made {
     }
 }
 
-/// Lints, generates every artifact, plans the files and writes (or checks) them.
+/// Lints, generates every artifact, plans the files and writes (or checks) them; the
+/// cross-check's warnings (`cross_check`) come first in the report.
 pub(crate) fn generate_and_write(
     inputs: &Inputs,
     collected: Collected,
+    cross_check: Vec<Finding>,
     opts: &Options,
 ) -> Result<Report, Error> {
     let Collected {
         metadata,
         workspace_root,
-        warnings,
+        outside,
         mut note,
         calls,
         mut timings,
@@ -228,7 +228,11 @@ pub(crate) fn generate_and_write(
     timings.lap("lints");
 
     let mut made = Made {
-        warnings,
+        warnings: cross_check
+            .into_iter()
+            .map(Warning::CrossCheck)
+            .chain(outside.map(Warning::from))
+            .collect(),
         ..Made::default()
     };
     let rerun = opts.invocation.rerun();

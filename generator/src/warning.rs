@@ -1,8 +1,10 @@
 //! What a run found worth a look without stopping: each warning typed by where it comes from.
 
 use crate::check::crosscheck::Finding;
+use crate::generate::GenerateWarning;
 use crate::generate::bundle::BundleWarning;
 use crate::generate::webhooks::WebhookWarning;
+use crate::input::workspace::GeneratorOutside;
 use crate::output::FileWarning;
 
 /// A warning of a run ([`crate::Report::warnings`]); `--deny-warnings` refuses the run with
@@ -67,4 +69,31 @@ pub enum Warning {
     /// A kube call of the code that no `#[rbac]` grants.
     #[error(transparent)]
     Call(crate::check::calls::CallWarning),
+}
+
+impl From<GenerateWarning> for Warning {
+    fn from(w: GenerateWarning) -> Warning {
+        match w {
+            GenerateWarning::Collisions { count } => Warning::Collisions { count },
+            GenerateWarning::UnneededAllow(w) => Warning::UnneededAllow(w),
+            GenerateWarning::Crd(w) => Warning::Crd(w),
+            GenerateWarning::Webhook(w) => Warning::Webhook(w),
+            GenerateWarning::Bundle(w) => Warning::Bundle(w),
+        }
+    }
+}
+
+impl From<GeneratorOutside> for Warning {
+    fn from(w: GeneratorOutside) -> Warning {
+        let GeneratorOutside {
+            package,
+            ours,
+            workspace,
+        } = w;
+        Warning::GeneratorOutsideWorkspace {
+            package,
+            ours,
+            workspace,
+        }
+    }
 }

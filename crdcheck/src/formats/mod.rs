@@ -426,31 +426,7 @@ fn date_time(value: &str) -> bool {
 /// govalidator's base64 pattern: groups of 4 of `A-Za-z0-9+/`, the last one `xx==` or `xxx=`
 /// if padded; at least one group.
 fn base64(value: &str) -> bool {
-    !value.is_empty() && base64_len(value.as_bytes()).is_some()
-}
-
-/// The length of what padded standard base64 decodes to (Go's `base64.StdEncoding`, which
-/// agrees with the pattern above but for the empty text), if it decodes.
-pub(super) fn base64_len(text: &[u8]) -> Option<usize> {
-    let symbol = |c: &u8| c.is_ascii_alphanumeric() || *c == b'+' || *c == b'/';
-    if !text.len().is_multiple_of(4) {
-        return None;
-    }
-    let groups = text.len() / 4;
-    let mut len = 0;
-    for (i, group) in text.chunks(4).enumerate() {
-        let last = i + 1 == groups;
-        let ok = match group {
-            [a, b, b'=', b'='] if last => symbol(a) && symbol(b),
-            [a, b, c, b'='] if last => symbol(a) && symbol(b) && symbol(c),
-            _ => group.iter().all(symbol),
-        };
-        if !ok {
-            return None;
-        }
-        len += 3 - group.iter().filter(|c| **c == b'=').count();
-    }
-    Some(len)
+    !value.is_empty() && super::base64::decoded_len(value.as_bytes()).is_some()
 }
 
 /// `#?` and 3 or 6 hex digits.

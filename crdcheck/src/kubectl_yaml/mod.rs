@@ -259,15 +259,16 @@ impl Reader {
                 escape.then(|| e.marker().byte_offset()).flatten(),
             )
         };
-        // Open collections: the node's kind, anchor id, line and children so far.
-        let mut open: Vec<(bool, usize, usize, Vec<Rc<Node>>)> = Vec::new();
+        // Open collections: the node's kind, anchor id, line and column, and children so far.
+        type Open = (bool, usize, (usize, usize), Vec<Rc<Node>>);
+        let mut open: Vec<Open> = Vec::new();
         let mut anchors: HashMap<usize, Rc<Node>> = HashMap::new();
         let mut names: HashMap<usize, String> = HashMap::new();
         let mut root = None;
         let mut started = false;
         while let Some(event) = parser.next_event() {
             let (event, span) = event.map_err(error)?;
-            let node_line = line + span.start.line();
+            let (node_line, col) = (line + span.start.line(), span.start.col() + 1);
             let node = match event {
                 Event::DocumentStart(..) => {
                     if started {
@@ -317,6 +318,7 @@ impl Reader {
                         plain: style == granit_parser::ScalarStyle::Plain,
                         tag: tag.map(|t| t.to_string()),
                         line: node_line,
+                        col,
                     });
                     if anchor != 0 {
                         anchors.insert(anchor, node.clone());
@@ -326,11 +328,11 @@ impl Reader {
                 Event::SequenceStart(_, anchor, _) | Event::MappingStart(_, anchor, _) => {
                     let map = matches!(event, Event::MappingStart(..));
                     self.count_node().map_err(|e| (e, None))?;
-                    open.push((map, anchor, node_line, Vec::new()));
+                    open.push((map, anchor, (node_line, col), Vec::new()));
                     continue;
                 }
                 Event::SequenceEnd | Event::MappingEnd => {
-                    let (map, anchor, line, children) = open
+                    let (map, anchor, (line, col), children) = open
                         .pop()
                         .ok_or(("unbalanced YAML events".to_string(), None))?;
                     let node = Rc::new(if map {
@@ -339,7 +341,7 @@ impl Reader {
                         while let (Some(k), Some(v)) = (children.next(), children.next()) {
                             pairs.push((k, v));
                         }
-                        Node::Map { pairs, line }
+                        Node::Map { pairs, line, col }
                     } else {
                         Node::Seq { items: children }
                     });
@@ -415,6 +417,8 @@ enum Node {
         /// The tag, in full (`tag:yaml.org,2002:int`, `!local`, `!`).
         tag: Option<String>,
         line: usize,
+        /// 1-based, in characters.
+        col: usize,
     },
     Seq {
         items: Vec<Rc<Node>>,
@@ -422,6 +426,7 @@ enum Node {
     Map {
         pairs: Vec<(Rc<Node>, Rc<Node>)>,
         line: usize,
+        col: usize,
     },
     Alias {
         target: Rc<Node>,
@@ -516,13 +521,14 @@ impl Decoder<'_> {
                 plain,
                 tag,
                 line,
+                ..
             } => scalar(value, *plain, tag.as_deref()).map_err(|e| format!("line {line}: {e}")),
             Node::Seq { items } => items
                 .iter()
                 .map(|n| self.decode(n))
                 .collect::<Result<_, _>>()
                 .map(Go::Seq),
-            Node::Map { pairs, line } => {
+            Node::Map { pairs, line, .. } => {
                 let mut map = GoMap::default();
                 self.mapping(pairs, *line, &mut map)?;
                 Ok(Go::Map(map.entries))
@@ -633,7 +639,7 @@ impl Decoder<'_> {
                 self.alias_depth -= 1;
                 result
             }
-            Node::Map { pairs, line } => self.mapping(pairs, *line, map),
+            Node::Map { pairs, line, .. } => self.mapping(pairs, *line, map),
             _ => Ok(()),
         }
     }

@@ -2,33 +2,11 @@
 //! CEL rules (`--costs`, `--output json`).
 
 use super::flags::{CommandLine, Flag, Parsed, Positionals};
+use super::format::Output;
 use crate::usage::UsageError;
 use kube_markers_crdcheck::files::{self, FileReport};
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// How the findings are printed: `--output`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) enum Output {
-    /// One line per finding, for people.
-    #[default]
-    Text,
-    /// Every file's problems, warnings and cost report, for tools.
-    Json,
-    /// GitHub Actions workflow commands: an annotation on the file's line per finding.
-    Github,
-}
-
-impl Output {
-    fn parse(v: &str) -> Output {
-        // The flag's parser accepted only the choices.
-        match v {
-            "json" => Output::Json,
-            "github" => Output::Github,
-            _ => Output::Text,
-        }
-    }
-}
 
 /// What the command line gives.
 #[derive(Default)]
@@ -272,54 +250,39 @@ pub fn render(reports: &[FileReport], costs: bool) -> String {
     out
 }
 
-/// The report as GitHub Actions workflow commands: each finding an annotation on the line of
-/// its CRD (or of its version's entry), each file's error or warning on the line it names;
-/// then the summary line, which a workflow log shows as it is.
+/// The report as GitHub Actions workflow commands: each finding an annotation where the check
+/// placed it ([`FileReport::findings`]: the line and column of the node it names, a file's
+/// error or warning on the line it names), the file's own first, then each CRD's; then the
+/// summary line, which a workflow log shows as it is.
 pub fn render_github(reports: &[FileReport]) -> String {
-    use super::github::{Level, Place, annotation, crd_position, file_name, line_in_message};
+    use super::github::{Level, Place, annotation, file_name};
+    use kube_markers_crdcheck::Severity;
     let mut out = String::new();
     for r in reports {
         let file = file_name(&r.file);
-        let text = files::read_text(std::path::Path::new(&r.file))
-            .map(|(text, _)| text)
-            .unwrap_or_default();
-        let at_line = |message: &str| Place {
-            file: Some(file.clone()),
-            line: line_in_message(message),
-            col: None,
-        };
-        for e in &r.errors {
-            out.push_str(&annotation(Level::Error, &at_line(e), "check-crds", e));
-        }
-        for w in &r.warnings {
-            out.push_str(&annotation(Level::Warning, &at_line(w), "check-crds", w));
-        }
-        for crd in &r.crds {
-            let place = |finding: &str| {
-                // `version v1: spec.size: message`.
-                let (version, path) = match finding
-                    .strip_prefix("version ")
-                    .and_then(|rest| rest.split_once(": "))
-                {
-                    Some((version, rest)) => {
-                        (Some(version), rest.split_once(": ").map(|(path, _)| path))
-                    }
-                    None => (None, None),
-                };
-                let (line, col) = crd_position(&text, &crd.name, version, path).unzip();
-                Place {
-                    file: Some(file.clone()),
-                    line,
-                    col,
-                }
+        let mut findings: Vec<_> = r.findings().iter().collect();
+        // The file's errors, its warnings, then the CRDs' findings in their order.
+        findings.sort_by_key(|f| match (&f.crd, f.severity) {
+            (None, Severity::Error) => 0,
+            (None, Severity::Warning) => 1,
+            (Some(_), _) => 2,
+        });
+        for f in findings {
+            let place = Place {
+                file: Some(file.clone()),
+                line: f.line,
+                col: f.column,
             };
-            let refused = format!("{}: the API server would refuse it", crd.name);
-            for p in &crd.problems {
-                out.push_str(&annotation(Level::Error, &place(p), &refused, p));
-            }
-            for w in &crd.warnings {
-                out.push_str(&annotation(Level::Warning, &place(w), &crd.name, w));
-            }
+            let (level, title) = match (&f.crd, f.severity) {
+                (None, Severity::Error) => (Level::Error, "check-crds".to_string()),
+                (None, Severity::Warning) => (Level::Warning, "check-crds".to_string()),
+                (Some(crd), Severity::Error) => (
+                    Level::Error,
+                    format!("{crd}: the API server would refuse it"),
+                ),
+                (Some(crd), Severity::Warning) => (Level::Warning, crd.clone()),
+            };
+            out.push_str(&annotation(level, &place, &title, &f.message));
         }
     }
     // The summary, as the text report ends.

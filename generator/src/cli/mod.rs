@@ -13,6 +13,7 @@ pub mod check_crds;
 pub mod completions;
 pub mod explain;
 pub(crate) mod flags;
+mod format;
 pub mod generate;
 mod github;
 mod help;

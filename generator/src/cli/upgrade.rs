@@ -3,9 +3,9 @@
 //! Kept apart from `check_crds.rs`, which only hands over to it; [`from_cluster`] is public
 //! for the end-to-end test on a real API server.
 
+use super::format::Output;
 use crate::usage::UsageError;
 use kube_markers_compat::{Finding, Policy, Severity};
-use kube_markers_crdcheck::files;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -127,7 +127,7 @@ pub(crate) fn main(
     previous: &str,
     paths: &[PathBuf],
     entries: &[String],
-    output: super::check_crds::Output,
+    output: Output,
 ) -> ExitCode {
     let bad = |e: String| {
         eprintln!("error: {e}");
@@ -167,12 +167,12 @@ pub(crate) fn main(
         }
     };
     match output {
-        super::check_crds::Output::Json => {
+        Output::Json => {
             let json = serde_json::to_string_pretty(&findings).expect("findings serialize");
             super::print_out(&format!("{json}\n"));
         }
-        super::check_crds::Output::Text => super::print_out(&render(&findings)),
-        super::check_crds::Output::Github => super::print_out(&render_github(&findings, paths)),
+        Output::Text => super::print_out(&render(&findings)),
+        Output::Github => super::print_out(&render_github(&findings, paths)),
     }
     eprintln!("{}", summary(&findings, old.len(), new.len()));
     if kube_markers_compat::has_errors(&findings) {
@@ -187,35 +187,31 @@ pub(crate) fn render(findings: &[Finding]) -> String {
     findings.iter().map(|f| format!("{}\n", f.line())).collect()
 }
 
-/// Each finding as a GitHub Actions workflow command, on the line of its CRD (or of its
-/// version's entry) in the file of PATH that defines it.
+/// Each finding as a GitHub Actions workflow command, where the check places it in the files
+/// of PATH ([`kube_markers_crdcheck::upgrade::locate_in`]: the line and column of the node
+/// changed, else of its version's entry or its CRD).
 fn render_github(findings: &[Finding], paths: &[PathBuf]) -> String {
-    use super::github::{Level, Place, annotation, crd_position, file_name};
-    let texts: Vec<(String, String)> = files::collect(paths)
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|(path, _)| {
-            let (text, _) = files::read_text(&path).ok()?;
-            Some((path.display().to_string(), text))
-        })
-        .collect();
+    use super::github::{Level, Place, annotation, file_name};
+    let changes = kube_markers_crdcheck::upgrade::locate_in(findings.to_vec(), paths)
+        .unwrap_or_else(|_| {
+            // PATH was read for the comparison: unplaced only if it changed since.
+            findings
+                .iter()
+                .map(|f| kube_markers_crdcheck::upgrade::Change::unplaced(f.clone()))
+                .collect()
+        });
     let mut out = String::new();
-    for f in findings {
-        // `v1beta1 -> v1` (two served versions) or stored versions: the CRD's line.
-        let version = Some(f.version.as_str()).filter(|v| !v.is_empty() && !v.contains(' '));
-        let place = texts
-            .iter()
-            .find_map(|(file, text)| {
-                // crdify's `^.spec.size`.
-                let path = f.path.strip_prefix("^.").filter(|p| !p.is_empty());
-                let (line, col) = crd_position(text, &f.crd, version, path)?;
-                Some(Place {
-                    file: Some(file_name(file)),
-                    line: Some(line),
-                    col: Some(col),
-                })
-            })
-            .unwrap_or_default();
+    for change in changes {
+        let f = &change.finding;
+        let place = if change.file.is_empty() {
+            Place::default()
+        } else {
+            Place {
+                file: Some(file_name(&change.file)),
+                line: Some(change.line),
+                col: change.column,
+            }
+        };
         let level = match f.severity {
             Severity::Error => Level::Error,
             _ => Level::Warning,

@@ -3,10 +3,8 @@
 //! them and checked against the API server's rules (`kube-markers-crdcheck`) before anything is
 //! written.
 
-use crate::error::Error;
-use crate::generate::{Artifact, Artifacts, Context, Generated};
+use crate::generate::{Artifact, Artifacts, Context, GenerateError, GenerateWarning, Generated};
 use crate::output::Output;
-use crate::warning::Warning;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_crdcheck::Fixes;
 use kube_markers_crdcheck::files::Finding;
@@ -16,7 +14,7 @@ use serde_json::Value;
 
 /// The CRD files (`--crd-out`, one `<group>_<plural>.yaml` per group and kind): every
 /// problem, of any type, refuses the run.
-pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, GenerateError> {
     let (inputs, opts) = (ctx.inputs, ctx.opts);
     if inputs.crds.is_empty() {
         return Ok(Generated::default());
@@ -25,13 +23,15 @@ pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error>
     // names for the bundle, and checks nothing of what it does not write.
     let checked = !inputs.kept.contains(&Artifact::Crds);
     let (crds, unneeded, crd_warnings) =
-        generate_with_warnings(inputs.crds, inputs.conversions, checked).map_err(Error::Crd)?;
+        generate_with_warnings(inputs.crds, inputs.conversions, checked)
+            .map_err(GenerateError::Crd)?;
     let crd_dir = opts.crd_dir();
+    // Each CRD's document as its check read it: rendered once.
     let files = crds
         .iter()
-        .map(|crd| Output {
+        .map(|(crd, document)| Output {
             path: crd_dir.join(&crd.file_name),
-            content: render_crd(crd, ctx.header),
+            content: format!("{}{document}", ctx.header),
             what: format!(
                 "the CRD {}",
                 crd.crd.metadata.name.as_deref().unwrap_or(&crd.file_name)
@@ -39,22 +39,23 @@ pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error>
             option: "--crd-out",
         })
         .collect();
-    let versions: usize = crds.iter().map(|c| c.crd.spec.versions.len()).sum();
+    let versions: usize = crds.iter().map(|(c, _)| c.crd.spec.versions.len()).sum();
     let summary =
         (!crds.is_empty()).then(|| format!("{} CRD(s) with {versions} version(s)", crds.len()));
-    made.crds = crds;
+    made.crds = crds.into_iter().map(|(crd, _)| crd).collect();
     Ok(Generated {
         summary,
         files,
         warnings: unneeded
             .into_iter()
-            .map(Warning::UnneededAllow)
-            .chain(crd_warnings.into_iter().map(Warning::Crd))
+            .map(GenerateWarning::UnneededAllow)
+            .chain(crd_warnings.into_iter().map(GenerateWarning::Crd))
             .collect(),
     })
 }
 
-/// A CRD file: the header, then the object after `---`.
+/// A CRD file: the header, then the object after `---`. (A run writes the document its check
+/// read, which is this one.)
 pub fn render_crd(crd: &GeneratedCrd, header: &str) -> String {
     crate::output::yaml::render_documents(header, &[crd.to_value()])
 }
@@ -88,16 +89,21 @@ pub fn generate_crds_with_conversions(
     entries: &[&CrdEntry],
     conversions: &[&ConversionEntry],
 ) -> Result<Vec<GeneratedCrd>, Vec<CrdProblem>> {
-    generate_with_warnings(entries, conversions, true).map(|(crds, ..)| crds)
+    generate_with_warnings(entries, conversions, true).map(|(crds, ..)| without_documents(crds))
 }
 
 /// [`generate_crds_with_conversions`], with what the API server accepts in the CRDs but
-/// `check-crds` warns of: the run's [`Warning::Crd`]s.
+/// `check-crds` warns of: the run's `Warning::Crd`s.
 pub fn generate_crds_warning(
     entries: &[&CrdEntry],
     conversions: &[&ConversionEntry],
 ) -> Result<(Vec<GeneratedCrd>, Vec<CrdWarning>), Vec<CrdProblem>> {
-    generate_with_warnings(entries, conversions, true).map(|(crds, _, warnings)| (crds, warnings))
+    generate_with_warnings(entries, conversions, true)
+        .map(|(crds, _, warnings)| (without_documents(crds), warnings))
+}
+
+fn without_documents(crds: Vec<(GeneratedCrd, String)>) -> Vec<GeneratedCrd> {
+    crds.into_iter().map(|(crd, _)| crd).collect()
 }
 
 /// What the API server accepts in a CRD the generator writes but `check-crds` warns of, with
@@ -118,9 +124,10 @@ pub struct CrdWarning {
     pub finding: Finding,
 }
 
-/// The CRDs, the `allow(unconverted-versions, ...)` that accept nothing, and the warnings.
+/// The CRDs, each with its document as written after the header (`---` and the object), the
+/// `allow(unconverted-versions, ...)` that accept nothing, and the warnings.
 type WithWarnings = (
-    Vec<GeneratedCrd>,
+    Vec<(GeneratedCrd, String)>,
     Vec<versions::UnneededAllow>,
     Vec<CrdWarning>,
 );
@@ -163,17 +170,23 @@ fn generate_with_warnings(
                 });
             }
         }
+        // A kind that cannot be merged or named is not checked further: its other problems
+        // come first.
+        if !problems.is_empty() {
+            errors.append(&mut problems);
+            continue;
+        }
+        // The CRD's document, rendered once: checked here, and written after the header.
+        let json = serde_json::to_value(&kind.crd).unwrap_or(Value::Null);
+        let document = crate::output::yaml::render_documents("", &[json]);
         // Only the generator checks what the API server would reject: it needs the structural
         // rules and a CEL parser, which a running operator does without. The check is
         // `check-crds`' whole-file check, on the CRD's file as it is written and read back as
         // kubectl reads it, with the same verdicts: refused where the API server refuses, a
-        // warning where it accepts. (A kind that cannot be merged or named is only a best
-        // effort: its other problems come first.)
-        if checked && problems.is_empty() {
+        // warning where it accepts.
+        if checked {
             let file = file_name(&kind.crd.spec.group, &kind.crd.spec.names.plural);
-            let json = serde_json::to_value(&kind.crd).unwrap_or(Value::Null);
-            let text = crate::output::yaml::render_documents("", &[json]);
-            let report = kube_markers_crdcheck::check_text_as(&file, &text, Fixes::Attributes);
+            let report = kube_markers_crdcheck::check_text_as(&file, &document, Fixes::Attributes);
             let group = &kind.crd.spec.group;
             let kind_name = &kind.crd.spec.names.kind;
             let ty = |finding: &Finding| match &finding.version {
@@ -216,7 +229,7 @@ fn generate_with_warnings(
             }
         }
         if problems.is_empty() {
-            out.push(GeneratedCrd {
+            let crd = GeneratedCrd {
                 file_name: file_name(&kind.crd.spec.group, &kind.crd.spec.names.plural),
                 sources: kind
                     .built
@@ -224,7 +237,8 @@ fn generate_with_warnings(
                     .map(|b| (b.entry.type_name.to_string(), b.entry.source.clone()))
                     .collect(),
                 crd: kind.crd,
-            });
+            };
+            out.push((crd, document));
         } else {
             errors.append(&mut problems);
         }

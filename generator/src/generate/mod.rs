@@ -14,10 +14,9 @@ pub mod webhooks;
 
 pub use crate::input::{Artifact, Inputs, Webhooks};
 
-use crate::error::Error;
 use crate::options::Options;
 use crate::output::Output;
-use crate::warning::Warning;
+use crate::output::files::IoFailure;
 use kube_markers_rbac::GeneratedRole;
 use std::path::PathBuf;
 
@@ -71,12 +70,12 @@ pub struct Generated {
     /// What it made, for the summary line; `None` when it made nothing.
     pub summary: Option<String>,
     /// What is worth a look.
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<GenerateWarning>,
 }
 
 /// An artifact's generator: reads the run and what the generators before it made, adds its
 /// own artifact to `made`, and returns its files.
-pub type Generator = fn(&Context, &mut Artifacts) -> Result<Generated, Error>;
+pub type Generator = fn(&Context, &mut Artifacts) -> Result<Generated, GenerateError>;
 
 /// Every generator, in the order the run calls them and reports their files: the bundle and
 /// its chart read what the others made.
@@ -88,3 +87,44 @@ pub const GENERATORS: [(Artifact, Generator); 6] = [
     (Artifact::Bundle, bundle::generate_for_run),
     (Artifact::Chart, chart::generate_for_run),
 ];
+
+/// Why a generator refuses the run; nothing was written. The runner reports each as the run's
+/// error of the same name (`Error::Crd`, ...).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum GenerateError {
+    /// A file of an earlier run, kept as it is, cannot be read.
+    Io(IoFailure),
+    /// CRDs that cannot be generated, or that the API server would reject.
+    Crd(Vec<kube_markers_registry::crd::CrdProblem>),
+    /// Webhooks that cannot be merged into their configurations.
+    Webhook(Vec<webhooks::WebhookProblem>),
+    /// The deploy bundle's identity or names are wrong.
+    Bundle(Vec<bundle::BundleProblem>),
+}
+
+impl From<IoFailure> for GenerateError {
+    fn from(e: IoFailure) -> GenerateError {
+        GenerateError::Io(e)
+    }
+}
+
+/// What a generator found worth a look. The runner reports each as the run's warning of the
+/// same name (`Warning::Crd`, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GenerateWarning {
+    /// Rule merges where controller-gen would keep one of the colliding rules at random.
+    Collisions {
+        /// How many merges collided.
+        count: usize,
+    },
+    /// A CRD's `allow(unconverted-versions, ...)` that accepts nothing.
+    UnneededAllow(kube_markers_registry::crd::UnneededAllow),
+    /// What the API server accepts in a CRD but `check-crds` warns of.
+    Crd(crds::CrdWarning),
+    /// The webhook configurations.
+    Webhook(webhooks::WebhookWarning),
+    /// The deploy bundle.
+    Bundle(bundle::BundleWarning),
+}

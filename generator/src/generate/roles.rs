@@ -9,16 +9,14 @@
 //! directly, in the general path's key order, indentation and quoting; any other role takes
 //! the general path. Tests compare the two on every role they render.
 
-use crate::error::Error;
-use crate::generate::{Artifacts, Context, Generated};
+use crate::generate::{Artifacts, Context, GenerateError, GenerateWarning, Generated};
 use crate::output::Output;
 use crate::output::yaml::{is_plain_word, is_plain_word_char};
-use crate::warning::Warning;
 use kube_markers_rbac::{GeneratedRole, generate_roles_counting};
 
 /// The roles of the `#[rbac]` attributes, merged as controller-gen merges them, as `role.yaml`
 /// (`--out`, `--file-name`); nothing without attributes.
-pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, GenerateError> {
     let (inputs, opts) = (ctx.inputs, ctx.opts);
     if inputs.rbac.is_empty() {
         return Ok(Generated::default());
@@ -26,7 +24,7 @@ pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error>
     let (roles, collisions) =
         generate_roles_counting(inputs.rbac.iter().map(|e| &e.marker), &opts.role_name);
     let warnings = if collisions > 0 {
-        vec![Warning::Collisions { count: collisions }]
+        vec![GenerateWarning::Collisions { count: collisions }]
     } else {
         Vec::new()
     };

@@ -14,7 +14,6 @@ pub mod sources;
 pub mod workspace;
 
 use crate::timings::Timings;
-use crate::warning::Warning;
 use kube_markers_registry::{
     ConversionEntry, CrdEntry, RbacEntry, WebhookConfigurationEntry, WebhookEntry,
 };
@@ -45,13 +44,15 @@ impl fmt::Display for Place {
 }
 
 /// What an input learned while collecting: the workspace's `cargo metadata` (none with
-/// `--no-scan`), the warnings so far, a note for the summary, and the run's clock.
+/// `--no-scan`), whether the generator stands outside it, a note for the summary, and the
+/// run's clock.
 pub(crate) struct Collected {
     pub(crate) metadata: Option<cargo_metadata::Metadata>,
     /// The workspace's root, where the default `--out` goes (none with `--no-scan`: then it is
     /// relative to the current directory).
     pub(crate) workspace_root: Option<PathBuf>,
-    pub(crate) warnings: Vec<Warning>,
+    /// The generator's package is not a member of the workspace scanned (a warning).
+    pub(crate) outside: Option<workspace::GeneratorOutside>,
     pub(crate) note: Option<String>,
     /// The kube calls of the linked crates' sources, read by the scan; held against the
     /// attributes once the CRDs (whose kinds they need) are generated.

@@ -1,13 +1,11 @@
 //! The workspace as `cargo metadata` describes it: the members that use kube-markers, their
 //! targets (whose module trees the scan walks), and the workspace's kube-markers settings.
 
-use crate::error::Error;
 use crate::input::cargo::cargo_metadata;
 use crate::input::cfg::CfgEnv;
 use crate::input::metadata_cache::MetadataCache;
 use crate::input::scan_error::ScanError;
 use crate::invocation::{Invocation, PackageInWorkspace};
-use crate::warning::Warning;
 use cargo_metadata::{Metadata, Package as CargoPackage};
 use serde_json::Value;
 use std::fmt;
@@ -331,12 +329,36 @@ pub fn metadata_for_tests(mut json: serde_json::Value) -> cargo_metadata::Metada
     serde_json::from_value(json).expect("the test's cargo metadata reads")
 }
 
+/// The workspace scanned has its own package of the generator's name: the generator was
+/// built from another workspace. The runner refuses the run (`Error::AnotherWorkspacesGenerator`).
+#[derive(Debug)]
+pub(crate) struct AnotherWorkspacesGenerator {
+    pub(crate) package: String,
+    /// The `Cargo.toml` the generator was built from.
+    pub(crate) ours: PathBuf,
+    /// The workspace's package of that name.
+    pub(crate) theirs: PathBuf,
+    /// The scanned workspace's `Cargo.toml`.
+    pub(crate) workspace: PathBuf,
+}
+
+/// The generator's package is not a member of the workspace it scans. The runner warns
+/// (`Warning::GeneratorOutsideWorkspace`).
+#[derive(Debug)]
+pub(crate) struct GeneratorOutside {
+    pub(crate) package: String,
+    /// The `Cargo.toml` it was built from.
+    pub(crate) ours: PathBuf,
+    /// The scanned workspace's `Cargo.toml`.
+    pub(crate) workspace: PathBuf,
+}
+
 /// Refuses a run of another workspace's generator (`invocation`) in this one; warns when the
 /// generator stands outside the workspace it scans.
 pub(crate) fn check_generator_in(
     invocation: &Invocation,
     metadata: &cargo_metadata::Metadata,
-) -> Result<Option<Warning>, Error> {
+) -> Result<Option<GeneratorOutside>, AnotherWorkspacesGenerator> {
     let package = invocation.package.clone().unwrap_or_default();
     match invocation.in_workspace(metadata) {
         PackageInWorkspace::Unknown | PackageInWorkspace::Member => Ok(None),
@@ -344,18 +366,16 @@ pub(crate) fn check_generator_in(
             theirs,
             ours,
             workspace,
-        } => Err(Error::AnotherWorkspacesGenerator {
+        } => Err(AnotherWorkspacesGenerator {
             package,
             ours,
             theirs,
             workspace,
         }),
-        PackageInWorkspace::Outside { ours, workspace } => {
-            Ok(Some(Warning::GeneratorOutsideWorkspace {
-                package,
-                ours,
-                workspace,
-            }))
-        }
+        PackageInWorkspace::Outside { ours, workspace } => Ok(Some(GeneratorOutside {
+            package,
+            ours,
+            workspace,
+        })),
     }
 }

@@ -1,7 +1,7 @@
 //! The files of a run: what it produces, where they go, what became of each, and what stands
 //! in the way.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What happened to one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,4 +230,98 @@ pub(crate) struct Destination {
     pub(crate) dir: PathBuf,
     /// The option that names it.
     pub(crate) option: &'static str,
+}
+
+/// What the generator was doing to a file when it failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IoAction {
+    /// Reading it.
+    Read,
+    /// Reading the `--header-file`.
+    ReadHeader,
+    /// Listing a directory.
+    List,
+    /// Creating a directory.
+    CreateDirectory,
+    /// Writing a (temporary) file.
+    Write,
+    /// Renaming a written file over its destination.
+    Replace,
+    /// Removing a file.
+    Remove,
+}
+
+impl std::fmt::Display for IoAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            IoAction::Read => "read",
+            IoAction::ReadHeader => "read --header-file",
+            IoAction::List => "list directory",
+            IoAction::CreateDirectory => "create directory",
+            IoAction::Write => "write",
+            IoAction::Replace => "replace",
+            IoAction::Remove => "remove",
+        })
+    }
+}
+
+/// A file operation that failed: what was being done, to which file, and why. The runner
+/// reports it as the run's `Error::Io`.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct IoFailure {
+    /// What was being done.
+    pub action: IoAction,
+    /// To which file or directory.
+    pub path: PathBuf,
+    /// Why it failed.
+    pub source: std::io::Error,
+}
+
+/// `cannot ACTION PATH`: the words of an [`IoFailure`], which the run's error repeats.
+pub(crate) fn cannot(action: IoAction, path: &Path) -> String {
+    format!("cannot {action} {}", path.display())
+}
+
+impl std::fmt::Display for IoFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&cannot(self.action, &self.path))
+    }
+}
+
+impl std::error::Error for IoFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+impl IoFailure {
+    /// What `action` on `path` failed with, for `map_err`.
+    pub(crate) fn of(
+        action: IoAction,
+        path: &Path,
+    ) -> impl FnOnce(std::io::Error) -> IoFailure + '_ {
+        move |source| IoFailure {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Why the files cannot be planned or written; nothing was written. The runner reports it as
+/// the run's `Error::Io` or `Error::Outputs`.
+#[derive(Debug)]
+pub(crate) enum OutputError {
+    /// A file could not be read, listed, written or removed.
+    Io(IoFailure),
+    /// Outputs cannot go where they are asked to.
+    Outputs(Vec<OutputProblem>),
+}
+
+impl From<IoFailure> for OutputError {
+    fn from(e: IoFailure) -> OutputError {
+        OutputError::Io(e)
+    }
 }

@@ -3,9 +3,9 @@
 //! and no longer generates are removed only while unchanged; files it did not write are never
 //! touched.
 
-use crate::error::Error;
-use crate::error::IoAction;
-use crate::output::files::{Destination, FileWarning, Orphan, Output, OutputProblem};
+use crate::output::files::{
+    Destination, FileWarning, IoAction, IoFailure, Orphan, Output, OutputError, OutputProblem,
+};
 use crate::output::ledger::{self, Ledger};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -44,14 +44,6 @@ pub(crate) struct Plan {
     /// Outputs (as spelled) whose file on disk is not what this generator wrote there, as its
     /// ledger proves: edited by hand. Each with where a run keeps the edited file.
     pub(super) edited: BTreeMap<PathBuf, PathBuf>,
-}
-
-pub(super) fn io(action: IoAction, path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
-        action,
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 /// The same path for the same file however it is spelled: absolute, without `.` and `..`,
@@ -103,7 +95,7 @@ pub(crate) fn plan(
     destinations: &[Destination],
     owner: &ledger::Owner,
     header_file: Option<&Path>,
-) -> Result<Plan, Error> {
+) -> Result<Plan, OutputError> {
     let generator = owner.name.as_str();
     let mut planning = Planning {
         outputs: &outputs,
@@ -128,7 +120,7 @@ pub(crate) fn plan(
     } = planning;
     problems.extend(same_paths(&outputs, &ledgers, header_file));
     if !problems.is_empty() {
-        return Err(Error::Outputs(problems));
+        return Err(OutputError::Outputs(problems));
     }
     Ok(Plan {
         outputs,
@@ -203,7 +195,11 @@ struct Planning<'a> {
 
 impl Planning<'_> {
     /// One directory and the outputs that go there (`in_dir`, indices into the outputs).
-    fn directory(&mut self, destination: &Destination, in_dir: &[usize]) -> Result<(), Error> {
+    fn directory(
+        &mut self,
+        destination: &Destination,
+        in_dir: &[usize],
+    ) -> Result<(), OutputError> {
         let dir = &destination.dir;
         if let Some(blocker) = blocker(dir) {
             let whats: Vec<&str> = in_dir
@@ -302,7 +298,7 @@ impl Planning<'_> {
         &mut self,
         dir: &Path,
         ledger_path: &Path,
-    ) -> Result<(Option<Ledger>, Option<PathBuf>), Error> {
+    ) -> Result<(Option<Ledger>, Option<PathBuf>), OutputError> {
         if let Some(ours) = self.read_ledger(ledger_path)? {
             return Ok((Some(ours), None));
         }
@@ -347,7 +343,7 @@ impl Planning<'_> {
     }
 
     /// This generator's ledger in the directory, if it has one; its bad lines are warnings.
-    fn read_ledger(&mut self, ledger_path: &Path) -> Result<Option<Ledger>, Error> {
+    fn read_ledger(&mut self, ledger_path: &Path) -> Result<Option<Ledger>, OutputError> {
         match std::fs::read_to_string(ledger_path) {
             Ok(text) => {
                 let (parsed, bad_lines) = Ledger::parse(&text);
@@ -364,7 +360,7 @@ impl Planning<'_> {
                 Ok(Some(parsed))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(io(IoAction::Read, ledger_path)(e)),
+            Err(e) => Err(IoFailure::of(IoAction::Read, ledger_path)(e).into()),
         }
     }
 
@@ -409,7 +405,7 @@ impl Planning<'_> {
 
     /// Outputs whose file is listed in the ledger but holds something this generator never
     /// wrote there, nor generates now: a person's edit, which a run must not replace silently.
-    fn edited_by_hand(&mut self, in_dir: &[usize], ours: &Ledger) -> Result<(), Error> {
+    fn edited_by_hand(&mut self, in_dir: &[usize], ours: &Ledger) -> Result<(), OutputError> {
         for &i in in_dir {
             let o = &self.outputs[i];
             let name = o.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -441,7 +437,7 @@ impl Planning<'_> {
         ours: &Ledger,
         names: &BTreeSet<&str>,
         foreign: &[Foreign],
-    ) -> Result<(), Error> {
+    ) -> Result<(), OutputError> {
         let claimed = |name: &str| foreign.iter().any(|f| f.files.files.contains_key(name));
         for (name, hashes) in &ours.files {
             // Another generator's ledger listing it too makes it not ours alone: keep it.
@@ -467,7 +463,7 @@ impl Planning<'_> {
 /// `<name>.edited.2`, ... when that holds another edit (the same edit is kept once). Not a
 /// `.yaml` name, so that `kubectl apply -f <dir>` does not pick it up; no ledger lists it, so
 /// no run touches it.
-fn copy_of_edit(path: &Path, edited: &[u8]) -> Result<PathBuf, Error> {
+fn copy_of_edit(path: &Path, edited: &[u8]) -> Result<PathBuf, OutputError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -483,7 +479,7 @@ fn copy_of_edit(path: &Path, edited: &[u8]) -> Result<PathBuf, Error> {
             Ok(kept) if kept == edited => return Ok(copy),
             Ok(_) => n += 1,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(copy),
-            Err(e) => return Err(io(IoAction::Read, &copy)(e)),
+            Err(e) => return Err(IoFailure::of(IoAction::Read, &copy)(e).into()),
         }
     }
 }
@@ -494,15 +490,15 @@ fn foreign_ledgers(
     dir: &Path,
     generator: &str,
     adopted: Option<&str>,
-) -> Result<Vec<Foreign>, Error> {
+) -> Result<Vec<Foreign>, OutputError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io(IoAction::List, dir)(e)),
+        Err(e) => return Err(IoFailure::of(IoAction::List, dir)(e).into()),
     };
     let mut out = Vec::new();
     for entry in entries {
-        let entry = entry.map_err(io(IoAction::List, dir))?;
+        let entry = entry.map_err(IoFailure::of(IoAction::List, dir))?;
         let file_name = entry.file_name();
         let Some(other) = file_name.to_str().and_then(ledger::generator_of) else {
             continue;
@@ -511,7 +507,7 @@ fn foreign_ledgers(
             continue;
         }
         let path = entry.path();
-        let text = std::fs::read_to_string(&path).map_err(io(IoAction::Read, &path))?;
+        let text = std::fs::read_to_string(&path).map_err(IoFailure::of(IoAction::Read, &path))?;
         out.push(Foreign {
             generator: other.to_string(),
             files: Ledger::parse(&text).0,
@@ -528,11 +524,11 @@ pub(super) fn orphan_state(
     path: &Path,
     hashes: &BTreeSet<String>,
     generator: &str,
-) -> Result<OrphanState, Error> {
+) -> Result<OrphanState, IoFailure> {
     let metadata = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(OrphanState::Gone),
-        Err(e) => return Err(io(IoAction::Read, path)(e)),
+        Err(e) => return Err(IoFailure::of(IoAction::Read, path)(e)),
     };
     let kept = |not_a_file| {
         OrphanState::Kept(FileWarning::KeptChanged {
@@ -544,7 +540,7 @@ pub(super) fn orphan_state(
     if !metadata.is_file() {
         return Ok(kept(true));
     }
-    let content = std::fs::read(path).map_err(io(IoAction::Read, path))?;
+    let content = std::fs::read(path).map_err(IoFailure::of(IoAction::Read, path))?;
     Ok(if hashes.contains(&ledger::sha256_hex(&content)) {
         OrphanState::Unchanged
     } else {

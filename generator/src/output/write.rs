@@ -1,15 +1,13 @@
 //! Writing or checking the planned files: staged next to their destinations and renamed into
 //! place (`apply`), or compared with what is on disk (`check`).
 
-use crate::error::Error;
-use crate::error::IoAction;
-use crate::output::files::{FileStatus, FileWarning, Orphan, Output};
-use crate::output::plan::{OrphanState, Plan, io, orphan_state, parent_dir};
+use crate::output::files::{FileStatus, FileWarning, IoAction, IoFailure, Orphan, Output};
+use crate::output::plan::{OrphanState, Plan, orphan_state, parent_dir};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Compares every planned file with the disk; touches nothing.
-pub(crate) fn check(plan: &Plan) -> Result<Vec<(PathBuf, FileStatus)>, Error> {
+pub(crate) fn check(plan: &Plan) -> Result<Vec<(PathBuf, FileStatus)>, IoFailure> {
     let mut report = Vec::new();
     for o in &plan.outputs {
         let status = match check_file(&o.path, &o.content)? {
@@ -30,7 +28,7 @@ pub(crate) fn check(plan: &Plan) -> Result<Vec<(PathBuf, FileStatus)>, Error> {
 }
 
 /// Compares `path` with `content` without writing anything.
-pub(crate) fn check_file(path: &Path, content: &str) -> Result<FileStatus, Error> {
+pub(crate) fn check_file(path: &Path, content: &str) -> Result<FileStatus, IoFailure> {
     match std::fs::read(path) {
         Ok(old) if old == content.as_bytes() => Ok(FileStatus::Unchanged),
         Ok(old) => {
@@ -47,7 +45,7 @@ pub(crate) fn check_file(path: &Path, content: &str) -> Result<FileStatus, Error
             Ok(FileStatus::Stale(diff))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FileStatus::Missing),
-        Err(e) => Err(io(IoAction::Read, path)(e)),
+        Err(e) => Err(IoFailure::of(IoAction::Read, path)(e)),
     }
 }
 
@@ -70,18 +68,18 @@ pub(crate) struct Staging {
 
 impl Staging {
     /// Writes `content` to a temporary file beside `path`.
-    pub(crate) fn stage(&mut self, path: &Path, content: &str) -> Result<(), Error> {
+    pub(crate) fn stage(&mut self, path: &Path, content: &str) -> Result<(), IoFailure> {
         let dir = parent_dir(path);
         let missing: Vec<PathBuf> = dir
             .ancestors()
             .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
             .map(Path::to_path_buf)
             .collect();
-        std::fs::create_dir_all(dir).map_err(io(IoAction::CreateDirectory, dir))?;
+        std::fs::create_dir_all(dir).map_err(IoFailure::of(IoAction::CreateDirectory, dir))?;
         self.created_dirs.extend(missing.into_iter().rev());
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
         let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, content).map_err(io(IoAction::Write, &tmp))?;
+        std::fs::write(&tmp, content).map_err(IoFailure::of(IoAction::Write, &tmp))?;
         self.staged.push(Staged {
             tmp,
             path: path.to_path_buf(),
@@ -90,14 +88,14 @@ impl Staging {
     }
 
     /// Renames the staged file for `path` into place.
-    fn commit_one(&mut self, path: &Path) -> Result<(), Error> {
+    fn commit_one(&mut self, path: &Path) -> Result<(), IoFailure> {
         let Some(i) = self.staged.iter().position(|s| s.path == path) else {
             return Ok(());
         };
         let staged = self.staged.remove(i);
         std::fs::rename(&staged.tmp, &staged.path).map_err(|e| {
             let _ = std::fs::remove_file(&staged.tmp);
-            io(IoAction::Replace, &staged.path)(e)
+            IoFailure::of(IoAction::Replace, &staged.path)(e)
         })
     }
 }
@@ -120,7 +118,7 @@ impl Drop for Staging {
 pub(crate) fn apply(
     plan: Plan,
     warnings: &mut Vec<FileWarning>,
-) -> Result<Vec<(PathBuf, FileStatus)>, Error> {
+) -> Result<Vec<(PathBuf, FileStatus)>, IoFailure> {
     let unchanged =
         |o: &Output| std::fs::read(&o.path).is_ok_and(|old| old == o.content.as_bytes());
     let mut staging = Staging::default();
@@ -137,7 +135,7 @@ pub(crate) fn apply(
     // failure here leaves every file as it was. (The plan chose the copies' names.)
     for (path, backup) in &plan.edited {
         if !backup.exists() {
-            std::fs::copy(path, backup).map_err(io(IoAction::Write, backup))?;
+            std::fs::copy(path, backup).map_err(IoFailure::of(IoAction::Write, backup))?;
         }
     }
 
@@ -162,7 +160,7 @@ pub(crate) fn apply(
                 OrphanState::Gone => continue,
             }
         }
-        std::fs::remove_file(&r.path).map_err(io(IoAction::Remove, &r.path))?;
+        std::fs::remove_file(&r.path).map_err(IoFailure::of(IoAction::Remove, &r.path))?;
         report.push((r.path.clone(), FileStatus::Removed(r.kind)));
     }
     for o in &plan.ledgers {
@@ -171,7 +169,7 @@ pub(crate) fn apply(
     }
     // A ledger of an earlier name goes once the one that replaces it is in place.
     for r in renamed {
-        std::fs::remove_file(&r.path).map_err(io(IoAction::Remove, &r.path))?;
+        std::fs::remove_file(&r.path).map_err(IoFailure::of(IoAction::Remove, &r.path))?;
         report.push((r.path.clone(), FileStatus::Removed(r.kind)));
     }
     Ok(report)

@@ -36,13 +36,11 @@ pub use roles::{
 };
 pub use webhooks::{CERTIFICATE, ISSUER, WEBHOOK_PORT_NAME};
 
-use crate::error::Error;
-use crate::error::IoAction;
 use crate::generate::crds::GeneratedCrd;
-use crate::generate::{Artifact, Artifacts, Context, Generated};
+use crate::generate::{Artifact, Artifacts, Context, GenerateError, GenerateWarning, Generated};
 use crate::options::Options;
 use crate::output::Output;
-use crate::warning::Warning;
+use crate::output::files::{IoAction, IoFailure};
 use kube_markers_core::names::dns1123_subdomain;
 use kube_markers_rbac::GeneratedRole;
 use kube_markers_registry::RbacEntry;
@@ -557,7 +555,7 @@ pub enum Decided {
 /// bundle that this one does not generate are removed through the ledger, like every other
 /// output; without the workspace's metadata (`--no-scan`) and no identity flags, an earlier
 /// bundle's files are kept as they are.
-pub fn generate_for_run(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+pub fn generate_for_run(ctx: &Context, made: &mut Artifacts) -> Result<Generated, GenerateError> {
     let (opts, metadata) = (ctx.opts, ctx.metadata);
     let mut generated = Generated::default();
     // The generator's package, as `link!` recorded it: its name, not the binary's, finds its
@@ -570,7 +568,7 @@ pub fn generate_for_run(ctx: &Context, made: &mut Artifacts) -> Result<Generated
     });
     let package = opts.invocation.package.as_deref().filter(|_| !outside);
     let identity = resolve(&opts.bundle, metadata, package, ctx.inputs.linked_crates)
-        .map_err(Error::Bundle)?;
+        .map_err(GenerateError::Bundle)?;
     let previous = kustomize::previous_files(&opts.out_dir);
     let decided = (metadata.is_some() && !outside) || opts.bundle.off || identity.is_some();
     let (listed, webhook_file) = listed(ctx, made);
@@ -580,19 +578,19 @@ pub fn generate_for_run(ctx: &Context, made: &mut Artifacts) -> Result<Generated
             // kustomize only loads files under the kustomization's directory.
             generated
                 .warnings
-                .push(Warning::Bundle(BundleWarning::CrdsOutsideBundle {
+                .push(GenerateWarning::Bundle(BundleWarning::CrdsOutsideBundle {
                     crd_dir: opts.crd_dir(),
                     out_dir: opts.out_dir.clone(),
                 }));
         }
-        for (path, content) in generate(&id, &input).map_err(Error::Bundle)? {
+        for (path, content) in generate(&id, &input).map_err(GenerateError::Bundle)? {
             generated.files.push(output(opts, path, content));
         }
         Decided::Made(Box::new(id))
     } else if !decided && !previous.is_empty() {
         generated
             .warnings
-            .push(Warning::Bundle(BundleWarning::KeptWithoutScan {
+            .push(GenerateWarning::Bundle(BundleWarning::KeptWithoutScan {
                 kustomization: opts.out_dir.join(KUSTOMIZATION),
             }));
         // What the other generators write is theirs, not a bundle file to keep.
@@ -662,15 +660,11 @@ pub(crate) fn output(opts: &Options, path: PathBuf, content: String) -> Output {
 
 /// A file of an earlier bundle (or chart), kept as it is on disk; none when it is gone or
 /// is a CRD's (whose generator decides it).
-pub(crate) fn kept_file(opts: &Options, path: PathBuf) -> Result<Option<Output>, Error> {
+pub(crate) fn kept_file(opts: &Options, path: PathBuf) -> Result<Option<Output>, IoFailure> {
     if !path.is_file() || path.starts_with(opts.crd_dir()) {
         return Ok(None);
     }
-    let content = std::fs::read_to_string(&path).map_err(|source| Error::Io {
-        action: IoAction::Read,
-        path: path.clone(),
-        source,
-    })?;
+    let content = std::fs::read_to_string(&path).map_err(IoFailure::of(IoAction::Read, &path))?;
     Ok(Some(Output {
         what: what(opts, &path),
         path,

@@ -13,10 +13,9 @@ mod files;
 mod monitor;
 mod template;
 
-use crate::error::Error;
 use crate::generate::bundle::{self, BundleProblem, CERTIFICATE, Decided, ISSUER, Identity};
 use crate::generate::crds::CONVERSION_SERVICE;
-use crate::generate::{Artifacts, Context, Generated};
+use crate::generate::{Artifacts, Context, GenerateError, Generated};
 use crate::output::ledger;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -45,14 +44,14 @@ pub(crate) struct Parts {
 
 /// The chart of the bundle the run makes (`chart = true`); an earlier chart's files kept as
 /// they are when the bundle's are (`--no-scan` without identity flags).
-pub fn generate_for_run(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+pub fn generate_for_run(ctx: &Context, made: &mut Artifacts) -> Result<Generated, GenerateError> {
     let (opts, made) = (ctx.opts, &*made);
     let mut generated = Generated::default();
     match &made.bundle {
         Decided::Made(id) if id.chart => {
             let (listed, webhook_file) = bundle::listed(ctx, made);
             let input = bundle::run_input(ctx, made, &listed, webhook_file.as_deref());
-            for (path, content) in generate(id, &input).map_err(Error::Bundle)? {
+            for (path, content) in generate(id, &input).map_err(GenerateError::Bundle)? {
                 generated.files.push(bundle::output(opts, path, content));
             }
         }

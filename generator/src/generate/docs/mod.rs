@@ -8,9 +8,8 @@ mod fields;
 mod markdown;
 mod page;
 
-use crate::error::Error;
 use crate::generate::crds::GeneratedCrd;
-use crate::generate::{Artifacts, Context, Generated};
+use crate::generate::{Artifacts, Context, GenerateError, Generated};
 use crate::output::Output;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use markdown::{cell, code};
@@ -26,7 +25,7 @@ pub const INDEX: &str = "README.md";
 /// The pages and the index of the CRDs the run made, in their order (the index first);
 /// nothing when there are no CRDs or `--no-docs`. Their notice names the command that
 /// regenerates them.
-pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, GenerateError> {
     let (crds, opts, regenerate) = (&made.crds, ctx.opts, ctx.regenerate);
     if crds.is_empty() || opts.no_docs {
         return Ok(Generated::default());

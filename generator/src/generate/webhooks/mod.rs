@@ -2,10 +2,8 @@
 //! `{Mutating,Validating}WebhookConfiguration`s → `manifests.yaml`, as controller-gen's webhook
 //! generator writes it: merge ([`configurations`]) → render ([`render`]).
 
-use crate::error::Error;
-use crate::generate::{Artifacts, Context, Generated};
+use crate::generate::{Artifacts, Context, GenerateError, GenerateWarning, Generated};
 use crate::output::Output;
-use crate::warning::Warning;
 pub use kube_markers_core::model::{WebhookClient, WebhookConfigurationMarker, WebhookMarker};
 pub use kube_markers_core::webhook::ObjectProblem;
 use kube_markers_registry::{Attribute, Source, WebhookConfigurationEntry};
@@ -175,7 +173,7 @@ pub fn configurations(
 
 /// `manifests.yaml` of the webhooks (`--webhook-out`): controller-gen writes no file when there
 /// are none.
-pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error> {
+pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, GenerateError> {
     let (inputs, opts) = (ctx.inputs, ctx.opts);
     let webhooks: Vec<&Attribute<WebhookMarker>> = inputs
         .webhooks
@@ -183,13 +181,13 @@ pub fn generate(ctx: &Context, made: &mut Artifacts) -> Result<Generated, Error>
         .iter()
         .map(|w| &w.attribute)
         .collect();
-    let merged =
-        configurations(&webhooks, inputs.webhooks.configurations).map_err(Error::Webhook)?;
+    let merged = configurations(&webhooks, inputs.webhooks.configurations)
+        .map_err(GenerateError::Webhook)?;
     let warnings = merged
         .warnings
         .iter()
         .cloned()
-        .map(Warning::Webhook)
+        .map(GenerateWarning::Webhook)
         .collect();
     let mut generated = Generated {
         warnings,

@@ -14,10 +14,10 @@
 //! through a `mod`/`include!` in one; a file no module tree reaches; an `include!` or module the
 //! scan cannot follow; a crate the scan does not read) is refused, and the run writes nothing.
 
-use crate::error::Error;
 use crate::input::cfg::{CfgEnv, Truth};
+use crate::input::scan_error::ScanError;
 use crate::input::sources::{FoundAttr, ScanReport};
-use crate::input::workspace::{AttrKind, TargetKind, Workspace};
+use crate::input::workspace::{AnotherWorkspacesGenerator, AttrKind, TargetKind, Workspace};
 use crate::input::{Artifact, Collected, Inputs, Place, Webhooks};
 use crate::options::Options;
 use crate::timings::Timings;
@@ -62,11 +62,39 @@ struct LastBuild {
     linked: Vec<&'static str>,
 }
 
+/// Why the sources cannot stand in for the registry; nothing was written. The runner reports
+/// each as the run's error of the same name.
+#[derive(Debug)]
+pub(crate) enum CollectError {
+    /// The workspace could not be scanned.
+    Scan(ScanError),
+    /// The generator was built from another workspace.
+    AnotherWorkspacesGenerator(AnotherWorkspacesGenerator),
+    /// Attributes only the compiler can read.
+    FromSource {
+        refusals: Vec<Refusal>,
+        /// The command that rebuilds the generator (`cargo run -p codegen`).
+        rerun: String,
+    },
+}
+
+impl From<ScanError> for CollectError {
+    fn from(e: ScanError) -> CollectError {
+        CollectError::Scan(e)
+    }
+}
+
+impl From<AnotherWorkspacesGenerator> for CollectError {
+    fn from(e: AnotherWorkspacesGenerator) -> CollectError {
+        CollectError::AnotherWorkspacesGenerator(e)
+    }
+}
+
 /// Collects the `#[rbac]` entries from the workspace's sources instead of this binary's
 /// registry: the rest of the run is the registry's, with its CRDs and webhook manifests kept
 /// as they are (an `#[rbac]` edit cannot change them, and the last build's may be older than
 /// the sources).
-pub(crate) fn collect(opts: &Options) -> Result<(Read, Collected), Error> {
+pub(crate) fn collect(opts: &Options) -> Result<(Read, Collected), CollectError> {
     let mut timings = Timings::from_env();
     let workspace = Workspace::discover(opts.manifest_path.as_deref())?;
     let outside =
@@ -77,7 +105,7 @@ pub(crate) fn collect(opts: &Options) -> Result<(Read, Collected), Error> {
     let last_build = registry::rbac_entries();
     let linked = registry::linked_crates();
     let mut read = read_entries(&workspace, &scan, &last_build, &linked).map_err(|refusals| {
-        Error::FromSource {
+        CollectError::FromSource {
             refusals,
             rerun: opts.invocation.rerun(),
         }
@@ -85,7 +113,7 @@ pub(crate) fn collect(opts: &Options) -> Result<(Read, Collected), Error> {
     let conversions = registry::conversion_entries();
     let changed = conversions_changed(&workspace, &scan, &conversions);
     if !changed.is_empty() {
-        return Err(Error::FromSource {
+        return Err(CollectError::FromSource {
             refusals: changed,
             rerun: opts.invocation.rerun(),
         });
@@ -101,7 +129,7 @@ pub(crate) fn collect(opts: &Options) -> Result<(Read, Collected), Error> {
     let collected = Collected {
         workspace_root: Some(workspace.root.clone()),
         metadata: Some(workspace.metadata),
-        warnings: outside.into_iter().collect(),
+        outside,
         note: Some(read.note(&opts.file_name, &opts.invocation.rerun())),
         calls: None,
         timings,

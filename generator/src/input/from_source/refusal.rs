@@ -165,7 +165,8 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
-/// The text of [`Error::FromSource`]; `rerun` rebuilds the generator (`cargo run -p codegen`).
+/// The text of the run's `Error::FromSource`; `rerun` rebuilds the generator (`cargo run -p
+/// codegen`).
 pub(crate) fn refused(refusals: &[Refusal], rerun: &str) -> String {
     let mut text = format!(
         "--rbac-from-source: {} problem(s) only the compiler can settle (nothing was written; \
@@ -204,26 +205,17 @@ pub(crate) fn left_as_it_is(
     path: &Path,
     generated: String,
     rerun: &str,
-    warnings: &mut Vec<crate::warning::Warning>,
-) -> String {
+) -> (String, Option<LeftAsItIs>) {
+    let warning = |missing| LeftAsItIs {
+        path: path.to_path_buf(),
+        rerun: rerun.to_string(),
+        missing,
+    };
     match std::fs::read_to_string(path) {
         Ok(text) => {
-            if text != generated {
-                warnings.push(crate::warning::Warning::LeftAsItIs(LeftAsItIs {
-                    path: path.to_path_buf(),
-                    rerun: rerun.to_string(),
-                    missing: false,
-                }));
-            }
-            text
+            let differs = text != generated;
+            (text, differs.then(|| warning(false)))
         }
-        Err(_) => {
-            warnings.push(crate::warning::Warning::LeftAsItIs(LeftAsItIs {
-                path: path.to_path_buf(),
-                rerun: rerun.to_string(),
-                missing: true,
-            }));
-            generated
-        }
+        Err(_) => (generated, Some(warning(true))),
     }
 }

@@ -1,6 +1,7 @@
 //! The generator: writing, nothing written on bad input, the previous bundle.
 
 use super::*;
+use crate::Error;
 
 fn run_entries() -> Vec<RbacEntry> {
     vec![
