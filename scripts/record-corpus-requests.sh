@@ -9,7 +9,7 @@
 # commit pinned below (the script refuses any other commit or a modified tree), outside any
 # Cargo workspace (cargo would take it for a member of one: /tmp/..., not this repository's
 # target/). The operator is built unmodified, with its own Cargo.lock (`cargo build --locked`,
-# from the crates registry) into target/corpus/target-<operator>/ (its logs in logs/ there), then run by
+# from the crates registry; kube-rs/kube commits none: the one kept beside its recording) into target/corpus/target-<operator>/ (its logs in logs/ there), then run by
 # envtest/tests/record_requests.rs (kube-apiserver + etcd from scripts/envtest-assets.sh, an
 # audit log, the operator's ServiceAccount allowed everything) through the scenario
 # scripts/record-corpus-requests/<operator>.sh, which starts it, creates, updates and deletes
@@ -61,6 +61,17 @@ fi
 
 # The operator's own toolchain file wins if it has one; else this repository's pin.
 export RUSTUP_TOOLCHAIN="${RUSTUP_TOOLCHAIN:-$(sed -n 's/^channel = "\(.*\)"/\1/p' "$root/rust-toolchain.toml")}"
+# A library (kube-rs/kube) commits no Cargo.lock: the one its first recording resolved is kept
+# beside the recording, and used again, so that every recording builds the same versions.
+kept_lock="$root/tests/fixtures/calls-corpus/$operator/Cargo.lock"
+if ! git -C "$checkout" ls-files --error-unmatch Cargo.lock >/dev/null 2>&1; then
+  if [ -f "$kept_lock" ]; then
+    cp "$kept_lock" "$checkout/Cargo.lock"
+  else
+    (cd "$checkout" && cargo generate-lockfile)
+    cp "$checkout/Cargo.lock" "$kept_lock"
+  fi
+fi
 target="$root/target/corpus/target-$operator"
 echo "building $repo at $commit with $(rustc --version) into $target ..." >&2
 (cd "$checkout" && CARGO_TARGET_DIR="$target" nice -n 10 cargo build --locked "${build[@]}")
@@ -70,7 +81,7 @@ mkdir -p "$RECORD_LOGS"
 export RECORD_SCENARIO="$scenario"
 export RECORD_OUT="$root/tests/fixtures/calls-corpus/$operator/recorded.txt"
 export RECORD_HEADER="What $repo requests, at commit $commit,
-built unmodified with its Cargo.lock ($(rustc --version)), recorded by
+built unmodified with $( [ -f "$kept_lock" ] && echo "the Cargo.lock kept beside this file" || echo "its Cargo.lock") ($(rustc --version)), recorded by
   scripts/record-corpus-requests.sh $operator CHECKOUT
 Scenario: scripts/record-corpus-requests/$operator.sh: $(sed -n 's/^# Scenario: //p' "$scenario")."
 cd "$root"

@@ -38,11 +38,11 @@ stop; kubelet & started+=("$!")
 start secret_syncer "$ex/secret_syncer"
 sleep 3
 k apply -f "$OPERATOR_SRC/examples/secret_syncer_configmap.yaml"
-until_ok 60 k get secret secret-syncer-example
+until_ok 60 k get secret cmsyncer-secret-syncer-example
 k patch configmap secret-syncer-example --type merge -p '{"data":{"foo":"baz"}}'
 sleep 3
 k delete configmap secret-syncer-example --timeout=60s
-until_ok 60 sh -c "! '$KUBECTL' get secret secret-syncer-example"
+until_ok 60 sh -c "! '$KUBECTL' get secret cmsyncer-secret-syncer-example"
 stop; kubelet & started+=("$!")
 
 # shared_stream_controllers: a Deployment and a Pod, reconciled, then deleted
