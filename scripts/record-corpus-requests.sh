@@ -23,6 +23,7 @@ operator="${1:?usage: $0 OPERATOR CHECKOUT}"
 checkout="$(cd "${2:?usage: $0 OPERATOR CHECKOUT}" && pwd)"
 
 # The pinned commits (tests/fixtures/calls-corpus/README.md) and what each build makes.
+package_dir=.
 case "$operator" in
   controller-rs)
     repo=https://github.com/kube-rs/controller-rs
@@ -43,11 +44,12 @@ case "$operator" in
   sart)
     repo=https://github.com/terassyi/sart
     commit=82d8bbeb0224e43cc80a03e6198a98226d2ede47
+    # Its package is sartd/; it cannot be built from the crates registry alone (git
+    # dependencies on github.com), so it has no scenario yet: see the corpus README.
+    package_dir=sartd
     build=(--bin sartd) ;;
   *) echo "$0: unknown operator $operator (controller-rs, version-rs, kube-examples, sart)" >&2; exit 2 ;;
 esac
-scenario="$root/scripts/record-corpus-requests/$operator.sh"
-[ -f "$scenario" ] || { echo "$0: no scenario $scenario" >&2; exit 2; }
 
 head="$(git -C "$checkout" rev-parse HEAD)"
 if [ "$head" != "$commit" ]; then
@@ -64,17 +66,19 @@ export RUSTUP_TOOLCHAIN="${RUSTUP_TOOLCHAIN:-$(sed -n 's/^channel = "\(.*\)"/\1/
 # A library (kube-rs/kube) commits no Cargo.lock: the one its first recording resolved is kept
 # beside the recording, and used again, so that every recording builds the same versions.
 kept_lock="$root/tests/fixtures/calls-corpus/$operator/Cargo.lock"
-if ! git -C "$checkout" ls-files --error-unmatch Cargo.lock >/dev/null 2>&1; then
+if ! git -C "$checkout/$package_dir" ls-files --error-unmatch Cargo.lock >/dev/null 2>&1; then
   if [ -f "$kept_lock" ]; then
-    cp "$kept_lock" "$checkout/Cargo.lock"
+    cp "$kept_lock" "$checkout/$package_dir/Cargo.lock"
   else
-    (cd "$checkout" && cargo generate-lockfile)
-    cp "$checkout/Cargo.lock" "$kept_lock"
+    (cd "$checkout/$package_dir" && cargo generate-lockfile)
+    cp "$checkout/$package_dir/Cargo.lock" "$kept_lock"
   fi
 fi
 target="$root/target/corpus/target-$operator"
 echo "building $repo at $commit with $(rustc --version) into $target ..." >&2
-(cd "$checkout" && CARGO_TARGET_DIR="$target" nice -n 10 cargo build --locked "${build[@]}")
+(cd "$checkout/$package_dir" && CARGO_TARGET_DIR="$target" nice -n 10 cargo build --locked "${build[@]}")
+scenario="$root/scripts/record-corpus-requests/$operator.sh"
+[ -f "$scenario" ] || { echo "$0: no scenario $scenario" >&2; exit 2; }
 
 export OPERATOR_SRC="$checkout" OPERATOR_TARGET="$target/debug" RECORD_LOGS="$target/logs"
 mkdir -p "$RECORD_LOGS"
