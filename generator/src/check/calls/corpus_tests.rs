@@ -1,7 +1,9 @@
 //! The analysis on a corpus of real kube-rs operators (`tests/fixtures/calls-corpus`), against
-//! what each operator requests (its `truth.txt`): recall and precision per operator, and each
-//! request missed or inferred in excess, asserted exactly so that any change is seen (and the
-//! figures in docs/least-privilege.md updated with it).
+//! what each operator requests: its `recorded.txt` (the audit log's record of a real run on
+//! kube-apiserver, made by `scripts/record-corpus-requests.sh`) where one was made, else its
+//! `truth.txt` (read from the code). Recall and precision per operator, and each request missed
+//! or inferred in excess with the reason, are asserted exactly so that any change is seen (and
+//! the figures in docs/least-privilege.md updated with it).
 
 use super::*;
 use crate::input::scan::calls::scan_calls;
@@ -53,14 +55,52 @@ fn kinds_of(dir: &Path) -> Kinds<'static> {
     kinds
 }
 
-/// `truth.txt`: `VERB RESOURCE[.GROUP][/SUB]` a line.
-fn truth_of(dir: &Path) -> BTreeSet<String> {
-    let text = std::fs::read_to_string(dir.join("truth.txt")).unwrap();
-    text.lines()
-        .map(|l| l.split('#').next().unwrap().trim())
-        .filter(|l| !l.is_empty())
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect()
+/// Where an operator's requests come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ground {
+    /// `recorded.txt`: recorded on an API server.
+    Recorded,
+    /// `truth.txt`: read from the code (no recording could be made).
+    Read,
+}
+
+/// `recorded.txt`, else `truth.txt`: `VERB RESOURCE[.GROUP][/SUB]` a line, `#` comments.
+///
+/// A recorded request is counted with the permissions kube-apiserver checks for it besides its
+/// own verb, which its audit event does not name: `create` for a `patch` answered `201 Created`
+/// (a server-side apply that created the object: `handlers/patch.go` checks `create` then), and
+/// for a websocket `get` of `pods/exec`, `pods/attach` or `pods/portforward` (checked since
+/// 1.35). envtest/tests/implied_create.rs has the API server show both.
+fn truth_of(dir: &Path) -> (Ground, BTreeSet<String>) {
+    let (ground, file) = if dir.join("recorded.txt").is_file() {
+        (Ground::Recorded, "recorded.txt")
+    } else {
+        (Ground::Read, "truth.txt")
+    };
+    let text = std::fs::read_to_string(dir.join(file)).unwrap();
+    let mut requests = BTreeSet::new();
+    for line in text.lines() {
+        let (request, comment) = line.split_once('#').unwrap_or((line, ""));
+        let words: Vec<&str> = request.split_whitespace().collect();
+        let [verb, resource] = words[..] else {
+            assert!(
+                words.is_empty(),
+                "{}: bad line {line:?}",
+                dir.join(file).display()
+            );
+            continue;
+        };
+        requests.insert(format!("{verb} {resource}"));
+        if ground == Ground::Recorded {
+            let created = verb == "patch" && comment.contains("×201");
+            let websocket = verb == "get"
+                && ["pods/exec", "pods/attach", "pods/portforward"].contains(&resource);
+            if created || websocket {
+                requests.insert(format!("create {resource}"));
+            }
+        }
+    }
+    (ground, requests)
 }
 
 /// What the analysis infers an operator requests, and the calls whose kind it cannot tell.
@@ -95,6 +135,7 @@ fn inferred_of(name: &str) -> (BTreeSet<String>, Vec<String>) {
 }
 
 struct Measured {
+    ground: Ground,
     unknown_calls: Vec<String>,
     recall: (usize, usize),
     precision: (usize, usize),
@@ -104,10 +145,11 @@ struct Measured {
 }
 
 fn measure(name: &str) -> Measured {
-    let truth = truth_of(&corpus().join(name));
+    let (ground, truth) = truth_of(&corpus().join(name));
     let (inferred, unknown) = inferred_of(name);
     let hits = truth.intersection(&inferred).count();
     Measured {
+        ground,
         recall: (hits, truth.len()),
         precision: (hits, inferred.len()),
         missed: truth.difference(&inferred).cloned().collect(),
@@ -117,17 +159,23 @@ fn measure(name: &str) -> Measured {
     }
 }
 
+/// Holds `name`'s measure to the figures given; `missed` and `excess` pair each request with
+/// the reason it differs (the test's record of why, not compared).
 fn assert_measured(
     name: &str,
+    ground: Ground,
     recall: (usize, usize),
     precision: (usize, usize),
-    missed: &[&str],
-    excess: &[&str],
+    missed: &[(&str, &str)],
+    excess: &[(&str, &str)],
     unknown: usize,
 ) {
     let m = measure(name);
+    let missed: Vec<&str> = missed.iter().map(|(request, _)| *request).collect();
+    let excess: Vec<&str> = excess.iter().map(|(request, _)| *request).collect();
     let shown = format!(
-        "{name}: recall {}/{}, precision {}/{}, missed {:?}, excess {:?}, {} call(s) of unknown kind: {:#?}",
+        "{name} ({:?}): recall {}/{}, precision {}/{}, missed {:?}, excess {:?}, {} call(s) of unknown kind: {:#?}",
+        m.ground,
         m.recall.0,
         m.recall.1,
         m.precision.0,
@@ -140,28 +188,82 @@ fn assert_measured(
     assert_eq!(m.missed, missed, "{shown}");
     assert_eq!(m.excess, excess, "{shown}");
     assert_eq!(
-        (m.recall, m.precision, m.unknown),
-        (recall, precision, unknown),
+        (m.ground, m.recall, m.precision, m.unknown),
+        (ground, recall, precision, unknown),
         "{shown}"
     );
 }
 
 #[test]
 fn corpus_controller_rs() {
-    assert_measured("controller-rs", (6, 6), (6, 6), &[], &[], 0);
+    assert_measured(
+        "controller-rs",
+        Ground::Recorded,
+        (6, 6),
+        (6, 6),
+        &[],
+        &[],
+        0,
+    );
 }
 
 #[test]
 fn corpus_version_rs() {
-    assert_measured("version-rs", (2, 2), (2, 2), &[], &[], 0);
+    assert_measured("version-rs", Ground::Recorded, (2, 2), (2, 2), &[], &[], 0);
 }
 
 #[test]
 fn corpus_sart() {
-    assert_measured("sart", (21, 21), (21, 21), &[], &[], 0);
+    assert_measured("sart", Ground::Read, (21, 21), (21, 21), &[], &[], 0);
 }
 
 #[test]
 fn corpus_kube_examples() {
-    assert_measured("kube-examples", (55, 55), (55, 55), &[], &[], 1);
+    assert_measured(
+        "kube-examples",
+        Ground::Recorded,
+        (55, 55),
+        (55, 55),
+        &[],
+        &[],
+        1,
+    );
+}
+
+/// A recording is of the sources kept: its header names the commit that the corpus' README
+/// names for the directory, and only operators without a recording keep a `truth.txt`.
+#[test]
+fn recordings_are_of_the_commits_kept() {
+    let readme = std::fs::read_to_string(corpus().join("README.md")).unwrap();
+    let mut recorded = 0;
+    for name in ["controller-rs", "version-rs", "kube-examples", "sart"] {
+        let dir = corpus().join(name);
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{name}` |")))
+            .unwrap_or_else(|| panic!("README.md has no row for {name}"));
+        let commit = row
+            .split('`')
+            .find(|s| s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+            .unwrap_or_else(|| panic!("README.md's row for {name} names no commit: {row}"));
+        let Ok(text) = std::fs::read_to_string(dir.join("recorded.txt")) else {
+            assert!(
+                dir.join("truth.txt").is_file(),
+                "{name}: neither recorded.txt nor truth.txt"
+            );
+            continue;
+        };
+        recorded += 1;
+        assert!(
+            text.lines()
+                .next()
+                .is_some_and(|l| l.contains(&format!("at commit {commit},"))),
+            "{name}/recorded.txt is not of the commit README.md names ({commit})"
+        );
+        assert!(
+            !dir.join("truth.txt").exists(),
+            "{name} has a recording: its truth.txt read from the code is stale"
+        );
+    }
+    assert!(recorded > 0, "no recording found");
 }
