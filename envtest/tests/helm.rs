@@ -319,7 +319,22 @@ fn the_values_set_the_manager_and_refuse_replicas_without_leader_election() {
         stderr.contains("replicas: more than one manager needs leaderElection.enabled"),
         "{stderr}"
     );
-    // Without leader election there is no Role for its Leases.
+    // Without leader election there is no Role for its Leases, and the manager is not asked
+    // to take one: the flag that asks is dropped, the other arguments kept.
+    let args = |docs: &[Value]| {
+        of_kind(docs, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0]["args"].clone()
+    };
+    let set_args = "args={--leader-elect,--zap-devel}";
+    let docs = template(&helm, &["--set", set_args]);
+    assert_eq!(
+        args(&docs),
+        serde_json::json!(["--leader-elect", "--zap-devel"])
+    );
+    let docs = template(
+        &helm,
+        &["--set", set_args, "--set", "leaderElection.enabled=false"],
+    );
+    assert_eq!(args(&docs), serde_json::json!(["--zap-devel"]));
     let docs = template(&helm, &["--set", "leaderElection.enabled=false"]);
     assert!(docs.iter().all(|d| {
         !d["metadata"]["name"]

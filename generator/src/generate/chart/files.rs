@@ -137,7 +137,8 @@ pub fn values_yaml(id: &Identity, header: &str, parts: Parts, manager: &Value) -
     if parts.leader_election {
         value(
             &mut out,
-            "The Role (and binding) for Leases and Events in the operator's namespace.",
+            "The Role (and binding) for Leases and Events in the operator's namespace; false also\n\
+             drops --leader-elect from the manager's arguments.",
             "leaderElection",
             json!({"enabled": true}),
         );

@@ -29,6 +29,10 @@ const BUNDLE_LABELS: &[&str] = &["app.kubernetes.io/managed-by", "app.kubernetes
 /// An object and the value that turns it on, if one does.
 type Conditional = (Option<String>, Value);
 
+/// The manager's argument that asks for leader election, dropped by the chart when
+/// `leaderElection.enabled` is false.
+const LEADER_ELECT_ARG: &str = "--leader-elect";
+
 /// Which optional parts the bundle has, and so which values the chart offers.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Parts {
@@ -226,7 +230,7 @@ fn object(t: &mut Template, id: &Identity, mut doc: Value, converting: bool) -> 
                 }
             }
         }
-        "Deployment" => deployment(t, &mut doc, converting),
+        "Deployment" => deployment(t, &mut doc, converting, id.leader_election),
         "Certificate" => {
             // The bundle writes these names prefixed already (kustomize does not know
             // cert-manager's kinds).
@@ -323,7 +327,7 @@ fn prefix(name: &mut Value) {
 /// The manager: replicas, image, resources, arguments, environment, labels, annotations,
 /// security contexts and scheduling from the values; the webhook port and certificate only
 /// with `webhooks.enabled`, unless a CRD converts.
-fn deployment(t: &mut Template, doc: &mut Value, converting: bool) {
+fn deployment(t: &mut Template, doc: &mut Value, converting: bool, leader_election: bool) {
     doc["spec"]["replicas"] = json!(REPLICAS);
     let labels = t.block(Block::Merge(".Values.deploymentLabels".into()));
     doc["metadata"]["labels"][labels] = json!("");
@@ -359,7 +363,17 @@ fn deployment(t: &mut Template, doc: &mut Value, converting: bool) {
     container["imagePullPolicy"] = json!(t.block(Block::With(".Values.image.pullPolicy".into())));
     container["resources"] = json!(t.block(Block::ToYaml(".Values.resources".into())));
     container["securityContext"] = json!(t.block(Block::With(".Values.securityContext".into())));
-    container["args"] = json!(t.block(Block::With("concat .Values.args .Values.extraArgs".into())));
+    // Without its Role the manager must not try to take the Lease: leaderElection.enabled=false
+    // drops the flag that asks for it (kubebuilder's, and `kube-markers init`'s).
+    let args = if leader_election {
+        format!(
+            "concat (ternary (without .Values.args \"{LEADER_ELECT_ARG}\") .Values.args \
+             (not .Values.leaderElection.enabled)) .Values.extraArgs"
+        )
+    } else {
+        "concat .Values.args .Values.extraArgs".into()
+    };
+    container["args"] = json!(t.block(Block::With(args)));
     let env = t.block(Block::Merge(".Values.env".into()));
     if let Some(vars) = container["env"].as_array_mut() {
         vars.push(json!(env));
