@@ -14,7 +14,10 @@ use crate::conversion::ConversionEntry;
 use crate::header::Record;
 use crate::webhook::{HandlerError, HandlerFn, HandlerFuture};
 use crate::{CrdAllow, CrdEntry, GeneratorRecord, Source, WebhookRecord};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinition, JSON, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+    JSONSchemaPropsOrStringArray,
+};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -242,12 +245,87 @@ fn source(v: &Value) -> Result<Source, String> {
 
 fn rendered(v: &Value) -> Result<&'static Rendered, String> {
     let rendered = match (v.get("ok"), v.get("panic")) {
-        (Some(crd), _) => Ok(serde_json::from_value(crd.clone())
-            .map_err(|e| format!("a CRD that does not read back: {e}"))?),
+        (Some(json), _) => {
+            let mut crd: CustomResourceDefinition = serde_json::from_value(json.clone())
+                .map_err(|e| format!("a CRD that does not read back: {e}"))?;
+            restore_nulls(&mut crd, json);
+            Ok(crd)
+        }
         (None, Some(message)) => Err(text(message)?.to_string()),
         (None, None) => return Err(format!("expected a CRD or a panic, found {v}")),
     };
     Ok(Box::leak(Box::new(rendered)))
+}
+
+/// serde reads a schema's `"default": null` and `"example": null` as no value (`None`), where
+/// the generator binary's CRD held a `null` (`Some`), which the whole generator writes: put
+/// back from the JSON.
+fn restore_nulls(crd: &mut CustomResourceDefinition, json: &Value) {
+    for (i, version) in crd.spec.versions.iter_mut().enumerate() {
+        let schema = version
+            .schema
+            .as_mut()
+            .and_then(|s| s.open_api_v3_schema.as_mut());
+        if let Some(schema) = schema {
+            restore(
+                schema,
+                &json["spec"]["versions"][i]["schema"]["openAPIV3Schema"],
+            );
+        }
+    }
+}
+
+fn restore(schema: &mut JSONSchemaProps, json: &Value) {
+    let null = |key: &str| json.get(key).is_some_and(Value::is_null);
+    if null("default") {
+        schema.default = Some(JSON(Value::Null));
+    }
+    if null("example") {
+        schema.example = Some(JSON(Value::Null));
+    }
+    for (key, map) in [
+        ("properties", &mut schema.properties),
+        ("patternProperties", &mut schema.pattern_properties),
+        ("definitions", &mut schema.definitions),
+    ] {
+        for (name, s) in map.iter_mut().flatten() {
+            restore(s, &json[key][name]);
+        }
+    }
+    for (key, list) in [
+        ("allOf", &mut schema.all_of),
+        ("anyOf", &mut schema.any_of),
+        ("oneOf", &mut schema.one_of),
+    ] {
+        for (i, s) in list.iter_mut().flatten().enumerate() {
+            restore(s, &json[key][i]);
+        }
+    }
+    if let Some(not) = &mut schema.not {
+        restore(not, &json["not"]);
+    }
+    match &mut schema.items {
+        Some(JSONSchemaPropsOrArray::Schema(s)) => restore(s, &json["items"]),
+        Some(JSONSchemaPropsOrArray::Schemas(list)) => {
+            for (i, s) in list.iter_mut().enumerate() {
+                restore(s, &json["items"][i]);
+            }
+        }
+        None => {}
+    }
+    for (key, or_bool) in [
+        ("additionalProperties", &mut schema.additional_properties),
+        ("additionalItems", &mut schema.additional_items),
+    ] {
+        if let Some(JSONSchemaPropsOrBool::Schema(s)) = or_bool {
+            restore(s, &json[key]);
+        }
+    }
+    for (name, dependency) in schema.dependencies.iter_mut().flatten() {
+        if let JSONSchemaPropsOrStringArray::Schema(s) = dependency {
+            restore(s, &json["dependencies"][name]);
+        }
+    }
 }
 
 /// What a loaded entry's functions stand for: the operator's code, linked into the generator
@@ -305,5 +383,61 @@ mod tests {
         let caught = std::panic::catch_unwind(|| definition(panic)).unwrap_err();
         assert_eq!(crate::crd::panic_message(&*caught), "no tagged enums");
         assert!(rendered(&json!({})).is_err());
+    }
+
+    /// A CRD written to JSON by the generator binary reads back to the value it wrote, `null`s
+    /// included (a `default: null` kube-derive keeps is written by the whole generator too).
+    #[test]
+    fn a_crd_reads_back_to_the_same_json() {
+        let json = json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "foos.example.com"},
+            "spec": {"group": "example.com", "names": {"kind": "Foo", "plural": "foos"},
+                     "scope": "Namespaced", "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "a": {"type": "string", "nullable": true, "default": null},
+                        "b": {"type": "integer", "default": 0, "maximum": 5.0, "example": null},
+                        "c": {"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]},
+                        "d": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                        "e": {"type": "array", "items": {"type": "object", "properties": {
+                            "f": {"type": "string", "nullable": true, "default": null}}}}
+                    }}
+                }}}
+            }]}
+        });
+        let mut crd: CustomResourceDefinition = serde_json::from_value(json).unwrap();
+        // What a schema's `"default": null` is in the generator binary's CRD.
+        let schema = crd.spec.versions[0].schema.as_mut().unwrap();
+        let props = schema
+            .open_api_v3_schema
+            .as_mut()
+            .unwrap()
+            .properties
+            .as_mut()
+            .unwrap();
+        let spec = props.get_mut("spec").unwrap().properties.as_mut().unwrap();
+        spec.get_mut("a").unwrap().default = Some(JSON(Value::Null));
+        spec.get_mut("b").unwrap().example = Some(JSON(Value::Null));
+        let Some(JSONSchemaPropsOrArray::Schema(item)) = &mut spec.get_mut("e").unwrap().items
+        else {
+            panic!("e's items")
+        };
+        item.properties
+            .as_mut()
+            .unwrap()
+            .get_mut("f")
+            .unwrap()
+            .default = Some(JSON(Value::Null));
+        let exported = json!({ "ok": crd });
+        assert_eq!(
+            exported["ok"]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+                ["properties"]["a"]["default"],
+            Value::Null
+        );
+        assert!(exported["ok"]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["a"].get("default").is_some());
+        let back = rendered(&exported).unwrap().as_ref().unwrap();
+        assert_eq!(serde_json::to_value(back).unwrap(), exported["ok"]);
     }
 }
