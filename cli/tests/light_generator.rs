@@ -35,7 +35,7 @@ pub mod v1alpha1 {
         fn to_hub(self) -> Result<crate::v1::Widget, String> {
             Ok(crate::v1::Widget {
                 metadata: self.metadata,
-                spec: crate::v1::WidgetSpec { replicas: self.spec.size, shape: None, note: None },
+                spec: crate::v1::WidgetSpec { replicas: self.spec.size, shape: None },
             })
         }
 
@@ -62,9 +62,6 @@ pub mod v1 {
         /// Its shape, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub shape: Option<String>,
-        /// A note: schemars gives it `default: null`, which JSON alone reads back as no default.
-        #[serde(default)]
-        pub note: Option<String>,
     }
 
     #[kube_markers::webhook(
