@@ -249,22 +249,27 @@ fn kube_markers_generate_runs_the_light_generator() {
     let command = Path::new(env!("CARGO_BIN_EXE_kube-markers"));
     let ws = workspace("cli-light-generate");
     make_light(&ws);
-    // `cargo`'s environment of this test is not the user's.
-    let mut generate = Command::new(command);
-    generate.arg("generate").current_dir(&ws);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("CARGO_") || k == "KUBE_MARKERS_COMMAND" {
-            generate.env_remove(k);
-        }
-    }
     let target = built(&ws, "codegen");
-    let target = target.parent().unwrap().parent().unwrap();
+    let target = target.parent().unwrap().parent().unwrap().to_path_buf();
+    // The target directory outlives the workspace (its builds are reused): not its record.
+    let _ = std::fs::remove_dir_all(target.join("kube-markers"));
     let build_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
-    let out = generate
-        .env("CARGO_TARGET_DIR", target)
-        .env("CARGO_BUILD_BUILD_DIR", build_dir)
-        .output()
-        .unwrap();
+    let generate = || {
+        let mut generate = Command::new(command);
+        generate.arg("generate").current_dir(&ws);
+        // `cargo`'s environment of this test is not the user's.
+        for (k, _) in std::env::vars() {
+            if k.starts_with("CARGO_") || k == "KUBE_MARKERS_COMMAND" {
+                generate.env_remove(k);
+            }
+        }
+        generate
+            .env("CARGO_TARGET_DIR", &target)
+            .env("CARGO_BUILD_BUILD_DIR", build_dir)
+            .output()
+            .unwrap()
+    };
+    let out = generate();
     let stderr = text(&out.stderr);
     // Found by its feature `export`, built, and run over this command (not one on PATH).
     assert!(out.status.success(), "{stderr}");
@@ -275,4 +280,23 @@ fn kube_markers_generate_runs_the_light_generator() {
     let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
     assert!(role.contains("- deployments"), "{role}");
     assert!(ws.join("rbac-out/webhook/manifests.yaml").exists());
+
+    // An `#[rbac]` edit: regenerated from the sources over the light generator's registry of
+    // the last build, without a build.
+    edit(
+        &ws,
+        "my-operator/src/lib.rs",
+        r#"verbs = "get;list;watch;patch")]"#,
+        r#"verbs = "get;list;watch;patch;delete")]"#,
+    );
+    let out = generate();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.starts_with("kube-markers: no rebuild of codegen: only #[rbac] attributes changed"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Compiling"), "{stderr}");
+    let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
+    assert!(role.contains("- delete"), "{role}");
 }
