@@ -1,6 +1,6 @@
 //! The light generator: a generator binary that links the registry and the operator's types
 //! only, and leaves the checks and the writing to the installed `kube-markers` command
-//! (docs/command.md, "The light generator"). Its `main` is [`main`]:
+//! (docs/command.md, "The light generator"). Its `main` is [`main`](crate::export::main):
 //!
 //! ```ignore
 //! kube_markers::link!(my_operator);
