@@ -9,6 +9,7 @@
 use std::process::ExitCode;
 
 mod generate;
+mod run_generator;
 
 /// A subcommand: its name and its `main` over the arguments after the name.
 struct Subcommand {
@@ -33,6 +34,11 @@ static SUBCOMMANDS: &[Subcommand] = &[
         name: "generate",
         summary: "Run the workspace's generator; no rebuild when only #[rbac] attributes changed",
         main: generate::main,
+    },
+    Subcommand {
+        name: "run-generator",
+        summary: "Check and write what a light generator (kube_markers::export::main) exports",
+        main: run_generator::main,
     },
     Subcommand {
         name: "explain",

@@ -45,10 +45,19 @@ pub(crate) enum PackageInWorkspace {
     },
 }
 
+/// The generator's executable: this process's, or the light generator's whose registry the
+/// installed command loaded (`kube_markers_registry::export::binary`).
+pub(crate) fn executable() -> Option<PathBuf> {
+    match kube_markers_registry::export::binary() {
+        Some(binary) => Some(binary.to_path_buf()),
+        None => std::env::current_exe().ok(),
+    }
+}
+
 /// The executable's file name, without what Linux appends to the path of a file replaced
 /// while it runs (`codegen (deleted)`): for messages only, never an identity.
 fn executable_name() -> Option<String> {
-    let exe = std::env::current_exe().ok()?;
+    let exe = executable()?;
     let name = exe.file_name()?.to_str()?;
     let name = name.strip_suffix(" (deleted)").unwrap_or(name);
     let stem = Path::new(name).file_stem()?.to_str()?;

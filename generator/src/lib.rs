@@ -105,7 +105,12 @@ pub fn roles_for(entries: &[&RbacEntry], default_role_name: &str) -> Vec<Generat
 /// The generator's entry point: parses `std::env::args`, runs a subcommand or generates,
 /// prints, and returns the exit code (0 done or fresh, 1 failed or stale, 2 bad command line).
 pub fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    main_with(std::env::args().skip(1).collect())
+}
+
+/// [`main`] over `args` (without the program's name): what the installed command runs over a
+/// light generator's exported registry (`kube-markers run-generator`).
+pub fn main_with(args: Vec<String>) -> ExitCode {
     if let Some(subcommand) = args.first().and_then(|name| cli::subcommand(name)) {
         return (subcommand.main)(&args[1..]);
     }

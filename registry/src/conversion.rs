@@ -10,6 +10,7 @@
 //! the metadata the API server keeps (everything but labels and annotations), the `apiVersion`
 //! and the review's order and uid is the server's job, not theirs.
 
+use crate::export::Rendered;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube_markers_core::model::Source;
 use linkme::distributed_slice;
@@ -38,6 +39,9 @@ pub struct ConversionEntry {
     pub hub_type: &'static str,
     /// Where the attribute stands.
     pub source: Source,
+    /// The spoke's and the hub's CRDs, for an entry [loaded](crate::export::load) from a
+    /// generator binary.
+    pub(crate) rendered: Option<(&'static Rendered, &'static Rendered)>,
 }
 
 impl ConversionEntry {
@@ -61,6 +65,24 @@ impl ConversionEntry {
             spoke_type,
             hub_type,
             source,
+            rendered: None,
+        }
+    }
+
+    /// kube-derive's `CustomResourceExt::crd` of the spoke: `(self.spoke)()`, or the CRD a
+    /// generator binary rendered for an entry [loaded](crate::export::load) from it.
+    pub fn spoke_definition(&self) -> CustomResourceDefinition {
+        match self.rendered {
+            Some((spoke, _)) => crate::export::definition(spoke),
+            None => (self.spoke)(),
+        }
+    }
+
+    /// The same of the hub.
+    pub fn hub_definition(&self) -> CustomResourceDefinition {
+        match self.rendered {
+            Some((_, hub)) => crate::export::definition(hub),
+            None => (self.hub)(),
         }
     }
 }
@@ -71,7 +93,11 @@ pub static CONVERSION_ENTRIES: [ConversionEntry];
 
 /// The registered conversions, sorted by source location.
 pub fn conversion_entries() -> Vec<&'static ConversionEntry> {
-    let mut entries: Vec<&'static ConversionEntry> = CONVERSION_ENTRIES.iter().collect();
+    let linked = CONVERSION_ENTRIES.static_slice();
+    let mut entries: Vec<&'static ConversionEntry> =
+        crate::export::or_loaded(linked, |l| l.conversions)
+            .iter()
+            .collect();
     entries.sort_by(|a, b| a.source.cmp(&b.source));
     entries
 }

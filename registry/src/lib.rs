@@ -16,6 +16,7 @@
 
 pub mod conversion;
 pub mod crd;
+pub mod export;
 mod header;
 pub mod schema_types;
 pub mod webhook;
@@ -56,6 +57,8 @@ pub struct CrdEntry {
     /// `allow(NAME, reason = "...")`: what the generator would refuse of the kind and this
     /// type accepts (checked at compile time: known names, a reason, none twice).
     pub allow: &'static [CrdAllow],
+    /// The CRD, for an entry [loaded](export::load) from a generator binary.
+    rendered: Option<&'static export::Rendered>,
 }
 
 /// One name of a `#[kube_markers::crd(allow(...))]` and its reason.
@@ -93,6 +96,19 @@ impl CrdEntry {
             type_name,
             source,
             allow: &[],
+            rendered: None,
+        }
+    }
+
+    /// kube-derive's `CustomResourceExt::crd` of the type: `(self.crd)()`, or the CRD a
+    /// generator binary rendered for an entry [loaded](export::load) from it.
+    pub fn definition(
+        &self,
+    ) -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition
+    {
+        match self.rendered {
+            Some(rendered) => export::definition(rendered),
+            None => (self.crd)(),
         }
     }
 
@@ -115,7 +131,9 @@ pub static CRD_ENTRIES: [CrdEntry];
 
 /// The registered CRD types, sorted by source location.
 pub fn crd_entries() -> Vec<&'static CrdEntry> {
-    let mut entries: Vec<&'static CrdEntry> = CRD_ENTRIES.iter().collect();
+    let linked = CRD_ENTRIES.static_slice();
+    let mut entries: Vec<&'static CrdEntry> =
+        export::or_loaded(linked, |l| l.crds).iter().collect();
     entries.sort_by(|a, b| a.source.cmp(&b.source));
     entries
 }
@@ -224,7 +242,8 @@ pub static LINKED_CRATES: [&'static str];
 pub fn rbac_entries() -> Vec<&'static RbacEntry> {
     static ENTRIES: OnceLock<Vec<RbacEntry>> = OnceLock::new();
     let all = ENTRIES.get_or_init(|| {
-        let mut all: Vec<RbacEntry> = RBAC_RECORDS.iter().map(rbac_entry).collect();
+        let records = export::or_loaded(RBAC_RECORDS.static_slice(), |l| l.rbac);
+        let mut all: Vec<RbacEntry> = records.iter().map(rbac_entry).collect();
         all.sort_by(|a, b| a.source.cmp(&b.source));
         all
     });
@@ -254,14 +273,17 @@ pub static GENERATOR_RECORDS: [GeneratorRecord];
 /// binary's `link!` if one is linked (the first by name), else a library's; `None` without
 /// `link!`.
 pub fn generator() -> Option<GeneratorRecord> {
-    let mut records: Vec<&GeneratorRecord> = GENERATOR_RECORDS.iter().collect();
+    let linked = GENERATOR_RECORDS.static_slice();
+    let mut records: Vec<&GeneratorRecord> =
+        export::or_loaded(linked, |l| l.generators).iter().collect();
     records.sort_by_key(|r| (r.bin.is_none(), r.package, r.bin));
     records.first().map(|r| **r)
 }
 
 /// Names given to `kube_markers::link!`, sorted and deduplicated.
 pub fn linked_crates() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = LINKED_CRATES.to_vec();
+    let linked = LINKED_CRATES.static_slice();
+    let mut names: Vec<&'static str> = export::or_loaded(linked, |l| l.linked_crates).to_vec();
     names.sort_unstable();
     names.dedup();
     names
@@ -322,7 +344,8 @@ pub static WEBHOOK_CONFIGURATION_RECORDS: [WebhookConfigurationRecord];
 pub fn webhook_entries() -> Vec<&'static WebhookEntry> {
     static ENTRIES: OnceLock<Vec<WebhookEntry>> = OnceLock::new();
     let all = ENTRIES.get_or_init(|| {
-        let mut all: Vec<WebhookEntry> = WEBHOOK_RECORDS
+        let linked = WEBHOOK_RECORDS.static_slice();
+        let mut all: Vec<WebhookEntry> = export::or_loaded(linked, |l| l.webhooks)
             .iter()
             .map(|r| {
                 let (marker, item, args) = record::decode_webhook(r.record.data)
@@ -343,14 +366,16 @@ pub fn webhook_entries() -> Vec<&'static WebhookEntry> {
 pub fn webhook_configuration_entries() -> Vec<&'static WebhookConfigurationEntry> {
     static ENTRIES: OnceLock<Vec<WebhookConfigurationEntry>> = OnceLock::new();
     let all = ENTRIES.get_or_init(|| {
-        let mut all: Vec<WebhookConfigurationEntry> = WEBHOOK_CONFIGURATION_RECORDS
-            .iter()
-            .map(|r| {
-                let (marker, item, args) = record::decode_webhook_configuration(r.data)
-                    .unwrap_or_else(|| r.foreign("webhook_configuration"));
-                Attribute::new(marker, r.source(item), args)
-            })
-            .collect();
+        let linked = WEBHOOK_CONFIGURATION_RECORDS.static_slice();
+        let mut all: Vec<WebhookConfigurationEntry> =
+            export::or_loaded(linked, |l| l.configurations)
+                .iter()
+                .map(|r| {
+                    let (marker, item, args) = record::decode_webhook_configuration(r.data)
+                        .unwrap_or_else(|| r.foreign("webhook_configuration"));
+                    Attribute::new(marker, r.source(item), args)
+                })
+                .collect();
         all.sort_by(|a, b| a.source.cmp(&b.source));
         all
     });

@@ -26,7 +26,8 @@ const _: fn() -> [&'static linkme::DistributedSlice<[SchemaTypeRecord]>; 1] =
 pub fn schema_types() -> Vec<&'static SchemaType> {
     static TYPES: OnceLock<Vec<SchemaType>> = OnceLock::new();
     let all = TYPES.get_or_init(|| {
-        let mut all: Vec<SchemaType> = SCHEMA_TYPE_RECORDS
+        let linked = SCHEMA_TYPE_RECORDS.static_slice();
+        let mut all: Vec<SchemaType> = crate::export::or_loaded(linked, |l| l.schema_types)
             .iter()
             .map(|r| {
                 SchemaType::decode(r.data, r.file, r.module_path)

@@ -72,6 +72,12 @@ pub mod webhook;
 #[doc(inline)]
 pub use kube_markers_codegen as codegen;
 
+/// The light generator: a generator binary whose [`export::main`] leaves the checks and the
+/// writing to the installed `kube-markers` command.
+#[cfg(feature = "export")]
+#[cfg_attr(docsrs, doc(cfg(feature = "export")))]
+pub mod export;
+
 #[cfg(feature = "audit")]
 #[cfg_attr(docsrs, doc(cfg(feature = "audit")))]
 pub mod audit;

@@ -76,6 +76,18 @@ fn the_default_features_link_no_generator_code() {
     }
 }
 
+/// The light generator (feature `export`) builds what the operator builds: the same crates as
+/// the default features, none of the generator's (docs/command.md, "The light generator").
+#[test]
+fn the_light_generator_links_what_the_default_features_link() {
+    let lean = dependencies(&[]);
+    let light = dependencies(&["export"]);
+    assert_eq!(light, lean);
+    for name in GENERATOR_ONLY {
+        assert!(!light.iter().any(|d| d == name), "{name} in {light:#?}");
+    }
+}
+
 /// What only the run-time least-privilege tools (feature `audit`) bring: kube's client, tower's
 /// traits, `tracing`.
 const AUDIT_ONLY: &[&str] = &[

@@ -30,7 +30,8 @@ Usage: kube-markers generate [OPTIONS] [-- GENERATOR-ARGS...]
 
 Options:
       --package GEN  The generator's package (default: the one named by rbac-out's ledger, else
-                     the workspace member that depends on kube-markers with feature codegen)
+                     the workspace member that depends on kube-markers with feature codegen
+                     or export)
       --bin NAME     The generator's binary, when its package has several
       --check        Pass --check to the generator: exit 1 if a generated file is not fresh
                      (after #[rbac] edits, this builds: only the full run checks CRDs and
@@ -153,7 +154,8 @@ fn workspace_root() -> Result<PathBuf, String> {
 
 /// The generator's package: `--package`, else the one the ledger of the output directory
 /// names (`--out` among the generator's arguments, else the workspace's `rbac-out`), else the
-/// member that depends on kube-markers with feature `codegen`.
+/// member that depends on kube-markers with feature `codegen` (the whole generator) or
+/// `export` (the light one).
 fn generator_package(args: &Args, root: &Path) -> Result<String, String> {
     if let Some(package) = &args.package {
         return Ok(package.clone());
@@ -185,7 +187,7 @@ fn generator_package(args: &Args, root: &Path) -> Result<String, String> {
                 d["name"] == "kube-markers"
                     && d["features"]
                         .as_array()
-                        .is_some_and(|f| f.iter().any(|f| f == "codegen"))
+                        .is_some_and(|f| f.iter().any(|f| f == "codegen" || f == "export"))
             }) && p["targets"].as_array().into_iter().flatten().any(|t| {
                 t["kind"]
                     .as_array()
@@ -198,7 +200,7 @@ fn generator_package(args: &Args, root: &Path) -> Result<String, String> {
         [one] => Ok(one.to_string()),
         [] => Err(format!(
             "no generator in the workspace at {}: no member with a binary depends on \
-             kube-markers with feature `codegen` (give it with --package)",
+             kube-markers with feature `codegen` or `export` (give it with --package)",
             root.display()
         )),
         several => Err(format!(
@@ -384,11 +386,21 @@ fn run(args: &Args) -> Result<ExitCode, String> {
             build(&package, args.bin.as_deref(), &root, &record_path)?
         }
     };
-    let status = Command::new(&executable)
+    let status = generator(&executable)
         .args(&generator_args)
         .status()
         .map_err(|e| format!("{}: {e}", executable.display()))?;
     Ok(exit_code(status))
+}
+
+/// The generator's command: a light generator (`kube_markers::export::main`) runs this
+/// command's `run-generator`, not another `kube-markers` on `PATH`.
+fn generator(executable: &Path) -> Command {
+    let mut command = Command::new(executable);
+    if let Ok(this) = std::env::current_exe() {
+        command.env(kube_markers_registry::export::COMMAND_ENV, this);
+    }
+    command
 }
 
 fn exit_code(status: std::process::ExitStatus) -> ExitCode {
@@ -411,7 +423,7 @@ enum FromSource {
 /// CRD or webhook file on disk that differs from what the generator writes (it keeps it; the
 /// full run writes it, the hand edit kept beside it).
 fn run_from_source(executable: &Path, args: &[String]) -> Result<FromSource, String> {
-    let output = Command::new(executable)
+    let output = generator(executable)
         .args(args)
         .stdin(Stdio::inherit())
         .stdout(Stdio::inherit())

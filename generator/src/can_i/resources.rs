@@ -68,7 +68,7 @@ impl KnownResource {
         kube_markers_registry::crd_entries()
             .into_iter()
             .map(|entry| {
-                let crd = (entry.crd)();
+                let crd = entry.definition();
                 let names = &crd.spec.names;
                 KnownResource {
                     group: crd.spec.group.clone(),

@@ -155,7 +155,7 @@ pub fn compare(
                     .map(|entry| {
                         let (allows, fields) = crd_places(entry, types);
                         EntryPlaces {
-                            crd: (entry.crd)(),
+                            crd: entry.definition(),
                             ty: (entry.type_name.to_string(), entry.source.clone()),
                             allows,
                             fields,

@@ -32,7 +32,7 @@ const RACY: Duration = Duration::from_secs(2);
 impl MetadataCache {
     /// The copy for this generator binary: a file beside it, in the build's target directory.
     pub(crate) fn for_this_binary(manifest_path: Option<&Path>) -> Option<Self> {
-        let exe = std::env::current_exe().ok()?;
+        let exe = crate::invocation::executable()?;
         let name = exe.file_name()?.to_string_lossy().into_owned();
         Some(Self::at(
             exe.with_file_name(format!(".{name}.kube-markers-metadata.json")),

@@ -25,7 +25,7 @@ use std::sync::Arc;
 /// `controller-gen.kubebuilder.io/version`).
 pub const VERSION_ANNOTATION: &str = "kube-markers/version";
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<String>()
         .cloned()
@@ -51,11 +51,12 @@ fn build(entry: &CrdEntry) -> Result<CustomResourceDefinition, CrdProblem> {
     // kube-derive panics on schemas it cannot express (internally or adjacently tagged enums,
     // enums mixing unit and data variants); turn that into an error naming the type. (The
     // panic hook, which is global, is left alone: the raw message also reaches stderr.)
-    let mut crd =
-        std::panic::catch_unwind(entry.crd).map_err(|payload| CrdProblem::KubeDerive {
+    let mut crd = std::panic::catch_unwind(|| entry.definition()).map_err(|payload| {
+        CrdProblem::KubeDerive {
             ty: ty(),
             message: panic_message(&*payload),
-        })?;
+        }
+    })?;
     let root_patch = |error| CrdProblem::RootPatch {
         ty: ty(),
         error: Arc::new(error),

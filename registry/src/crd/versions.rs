@@ -229,7 +229,8 @@ impl fmt::Display for Gvk {
 #[allow(clippy::result_large_err)]
 fn gvk_of(
     conversion: &ConversionEntry,
-    crd: fn() -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    crd: impl FnOnce() -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition
+    + std::panic::UnwindSafe,
     ty: &'static str,
 ) -> Result<Gvk, ConversionProblem> {
     let problem = |message: String| ConversionProblem::KubeDerive {
@@ -278,8 +279,8 @@ pub fn check<'c>(
     for &c in conversions {
         let mut fail = |p: ConversionProblem| problems.push(CrdProblem::Conversion(p));
         let (spoke, hub) = match (
-            gvk_of(c, c.spoke, c.spoke_type),
-            gvk_of(c, c.hub, c.hub_type),
+            gvk_of(c, || c.spoke_definition(), c.spoke_type),
+            gvk_of(c, || c.hub_definition(), c.hub_type),
         ) {
             (Ok(s), Ok(h)) => (s, h),
             (s, h) => {

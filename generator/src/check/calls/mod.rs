@@ -98,7 +98,7 @@ impl<'a> Kinds<'a> {
             .iter()
             .find(|e| e.type_name == name)
             .map(|entry| {
-                let crd = (entry.crd)();
+                let crd = entry.definition();
                 Resolved {
                     group: crd.spec.group.clone(),
                     plural: crd.spec.names.plural.clone(),

@@ -84,7 +84,7 @@ pub fn check(
 ) -> Vec<SchemaLintWarning> {
     let mut warnings = Vec::new();
     for entry in crds {
-        let crd = (entry.crd)();
+        let crd = entry.definition();
         walk::lint_crd(entry, &crd, types, levels, &mut warnings);
     }
     warnings.sort_by(|a, b| {

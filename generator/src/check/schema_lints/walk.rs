@@ -53,7 +53,7 @@ pub struct FieldAt {
 /// type's field, placed: what the compatibility checks read to accept a finding and to name
 /// the field it is about.
 pub fn crd_places(entry: &CrdEntry, types: &[&SchemaType]) -> (Vec<AllowAt>, Vec<FieldAt>) {
-    let crd = (entry.crd)();
+    let crd = entry.definition();
     let mut walker = Walker::new(types, None);
     walker.crd(entry, &crd);
     let mut allows = walker.allows;
