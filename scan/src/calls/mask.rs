@@ -22,16 +22,24 @@ const KUBE_WORDS: [&[u8]; 7] = [
 /// searcher instantiated at this crate's low optimization level, was a tenth of the scan.
 pub(super) fn next_kube_word(text: &[u8], from: usize) -> Option<usize> {
     let at = |i: usize, word: &[u8]| text[i..].starts_with(word);
-    (from..text.len()).find(|&i| match text[i] {
-        b'A' => at(i, KUBE_WORDS[0]),
-        b'C' => at(i, KUBE_WORDS[1]),
-        b'f' => at(i, KUBE_WORDS[2]),
-        b'w' => at(i, KUBE_WORDS[3]),
-        b'R' => at(i, KUBE_WORDS[4]),
-        b'a' => at(i, KUBE_WORDS[5]),
-        b'P' => at(i, KUBE_WORDS[6]),
-        _ => false,
-    })
+    let mut i = from;
+    while i < text.len() {
+        let found = match text[i] {
+            b'A' => at(i, KUBE_WORDS[0]),
+            b'C' => at(i, KUBE_WORDS[1]),
+            b'f' => at(i, KUBE_WORDS[2]),
+            b'w' => at(i, KUBE_WORDS[3]),
+            b'R' => at(i, KUBE_WORDS[4]),
+            b'a' => at(i, KUBE_WORDS[5]),
+            b'P' => at(i, KUBE_WORDS[6]),
+            _ => false,
+        };
+        if found {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
 }
 
 /// `text` with blanks for: each top-level item that names none of [`KUBE_WORDS`] and is no
@@ -58,21 +66,24 @@ fn mask(text: &str, unread_too: bool) -> Option<String> {
     if blank.is_empty() {
         return None;
     }
-    let mut out = String::with_capacity(text.len());
-    out.push_str(&text[..bom]);
+    let mut out = Vec::with_capacity(text.len());
+    out.extend_from_slice(text[..bom].as_bytes());
     let mut at = 0;
     for (start, end) in blank {
-        out.push_str(&body[at..start]);
-        // One space per character: columns count characters.
-        out.extend(
-            body[start..end]
-                .chars()
-                .map(|c| if c == '\n' { '\n' } else { ' ' }),
-        );
+        out.extend_from_slice(body[at..start].as_bytes());
+        // One space per character (columns count characters): a space for each byte that
+        // starts one, none for a UTF-8 continuation byte.
+        for &b in &body.as_bytes()[start..end] {
+            match b {
+                b'\n' => out.push(b'\n'),
+                0x80..=0xBF => {}
+                _ => out.push(b' '),
+            }
+        }
         at = end;
     }
-    out.push_str(&body[at..]);
-    Some(out)
+    out.extend_from_slice(body[at..].as_bytes());
+    String::from_utf8(out).ok()
 }
 
 /// The byte ranges of `body` to blank, in order, none overlapping.
@@ -144,14 +155,16 @@ fn blanks(body: &str, tokens: &[Token], unread_too: bool) -> Vec<(usize, usize)>
         let is_use = k <= hi && tokens[k].kind == Kind::Ident && source(k) == "use";
         // `self.docs.list(..)`: a field typed `Api<K>` in another item, maybe another file.
         // `ctx.api().get(..)`: a function returning one.
-        let field_call = (lo..hi.saturating_sub(3)).any(|j| {
-            (tokens[j + 1].kind == Kind::Close
-                || (tokens[j + 1].kind == Kind::Ident && punct(j, b'.')))
-                && punct(j + 2, b'.')
-                && tokens[j + 3].kind == Kind::Ident
-                && methods::api_method(source(j + 3)).is_some()
-        });
-        if test_only || (!is_use && !field_call && !names_a_kube_word) {
+        let field_call = || {
+            (lo..hi.saturating_sub(3)).any(|j| {
+                (tokens[j + 1].kind == Kind::Close
+                    || (tokens[j + 1].kind == Kind::Ident && punct(j, b'.')))
+                    && punct(j + 2, b'.')
+                    && tokens[j + 3].kind == Kind::Ident
+                    && methods::api_method(source(j + 3)).is_some()
+            })
+        };
+        if test_only || !(is_use || names_a_kube_word || field_call()) {
             blank.push((start, end));
         } else if unread_too {
             blank.extend(unread);
