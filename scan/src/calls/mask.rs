@@ -67,10 +67,10 @@ fn mask(text: &str, unread_too: bool) -> Option<String> {
         return None;
     }
     let mut out = Vec::with_capacity(text.len());
-    out.extend_from_slice(text[..bom].as_bytes());
+    out.extend_from_slice(&text.as_bytes()[..bom]);
     let mut at = 0;
     for (start, end) in blank {
-        out.extend_from_slice(body[at..start].as_bytes());
+        out.extend_from_slice(&body.as_bytes()[at..start]);
         // One space per character (columns count characters): a space for each byte that
         // starts one, none for a UTF-8 continuation byte.
         for &b in &body.as_bytes()[start..end] {
@@ -82,7 +82,7 @@ fn mask(text: &str, unread_too: bool) -> Option<String> {
         }
         at = end;
     }
-    out.extend_from_slice(body[at..].as_bytes());
+    out.extend_from_slice(&body.as_bytes()[at..]);
     String::from_utf8(out).ok()
 }
 
