@@ -10,6 +10,7 @@
 //! The map from `K` to group and resource is the generator's (the linked CRDs and k8s-openapi's
 //! types).
 
+mod mask;
 mod methods;
 mod syntax;
 mod visit;
@@ -147,134 +148,15 @@ pub struct Need {
 /// Whether a file's text can hold a kube call the scan recognizes: most files of a workspace
 /// name none of these, and need no parse.
 pub fn may_hold_kube_calls(text: &str) -> bool {
-    [
-        "Api",
-        "Controller",
-        "finalizer",
-        "watcher",
-        "Recorder",
-        "await_condition",
-        // kube's request parameters: a call on a receiver the scan cannot type.
-        "Params",
-    ]
-    .iter()
-    .any(|w| text.contains(w))
+    mask::next_kube_word(text.as_bytes(), 0).is_some()
 }
 
 /// Finds the kube calls of one file's text. Code under `#[cfg(test)]` and `#[test]` functions
 /// is left out (it runs under the test's identity, not the operator's).
 pub fn scan_calls(text: &str) -> syn::Result<FileCalls> {
-    let masked = masked(text);
+    let masked = mask::masked(text);
     let file = syn::parse_file(masked.as_deref().unwrap_or(text))?;
     Ok(visit::calls_of(&file))
-}
-
-/// `text` with each top-level item that names none of the words of [`may_hold_kube_calls`]
-/// and is no `use` blanked out, newlines kept, so that every place in the rest stays where it
-/// was: parsing is most of the scan's time, and most items of an operator (its types, its
-/// object builders) make no call. `None` when nothing is blanked, or the text does not lex
-/// (syn then parses it whole, and says what is wrong).
-fn masked(text: &str) -> Option<String> {
-    use crate::lex::{Delim, Kind};
-    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let bom = text.len() - body.len();
-    let tokens = crate::lex::lex(body, crate::shebang_end(body)).ok()?;
-    let punct = |i: usize, c: u8| matches!(tokens.get(i), Some(t) if t.kind == Kind::Punct(c));
-    // Token ranges of the top-level items: each ends at a `;`, or at a `{ }` not followed by
-    // `;` (a `use a::{b};` or a `const X: T = T {};` goes on to its `;`).
-    let mut items: Vec<(usize, usize)> = Vec::new();
-    let mut first = 0;
-    let mut i = 0;
-    while i < tokens.len() {
-        match tokens[i].kind {
-            Kind::Punct(b';') => {
-                items.push((first, i));
-                first = i + 1;
-                i += 1;
-            }
-            Kind::Open { delim, close } => {
-                let close = close as usize;
-                if delim == Delim::Brace && !punct(close + 1, b';') {
-                    items.push((first, close));
-                    first = close + 1;
-                }
-                i = close + 1;
-            }
-            _ => i += 1,
-        }
-    }
-    let source = |i: usize| &body[tokens[i].start as usize..tokens[i].end as usize];
-    let mut blank: Vec<(usize, usize)> = Vec::new();
-    let mut previous_end = 0;
-    for (lo, hi) in items {
-        let start = previous_end;
-        let end = tokens[hi].end as usize;
-        previous_end = end;
-        let item = &body[start..end];
-        // Past its attributes and visibility: a `use` is kept (the `Api` renames).
-        let mut k = lo;
-        let mut test_only = false;
-        while k <= hi {
-            match tokens[k].kind {
-                Kind::Doc { .. } => k += 1,
-                Kind::Punct(b'#') => {
-                    k += 1;
-                    if punct(k, b'!') {
-                        k += 1;
-                    }
-                    if let Some(Kind::Open { close, .. }) = tokens.get(k).map(|t| t.kind) {
-                        let inner =
-                            &body[tokens[k].end as usize..tokens[close as usize].start as usize];
-                        let inner: String = inner.split_whitespace().collect();
-                        test_only |= inner == "cfg(test)" || inner == "test";
-                        k = close as usize + 1;
-                    }
-                }
-                Kind::Ident if source(k) == "pub" => {
-                    k += 1;
-                    if let Some(Kind::Open {
-                        delim: Delim::Paren,
-                        close,
-                    }) = tokens.get(k).map(|t| t.kind)
-                    {
-                        k = close as usize + 1;
-                    }
-                }
-                _ => break,
-            }
-        }
-        let is_use = k <= hi && tokens[k].kind == Kind::Ident && source(k) == "use";
-        // `self.docs.list(..)`: a field typed `Api<K>` in another item, maybe another file.
-        // `ctx.api().get(..)`: a function returning one.
-        let field_call = (lo..hi.saturating_sub(3)).any(|j| {
-            (tokens[j + 1].kind == Kind::Close
-                || (tokens[j + 1].kind == Kind::Ident && punct(j, b'.')))
-                && punct(j + 2, b'.')
-                && tokens[j + 3].kind == Kind::Ident
-                && methods::api_method(source(j + 3)).is_some()
-        });
-        if test_only || (!is_use && !field_call && !may_hold_kube_calls(item)) {
-            blank.push((start, end));
-        }
-    }
-    if blank.is_empty() {
-        return None;
-    }
-    let mut out = String::with_capacity(text.len());
-    out.push_str(&text[..bom]);
-    let mut at = 0;
-    for (start, end) in blank {
-        out.push_str(&body[at..start]);
-        // One space per character: columns count characters.
-        out.extend(
-            body[start..end]
-                .chars()
-                .map(|c| if c == '\n' { '\n' } else { ' ' }),
-        );
-        at = end;
-    }
-    out.push_str(&body[at..]);
-    Some(out)
 }
 
 #[cfg(test)]

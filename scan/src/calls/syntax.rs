@@ -120,7 +120,8 @@ fn resolve_use(full: &str, uses: &HashMap<String, String>) -> String {
 }
 
 pub(super) fn last_segment(path: &str) -> &str {
-    path.rsplit("::").next().unwrap_or(path)
+    // A path's only colons are its `::`s.
+    path.rfind(':').map_or(path, |i| &path[i + 1..])
 }
 
 /// The type arguments of a path's last segment.

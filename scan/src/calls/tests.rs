@@ -334,3 +334,75 @@ async fn run(client: Client, d: Arc<Deployment>) {
         ]
     );
 }
+
+/// Blanking the kept items' docs and unread attributes changes nothing found (against only
+/// the items blanked, which the corpus and forms tests hold to the truth): every file of the
+/// corpus of real operators, the examples and the call scan's own sources and tests.
+#[test]
+fn masking_changes_nothing_found() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    let mut dirs = vec![
+        root.join("tests/fixtures/calls-corpus"),
+        root.join("examples"),
+        root.join("generator/src/check/calls"),
+        root.join("scan/src/calls"),
+    ];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    let mut blanked = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let Some(masked) = mask::masked(&text) else {
+            continue;
+        };
+        blanked += 1;
+        // Every line and column where it was.
+        assert_eq!(
+            masked.lines().count(),
+            text.lines().count(),
+            "{}",
+            file.display()
+        );
+        for (m, t) in masked.lines().zip(text.lines()) {
+            assert_eq!(m.chars().count(), t.chars().count(), "{}", file.display());
+        }
+        let found = scan_calls(&text).unwrap();
+        let shown = file.display();
+        let items = mask::items_masked(&text).unwrap_or_else(|| text.clone());
+        let items = visit::calls_of(&syn::parse_file(&items).unwrap());
+        assert_eq!(found, items, "{shown}");
+    }
+    assert!(
+        blanked >= 30,
+        "only {blanked} of {} files masked",
+        files.len()
+    );
+}
+
+#[test]
+fn kube_words_are_found_where_they_start() {
+    assert_eq!(mask::next_kube_word(b"let x: Api<K>", 0), Some(7));
+    assert_eq!(mask::next_kube_word(b"PatchParams", 0), Some(5));
+    assert_eq!(
+        mask::next_kube_word(b"use kube::runtime::watcher", 0),
+        Some(19)
+    );
+    assert_eq!(mask::next_kube_word(b"A Ap Contr", 0), None);
+    assert_eq!(mask::next_kube_word(b"Api Api", 1), Some(4));
+    // The attributes the scan does not read are blanked in the items it keeps; docs too.
+    let text = "/// Api docs\n#[rbac(x)]\n#[cfg(test)]\nfn a() {}\n#[derive(Debug)]\n#[tokio::test]\nasync fn b(a: Api<Pod>) {}\n";
+    let masked = mask::masked(text).unwrap();
+    assert_eq!(
+        masked,
+        "            \n          \n            \n         \n                \n#[tokio::test]\nasync fn b(a: Api<Pod>) {}\n"
+    );
+}

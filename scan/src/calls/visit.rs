@@ -463,9 +463,10 @@ impl Visitor {
             return;
         };
         let text = path_text(&p.path, &self.uses);
-        let segs: Vec<&str> = text.split("::").collect();
-        let last = *segs.last().unwrap_or(&"");
-        let before = segs.len().checked_sub(2).map(|i| segs[i]);
+        let (last, before) = match text.rsplit_once(':') {
+            Some((rest, last)) => (last, Some(last_segment(rest.trim_end_matches(':')))),
+            None => (text.as_str(), None),
+        };
         let span = p
             .path
             .segments
