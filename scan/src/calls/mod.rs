@@ -154,6 +154,7 @@ pub fn may_hold_kube_calls(text: &str) -> bool {
         "watcher",
         "Recorder",
         "await_condition",
+        "LeaderElection",
         // kube's request parameters: a call on a receiver the scan cannot type.
         "Params",
     ]
