@@ -155,6 +155,8 @@ pub fn may_hold_kube_calls(text: &str) -> bool {
         "Recorder",
         "await_condition",
         "LeaderElection",
+        // `LeaderElection::builder` under a `use` rename (`Elector::builder`).
+        "::builder",
         // kube's request parameters: a call on a receiver the scan cannot type.
         "Params",
     ]

@@ -205,4 +205,6 @@ mod corpus_tests;
 #[cfg(test)]
 mod forms_tests;
 #[cfg(test)]
+mod leader_election_tests;
+#[cfg(test)]
 mod tests;
