@@ -193,3 +193,38 @@ fn the_attribute_as_printed_grants_the_lease_and_is_not_unused() {
             .contains("verbs = \"create;update\")]")
     );
 }
+
+/// What `kube-markers init` scaffolds (scaffold/src/templates/init.rs): its `main` builds the
+/// election, its generator's manifest declares the bundle's `leader-election = true`, so the
+/// run (which reads that key into the bundle's identity: tests/tests/calls_outside.rs) warns of
+/// nothing there.
+#[test]
+fn a_scaffolded_operator_is_granted_by_its_bundle() {
+    let templates = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scaffold/src/templates/init.rs"
+    ))
+    .unwrap();
+    let template = |name: &str| {
+        let open = format!("pub const {name}: &str = r#\"");
+        let rest = &templates[templates.find(&open).expect(name) + open.len()..];
+        rest[..rest.find("\"#;").unwrap()].replace("{{name}}", "my-operator")
+    };
+    let manifest: toml::Table = toml::from_str(&template("CODEGEN_MANIFEST")).unwrap();
+    assert_eq!(
+        manifest["package"]["metadata"]["kube-markers"]["bundle"]["leader-election"],
+        toml::Value::Boolean(true)
+    );
+    let main = template("OPERATOR_MAIN");
+    let leader = |bundle: &BundleGrants| -> Vec<String> {
+        analyse_text(&main, &[])
+            .with_bundle(bundle)
+            .warnings
+            .iter()
+            .filter(|w| w.needed.call == LEADER_ELECTION_CALL)
+            .map(|w| w.to_string())
+            .collect()
+    };
+    assert_eq!(leader(&no_bundle()).len(), 1, "the scaffold's call is seen");
+    assert_eq!(leader(&with_leader_election()), Vec::<String>::new());
+}
