@@ -155,6 +155,9 @@ pub struct Analysis {
     pub unused: Vec<LintWarning>,
     /// Calls whose kind the scan cannot tell: `file:line:column: call: why`.
     pub unknown: Vec<String>,
+    /// Needs the deploy bundle grants (the leader election's, with `leader-election = true`):
+    /// no attribute to print for them.
+    pub bundle_granted: Vec<NeededCall>,
 }
 
 impl Analysis {
@@ -163,6 +166,13 @@ impl Analysis {
     pub fn with_bundle(mut self, bundle: &BundleGrants) -> Analysis {
         self.warnings
             .retain(|w| !(bundle.leader_election && w.bundle_may_grant()));
+        if bundle.leader_election {
+            let (granted, rest) = std::mem::take(&mut self.needed)
+                .into_iter()
+                .partition(|n| n.call == LEADER_ELECTION_CALL);
+            self.needed = rest;
+            self.bundle_granted = granted;
+        }
         for w in &mut self.warnings {
             if w.bundle_may_grant() {
                 w.generator_manifest = bundle.generator_manifest.clone();
@@ -201,6 +211,25 @@ pub(crate) fn analyse_workspace(workspace: &crate::input::workspace::Workspace) 
         kube_markers_registry::linked_crates(),
     );
     let scan = workspace.scan_with_calls(&linked);
+    // The bundle as this generator's run would resolve it (its flags aside).
+    let invocation = crate::invocation::Invocation::current();
+    let identity = crate::generate::bundle::resolve(
+        &Default::default(),
+        Some(&workspace.metadata),
+        invocation.package.as_deref(),
+        &linked,
+    );
+    let bundle = BundleGrants {
+        leader_election: matches!(identity, Ok(Some(id)) if id.leader_election),
+        generator_manifest: invocation.package_dir.map(|dir| {
+            let manifest = dir.join("Cargo.toml");
+            manifest
+                .strip_prefix(&workspace.root)
+                .unwrap_or(&manifest)
+                .display()
+                .to_string()
+        }),
+    };
     analyse(
         &scan.calls,
         &rbac,
@@ -209,6 +238,7 @@ pub(crate) fn analyse_workspace(workspace: &crate::input::workspace::Workspace) 
         &workspace.root,
         kube_markers_rbac::DEFAULT_ROLE_NAME,
     )
+    .with_bundle(&bundle)
 }
 
 /// [`analyse`], with the kinds known.

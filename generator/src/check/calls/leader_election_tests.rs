@@ -118,8 +118,9 @@ fn the_bundles_leader_election_grants_the_lease() {
     let analysis = analyse_text(SPELLINGS, &[]).with_bundle(&with_leader_election());
     assert_eq!(analysis.warnings, []);
     assert_eq!(analysis.unused, []);
-    // The need stays known (explain shows it); only the warning goes.
-    assert_eq!(analysis.needed.len(), 4);
+    // The bundle's grant, no attribute to print (`calls`, `explain`).
+    assert_eq!(analysis.needed, []);
+    assert_eq!(analysis.bundle_granted.len(), 4);
 
     // Only the leader election's: another call's warning stays.
     let recorder = format!(
