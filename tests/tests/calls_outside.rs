@@ -252,6 +252,13 @@ fn leader_election_is_granted_by_the_bundle_or_an_attribute(ws: &Path) {
         "[ungranted-call] my-operator/src/lib.rs:{call}:{column} (elect): `LeaderElection::builder` needs get, create, update on leases.coordination.k8s.io in the operator's namespace (kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates), and neither the deploy bundle nor an #[rbac] grants it; add the line `leader-election = true` under `[package.metadata.kube-markers.bundle]` in codegen/Cargo.toml (the bundle's leader-election Role grants it in the operator's namespace), or add to `elect` (my-operator/src/lib.rs:{function}): #[kube_markers::rbac(groups = \"coordination.k8s.io\", resources = \"leases\", verbs = \"get;create;update\")]"
     );
     assert!(ungranted[0].ends_with(&expected), "{text}");
+    let leases = r#"resources = "leases", verbs = "get;create;update")]"#;
+    let onboard = |ws: &Path| {
+        let calls = run_built_generator(ws, &["calls"]);
+        assert!(calls.status.success(), "{}", stderr(&calls));
+        String::from_utf8_lossy(&calls.stdout).into_owned()
+    };
+    assert!(onboard(ws).contains(leases));
 
     // The bundle's way out, as printed: that line, under that table, in that file.
     let between = |from: &str, to: &str| {
@@ -274,6 +281,12 @@ fn leader_election_is_granted_by_the_bundle_or_an_attribute(ws: &Path) {
     assert!(
         ws.join("rbac-out/leader_election_role.yaml").exists(),
         "{text}"
+    );
+    // `calls` prints no attribute for what the bundle grants.
+    let printed = onboard(ws);
+    assert!(
+        !printed.contains(leases) && printed.contains("fn run"),
+        "{printed}"
     );
 
     // The attribute's way out, as printed, above the function printed: no warning, and its
