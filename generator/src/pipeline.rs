@@ -188,6 +188,42 @@ impl Made {
     }
 }
 
+/// What this run's deploy bundle grants besides the attributes, and where the generator's
+/// `Cargo.toml` is (its `[package.metadata.kube-markers.bundle]` can declare more).
+fn bundle_grants(
+    bundle: &bundle::Decided,
+    opts: &Options,
+    metadata: Option<&cargo_metadata::Metadata>,
+    workspace_root: Option<&std::path::Path>,
+) -> crate::check::calls::BundleGrants {
+    let manifest = opts
+        .invocation
+        .package_dir
+        .as_ref()
+        .map(|dir| dir.join("Cargo.toml"))
+        .or_else(|| {
+            let package = opts.invocation.package.as_deref()?;
+            metadata?
+                .packages
+                .iter()
+                .find(|p| p.name.as_str() == package)
+                .map(|p| p.manifest_path.clone().into_std_path_buf())
+        });
+    crate::check::calls::BundleGrants {
+        leader_election: matches!(
+            bundle,
+            bundle::Decided::Made(id) if id.leader_election
+        ),
+        generator_manifest: manifest.map(|m| {
+            workspace_root
+                .and_then(|root| m.strip_prefix(root).ok())
+                .unwrap_or(&m)
+                .display()
+                .to_string()
+        }),
+    }
+}
+
 /// Lints, generates every artifact, plans the files and writes (or checks) them; the
 /// cross-check's warnings (`cross_check`) come first in the report.
 pub(crate) fn generate_and_write(
@@ -267,7 +303,13 @@ pub(crate) fn generate_and_write(
                 .as_deref()
                 .unwrap_or(std::path::Path::new("")),
             &opts.role_name,
-        );
+        )
+        .with_bundle(&bundle_grants(
+            &artifacts.bundle,
+            opts,
+            metadata.as_ref(),
+            workspace_root.as_deref(),
+        ));
         made.warnings
             .extend(analysis.warnings.into_iter().map(Warning::Call));
         lint_warnings.extend(analysis.unused);

@@ -4,7 +4,9 @@
 //! with one attribute removed, the generator names each call that needed it, at its
 //! `file:line`, with the attribute to paste; pasted as printed, above the function printed, the
 //! warnings are gone; a verb no call needs is the `unused` lint, and `allow(unused, reason =
-//! ...)` written as the message says accepts it; `calls` prints the attributes for the crate.
+//! ...)` written as the message says accepts it; `calls` prints the attributes for the crate;
+//! kube-markers' own leader election is named without the bundle's `leader-election = true`,
+//! and each way out the warning prints (that line, or the attribute) silences it.
 
 #[allow(dead_code)] // shared with the other outside-workspace tests
 mod outside;
@@ -218,4 +220,97 @@ fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
     );
     let out = run_generator(&ws, &["--deny-warnings"]);
     assert!(out.status.success(), "{}", stderr(&out));
+
+    leader_election_is_granted_by_the_bundle_or_an_attribute(&ws);
 }
+
+/// The operator's own leader election (`kube_markers::leader_election`, feature
+/// `leader-election`), in the same workspace (no second build of its dependencies): without
+/// the bundle's `leader-election = true` the call is named, with both ways out; each, applied
+/// as printed, silences it.
+fn leader_election_is_granted_by_the_bundle_or_an_attribute(ws: &Path) {
+    let manifest = ws.join("my-operator/Cargo.toml");
+    let cargo_toml = std::fs::read_to_string(&manifest).unwrap();
+    let with_feature = cargo_toml.replace(
+        r#"features = ["health"]"#,
+        r#"features = ["health", "leader-election"]"#,
+    );
+    assert_ne!(with_feature, cargo_toml, "step 1's kube-markers line");
+    write(&manifest, &with_feature);
+    let lib = format!("{}{LEADER}", std::fs::read_to_string(lib_path(ws)).unwrap());
+    write(&lib_path(ws), &lib);
+    let at = |needle: &str| lib.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let (call, function) = (at("LeaderElection::builder"), at("pub async fn elect"));
+    let column = lib.lines().nth(call - 1).unwrap().find("builder").unwrap() + 1;
+
+    let out = run_generator(ws, &[]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    let ungranted = lines_with(&text, "[ungranted-call]");
+    assert_eq!(ungranted.len(), 1, "{text}");
+    let expected = format!(
+        "[ungranted-call] my-operator/src/lib.rs:{call}:{column} (elect): `LeaderElection::builder` needs get, create, update on leases.coordination.k8s.io in the operator's namespace (kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates), and neither the deploy bundle nor an #[rbac] grants it; add the line `leader-election = true` under `[package.metadata.kube-markers.bundle]` in codegen/Cargo.toml (the bundle's leader-election Role grants it in the operator's namespace), or add to `elect` (my-operator/src/lib.rs:{function}): #[kube_markers::rbac(groups = \"coordination.k8s.io\", resources = \"leases\", verbs = \"get;create;update\")]"
+    );
+    assert!(ungranted[0].ends_with(&expected), "{text}");
+    let leases = r#"resources = "leases", verbs = "get;create;update")]"#;
+    let onboard = |ws: &Path| {
+        let calls = run_built_generator(ws, &["calls"]);
+        assert!(calls.status.success(), "{}", stderr(&calls));
+        String::from_utf8_lossy(&calls.stdout).into_owned()
+    };
+    assert!(onboard(ws).contains(leases));
+
+    // The bundle's way out, as printed: that line, under that table, in that file.
+    let between = |from: &str, to: &str| {
+        let rest = &ungranted[0][ungranted[0].find(from).unwrap() + from.len()..];
+        rest[..rest.find(to).unwrap()].to_string()
+    };
+    let line = between("add the line `", "` under");
+    let table = between("` under `", "` in ");
+    let file = ws.join(between("` in ", " (the bundle's"));
+    let generator_toml = std::fs::read_to_string(&file).unwrap();
+    write(&file, &format!("{generator_toml}\n{table}\n{line}\n"));
+    let out = run_built_generator(ws, &[]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(
+        lines_with(&text, "[ungranted-call]"),
+        Vec::<&str>::new(),
+        "{text}"
+    );
+    assert!(
+        ws.join("rbac-out/leader_election_role.yaml").exists(),
+        "{text}"
+    );
+    // `calls` prints no attribute for what the bundle grants.
+    let printed = onboard(ws);
+    assert!(
+        !printed.contains(leases) && printed.contains("fn run"),
+        "{printed}"
+    );
+
+    // The attribute's way out, as printed, above the function printed: no warning, and its
+    // verbs are no `unused` grant.
+    write(&file, &generator_toml);
+    let (place, attribute) = ungranted[0].split_once("): #[").unwrap();
+    let line: usize = place.rsplit(':').next().unwrap().parse().unwrap();
+    let mut lines: Vec<&str> = lib.lines().collect();
+    let attribute = format!("#[{attribute}");
+    lines.insert(line - 1, &attribute);
+    write(&lib_path(ws), &(lines.join("\n") + "\n"));
+    let out = run_generator(ws, &["--deny-warnings"]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(
+        lines_with(&text, "[ungranted-call]"),
+        Vec::<&str>::new(),
+        "{text}"
+    );
+}
+
+const LEADER: &str = r#"
+pub async fn elect(client: Client) {
+    let _election = kube_markers::leader_election::LeaderElection::builder(client, "my-operator-leader")
+        .build();
+}
+"#;

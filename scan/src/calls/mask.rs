@@ -7,7 +7,7 @@ use crate::lex::{Delim, Kind, Token};
 
 /// The words a kube call the scan recognizes names: the `Api`, kube-runtime's wiring, and
 /// kube's request parameters (a call on a receiver the scan cannot type).
-const KUBE_WORDS: [&[u8]; 7] = [
+const KUBE_WORDS: [&[u8]; 9] = [
     b"Api",
     b"Controller",
     b"finalizer",
@@ -15,6 +15,9 @@ const KUBE_WORDS: [&[u8]; 7] = [
     b"Recorder",
     b"await_condition",
     b"Params",
+    b"LeaderElection",
+    // `LeaderElection::builder` under a `use` rename (`Elector::builder`).
+    b"::builder",
 ];
 
 /// Where the first of [`KUBE_WORDS`] at or after `from` starts, anywhere in the text (in a
@@ -32,6 +35,8 @@ pub(super) fn next_kube_word(text: &[u8], from: usize) -> Option<usize> {
             b'R' => at(i, KUBE_WORDS[4]),
             b'a' => at(i, KUBE_WORDS[5]),
             b'P' => at(i, KUBE_WORDS[6]),
+            b'L' => at(i, KUBE_WORDS[7]),
+            b':' => at(i, KUBE_WORDS[8]),
             _ => false,
         };
         if found {

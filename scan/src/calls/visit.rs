@@ -535,6 +535,25 @@ impl Visitor {
                 };
                 self.record(span, "Recorder::new".into(), api, vec![need]);
             }
+            // kube-markers' own leader election (`kube_markers::leader_election`), named as
+            // imported or by its module's path: no other crate's `LeaderElection`.
+            (Some("LeaderElection"), "builder")
+                if segs.len() == 2 || segs.contains(&"leader_election") =>
+            {
+                let api = ApiInfo {
+                    kind: KindRef::Type("k8s_openapi::api::coordination::v1::Lease".into()),
+                    scope: Scope::Namespaced,
+                };
+                let need = Need {
+                    resource: Some(("coordination.k8s.io", "leases")),
+                    subresource: None,
+                    verbs: vec!["get", "create", "update"],
+                    why: Some(
+                        "kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates",
+                    ),
+                };
+                self.record(span, "LeaderElection::builder".into(), api, vec![need]);
+            }
             _ => {}
         }
     }

@@ -56,6 +56,19 @@ impl NeededCall {
     }
 }
 
+/// The call kube-markers' leader election (`LeaderElection::builder`) is recorded as: the
+/// deploy bundle's `leader-election = true` grants its Lease, besides the attributes.
+pub const LEADER_ELECTION_CALL: &str = "LeaderElection::builder";
+
+/// What the deploy bundle grants besides the attributes, for the call check.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BundleGrants {
+    /// `leader-election = true`: its Role grants leases in the operator's namespace.
+    pub leader_election: bool,
+    /// The generator's `Cargo.toml` (relative to the workspace root), where that line goes.
+    pub generator_manifest: Option<String>,
+}
+
 /// A call no attribute grants.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallWarning {
@@ -63,11 +76,22 @@ pub struct CallWarning {
     pub needed: NeededCall,
     /// The verbs no attribute grants.
     pub missing: Vec<&'static str>,
+    /// For the leader election's call, which the bundle may grant instead: the generator's
+    /// `Cargo.toml`, where `leader-election = true` goes (`None`: not known).
+    pub generator_manifest: Option<String>,
+}
+
+impl CallWarning {
+    /// Whether the deploy bundle's `leader-election = true` grants what the call needs.
+    pub fn bundle_may_grant(&self) -> bool {
+        self.needed.call == LEADER_ELECTION_CALL
+    }
 }
 
 impl std::fmt::Display for CallWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let n = &self.needed;
+        let bundle = self.bundle_may_grant();
         write!(
             f,
             "[ungranted-call] {}:{}:{}{}: `{}` needs {} on {} {}",
@@ -80,12 +104,28 @@ impl std::fmt::Display for CallWarning {
             n.call,
             self.missing.join(", "),
             resource_text(&n.group, &n.resource),
-            scope_text(&n.scope),
+            if bundle {
+                "in the operator's namespace".to_string()
+            } else {
+                scope_text(&n.scope)
+            },
         )?;
         if let Some(why) = n.why {
             write!(f, " ({why})")?;
         }
-        write!(f, ", and no #[rbac] grants it; add ")?;
+        if bundle {
+            write!(
+                f,
+                ", and neither the deploy bundle nor an #[rbac] grants it; add the line \
+                 `leader-election = true` under `[package.metadata.kube-markers.bundle]` in {} \
+                 (the bundle's leader-election Role grants it in the operator's namespace), or add ",
+                self.generator_manifest
+                    .as_deref()
+                    .unwrap_or("the generator's Cargo.toml")
+            )?;
+        } else {
+            write!(f, ", and no #[rbac] grants it; add ")?;
+        }
         match &n.function {
             Some((name, line)) => write!(
                 f,
@@ -115,6 +155,31 @@ pub struct Analysis {
     pub unused: Vec<LintWarning>,
     /// Calls whose kind the scan cannot tell: `file:line:column: call: why`.
     pub unknown: Vec<String>,
+    /// Needs the deploy bundle grants (the leader election's, with `leader-election = true`):
+    /// no attribute to print for them.
+    pub bundle_granted: Vec<NeededCall>,
+}
+
+impl Analysis {
+    /// The calls the deploy bundle grants besides the attributes: with `leader-election =
+    /// true`, the leader election's; without, its warning names the line to add and where.
+    pub fn with_bundle(mut self, bundle: &BundleGrants) -> Analysis {
+        self.warnings
+            .retain(|w| !(bundle.leader_election && w.bundle_may_grant()));
+        if bundle.leader_election {
+            let (granted, rest) = std::mem::take(&mut self.needed)
+                .into_iter()
+                .partition(|n| n.call == LEADER_ELECTION_CALL);
+            self.needed = rest;
+            self.bundle_granted = granted;
+        }
+        for w in &mut self.warnings {
+            if w.bundle_may_grant() {
+                w.generator_manifest = bundle.generator_manifest.clone();
+            }
+        }
+        self
+    }
 }
 
 /// Holds the calls of the linked crates against the attributes.
@@ -146,6 +211,25 @@ pub(crate) fn analyse_workspace(workspace: &crate::input::workspace::Workspace) 
         kube_markers_registry::linked_crates(),
     );
     let scan = workspace.scan_with_calls(&linked);
+    // The bundle as this generator's run would resolve it (its flags aside).
+    let invocation = crate::invocation::Invocation::current();
+    let identity = crate::generate::bundle::resolve(
+        &Default::default(),
+        Some(&workspace.metadata),
+        invocation.package.as_deref(),
+        &linked,
+    );
+    let bundle = BundleGrants {
+        leader_election: matches!(identity, Ok(Some(id)) if id.leader_election),
+        generator_manifest: invocation.package_dir.map(|dir| {
+            let manifest = dir.join("Cargo.toml");
+            manifest
+                .strip_prefix(&workspace.root)
+                .unwrap_or(&manifest)
+                .display()
+                .to_string()
+        }),
+    };
     analyse(
         &scan.calls,
         &rbac,
@@ -154,6 +238,7 @@ pub(crate) fn analyse_workspace(workspace: &crate::input::workspace::Workspace) 
         &workspace.root,
         kube_markers_rbac::DEFAULT_ROLE_NAME,
     )
+    .with_bundle(&bundle)
 }
 
 /// [`analyse`], with the kinds known.
@@ -269,6 +354,7 @@ pub(crate) fn analyse_kinds(
             out.warnings.push(CallWarning {
                 needed: need.clone(),
                 missing,
+                generator_manifest: None,
             });
         }
     }

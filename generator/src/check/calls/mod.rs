@@ -12,7 +12,7 @@ pub mod explain;
 mod generic;
 pub mod onboard;
 
-pub use compare::{Analysis, CallWarning, analyse};
+pub use compare::{Analysis, BundleGrants, CallWarning, LEADER_ELECTION_CALL, analyse};
 pub(crate) use compare::{analyse_kinds, analyse_workspace};
 
 use crate::input::scan::calls::{KindRef, Scope};
@@ -204,5 +204,7 @@ mod builtin_kinds_tests;
 mod corpus_tests;
 #[cfg(test)]
 mod forms_tests;
+#[cfg(test)]
+mod leader_election_tests;
 #[cfg(test)]
 mod tests;
