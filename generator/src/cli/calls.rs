@@ -39,10 +39,51 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let analysis = crate::check::calls::analyse_workspace(&workspace);
+    let analysis = analyse_workspace(&workspace);
     for unknown in &analysis.unknown {
         eprintln!("note: {unknown}");
     }
     print!("{}", crate::check::calls::onboard::render(&analysis.needed));
     ExitCode::SUCCESS
+}
+
+/// [`analyse`] on the linked crates of `workspace`, with the registry's attributes and CRDs:
+/// what `calls` and `explain` print.
+pub(super) fn analyse_workspace(
+    workspace: &crate::input::workspace::Workspace,
+) -> crate::check::calls::Analysis {
+    let (rbac, crds, linked) = (
+        kube_markers_registry::rbac_entries(),
+        kube_markers_registry::crd_entries(),
+        kube_markers_registry::linked_crates(),
+    );
+    let scan = workspace.scan_with_calls(&linked);
+    // The bundle as this generator's run would resolve it (its flags aside).
+    let invocation = crate::invocation::Invocation::current();
+    let identity = crate::generate::bundle::resolve(
+        &Default::default(),
+        Some(&workspace.metadata),
+        invocation.package.as_deref(),
+        &linked,
+    );
+    let bundle = crate::check::calls::BundleGrants {
+        leader_election: matches!(identity, Ok(Some(id)) if id.leader_election),
+        generator_manifest: invocation.package_dir.map(|dir| {
+            let manifest = dir.join("Cargo.toml");
+            manifest
+                .strip_prefix(&workspace.root)
+                .unwrap_or(&manifest)
+                .display()
+                .to_string()
+        }),
+    };
+    crate::check::calls::analyse(
+        &scan.calls,
+        &rbac,
+        &crds,
+        &linked,
+        &workspace.root,
+        kube_markers_rbac::DEFAULT_ROLE_NAME,
+    )
+    .with_bundle(&bundle)
 }

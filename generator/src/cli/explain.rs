@@ -316,7 +316,7 @@ fn calls_text() -> String {
     let Ok(workspace) = crate::input::workspace::Workspace::discover(None) else {
         return String::new();
     };
-    let analysis = crate::check::calls::analyse_workspace(&workspace);
+    let analysis = super::calls::analyse_workspace(&workspace);
     let text = crate::check::calls::explain::render(
         &analysis.needed,
         &kube_markers_registry::rbac_entries(),

@@ -538,7 +538,8 @@ impl Visitor {
             // kube-markers' own leader election (`kube_markers::leader_election`), named as
             // imported or by its module's path: no other crate's `LeaderElection`.
             (Some("LeaderElection"), "builder")
-                if segs.len() == 2 || segs.contains(&"leader_election") =>
+                if text.matches("::").count() == 1
+                    || text.split("::").any(|s| s == "leader_election") =>
             {
                 let api = ApiInfo {
                     kind: KindRef::Type("k8s_openapi::api::coordination::v1::Lease".into()),

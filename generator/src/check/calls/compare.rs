@@ -202,45 +202,6 @@ pub fn analyse(
     )
 }
 
-/// [`analyse`] on the linked crates of `workspace`, with the registry's attributes and CRDs:
-/// what `calls` and `explain` print.
-pub(crate) fn analyse_workspace(workspace: &crate::input::workspace::Workspace) -> Analysis {
-    let (rbac, crds, linked) = (
-        kube_markers_registry::rbac_entries(),
-        kube_markers_registry::crd_entries(),
-        kube_markers_registry::linked_crates(),
-    );
-    let scan = workspace.scan_with_calls(&linked);
-    // The bundle as this generator's run would resolve it (its flags aside).
-    let invocation = crate::invocation::Invocation::current();
-    let identity = crate::generate::bundle::resolve(
-        &Default::default(),
-        Some(&workspace.metadata),
-        invocation.package.as_deref(),
-        &linked,
-    );
-    let bundle = BundleGrants {
-        leader_election: matches!(identity, Ok(Some(id)) if id.leader_election),
-        generator_manifest: invocation.package_dir.map(|dir| {
-            let manifest = dir.join("Cargo.toml");
-            manifest
-                .strip_prefix(&workspace.root)
-                .unwrap_or(&manifest)
-                .display()
-                .to_string()
-        }),
-    };
-    analyse(
-        &scan.calls,
-        &rbac,
-        &crds,
-        &linked,
-        &workspace.root,
-        kube_markers_rbac::DEFAULT_ROLE_NAME,
-    )
-    .with_bundle(&bundle)
-}
-
 /// [`analyse`], with the kinds known.
 pub(crate) fn analyse_kinds(
     found: &[FoundCalls],

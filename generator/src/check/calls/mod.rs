@@ -12,8 +12,8 @@ pub mod explain;
 mod generic;
 pub mod onboard;
 
+pub(crate) use compare::analyse_kinds;
 pub use compare::{Analysis, BundleGrants, CallWarning, LEADER_ELECTION_CALL, analyse};
-pub(crate) use compare::{analyse_kinds, analyse_workspace};
 
 use crate::input::scan::calls::{KindRef, Scope};
 use kube_markers_registry::CrdEntry;
