@@ -603,6 +603,71 @@ mod tests {
         );
     }
 
+    /// The refusals that name `--package` are left by it, exactly as they say.
+    #[test]
+    fn package_is_the_way_out_of_several_or_no_generators() {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime");
+        let member = |name: &str, features: &str| {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.join("src")).unwrap();
+            std::fs::write(path.join("src/main.rs"), "fn main() {}\n").unwrap();
+            std::fs::write(
+                path.join("Cargo.toml"),
+                format!(
+                    "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+                     [dependencies]\nkube-markers = {{ path = {:?}{features} }}\n",
+                    runtime.display()
+                ),
+            )
+            .unwrap();
+        };
+        let workspace = |members: &str| {
+            std::fs::write(
+                dir.path().join("Cargo.toml"),
+                format!("[workspace]\nresolver = \"3\"\nmembers = [{members}]\n"),
+            )
+            .unwrap();
+        };
+        member("gen-a", ", features = [\"codegen\"]");
+        member("gen-b", ", features = [\"export\"]");
+        member("operator", "");
+        let given = |line: &[&str]| args(line).unwrap().unwrap();
+
+        workspace("\"gen-a\", \"gen-b\", \"operator\"");
+        let err = generator_package(&given(&[]), dir.path()).unwrap_err();
+        assert_eq!(
+            err,
+            "several generators in the workspace (gen-a, gen-b): choose one with --package"
+        );
+        let chosen = generator_package(&given(&["--package", "gen-b"]), dir.path());
+        assert_eq!(chosen.as_deref(), Ok("gen-b"));
+
+        // A generator that gets feature `codegen` through the operator's own feature is not
+        // recognized: `--package` names it.
+        let gen_c = dir.path().join("gen-c");
+        std::fs::create_dir_all(gen_c.join("src")).unwrap();
+        std::fs::write(gen_c.join("src/main.rs"), "fn main() {}\n").unwrap();
+        std::fs::write(
+            gen_c.join("Cargo.toml"),
+            "[package]\nname = \"gen-c\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\noperator = { path = \"../operator\", features = [\"codegen\"] }\n",
+        )
+        .unwrap();
+        let manifest = dir.path().join("operator/Cargo.toml");
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        std::fs::write(
+            &manifest,
+            format!("{text}\n[features]\ncodegen = [\"kube-markers/codegen\"]\n"),
+        )
+        .unwrap();
+        workspace("\"gen-c\", \"operator\"");
+        let err = generator_package(&given(&[]), dir.path()).unwrap_err();
+        assert!(err.ends_with("(give it with --package)"), "{err}");
+        let chosen = generator_package(&given(&["--package", "gen-c"]), dir.path());
+        assert_eq!(chosen.as_deref(), Ok("gen-c"));
+    }
+
     #[test]
     fn package_ids() {
         assert!(package_id_names("path+file:///w/codegen#0.1.0", "codegen"));
