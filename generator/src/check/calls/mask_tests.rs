@@ -208,3 +208,57 @@ fn a_generic_call_site_naming_no_kube_word_fixes_the_kind_at_the_call() {
         analysis.unknown[0]
     );
 }
+
+/// The generator's own walk of a package reads its files together: the same warnings from a
+/// package on disk (its `mod`s followed from `src/lib.rs`, which names no kube word), the
+/// renames in a file of their own.
+#[test]
+fn the_workspace_scan_reads_a_packages_files_together() {
+    use crate::input::workspace::{Package, Target, TargetKind, Workspace};
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let src = root.join("op/src");
+    std::fs::create_dir_all(&src).unwrap();
+    let files = [
+        (
+            "lib.rs",
+            "pub mod helper;\npub mod sync;\npub mod outer;\npub mod renames;\n",
+        ),
+        ("helper.rs", HELPER),
+        ("sync.rs", SYNC),
+        ("outer.rs", OUTER),
+        ("renames.rs", RENAMES),
+    ];
+    for (name, text) in files {
+        std::fs::write(src.join(name), text).unwrap();
+    }
+    let mut ws = Workspace::at(&root);
+    ws.packages.push(Package {
+        name: "op".into(),
+        dir: root.join("op"),
+        lib_crate: "op".into(),
+        targets: vec![Target::new(TargetKind::Lib, src.join("lib.rs"))],
+    });
+    let report = ws.scan_with_calls(&["op"]);
+    let analysis = compare::analyse_kinds(
+        &report.calls,
+        &[],
+        &Kinds::new(&[]),
+        &["op"],
+        &root,
+        "manager-role",
+    );
+    assert_eq!(analysis.unknown, Vec::<String>::new());
+    let generic = analyse_crate(&files[1..4], &[]);
+    let renames = analyse_crate(&files[4..], &[]);
+    let expected: BTreeSet<String> = warned(&generic)
+        .into_iter()
+        .chain(
+            warned(&renames)
+                .into_iter()
+                .map(|w| w.replace("op/src/lib.rs", "op/src/renames.rs")),
+        )
+        .collect();
+    assert_eq!(expected.len(), 9);
+    assert_eq!(warned(&analysis), expected);
+}
