@@ -117,8 +117,8 @@ fn mask(text: &str, unread_too: bool, names: &[String]) -> Option<String> {
 fn blanks(body: &str, tokens: &[Token], unread_too: bool, names: &[String]) -> Vec<(usize, usize)> {
     let punct = |i: usize, c: u8| matches!(tokens.get(i), Some(t) if t.kind == Kind::Punct(c));
     let source = |i: usize| &body[tokens[i].start as usize..tokens[i].end as usize];
-    let mut kept_names = kube_aliases(body, tokens);
-    kept_names.extend(names.iter().map(String::as_str));
+    let mut kept_names: Vec<&str> = names.iter().map(String::as_str).collect();
+    kube_aliases(body, tokens, &mut kept_names);
     // Where each kube word starts: an item names one if one starts inside it (a word holds
     // no `;` or `}`, so none runs over an item's end).
     let mut words = Vec::new();
@@ -213,13 +213,14 @@ fn blanks(body: &str, tokens: &[Token], unread_too: bool, names: &[String]) -> V
     blank
 }
 
-/// The names the file's `use`s give what names a kube word: every `as` of a `use` that names
-/// one (`use kube::Api as KApi;`, `use kube::runtime::watcher::{self as w};`), or names such a
-/// name (`use KApi as A;`), at any depth (the call scan reads the `use`s of inline modules too).
-fn kube_aliases<'a>(body: &'a str, tokens: &[Token]) -> Vec<&'a str> {
+/// Adds to `names` the names the file's `use`s give what names a kube word or one of `names`:
+/// every `as` of such a `use` (`use kube::Api as KApi;`, `use kube::runtime::watcher::{self as
+/// w};`, `use crate::helper as h;`), and of one naming such a name (`use KApi as A;`), at any
+/// depth (the call scan reads the `use`s of inline modules too).
+fn kube_aliases<'a>(body: &'a str, tokens: &[Token], names: &mut Vec<&'a str>) {
     let source = |i: usize| &body[tokens[i].start as usize..tokens[i].end as usize];
     let ident = |i: usize| matches!(tokens.get(i), Some(t) if t.kind == Kind::Ident);
-    // Each `use` to its `;` (a use tree holds none).
+    // Each `use` with an `as`, to its `;` (a use tree holds none).
     let mut uses = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
@@ -234,13 +235,12 @@ fn kube_aliases<'a>(body: &'a str, tokens: &[Token]) -> Vec<&'a str> {
         }
         i += 1;
     }
-    let mut aliases: Vec<&str> = Vec::new();
     loop {
-        let before = aliases.len();
+        let before = names.len();
         for &(lo, hi) in &uses {
             let text = &body.as_bytes()[..tokens[hi].end as usize];
             let names_kube = next_kube_word(text, tokens[lo].start as usize).is_some()
-                || (lo..hi).any(|j| ident(j) && aliases.contains(&source(j)));
+                || (lo..hi).any(|j| ident(j) && names.contains(&source(j)));
             if !names_kube {
                 continue;
             }
@@ -249,14 +249,14 @@ fn kube_aliases<'a>(body: &'a str, tokens: &[Token]) -> Vec<&'a str> {
                     && source(j) == "as"
                     && ident(j + 1)
                     && source(j + 1) != "_"
-                    && !aliases.contains(&source(j + 1))
+                    && !names.contains(&source(j + 1))
                 {
-                    aliases.push(source(j + 1));
+                    names.push(source(j + 1));
                 }
             }
         }
-        if aliases.len() == before {
-            return aliases;
+        if names.len() == before {
+            return;
         }
     }
 }

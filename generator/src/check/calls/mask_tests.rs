@@ -1,8 +1,8 @@
 //! The calls the scan's mask must not lose (it blanks, before the parse, the items naming no
 //! kube word): a call through a `use` rename of a kube word, in an item naming none
 //! (`// VERBS RESOURCE` on its line, `// none` for what makes no request); and a generic
-//! function's call site in such an item, in another file of the crate, which fixes the `K`
-//! of the function's calls. Each is warned at its line, and the attribute it suggests,
+//! function's call site in such an item, in another file of the crate (or through a `use`
+//! rename of the function), which fixes the `K` of the function's calls. Each is warned at its line, and the attribute it suggests,
 //! pasted, silences it.
 
 use super::tests::pasted;
@@ -145,13 +145,19 @@ pub async fn deployments(c: Client) {
 }
 "#;
 
-/// Names no kube word: its items are parsed only for the site of `helper`.
+/// Names no kube word: its items are parsed only for the sites of `helper`, one through a
+/// rename.
 const SYNC: &str = r#"
 use crate::helper::helper;
-use k8s_openapi::api::core::v1::Secret;
+use crate::helper::helper as fetch;
+use k8s_openapi::api::core::v1::{Pod, Secret};
 
 pub async fn sync(c: Client) {
     helper::<Secret>(c).await
+}
+
+pub async fn pods(c: Client) {
+    fetch::<Pod>(c).await
 }
 "#;
 
@@ -185,6 +191,7 @@ fn a_generic_call_site_naming_no_kube_word_fixes_the_kind_at_the_call() {
             [
                 "op/src/helper.rs:6: list configmaps",
                 "op/src/helper.rs:6: list deployments.apps",
+                "op/src/helper.rs:6: list pods",
                 "op/src/helper.rs:6: list secrets",
             ]
             .map(String::from)
@@ -259,6 +266,6 @@ fn the_workspace_scan_reads_a_packages_files_together() {
                 .map(|w| w.replace("op/src/lib.rs", "op/src/renames.rs")),
         )
         .collect();
-    assert_eq!(expected.len(), 9);
+    assert_eq!(expected.len(), 10);
     assert_eq!(warned(&analysis), expected);
 }
