@@ -243,6 +243,7 @@ fn scan_packages(
             visited: BTreeSet::new(),
             walked: BTreeSet::new(),
             open: Vec::new(),
+            call_texts: Vec::new(),
         };
         // Each target walks its own tree: a module file shared by the library (behind a
         // cfg) and a binary (unconditionally) is judged for each.
@@ -253,6 +254,7 @@ fn scan_packages(
             reached.append(&mut walker.visited);
             walker.walked.clear();
         }
+        walker.read_package_calls();
         walker.visited = reached;
         walker.target = None;
         let mut dirs: Vec<PathBuf> = pkg
@@ -347,6 +349,8 @@ struct Walker<'a> {
     walked: BTreeSet<(PathBuf, String)>,
     /// The files being walked, outermost first: an `include!` of itself must not loop.
     open: Vec<PathBuf>,
+    /// The text of each file whose kube calls are read, for `read_package_calls`.
+    call_texts: Vec<(PathBuf, String)>,
 }
 
 impl Walker<'_> {
@@ -381,26 +385,35 @@ impl Walker<'_> {
     /// The kube calls of a file the operator runs: a library's or a binary's, not behind
     /// `cfg(test)`. A file that does not parse is reported by the attribute scan.
     fn calls(&mut self, file: &Path, text: &str, cfgs: &[Cfg]) {
-        use crate::input::scan::calls::{may_hold_kube_calls, scan_calls};
         let runs = self.read_calls
             && matches!(self.target, Some(TargetKind::Lib | TargetKind::Bin(_)))
             && !cfgs.iter().any(|c| {
                 let shown = c.to_string();
                 shown.contains("test") && !shown.contains("not")
             });
-        if !runs || !may_hold_kube_calls(text) {
-            return;
+        // Every file, not only those naming a kube word: a call site of a generic function
+        // fixes its `K` (the package's files are read together, `read_package_calls`).
+        if runs && !self.call_texts.iter().any(|(f, _)| f == file) {
+            self.call_texts.push((file.to_path_buf(), text.to_string()));
         }
-        if let Ok(calls) = scan_calls(text)
-            && !(calls.calls.is_empty() && calls.api_fields.is_empty())
-        {
-            self.report.calls.push(FoundCalls {
-                package: self.package.to_string(),
-                krate: self.krate.to_string(),
-                file: file.to_path_buf(),
-                calls,
-            });
+    }
+
+    /// The kube calls of the package's files read by the walk: each file read as its crate's
+    /// (the call sites of its generic functions kept everywhere).
+    fn read_package_calls(&mut self) {
+        let texts: Vec<&str> = self.call_texts.iter().map(|(_, t)| t.as_str()).collect();
+        let found = crate::input::scan::calls::scan_crate_calls(&texts);
+        for ((file, _), calls) in self.call_texts.iter().zip(found) {
+            if let Some(calls) = calls {
+                self.report.calls.push(FoundCalls {
+                    package: self.package.to_string(),
+                    krate: self.krate.to_string(),
+                    file: file.clone(),
+                    calls,
+                });
+            }
         }
+        self.call_texts.clear();
     }
 
     fn parse(&mut self, file: &Path, text: &str) -> Option<FileScan> {

@@ -7,6 +7,7 @@ use crate::lex::{Delim, Kind, Token};
 
 /// The words a kube call the scan recognizes names: the `Api`, kube-runtime's wiring, and
 /// kube's request parameters (a call on a receiver the scan cannot type).
+/// A name the file's `use`s give one of them (`use kube::Api as KApi;`) keeps an item too.
 const KUBE_WORDS: [&[u8]; 9] = [
     b"Api",
     b"Controller",
@@ -16,8 +17,7 @@ const KUBE_WORDS: [&[u8]; 9] = [
     b"await_condition",
     b"Params",
     b"LeaderElection",
-    // `LeaderElection::builder` under a `use` rename (`Elector::builder`).
-    b"::builder",
+    b"watch_object",
 ];
 
 /// Where the first of [`KUBE_WORDS`] at or after `from` starts, anywhere in the text (in a
@@ -31,12 +31,11 @@ pub(super) fn next_kube_word(text: &[u8], from: usize) -> Option<usize> {
             b'A' => at(i, KUBE_WORDS[0]),
             b'C' => at(i, KUBE_WORDS[1]),
             b'f' => at(i, KUBE_WORDS[2]),
-            b'w' => at(i, KUBE_WORDS[3]),
+            b'w' => at(i, KUBE_WORDS[3]) || at(i, KUBE_WORDS[8]),
             b'R' => at(i, KUBE_WORDS[4]),
             b'a' => at(i, KUBE_WORDS[5]),
             b'P' => at(i, KUBE_WORDS[6]),
             b'L' => at(i, KUBE_WORDS[7]),
-            b':' => at(i, KUBE_WORDS[8]),
             _ => false,
         };
         if found {
@@ -47,27 +46,50 @@ pub(super) fn next_kube_word(text: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// `text` with blanks for: each top-level item that names none of [`KUBE_WORDS`] and is no
-/// `use`; each item under `#[cfg(test)]` or `#[test]`; and, in the items kept, their doc
+/// `text` with blanks for: each top-level item that is no `use` and names none of
+/// [`KUBE_WORDS`], none of the names the file's `use`s give them, none of `names` (the crate's
+/// generic functions whose call sites fix a `K`) and no `.get::<`/`.list::<` (a `Client`'s
+/// request); each item under `#[cfg(test)]` or `#[test]`; and, in the items kept, their doc
 /// comments and the outer attributes the call scan does not read (all but `cfg` and `*test`,
 /// which say what is test-only). Newlines are kept, and one space stands for each character,
 /// so that every line and column of the rest stays where it was. `None` when nothing is
 /// blanked, or the text does not lex (syn then parses it whole, and says what is wrong).
-pub(super) fn masked(text: &str) -> Option<String> {
-    mask(text, true)
+pub(super) fn masked(text: &str, names: &[String]) -> Option<String> {
+    mask(text, true, names)
 }
 
 /// [`masked`] blanking only whole items, its docs and attributes kept: the tests' oracle.
 #[cfg(test)]
-pub(super) fn items_masked(text: &str) -> Option<String> {
-    mask(text, false)
+pub(super) fn items_masked(text: &str, names: &[String]) -> Option<String> {
+    mask(text, false, names)
 }
 
-fn mask(text: &str, unread_too: bool) -> Option<String> {
+/// Whether [`masked`] with `names` keeps an item [`masked`] with `before` blanks: whether the
+/// file must be read again.
+pub(super) fn keeps_more(text: &str, before: &[String], names: &[String]) -> bool {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if !names
+        .iter()
+        .any(|n| !before.contains(n) && body.contains(n.as_str()))
+    {
+        return false;
+    }
+    let Ok(tokens) = crate::lex::lex(body, crate::shebang_end(body)) else {
+        // Not masked at all: parsed whole.
+        return false;
+    };
+    let kept = |names: &[String]| {
+        let blank = blanks(body, &tokens, false, names);
+        blank.iter().map(|(s, e)| e - s).sum::<usize>()
+    };
+    kept(names) != kept(before)
+}
+
+fn mask(text: &str, unread_too: bool, names: &[String]) -> Option<String> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let bom = text.len() - body.len();
     let tokens = crate::lex::lex(body, crate::shebang_end(body)).ok()?;
-    let blank = blanks(body, &tokens, unread_too);
+    let blank = blanks(body, &tokens, unread_too, names);
     if blank.is_empty() {
         return None;
     }
@@ -92,9 +114,11 @@ fn mask(text: &str, unread_too: bool) -> Option<String> {
 }
 
 /// The byte ranges of `body` to blank, in order, none overlapping.
-fn blanks(body: &str, tokens: &[Token], unread_too: bool) -> Vec<(usize, usize)> {
+fn blanks(body: &str, tokens: &[Token], unread_too: bool, names: &[String]) -> Vec<(usize, usize)> {
     let punct = |i: usize, c: u8| matches!(tokens.get(i), Some(t) if t.kind == Kind::Punct(c));
     let source = |i: usize| &body[tokens[i].start as usize..tokens[i].end as usize];
+    let mut kept_names: Vec<&str> = names.iter().map(String::as_str).collect();
+    kube_aliases(body, tokens, &mut kept_names);
     // Where each kube word starts: an item names one if one starts inside it (a word holds
     // no `;` or `}`, so none runs over an item's end).
     let mut words = Vec::new();
@@ -169,13 +193,72 @@ fn blanks(body: &str, tokens: &[Token], unread_too: bool) -> Vec<(usize, usize)>
                     && methods::api_method(source(j + 3)).is_some()
             })
         };
-        if test_only || !(is_use || names_a_kube_word || field_call()) {
+        let names_a_kept_name = || {
+            (lo..=hi).any(|j| {
+                tokens[j].kind == Kind::Ident && kept_names.contains(&source(j))
+                    || (punct(j, b'.')
+                        && matches!(tokens.get(j + 1), Some(t) if t.kind == Kind::Ident)
+                        && matches!(source(j + 1), "get" | "list")
+                        && punct(j + 2, b':')
+                        && punct(j + 3, b':')
+                        && punct(j + 4, b'<'))
+            })
+        };
+        if test_only || !(is_use || names_a_kube_word || field_call() || names_a_kept_name()) {
             blank.push((start, end));
         } else if unread_too {
             blank.extend(unread);
         }
     }
     blank
+}
+
+/// Adds to `names` the names the file's `use`s give what names a kube word or one of `names`:
+/// every `as` of such a `use` (`use kube::Api as KApi;`, `use kube::runtime::watcher::{self as
+/// w};`, `use crate::helper as h;`), and of one naming such a name (`use KApi as A;`), at any
+/// depth (the call scan reads the `use`s of inline modules too).
+fn kube_aliases<'a>(body: &'a str, tokens: &[Token], names: &mut Vec<&'a str>) {
+    let source = |i: usize| &body[tokens[i].start as usize..tokens[i].end as usize];
+    let ident = |i: usize| matches!(tokens.get(i), Some(t) if t.kind == Kind::Ident);
+    // Each `use` with an `as`, to its `;` (a use tree holds none).
+    let mut uses = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        if ident(i) && source(i) == "use" {
+            let Some(end) = (i..tokens.len()).find(|&j| tokens[j].kind == Kind::Punct(b';')) else {
+                break;
+            };
+            if (i..end).any(|j| ident(j) && source(j) == "as") {
+                uses.push((i, end));
+            }
+            i = end;
+        }
+        i += 1;
+    }
+    loop {
+        let before = names.len();
+        for &(lo, hi) in &uses {
+            let text = &body.as_bytes()[..tokens[hi].end as usize];
+            let names_kube = next_kube_word(text, tokens[lo].start as usize).is_some()
+                || (lo..hi).any(|j| ident(j) && names.contains(&source(j)));
+            if !names_kube {
+                continue;
+            }
+            for j in lo..hi {
+                if ident(j)
+                    && source(j) == "as"
+                    && ident(j + 1)
+                    && source(j + 1) != "_"
+                    && !names.contains(&source(j + 1))
+                {
+                    names.push(source(j + 1));
+                }
+            }
+        }
+        if names.len() == before {
+            return;
+        }
+    }
 }
 
 /// Token ranges of the top-level items: each ends at a `;`, or at a `{ }` not followed by `;`

@@ -151,10 +151,90 @@ pub fn may_hold_kube_calls(text: &str) -> bool {
     mask::next_kube_word(text.as_bytes(), 0).is_some()
 }
 
-/// Finds the kube calls of one file's text. Code under `#[cfg(test)]` and `#[test]` functions
-/// is left out (it runs under the test's identity, not the operator's).
+/// Finds the kube calls of one file's text, as the only file of its crate (see
+/// [`scan_crate_calls`]). Code under `#[cfg(test)]` and `#[test]` functions is left out (it
+/// runs under the test's identity, not the operator's).
 pub fn scan_calls(text: &str) -> syn::Result<FileCalls> {
-    let masked = mask::masked(text);
+    let mut found = scan_keeping(text, &[])?;
+    let mut names: Vec<String> = Vec::new();
+    loop {
+        let more = generic_names(std::slice::from_ref(&found));
+        if !mask::keeps_more(text, &names, &more) {
+            return Ok(found);
+        }
+        found = scan_keeping(text, &more)?;
+        names = more;
+    }
+}
+
+/// The kube calls of the files of one crate (their texts), each `None` when it holds no call,
+/// no `Api` field and no call site of a generic function whose `K` a call takes (or when it
+/// does not parse: the attribute scan says so). Each file is read as [`scan_calls`] reads
+/// it, then again, where an item the first read left out names one of the crate's generic
+/// functions whose `K` some call takes (its call sites fix that `K`), until no file keeps more.
+pub fn scan_crate_calls(texts: &[&str]) -> Vec<Option<FileCalls>> {
+    let mut found: Vec<Option<FileCalls>> = texts
+        .iter()
+        .map(|text| {
+            may_hold_kube_calls(text)
+                .then(|| scan_keeping(text, &[]).ok())
+                .flatten()
+        })
+        .collect();
+    let mut names: Vec<String> = Vec::new();
+    loop {
+        let more = generic_names(found.iter().flatten());
+        if more == names {
+            break;
+        }
+        for (text, found) in texts.iter().zip(&mut found) {
+            // A file never read has nothing kept but its `use`s.
+            let read_more = match found {
+                Some(_) => mask::keeps_more(text, &names, &more),
+                None => more.iter().any(|n| text.contains(n.as_str())),
+            };
+            if read_more {
+                *found = scan_keeping(text, &more).ok();
+            }
+        }
+        names = more;
+    }
+    for found in &mut found {
+        let needed = found.as_ref().is_some_and(|f| {
+            !f.calls.is_empty()
+                || !f.api_fields.is_empty()
+                || f.instantiations.iter().any(|i| names.contains(&i.name))
+        });
+        if !needed {
+            *found = None;
+        }
+    }
+    found
+}
+
+/// The functions whose type parameters a call takes as its kind, directly or through a call
+/// site of another: their call sites fix it. Sorted.
+fn generic_names<'a>(files: impl IntoIterator<Item = &'a FileCalls>) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut add = |kind: &KindRef| {
+        if let KindRef::Generic { function, .. } = kind {
+            names.push(function.clone());
+        }
+    };
+    for file in files {
+        file.calls.iter().for_each(|c| add(&c.kind));
+        for site in &file.instantiations {
+            site.turbofish.iter().for_each(&mut add);
+            site.args.iter().flatten().for_each(&mut add);
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn scan_keeping(text: &str, names: &[String]) -> syn::Result<FileCalls> {
+    let masked = mask::masked(text, names);
     let file = syn::parse_file(masked.as_deref().unwrap_or(text))?;
     Ok(visit::calls_of(&file))
 }

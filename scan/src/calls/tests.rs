@@ -361,7 +361,7 @@ fn masking_changes_nothing_found() {
     let mut blanked = 0;
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
-        let Some(masked) = mask::masked(&text) else {
+        let Some(masked) = mask::masked(&text, &[]) else {
             continue;
         };
         blanked += 1;
@@ -375,9 +375,9 @@ fn masking_changes_nothing_found() {
         for (m, t) in masked.lines().zip(text.lines()) {
             assert_eq!(m.chars().count(), t.chars().count(), "{}", file.display());
         }
-        let found = scan_calls(&text).unwrap();
+        let found = super::scan_keeping(&text, &[]).unwrap();
         let shown = file.display();
-        let items = mask::items_masked(&text).unwrap_or_else(|| text.clone());
+        let items = mask::items_masked(&text, &[]).unwrap_or_else(|| text.clone());
         let items = visit::calls_of(&syn::parse_file(&items).unwrap());
         assert_eq!(found, items, "{shown}");
     }
@@ -386,6 +386,110 @@ fn masking_changes_nothing_found() {
         "only {blanked} of {} files masked",
         files.len()
     );
+}
+
+/// The mask loses nothing syn would find in the whole text: each crate's files (each operator
+/// of the corpus, each example, and the call scan's own sources file by file) read as the
+/// generator reads them find the same calls, `Api` fields, and the same generic functions and
+/// call sites wherever a call takes a generic `K`, as the same files parsed unmasked.
+#[test]
+fn the_mask_loses_nothing_the_whole_text_holds() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut crates: Vec<Vec<std::path::PathBuf>> = Vec::new();
+    let rust_files = |dir: &std::path::Path| {
+        let mut files = Vec::new();
+        let mut dirs = vec![dir.to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        files
+    };
+    for parent in ["tests/fixtures/calls-corpus", "examples"] {
+        for entry in std::fs::read_dir(root.join(parent)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                crates.push(rust_files(&path));
+            }
+        }
+    }
+    for dir in ["generator/src/check/calls", "scan/src/calls"] {
+        crates.extend(rust_files(&root.join(dir)).into_iter().map(|f| vec![f]));
+    }
+    let mut compared = 0;
+    for files in &crates {
+        let texts: Vec<String> = files
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let masked = scan_crate_calls(&refs);
+        let whole: Vec<Option<FileCalls>> = refs
+            .iter()
+            .map(|t| {
+                // Test-only modules left out, as the mask leaves them (their `use`s too).
+                let mut file = syn::parse_file(t).ok()?;
+                file.items.retain(|item| match item {
+                    syn::Item::Mod(m) => !syntax::is_test_only(&m.attrs),
+                    syn::Item::Fn(f) => !syntax::is_test_only(&f.attrs),
+                    _ => true,
+                });
+                Some(visit::calls_of(&file))
+            })
+            .collect();
+        let names = super::generic_names(whole.iter().flatten());
+        // A call on a field or function the crate types as no `Api` is no kube call (the
+        // generator drops it: `self.labels.get(k)`), unless its arguments are kube's.
+        let api_fields: Vec<String> = whole
+            .iter()
+            .flatten()
+            .flat_map(|f| f.api_fields.iter().map(|(name, _)| name.clone()))
+            .collect();
+        let kube_calls = |f: &FileCalls| -> Vec<KubeCall> {
+            f.calls
+                .iter()
+                .filter(|c| match &c.kind {
+                    KindRef::Field(name) => c.params_shaped || api_fields.contains(name),
+                    _ => true,
+                })
+                .cloned()
+                .collect()
+        };
+        for ((file, masked), whole) in files.iter().zip(masked).zip(whole) {
+            let shown = file.display();
+            let Some(whole) = whole else {
+                assert!(masked.is_none(), "{shown}");
+                continue;
+            };
+            compared += 1;
+            let masked = masked.unwrap_or_default();
+            assert_eq!(kube_calls(&masked), kube_calls(&whole), "{shown}");
+            assert_eq!(masked.api_fields, whole.api_fields, "{shown}");
+            let generic = |f: &FileCalls| -> (Vec<GenericFn>, Vec<Instantiation>) {
+                (
+                    f.generic_fns
+                        .iter()
+                        .filter(|g| names.contains(&g.name))
+                        .cloned()
+                        .collect(),
+                    f.instantiations
+                        .iter()
+                        .filter(|i| names.contains(&i.name))
+                        .cloned()
+                        .collect(),
+                )
+            };
+            assert_eq!(generic(&masked), generic(&whole), "{shown}");
+        }
+    }
+    assert!(compared >= 50, "only {compared} files compared");
 }
 
 #[test]
@@ -400,9 +504,144 @@ fn kube_words_are_found_where_they_start() {
     assert_eq!(mask::next_kube_word(b"Api Api", 1), Some(4));
     // The attributes the scan does not read are blanked in the items it keeps; docs too.
     let text = "/// Api docs\n#[rbac(x)]\n#[cfg(test)]\nfn a() {}\n#[derive(Debug)]\n#[tokio::test]\nasync fn b(a: Api<Pod>) {}\n";
-    let masked = mask::masked(text).unwrap();
+    let masked = mask::masked(text, &[]).unwrap();
     assert_eq!(
         masked,
         "            \n          \n            \n         \n                \n#[tokio::test]\nasync fn b(a: Api<Pod>) {}\n"
+    );
+}
+
+/// An item naming a kube word only through a `use` rename is parsed: the rename's calls are
+/// found (each in an item of its own, naming no kube word), through renames of renames and
+/// `self` renames, in any `use` of the file; a rename of something else keeps nothing.
+#[test]
+fn the_mask_keeps_items_naming_a_kube_rename() {
+    let text = r#"
+use kube::runtime::events::Recorder as Rec;
+use kube::runtime::Controller as Ctl;
+use kube::Api as KApi;
+use KApi as Handle;
+use kube::runtime::watcher::{self as w, watch_object as wo};
+use kube_markers::leader_election::LeaderElection as Elector;
+use std::collections::HashMap as Map;
+fn recorder(client: Client, reporter: Reporter) -> Rec {
+    Rec::new(client, reporter)
+}
+async fn run(client: Client) {
+    Ctl::new(KApi::<Pod>::all(client), Default::default());
+}
+async fn get(h: Handle<Secret>) {
+    h.get("x").await;
+}
+async fn watch(h: Handle<Secret>, cfg: Config) {
+    w(h, cfg);
+}
+async fn one(c: Ctx) {
+    wo(c.secrets.clone(), "x");
+}
+async fn elect(client: Client) {
+    Elector::builder(client, "lease");
+}
+fn other() -> Map<String, String> {
+    Map::new()
+}
+"#;
+    let masked = mask::masked(text, &[]).unwrap();
+    assert!(masked.contains("Rec::new(client, reporter)"));
+    assert!(!masked.contains("Map::new()"), "{masked}");
+    assert_eq!(
+        shown(text),
+        [
+            "10:10 Recorder::new k8s_openapi::api::events::v1::Event namespaced create;patch on events.k8s.io/events in recorder@9",
+            "13:10 Controller::new Pod cluster list;watch in run@12",
+            "16:7 h.get Secret scope? get in get@15",
+            "19:5 watcher Secret scope? list;watch in watch@18",
+            "22:5 watch_object field secrets scope? list;watch in one@21",
+            "25:14 LeaderElection::builder k8s_openapi::api::coordination::v1::Lease namespaced get;create;update on coordination.k8s.io/leases in elect@24",
+        ]
+    );
+}
+
+/// A call site of a generic function whose `K` a call takes is parsed wherever it is, in an
+/// item naming no kube word: in the file (`scan_calls`), in another file of the crate, and
+/// through a generic function calling it (`scan_crate_calls`); a file holding nothing of that
+/// is `None`.
+#[test]
+fn the_mask_keeps_the_call_sites_of_generic_functions() {
+    let helper = r#"
+use kube::{Api, Client};
+pub async fn helper<K: Resource>(c: Client) {
+    Api::<K>::all(c).list(&Default::default()).await;
+}
+async fn deployments(c: Client) {
+    helper::<Deployment>(c).await
+}
+async fn sync(c: Client) {
+    helper::<Secret>(c).await
+}
+"#;
+    let one = scan_calls(helper).unwrap();
+    let sites: Vec<(usize, &[KindRef])> = one
+        .instantiations
+        .iter()
+        .filter(|i| i.name == "helper")
+        .map(|i| (i.line, i.turbofish.as_slice()))
+        .collect();
+    let ty = |t: &str| KindRef::Type(t.into());
+    assert_eq!(
+        sites,
+        [(7, &[ty("Deployment")][..]), (10, &[ty("Secret")][..]),]
+    );
+    // The sites in other files, one through a generic function of its own, one by a method.
+    let outer = r#"
+use crate::helper;
+pub async fn outer<T>(c: Client) {
+    helper::<T>(c).await
+}
+"#;
+    let caller = r#"
+async fn configmaps(c: Client) {
+    crate::outer::outer::<ConfigMap>(c).await;
+}
+fn unrelated() {}
+"#;
+    let none = "fn nothing() { let m = HashMap::new(); }\n";
+    let found = scan_crate_calls(&[helper, outer, caller, none]);
+    assert!(found[3].is_none());
+    let sites: Vec<(&str, usize, &[KindRef])> = found
+        .iter()
+        .flatten()
+        .flat_map(|f| &f.instantiations)
+        .filter(|i| i.name == "helper" || i.name == "outer")
+        .map(|i| (i.name.as_str(), i.line, i.turbofish.as_slice()))
+        .collect();
+    let generic = KindRef::Generic {
+        function: "outer".into(),
+        param: "T".into(),
+    };
+    assert_eq!(
+        sites,
+        [
+            ("helper", 7, &[ty("Deployment")][..]),
+            ("helper", 10, &[ty("Secret")][..]),
+            ("helper", 4, &[generic][..]),
+            ("outer", 3, &[ty("ConfigMap")][..]),
+        ]
+    );
+    // The files read one by one lose them.
+    assert!(scan_calls(caller).unwrap().instantiations.is_empty());
+}
+
+/// A `Client`'s own requests (`client.get::<K>(..)`) name no kube word: their items are kept.
+#[test]
+fn the_mask_keeps_client_requests() {
+    let text = r#"
+async fn one(client: Client) {
+    client.get::<ConfigMap>("x", &scope::Namespace::from("web")).await;
+}
+"#;
+    assert_eq!(
+        shown(text),
+        ["3:12 client.get ConfigMap namespaced get in one@2"]
     );
 }

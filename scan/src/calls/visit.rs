@@ -685,12 +685,12 @@ impl<'ast> Visit<'ast> for Visitor {
             && !of_type
             && let Some(last) = p.path.segments.last()
         {
-            self.instantiation(
-                last.ident.to_string(),
-                &type_args(&p.path),
-                &c.args,
-                last.ident.span(),
-            );
+            // `use crate::helper::apply as apply_one;`: a call site of `apply`.
+            let name = match p.path.segments.len() {
+                1 => last_segment(&path_text(&p.path, &self.uses)).to_string(),
+                _ => last.ident.to_string(),
+            };
+            self.instantiation(name, &type_args(&p.path), &c.args, last.ident.span());
         }
         syn::visit::visit_expr_call(self, c);
     }

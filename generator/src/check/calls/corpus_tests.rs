@@ -6,7 +6,7 @@
 //! the figures in docs/least-privilege.md updated with it).
 
 use super::*;
-use crate::input::scan::calls::scan_calls;
+use crate::input::scan::calls::scan_crate_calls;
 use crate::input::sources::FoundCalls;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -108,16 +108,27 @@ fn inferred_of(name: &str) -> (BTreeSet<String>, Vec<String>) {
     let dir = corpus().join(name);
     let mut files = Vec::new();
     rust_files(&dir, &mut files);
-    let found: Vec<FoundCalls> = files
+    let texts: Vec<String> = files
         .iter()
         .map(|file| {
             let text = std::fs::read_to_string(file).unwrap();
-            FoundCalls {
+            // Each parses: the crate's read below says nothing of one that does not.
+            syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            text
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    // As the generator reads a crate: every file, the generic functions' call sites kept.
+    let found: Vec<FoundCalls> = files
+        .iter()
+        .zip(scan_crate_calls(&refs))
+        .filter_map(|(file, calls)| {
+            Some(FoundCalls {
                 package: name.into(),
                 krate: name.into(),
                 file: file.clone(),
-                calls: scan_calls(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display())),
-            }
+                calls: calls?,
+            })
         })
         .collect();
     let kinds = kinds_of(&dir);

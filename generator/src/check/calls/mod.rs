@@ -207,4 +207,6 @@ mod forms_tests;
 #[cfg(test)]
 mod leader_election_tests;
 #[cfg(test)]
+mod mask_tests;
+#[cfg(test)]
 mod tests;

@@ -1,0 +1,271 @@
+//! The calls the scan's mask must not lose (it blanks, before the parse, the items naming no
+//! kube word): a call through a `use` rename of a kube word, in an item naming none
+//! (`// VERBS RESOURCE` on its line, `// none` for what makes no request); and a generic
+//! function's call site in such an item, in another file of the crate (or through a `use`
+//! rename of the function), which fixes the `K` of the function's calls. Each is warned at its line, and the attribute it suggests,
+//! pasted, silences it.
+
+use super::tests::pasted;
+use super::*;
+use crate::input::scan::calls::scan_crate_calls;
+use crate::input::sources::FoundCalls;
+use kube_markers_registry::RbacEntry;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+const RENAMES: &str = r#"
+use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
+use kube::runtime::events::Recorder as Rec;
+use kube::runtime::Controller as Ctl;
+use kube::Api as KApi;
+use KApi as Handle;
+use kube::runtime::watcher::{self as w, watch_object as wo};
+use kube_markers::leader_election::LeaderElection as Elector;
+
+pub fn recorder(client: Client, reporter: Reporter) -> Rec {
+    Rec::new(client, reporter) // create;patch events.events.k8s.io
+}
+
+pub async fn run(client: Client) {
+    Ctl::new(KApi::<Pod>::all(client), Default::default()); // list;watch pods
+}
+
+pub async fn read(h: Handle<Secret>) {
+    h.get("x").await; // get secrets
+}
+
+pub async fn follow(h: Handle<ConfigMap>, cfg: Config) {
+    w(h, cfg); // list;watch configmaps
+}
+
+pub async fn one(h: Handle<Pod>) {
+    wo(h, "p"); // list;watch pods
+}
+
+pub async fn elect(client: Client) {
+    Elector::builder(client, "lease"); // get;create;update leases.coordination.k8s.io
+}
+
+pub fn other() -> Map<String, String> {
+    Map::new() // none
+}
+"#;
+
+/// `(file, text)` of one crate, its calls read as the generator reads them.
+fn analyse_crate(files: &[(&str, &str)], entries: &[&RbacEntry]) -> Analysis {
+    let texts: Vec<&str> = files.iter().map(|(_, t)| *t).collect();
+    let found: Vec<FoundCalls> = files
+        .iter()
+        .zip(scan_crate_calls(&texts))
+        .filter_map(|((file, _), calls)| {
+            Some(FoundCalls {
+                package: "op".into(),
+                krate: "op".into(),
+                file: Path::new("/ws/op/src").join(file),
+                calls: calls?,
+            })
+        })
+        .collect();
+    compare::analyse_kinds(
+        &found,
+        entries,
+        &Kinds::new(&[]),
+        &["op"],
+        Path::new("/ws"),
+        "manager-role",
+    )
+}
+
+/// Each warning as `file:line: verbs resource`.
+fn warned(analysis: &Analysis) -> BTreeSet<String> {
+    analysis
+        .warnings
+        .iter()
+        .map(|w| {
+            format!(
+                "{}:{}: {} {}",
+                w.needed.file,
+                w.needed.line,
+                w.missing.join(";"),
+                resource_text(&w.needed.group, &w.needed.resource)
+            )
+        })
+        .collect()
+}
+
+/// Each warning's attribute, pasted where it says.
+fn pasted_all(analysis: &Analysis) -> Vec<RbacEntry> {
+    analysis
+        .warnings
+        .iter()
+        .map(|w| {
+            let (_, line) = w.needed.function.clone().expect("in a function");
+            pasted(&w.needed.attribute(&w.missing), line as u32)
+        })
+        .collect()
+}
+
+#[test]
+fn a_call_through_a_rename_warns_at_its_line_and_its_attribute_silences_it() {
+    let expected: BTreeSet<String> = RENAMES
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| Some((i + 1, line.split_once("// ")?.1)))
+        .filter(|(_, need)| *need != "none")
+        .map(|(line, need)| format!("op/src/lib.rs:{line}: {need}"))
+        .collect();
+    assert_eq!(expected.len(), 6);
+    let files = [("lib.rs", RENAMES)];
+    let analysis = analyse_crate(&files, &[]);
+    assert_eq!(analysis.unknown, Vec::<String>::new());
+    assert_eq!(warned(&analysis), expected);
+    assert_eq!(
+        analysis.warnings.len(),
+        expected.len(),
+        "one warning a call"
+    );
+
+    let entries = pasted_all(&analysis);
+    let refs: Vec<&RbacEntry> = entries.iter().collect();
+    let again = analyse_crate(&files, &refs);
+    assert_eq!(again.warnings, []);
+    assert_eq!(again.unused, []);
+}
+
+const HELPER: &str = r#"
+use kube::{Api, Client};
+use k8s_openapi::api::apps::v1::Deployment;
+
+pub async fn helper<K: Resource>(c: Client) {
+    Api::<K>::all(c).list(&Default::default()).await;
+}
+
+pub async fn deployments(c: Client) {
+    helper::<Deployment>(c).await
+}
+"#;
+
+/// Names no kube word: its items are parsed only for the sites of `helper`, one through a
+/// rename.
+const SYNC: &str = r#"
+use crate::helper::helper;
+use crate::helper::helper as fetch;
+use k8s_openapi::api::core::v1::{Pod, Secret};
+
+pub async fn sync(c: Client) {
+    helper::<Secret>(c).await
+}
+
+pub async fn pods(c: Client) {
+    fetch::<Pod>(c).await
+}
+"#;
+
+/// A generic function of its own fixes `helper`'s `K`; its caller, in a file naming no kube
+/// word, fixes its own.
+const OUTER: &str = r#"
+use crate::helper::helper;
+use k8s_openapi::api::core::v1::ConfigMap;
+
+pub async fn outer<T>(c: Client) {
+    helper::<T>(c).await
+}
+
+pub async fn configmaps(c: Client) {
+    outer::<ConfigMap>(c).await
+}
+"#;
+
+#[test]
+fn a_generic_call_site_naming_no_kube_word_fixes_the_kind_at_the_call() {
+    let files = [
+        ("helper.rs", HELPER),
+        ("sync.rs", SYNC),
+        ("outer.rs", OUTER),
+    ];
+    let analysis = analyse_crate(&files, &[]);
+    assert_eq!(analysis.unknown, Vec::<String>::new());
+    assert_eq!(
+        warned(&analysis),
+        BTreeSet::from(
+            [
+                "op/src/helper.rs:6: list configmaps",
+                "op/src/helper.rs:6: list deployments.apps",
+                "op/src/helper.rs:6: list pods",
+                "op/src/helper.rs:6: list secrets",
+            ]
+            .map(String::from)
+        )
+    );
+    let entries = pasted_all(&analysis);
+    let refs: Vec<&RbacEntry> = entries.iter().collect();
+    let again = analyse_crate(&files, &refs);
+    assert_eq!(again.warnings, []);
+    assert_eq!(again.unused, []);
+
+    // A site that does not fix it, naming no kube word either: said, never dropped.
+    const VAGUE: &str = "pub async fn vague(c: Client) {\n    helper(c).await\n}\n";
+    let files = [("helper.rs", HELPER), ("vague.rs", VAGUE)];
+    let analysis = analyse_crate(&files, &refs);
+    assert_eq!(analysis.unknown.len(), 1, "{:?}", analysis.unknown);
+    assert!(
+        analysis.unknown[0].starts_with("op/src/helper.rs:6:")
+            && analysis.unknown[0].contains("op/src/vague.rs:2"),
+        "{}",
+        analysis.unknown[0]
+    );
+}
+
+/// The generator's own walk of a package reads its files together: the same warnings from a
+/// package on disk (its `mod`s followed from `src/lib.rs`, which names no kube word), the
+/// renames in a file of their own.
+#[test]
+fn the_workspace_scan_reads_a_packages_files_together() {
+    use crate::input::workspace::{Package, Target, TargetKind, Workspace};
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let src = root.join("op/src");
+    std::fs::create_dir_all(&src).unwrap();
+    let files = [
+        (
+            "lib.rs",
+            "pub mod helper;\npub mod sync;\npub mod outer;\npub mod renames;\n",
+        ),
+        ("helper.rs", HELPER),
+        ("sync.rs", SYNC),
+        ("outer.rs", OUTER),
+        ("renames.rs", RENAMES),
+    ];
+    for (name, text) in files {
+        std::fs::write(src.join(name), text).unwrap();
+    }
+    let mut ws = Workspace::at(&root);
+    ws.packages.push(Package {
+        name: "op".into(),
+        dir: root.join("op"),
+        lib_crate: "op".into(),
+        targets: vec![Target::new(TargetKind::Lib, src.join("lib.rs"))],
+    });
+    let report = ws.scan_with_calls(&["op"]);
+    let analysis = compare::analyse_kinds(
+        &report.calls,
+        &[],
+        &Kinds::new(&[]),
+        &["op"],
+        &root,
+        "manager-role",
+    );
+    assert_eq!(analysis.unknown, Vec::<String>::new());
+    let generic = analyse_crate(&files[1..4], &[]);
+    let renames = analyse_crate(&files[4..], &[]);
+    let expected: BTreeSet<String> = warned(&generic)
+        .into_iter()
+        .chain(
+            warned(&renames)
+                .into_iter()
+                .map(|w| w.replace("op/src/lib.rs", "op/src/renames.rs")),
+        )
+        .collect();
+    assert_eq!(expected.len(), 10);
+    assert_eq!(warned(&analysis), expected);
+}
