@@ -2,13 +2,10 @@
 //! there (`// VERBS RESOURCE`, or `// none` for a form that makes no request itself): the
 //! warning names that very line, and the attributes it suggests, pasted, silence them all.
 
-use super::tests::pasted;
+use super::tests::{analyse_crate, expected_needs, pasted};
 use super::*;
-use crate::input::scan::calls::scan_calls;
-use crate::input::sources::FoundCalls;
 use kube_markers_registry::RbacEntry;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 const FORMS: &str = r#"
 use k8s_openapi::api::apps::v1::Deployment;
@@ -103,31 +100,12 @@ pub async fn reconcile(d: Arc<Deployment>, ctx: Arc<Ctx>) -> Result<Action> {
 "#;
 
 fn analyse_forms(entries: &[&RbacEntry]) -> Analysis {
-    let found = [FoundCalls {
-        package: "op".into(),
-        krate: "op".into(),
-        file: "/ws/op/src/lib.rs".into(),
-        calls: scan_calls(FORMS).unwrap(),
-    }];
-    compare::analyse_kinds(
-        &found,
-        entries,
-        &Kinds::new(&[]),
-        &["op"],
-        Path::new("/ws"),
-        "manager-role",
-    )
+    analyse_crate(&[("lib.rs", FORMS)], entries)
 }
 
 #[test]
 fn every_call_form_warns_at_its_line_and_its_attribute_silences_it() {
-    let expected: BTreeSet<String> = FORMS
-        .lines()
-        .enumerate()
-        .filter_map(|(i, line)| Some((i + 1, line.split_once("// ")?.1)))
-        .filter(|(_, need)| *need != "none")
-        .map(|(line, need)| format!("{line}: {need}"))
-        .collect();
+    let expected = expected_needs(FORMS, "");
     let analysis = analyse_forms(&[]);
     assert_eq!(analysis.unknown, Vec::<String>::new());
     let warned: BTreeSet<String> = analysis

@@ -3,13 +3,10 @@
 //! namespace (`// VERBS RESOURCE` on its line, `// none` for what is no such call), granted by
 //! the bundle's `leader-election = true` or by an attribute; else a warning naming both.
 
-use super::tests::pasted;
+use super::tests::{analyse_crate, expected_needs, pasted};
 use super::*;
-use crate::input::scan::calls::scan_calls;
-use crate::input::sources::FoundCalls;
 use kube_markers_registry::RbacEntry;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 const SPELLINGS: &str = r#"
 use kube_markers::leader_election::{LeaderElection, Outcome};
@@ -49,20 +46,7 @@ pub async fn main_loop(client: Client) {
 "#;
 
 fn analyse_text(text: &str, entries: &[&RbacEntry]) -> Analysis {
-    let found = [FoundCalls {
-        package: "op".into(),
-        krate: "op".into(),
-        file: "/ws/op/src/main.rs".into(),
-        calls: scan_calls(text).unwrap(),
-    }];
-    compare::analyse_kinds(
-        &found,
-        entries,
-        &Kinds::new(&[]),
-        &["op"],
-        Path::new("/ws"),
-        "manager-role",
-    )
+    analyse_crate(&[("main.rs", text)], entries)
 }
 
 fn no_bundle() -> BundleGrants {
@@ -81,13 +65,7 @@ fn with_leader_election() -> BundleGrants {
 
 #[test]
 fn every_spelling_of_the_builder_needs_the_lease_verbs_at_its_line() {
-    let expected: BTreeSet<String> = SPELLINGS
-        .lines()
-        .enumerate()
-        .filter_map(|(i, line)| Some((i + 1, line.split_once("// ")?.1)))
-        .filter(|(_, need)| *need != "none")
-        .map(|(line, need)| format!("{line}: {need}"))
-        .collect();
+    let expected = expected_needs(SPELLINGS, "");
     assert_eq!(expected.len(), 4);
     let analysis = analyse_text(SPELLINGS, &[]).with_bundle(&no_bundle());
     assert_eq!(analysis.unknown, Vec::<String>::new());

@@ -5,13 +5,10 @@
 //! rename of the function), which fixes the `K` of the function's calls. Each is warned at its line, and the attribute it suggests,
 //! pasted, silences it.
 
-use super::tests::pasted;
+use super::tests::{analyse_crate, expected_needs, pasted};
 use super::*;
-use crate::input::scan::calls::scan_crate_calls;
-use crate::input::sources::FoundCalls;
 use kube_markers_registry::RbacEntry;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 const RENAMES: &str = r#"
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
@@ -52,30 +49,6 @@ pub fn other() -> Map<String, String> {
 "#;
 
 /// `(file, text)` of one crate, its calls read as the generator reads them.
-fn analyse_crate(files: &[(&str, &str)], entries: &[&RbacEntry]) -> Analysis {
-    let texts: Vec<&str> = files.iter().map(|(_, t)| *t).collect();
-    let found: Vec<FoundCalls> = files
-        .iter()
-        .zip(scan_crate_calls(&texts))
-        .filter_map(|((file, _), calls)| {
-            Some(FoundCalls {
-                package: "op".into(),
-                krate: "op".into(),
-                file: Path::new("/ws/op/src").join(file),
-                calls: calls?,
-            })
-        })
-        .collect();
-    compare::analyse_kinds(
-        &found,
-        entries,
-        &Kinds::new(&[]),
-        &["op"],
-        Path::new("/ws"),
-        "manager-role",
-    )
-}
-
 /// Each warning as `file:line: verbs resource`.
 fn warned(analysis: &Analysis) -> BTreeSet<String> {
     analysis
@@ -107,13 +80,7 @@ fn pasted_all(analysis: &Analysis) -> Vec<RbacEntry> {
 
 #[test]
 fn a_call_through_a_rename_warns_at_its_line_and_its_attribute_silences_it() {
-    let expected: BTreeSet<String> = RENAMES
-        .lines()
-        .enumerate()
-        .filter_map(|(i, line)| Some((i + 1, line.split_once("// ")?.1)))
-        .filter(|(_, need)| *need != "none")
-        .map(|(line, need)| format!("op/src/lib.rs:{line}: {need}"))
-        .collect();
+    let expected = expected_needs(RENAMES, "op/src/lib.rs:");
     assert_eq!(expected.len(), 6);
     let files = [("lib.rs", RENAMES)];
     let analysis = analyse_crate(&files, &[]);

@@ -37,6 +37,42 @@ fn found(text: &str) -> Vec<FoundCalls> {
     }]
 }
 
+/// The calls of `files` (name under `op/src/`, text), read together as the generator reads one
+/// crate, held against `entries`; a file without calls counts as read (the crate has no call).
+pub(super) fn analyse_crate(files: &[(&str, &str)], entries: &[&RbacEntry]) -> Analysis {
+    let texts: Vec<&str> = files.iter().map(|(_, t)| *t).collect();
+    let found: Vec<FoundCalls> = files
+        .iter()
+        .zip(crate::input::scan::calls::scan_crate_calls(&texts))
+        .map(|((file, _), calls)| FoundCalls {
+            package: "op".into(),
+            krate: "op".into(),
+            file: Path::new("/ws/op/src").join(file),
+            calls: calls.unwrap_or_default(),
+        })
+        .collect();
+    compare::analyse_kinds(
+        &found,
+        entries,
+        &Kinds::new(&[]),
+        &["op"],
+        Path::new("/ws"),
+        "manager-role",
+    )
+}
+
+/// What a fixture's comments say each line needs (`// VERBS RESOURCE`; `// none` for a call
+/// that needs nothing of its own), as `PREFIXLINE: VERBS RESOURCE`.
+pub(super) fn expected_needs(fixture: &str, prefix: &str) -> std::collections::BTreeSet<String> {
+    fixture
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| Some((i + 1, line.split_once("// ")?.1)))
+        .filter(|(_, need)| *need != "none")
+        .map(|(line, need)| format!("{prefix}{line}: {need}"))
+        .collect()
+}
+
 /// The attribute text of a warning (`#[kube_markers::rbac(ARGS)]`) as the macro registers it.
 pub(super) fn pasted(attribute: &str, line: u32) -> RbacEntry {
     let args = attribute
