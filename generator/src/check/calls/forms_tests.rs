@@ -2,10 +2,9 @@
 //! there (`// VERBS RESOURCE`, or `// none` for a form that makes no request itself): the
 //! warning names that very line, and the attributes it suggests, pasted, silence them all.
 
-use super::tests::{analyse_crate, expected_needs, pasted};
+use super::tests::{analyse_crate, expected_needs, pasted, warned};
 use super::*;
 use kube_markers_registry::RbacEntry;
-use std::collections::BTreeSet;
 
 const FORMS: &str = r#"
 use k8s_openapi::api::apps::v1::Deployment;
@@ -105,22 +104,10 @@ fn analyse_forms(entries: &[&RbacEntry]) -> Analysis {
 
 #[test]
 fn every_call_form_warns_at_its_line_and_its_attribute_silences_it() {
-    let expected = expected_needs(FORMS, "");
+    let expected = expected_needs(FORMS, "op/src/lib.rs:");
     let analysis = analyse_forms(&[]);
     assert_eq!(analysis.unknown, Vec::<String>::new());
-    let warned: BTreeSet<String> = analysis
-        .warnings
-        .iter()
-        .map(|w| {
-            format!(
-                "{}: {} {}",
-                w.needed.line,
-                w.missing.join(";"),
-                resource_text(&w.needed.group, &w.needed.resource)
-            )
-        })
-        .collect();
-    assert_eq!(warned, expected);
+    assert_eq!(warned(&analysis), expected);
     assert_eq!(
         analysis.warnings.len(),
         expected.len(),

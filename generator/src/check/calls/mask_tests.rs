@@ -5,7 +5,7 @@
 //! rename of the function), which fixes the `K` of the function's calls. Each is warned at its line, and the attribute it suggests,
 //! pasted, silences it.
 
-use super::tests::{analyse_crate, expected_needs, pasted};
+use super::tests::{analyse_crate, expected_needs, pasted, warned};
 use super::*;
 use kube_markers_registry::RbacEntry;
 use std::collections::BTreeSet;
@@ -49,23 +49,6 @@ pub fn other() -> Map<String, String> {
 "#;
 
 /// `(file, text)` of one crate, its calls read as the generator reads them.
-/// Each warning as `file:line: verbs resource`.
-fn warned(analysis: &Analysis) -> BTreeSet<String> {
-    analysis
-        .warnings
-        .iter()
-        .map(|w| {
-            format!(
-                "{}:{}: {} {}",
-                w.needed.file,
-                w.needed.line,
-                w.missing.join(";"),
-                resource_text(&w.needed.group, &w.needed.resource)
-            )
-        })
-        .collect()
-}
-
 /// Each warning's attribute, pasted where it says.
 fn pasted_all(analysis: &Analysis) -> Vec<RbacEntry> {
     analysis

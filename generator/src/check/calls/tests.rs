@@ -73,6 +73,23 @@ pub(super) fn expected_needs(fixture: &str, prefix: &str) -> std::collections::B
         .collect()
 }
 
+/// Each warning as `file:line: verbs resource`.
+pub(super) fn warned(analysis: &Analysis) -> std::collections::BTreeSet<String> {
+    analysis
+        .warnings
+        .iter()
+        .map(|w| {
+            format!(
+                "{}:{}: {} {}",
+                w.needed.file,
+                w.needed.line,
+                w.missing.join(";"),
+                resource_text(&w.needed.group, &w.needed.resource)
+            )
+        })
+        .collect()
+}
+
 /// The attribute text of a warning (`#[kube_markers::rbac(ARGS)]`) as the macro registers it.
 pub(super) fn pasted(attribute: &str, line: u32) -> RbacEntry {
     let args = attribute
