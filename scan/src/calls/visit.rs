@@ -233,6 +233,30 @@ impl Visitor {
         Some(ApiInfo { kind, scope })
     }
 
+    /// A call whose resource is fixed whatever `K` is (a helper of kube-runtime's or ours), in
+    /// a namespace known at run time.
+    fn record_fixed(
+        &mut self,
+        span: proc_macro2::Span,
+        call: &str,
+        kind: &str,
+        resource: (&'static str, &'static str),
+        verbs: &[&'static str],
+        why: &'static str,
+    ) {
+        let api = ApiInfo {
+            kind: KindRef::Type(kind.into()),
+            scope: Scope::Namespaced,
+        };
+        let need = Need {
+            resource: Some(resource),
+            subresource: None,
+            verbs: verbs.to_vec(),
+            why: Some(why),
+        };
+        self.record(span, call.into(), api, vec![need]);
+    }
+
     fn record(&mut self, span: proc_macro2::Span, call: String, api: ApiInfo, needs: Vec<Need>) {
         let (line, column) = line_col(span);
         self.out.calls.push(KubeCall {
@@ -520,40 +544,28 @@ impl Visitor {
                 };
                 self.record(span, "finalizer".into(), api, vec![need]);
             }
-            (Some("Recorder"), "new") => {
-                let api = ApiInfo {
-                    kind: KindRef::Type("k8s_openapi::api::events::v1::Event".into()),
-                    scope: Scope::Namespaced,
-                };
-                let need = Need {
-                    resource: Some(("events.k8s.io", "events")),
-                    subresource: None,
-                    verbs: vec!["create", "patch"],
-                    why: Some(
-                        "`Recorder::publish` creates an event, and patches its series when it repeats",
-                    ),
-                };
-                self.record(span, "Recorder::new".into(), api, vec![need]);
-            }
+            (Some("Recorder"), "new") => self.record_fixed(
+                span,
+                "Recorder::new",
+                "k8s_openapi::api::events::v1::Event",
+                ("events.k8s.io", "events"),
+                &["create", "patch"],
+                "`Recorder::publish` creates an event, and patches its series when it repeats",
+            ),
             // kube-markers' own leader election (`kube_markers::leader_election`), named as
             // imported or by its module's path: no other crate's `LeaderElection`.
             (Some("LeaderElection"), "builder")
                 if text.matches("::").count() == 1
                     || text.split("::").any(|s| s == "leader_election") =>
             {
-                let api = ApiInfo {
-                    kind: KindRef::Type("k8s_openapi::api::coordination::v1::Lease".into()),
-                    scope: Scope::Namespaced,
-                };
-                let need = Need {
-                    resource: Some(("coordination.k8s.io", "leases")),
-                    subresource: None,
-                    verbs: vec!["get", "create", "update"],
-                    why: Some(
-                        "kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates",
-                    ),
-                };
-                self.record(span, "LeaderElection::builder".into(), api, vec![need]);
+                self.record_fixed(
+                    span,
+                    "LeaderElection::builder",
+                    "k8s_openapi::api::coordination::v1::Lease",
+                    ("coordination.k8s.io", "leases"),
+                    &["get", "create", "update"],
+                    "kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates",
+                )
             }
             _ => {}
         }
