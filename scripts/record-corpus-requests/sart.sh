@@ -1,4 +1,4 @@
-# Scenario: sart's CRDs (from its `crdgen`, as its Makefile makes them: the committed manifests/crd/sart.yaml is older than the code) and BGPPeerTemplates; Node node-a (labels bgp=a, an ASN, an InternalIP); `sartd controller --mode cni` started (its six CNI-mode reconcilers: ClusterBGP, AddressPool, AddressBlock, BlockRequest, Node, BGPAdvertisement; no webhook configuration registered, no BGP daemon); ClusterBGP clusterbgp-spine0 created (its NodeBGP made), node-a relabelled out of it and back in; a service AddressPool (its AddressBlock made) and a pod AddressPool; a BlockRequest (a pod AddressBlock made, its status patched); a BGPAdvertisement created, marked advertised, deleted (withdrawn, then released as the agent would); everything deleted again (each finalizer's cleanup); the controller stopped
+# Scenario: sart's CRDs (from its `crdgen`, as its Makefile makes them: the committed manifests/crd/sart.yaml is older than the code) and BGPPeerTemplates; Node node-a (labels bgp=a, an ASN, an InternalIP); `sartd controller` started (dual mode: its eight reconcilers, ClusterBGP, AddressPool, AddressBlock, BlockRequest, Node, BGPAdvertisement, Service, EndpointSlice; no webhook configuration registered, no BGP daemon); ClusterBGP clusterbgp-spine0 created (its NodeBGP made), node-a relabelled out of it and back in; a service AddressPool (its AddressBlock made) and a pod AddressPool; a BlockRequest (a pod AddressBlock made, its status patched); a LoadBalancer Service of the service pool and its EndpointSlice (an address allocated, the slice annotated, a BGPAdvertisement made), then deleted (the address released, the advertisement withdrawn; first another address asked for, the first's advertisement deleted by the controller); a BGPAdvertisement created, marked advertised, deleted (withdrawn, then released as the agent would); everything deleted again (each finalizer's cleanup); the controller stopped
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 "$OPERATOR_TARGET/crdgen" >"$RECORD_LOGS/sart-crds.yaml"
 crd "$RECORD_LOGS/sart-crds.yaml"
@@ -25,7 +25,7 @@ EOF
 k patch node node-a --subresource=status --type merge \
   -p '{"status":{"addresses":[{"type":"InternalIP","address":"10.0.0.1"}]}}' >/dev/null
 
-start sartd "$OPERATOR_TARGET/sartd" controller --mode cni \
+start sartd "$OPERATOR_TARGET/sartd" controller --mode dual \
   --http-port "$(free_port)" --https-port "$(free_port)" \
   --tls-cert "$RECORD_LOGS/tls.cert" --tls-key "$RECORD_LOGS/tls.key"
 until_ok 60 jsonpath_is node.sart.terassyi.net/finalizer node node-a -o 'jsonpath={.metadata.finalizers[0]}'
@@ -66,8 +66,70 @@ spec: {pool: pod-pool, node: node-a}
 EOF
 until_ok 60 jsonpath_is 0 addressblock pod-pool-0 -o 'jsonpath={.status.index}'
 
-# A BGPAdvertisement: marked advertised to a peer (as the agent does), deleted: the controller
-# withdraws it (its status replaced) and holds it until the agent has released every peer.
+# withdraw NAME: deletes the BGPAdvertisement NAME of namespace default, which the controller
+# withdraws from its peers (its status replaced) and holds until the agent has released every
+# peer; then plays that agent. (One without peers in its status goes at once.)
+withdraw() {
+  k delete bgpadvertisement "$1" --wait=false >/dev/null
+  until_ok 60 withdrawn_or_gone "$1"
+  k patch bgpadvertisement "$1" --subresource=status --type json \
+    -p '[{"op":"replace","path":"/status/peers","value":{}}]' >/dev/null 2>&1 || true
+  k wait --for=delete "bgpadvertisement/$1" --timeout=60s >/dev/null 2>&1 || true
+  ! k get bgpadvertisement "$1" >/dev/null 2>&1
+}
+# withdraw_deleted NAME: the same, for an advertisement the controller deletes itself.
+withdraw_deleted() {
+  until_ok 60 deleting_or_gone "$1"
+  until_ok 60 withdrawn_or_gone "$1"
+  k patch bgpadvertisement "$1" --subresource=status --type json \
+    -p '[{"op":"replace","path":"/status/peers","value":{}}]' >/dev/null 2>&1 || true
+  k wait --for=delete "bgpadvertisement/$1" --timeout=60s >/dev/null 2>&1 || true
+  ! k get bgpadvertisement "$1" >/dev/null 2>&1
+}
+deleting_or_gone() {
+  local at
+  at="$(k get bgpadvertisement "$1" -o 'jsonpath={.metadata.deletionTimestamp}' 2>&1)" || return 0
+  [ -n "$at" ]
+}
+withdrawn_or_gone() {
+  local peers
+  peers="$(k get bgpadvertisement "$1" -o 'jsonpath={.status.peers.*}' 2>&1)" || return 0
+  [ -n "$peers" ] && [ -z "$(echo "$peers" | tr ' ' '\n' | grep -v '^Withdraw$')" ]
+}
+jsonpath_set() { [ -n "$(k get "$@" 2>/dev/null)" ]; }
+
+# A LoadBalancer Service of lb-pool and its EndpointSlice (as the EndpointSlice controller makes
+# it): an address allocated from lb-pool's block (the Service's status replaced), the slice
+# annotated, a BGPAdvertisement of the address to node-a's peer. Deleted: the Service's address
+# released (its status replaced again), the advertisement withdrawn.
+k apply -f - >/dev/null <<'EOF'
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default, annotations: {sart.terassyi.net/addresspool: lb-pool}}
+spec: {type: LoadBalancer, selector: {app: web}, ports: [{port: 80, targetPort: 8080, protocol: TCP}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-1, namespace: default, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+endpoints: [{addresses: [10.1.0.2], nodeName: node-a, conditions: {ready: true, serving: true}}]
+ports: [{port: 8080, protocol: TCP}]
+EOF
+until_ok 60 jsonpath_set service web -o 'jsonpath={.status.loadBalancer.ingress[*].ip}'
+until_ok 60 jsonpath_set bgpadvertisement -l kubernetes.io/service-name=web -o 'jsonpath={.items[*].metadata.name}'
+first_adv="$(k get bgpadvertisement -l kubernetes.io/service-name=web -o 'jsonpath={.items[0].metadata.name}')"
+# Another address asked for: the first released, the other allocated, an advertisement of it
+# made and the first's deleted by the controller (withdrawn, then released).
+k annotate service web sart.terassyi.net/loadBalancerIPs=10.0.100.10 >/dev/null
+until_ok 60 jsonpath_is 10.0.100.10 service web -o 'jsonpath={.status.loadBalancer.ingress[*].ip}'
+until_ok 60 k get bgpadvertisement web-1-10.0.100.10
+withdraw_deleted "$first_adv"
+k delete service web --timeout=60s >/dev/null
+k delete endpointslice web-1 --timeout=60s >/dev/null
+withdraw web-1-10.0.100.10
+
+# A BGPAdvertisement of the scenario's own: marked advertised to a peer (as the agent does),
+# then withdrawn.
 k apply -f - >/dev/null <<'EOF'
 apiVersion: sart.terassyi.net/v1alpha2
 kind: BGPAdvertisement
@@ -78,12 +140,7 @@ until_ok 60 jsonpath_is bgpadvertisement.sart.terassyi.net/finalizer bgpadvertis
 k patch bgpadvertisement pod-pool-0 --subresource=status --type merge \
   -p '{"status":{"peers":{"spine0":"Advertised"}}}' >/dev/null
 sleep 2
-k delete bgpadvertisement pod-pool-0 --wait=false >/dev/null
-until_ok 60 jsonpath_is Withdraw bgpadvertisement pod-pool-0 -o 'jsonpath={.status.peers.spine0}'
-k patch bgpadvertisement pod-pool-0 --subresource=status --type json \
-  -p '[{"op":"replace","path":"/status/peers","value":{}}]' >/dev/null
-k wait --for=delete bgpadvertisement/pod-pool-0 --timeout=60s >/dev/null
-
+withdraw pod-pool-0
 # Everything deleted, each held by its finalizer until the controller's cleanup: the request,
 # the blocks (the pod block's index released), the pools (no labelled block left), the
 # ClusterBGP, the node (which the controller deletes itself).

@@ -223,8 +223,8 @@ fn corpus_version_rs() {
     assert_measured("version-rs", Ground::Recorded, (2, 2), (2, 2), &[], &[], 0);
 }
 
-/// sart's controller as `sartd controller --mode cni` runs it: six reconcilers, the allocator's
-/// recovery at start (server.rs) and a BGPPeerTemplate read (crd/bgp_peer.rs).
+/// sart's controller as `sartd controller` runs it (dual mode): eight reconcilers, the
+/// allocator's recovery at start (server.rs) and a BGPPeerTemplate read (crd/bgp_peer.rs).
 #[test]
 fn corpus_sart() {
     let unused_recorder = "controller/context.rs's `Diagnostics::recorder` builds a `Recorder` \
@@ -233,8 +233,8 @@ fn corpus_sart() {
     assert_measured(
         "sart",
         Ground::Recorded,
-        (30, 30),
-        (30, 32),
+        (42, 42),
+        (42, 44),
         &[],
         &[
             ("create events.events.k8s.io", unused_recorder),
