@@ -259,6 +259,41 @@ fn corpus_kube_examples() {
     );
 }
 
+/// sart's own hand-written ClusterRole (`manifests/base/rbac/role.yaml`, kept as `role.yaml`)
+/// against its recording, with kube-apiserver's rule matching: the one request it does not
+/// grant is the `delete` that `node_watcher`'s cleanup sends for a Node being deleted (under
+/// that role the cleanup fails with 403 and the Node keeps its finalizer); the analysis infers
+/// it (`corpus_sart` misses nothing).
+#[test]
+fn sart_own_role_lacks_what_its_node_watcher_deletes() {
+    use kube_markers_rbac::authorize::{RequestAttributes, rules_allow};
+    let dir = corpus().join("sart");
+    let role: k8s_openapi::api::rbac::v1::ClusterRole =
+        serde_saphyr::from_str(&std::fs::read_to_string(dir.join("role.yaml")).unwrap()).unwrap();
+    let rules = role.rules.unwrap_or_default();
+    let (ground, recorded) = truth_of(&dir);
+    assert_eq!(ground, Ground::Recorded);
+    let denied: Vec<&String> = recorded
+        .iter()
+        .filter(|request| {
+            let (verb, resource) = request.split_once(' ').unwrap();
+            let (resource, subresource) = resource.split_once('/').unwrap_or((resource, ""));
+            let (resource, api_group) = resource.split_once('.').unwrap_or((resource, ""));
+            let attributes = RequestAttributes {
+                resource_request: true,
+                verb: verb.into(),
+                api_group: api_group.into(),
+                resource: resource.into(),
+                subresource: subresource.into(),
+                ..RequestAttributes::default()
+            };
+            rules_allow(&attributes, &rules).is_none()
+        })
+        .collect();
+    assert_eq!(denied, ["delete nodes"]);
+    assert!(measure("sart").missed.is_empty());
+}
+
 /// A recording is of the sources kept: its header names the commit that the corpus' README
 /// names for the directory, and only operators without a recording keep a `truth.txt`.
 #[test]
