@@ -95,7 +95,10 @@ fi
 # unchanged and `--locked` holds.
 git_deps="$(sed -n 's|^source = "git+https://github.com/\([^/?#]*\)/\([^/?#]*\)[?#].*#\([0-9a-f]\{40\}\)"$|\1 \2 \3|p' "$checkout/$package_dir/Cargo.lock" | sort -u)"
 if [ -n "$git_deps" ]; then
-  : "${RECORD_GIT_MIRRORS:?$operator's Cargo.lock has git dependencies ($(echo "$git_deps" | awk '{printf "%s/%s ", $1, $2}')): set RECORD_GIT_MIRRORS to a directory of their repositories, OWNER+NAME/repo or OWNER+NAME}"
+  if [ -z "${RECORD_GIT_MIRRORS:-}" ]; then
+    echo "$0: $operator's Cargo.lock has git dependencies ($(echo "$git_deps" | awk '{printf "%s/%s ", $1, $2}')): set RECORD_GIT_MIRRORS to a directory of their repositories, OWNER+NAME/repo or OWNER+NAME" >&2
+    exit 1
+  fi
   n=0
   while read -r owner name rev; do
     mirror=""
