@@ -73,6 +73,11 @@ fn cargo_env(ws: &Path) -> [(&'static str, PathBuf); 2] {
 }
 
 fn generate(ws: &Path, args: &[&str]) -> Output {
+    generate_with(ws, args, &cargo_env(ws))
+}
+
+/// `kube-markers generate ARGS` in `ws` with cargo's environment `env` only.
+fn generate_with(ws: &Path, args: &[&str], env: &[(&str, PathBuf)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kube-markers"));
     command.arg("generate").args(args).current_dir(ws);
     for (k, _) in std::env::vars() {
@@ -80,7 +85,7 @@ fn generate(ws: &Path, args: &[&str]) -> Output {
             command.env_remove(k);
         }
     }
-    command.envs(cargo_env(ws)).output().unwrap()
+    command.envs(env.iter().cloned()).output().unwrap()
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -261,4 +266,50 @@ fn rbac_edits_regenerate_without_a_build_and_anything_else_builds() {
     );
     assert_eq!(std::fs::read_to_string(&crd).unwrap(), generated);
     assert_eq!(written(&ws), before);
+}
+
+/// A workspace whose target directory is set in its `.cargo/config.toml` (relative to the
+/// directory holding `.cargo/`): the record is kept there, and an `#[rbac]`-only edit takes the
+/// fast path.
+#[test]
+fn a_target_dir_of_cargo_config_keeps_the_fast_path() {
+    let ws = quick_start_workspace("cli-generate-config", LIB);
+    write(
+        &ws.join(".cargo/config.toml"),
+        "[build]\ntarget-dir = \"../config-target\"\n",
+    );
+    let target = ws.join("../config-target");
+    let _ = std::fs::remove_dir_all(target.join("kube-markers"));
+    // This build's directory (its dependencies are reused), and no CARGO_TARGET_DIR.
+    let [build_dir, _] = cargo_env(&ws);
+    let env = [build_dir];
+
+    let out = generate_with(&ws, &[], &env);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.starts_with("kube-markers: building codegen: no record"),
+        "{stderr}"
+    );
+    assert!(target.join("debug/codegen").is_file(), "{stderr}");
+    assert!(
+        target.join("kube-markers/generate/codegen.json").is_file(),
+        "{stderr}"
+    );
+    assert!(!ws.join("target").exists());
+
+    write(&ws.join("my-operator/src/lib.rs"), RBAC_EDITED);
+    let out = generate_with(&ws, &[], &env);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "kube-markers: no rebuild of codegen: only #[rbac] attributes changed since its \
+             build (my-operator/src/lib.rs); regenerating from the sources\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Compiling"), "{stderr}");
+    let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
+    assert!(role.contains("- delete"), "{role}");
 }
