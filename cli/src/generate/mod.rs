@@ -49,9 +49,9 @@ builds, and the command says which file made it build. It also builds when
 input), or finds a CRD or webhook file that differs from what the generator writes.
 
 The record of the last build is in <target dir>/kube-markers/generate/GEN.json, the target
-directory found as cargo finds it: CARGO_TARGET_DIR, CARGO_BUILD_TARGET_DIR, else build.target-dir
-in .cargo/config.toml (or .cargo/config) from the current directory up, then in
-$CARGO_HOME/config.toml, else the workspace's target/.
+directory found as cargo finds it: CARGO_TARGET_DIR, CARGO_BUILD_TARGET_DIR, else
+build.target-dir in .cargo/config.toml (or .cargo/config) from the current directory up, then
+in $CARGO_HOME/config.toml, else the workspace's target/.
 
 Exit status: the generator's (0 written or fresh, 1 findings or stale with --check), 2 for a
 bad command line, a workspace without a generator, or a failed build.
