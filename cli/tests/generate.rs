@@ -6,8 +6,11 @@
 #[path = "../../tests/tests/outside/mod.rs"]
 mod outside;
 use outside::{quick_start_workspace, tree, write};
+#[allow(dead_code)] // the command tests' helpers; each test file uses some
+mod common;
+use common::{cargo_env, generate_in, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const LIB: &str = r#"use kube_markers::rbac;
 use kube::CustomResource;
@@ -55,41 +58,8 @@ pub async fn reconcile() -> u32 {
 }
 "#;
 
-/// This build's directory for the user's workspace (its dependencies are reused), and the
-/// user's own target directory, as `outside/mod.rs` builds it.
-fn cargo_env(ws: &Path) -> [(&'static str, PathBuf); 2] {
-    let target_tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let projects = ws.parent().unwrap().file_name().unwrap().to_str().unwrap();
-    [
-        (
-            "CARGO_BUILD_BUILD_DIR",
-            target_tmp.parent().unwrap().to_path_buf(),
-        ),
-        (
-            "CARGO_TARGET_DIR",
-            target_tmp.join(format!("{projects}-target")),
-        ),
-    ]
-}
-
 fn generate(ws: &Path, args: &[&str]) -> Output {
-    generate_with(ws, args, &cargo_env(ws))
-}
-
-/// `kube-markers generate ARGS` in `ws` with cargo's environment `env` only.
-fn generate_with(ws: &Path, args: &[&str], env: &[(&str, PathBuf)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kube-markers"));
-    command.arg("generate").args(args).current_dir(ws);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("CARGO_") {
-            command.env_remove(k);
-        }
-    }
-    command.envs(env.iter().cloned()).output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    generate_in(ws, args, &cargo_env(ws))
 }
 
 /// What `generate --dry-run` would do.
@@ -284,7 +254,7 @@ fn a_target_dir_of_cargo_config_keeps_the_fast_path() {
     let [build_dir, _] = cargo_env(&ws);
     let env = [build_dir];
 
-    let out = generate_with(&ws, &[], &env);
+    let out = generate_in(&ws, &[], &env);
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
@@ -299,7 +269,7 @@ fn a_target_dir_of_cargo_config_keeps_the_fast_path() {
     assert!(!ws.join("target").exists());
 
     write(&ws.join("my-operator/src/lib.rs"), RBAC_EDITED);
-    let out = generate_with(&ws, &[], &env);
+    let out = generate_in(&ws, &[], &env);
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(

@@ -8,6 +8,9 @@
 #[path = "../../tests/tests/outside/mod.rs"]
 mod outside;
 use outside::{build_package, built, quick_start_workspace, tree, write};
+#[allow(dead_code)] // the command tests' helpers; each test file uses some
+mod common;
+use common::{cargo_env, generate_in, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -140,10 +143,6 @@ fn run(ws: &Path, command: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 /// What a run says and does: its exit code, standard output and error, and the files it left.
 type Outcome = (Option<i32>, String, String, Vec<(PathBuf, String)>);
 
@@ -261,29 +260,12 @@ fn the_light_generator_writes_what_the_whole_one_writes() {
 
 #[test]
 fn kube_markers_generate_runs_the_light_generator() {
-    let command = Path::new(env!("CARGO_BIN_EXE_kube-markers"));
     let ws = workspace("cli-light-generate");
     make_light(&ws);
-    let target = built(&ws, "codegen");
-    let target = target.parent().unwrap().parent().unwrap().to_path_buf();
+    let env = cargo_env(&ws);
     // The target directory outlives the workspace (its builds are reused): not its record.
-    let _ = std::fs::remove_dir_all(target.join("kube-markers"));
-    let build_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
-    let generate = || {
-        let mut generate = Command::new(command);
-        generate.arg("generate").current_dir(&ws);
-        // `cargo`'s environment of this test is not the user's.
-        for (k, _) in std::env::vars() {
-            if k.starts_with("CARGO_") || k == "KUBE_MARKERS_COMMAND" {
-                generate.env_remove(k);
-            }
-        }
-        generate
-            .env("CARGO_TARGET_DIR", &target)
-            .env("CARGO_BUILD_BUILD_DIR", build_dir)
-            .output()
-            .unwrap()
-    };
+    let _ = std::fs::remove_dir_all(env[1].1.join("kube-markers"));
+    let generate = || generate_in(&ws, &[], &env);
     let out = generate();
     let stderr = text(&out.stderr);
     // Found by its feature `export`, built, and run over this command (not one on PATH).

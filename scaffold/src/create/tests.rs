@@ -13,6 +13,21 @@ fn read(dir: &Path, rel: &str) -> String {
     std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
+/// `COMMAND --group cache --version VERSION --kind KIND EXTRA...`, the arguments of a `create`.
+fn cache<'a>(command: &'a str, version: &'a str, kind: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        command,
+        "--group",
+        "cache",
+        "--version",
+        version,
+        "--kind",
+        kind,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 const MEMCACHED: &[&str] = &[
     "api",
     "--group",
@@ -59,16 +74,7 @@ fn create_api_writes_the_kind_and_registers_its_controller() {
     // A cluster-scoped kind in the same group and version: the modules gain a line each.
     create(
         root,
-        &[
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "CachePolicy",
-            "--namespaced=false",
-        ],
+        &cache("api", "v1alpha1", "CachePolicy", &["--namespaced=false"]),
     )
     .unwrap();
     let types = read(root, "my-operator/src/api/cache/v1alpha1/cache_policy.rs");
@@ -132,20 +138,7 @@ fn outside_a_project_of_ours_create_refuses() {
             .contains("Run `kube-markers init --domain example.com`"),
         "{e}"
     );
-    let e = create(
-        dir.path(),
-        &[
-            "webhook",
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "A",
-            "--defaulting",
-        ],
-    )
-    .unwrap_err();
+    let e = create(dir.path(), &cache("webhook", "v1", "A", &["--defaulting"])).unwrap_err();
     assert!(
         e.message
             .contains("is not in a workspace made by `kube-markers init`"),
@@ -178,19 +171,7 @@ fn a_second_version_is_a_spoke_converted_to_the_first() {
     let dir = new_project();
     let root = dir.path();
     create(root, MEMCACHED).unwrap();
-    create(
-        root,
-        &[
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1beta1",
-            "--kind",
-            "Memcached",
-        ],
-    )
-    .unwrap();
+    create(root, &cache("api", "v1beta1", "Memcached", &[])).unwrap();
     let spoke = read(root, "my-operator/src/api/cache/v1beta1/memcached.rs");
     assert!(
         spoke.contains("#[kube_markers::conversion]\nimpl Spoke<hub::Memcached> for Memcached")
@@ -219,17 +200,12 @@ fn a_second_version_is_a_spoke_converted_to_the_first() {
 fn create_webhook_writes_both_handlers_and_refuses_twice() {
     let dir = new_project();
     let root = dir.path();
-    let hook = [
+    let hook = cache(
         "webhook",
-        "--group",
-        "cache",
-        "--version",
         "v1alpha1",
-        "--kind",
         "Memcached",
-        "--defaulting",
-        "--programmatic-validation",
-    ];
+        &["--defaulting", "--programmatic-validation"],
+    );
     let e = create(root, &hook).unwrap_err();
     assert!(
         e.message.contains(
@@ -346,16 +322,7 @@ fn the_commands_refusals_name_work_as_written() {
 
     // A webhook before its kind: the `create api` it names, then the webhook goes through.
     let dir = new_project();
-    let webhook = [
-        "webhook",
-        "--group",
-        "cache",
-        "--version",
-        "v1alpha1",
-        "--kind",
-        "Memcached",
-        "--defaulting",
-    ];
+    let webhook = cache("webhook", "v1alpha1", "Memcached", &["--defaulting"]);
     let refused = create(dir.path(), &webhook).unwrap_err().to_string();
     let api = suggested(&refused);
     assert_eq!(api[..3], ["kube-markers", "create", "api"], "{refused}");
@@ -403,16 +370,7 @@ fn a_project_from_an_init_before_leader_election_gets_its_kind_and_webhooks() {
     assert!(!main.contains("caches"), "{main}");
     create(
         root,
-        &[
-            "webhook",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-            "--defaulting",
-        ],
+        &cache("webhook", "v1alpha1", "Memcached", &["--defaulting"]),
     )
     .unwrap();
     assert!(
@@ -483,34 +441,11 @@ fn project_files(root: &Path) -> Vec<(PathBuf, String)> {
 
 #[test]
 fn every_marker_a_command_needs_is_put_back_as_its_refusal_says() {
-    let other = |version: &str| {
-        [
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            version,
-            "--kind",
-            "Other",
-        ]
-        .map(str::to_string)
-        .to_vec()
-    };
-    let webhook: Vec<String> = [
-        "webhook",
-        "--group",
-        "cache",
-        "--version",
-        "v1alpha1",
-        "--kind",
-        "Memcached",
-        "--defaulting",
-    ]
-    .map(str::to_string)
-    .to_vec();
-    let memcached: Vec<String> = MEMCACHED.iter().map(|s| s.to_string()).collect();
+    let other = |version| cache("api", version, "Other", &[]);
+    let webhook = cache("webhook", "v1alpha1", "Memcached", &["--defaulting"]);
+    let memcached = MEMCACHED.to_vec();
     // (the file, its marker, the command that needs it; whether Memcached exists first)
-    let cases: Vec<(&str, &str, Vec<String>, bool)> = vec![
+    let cases: Vec<(&str, &str, Vec<&str>, bool)> = vec![
         (
             "my-operator/src/api/mod.rs",
             "groups",
@@ -608,8 +543,7 @@ fn every_marker_a_command_needs_is_put_back_as_its_refusal_says() {
         assert_ne!(removed, original, "{rel} {marker}");
         std::fs::write(root.join(rel), &removed).unwrap();
         let before = project_files(root);
-        let args: Vec<&str> = command.iter().map(String::as_str).collect();
-        let e = create(root, &args).unwrap_err();
+        let e = create(root, &command).unwrap_err();
         assert!(
             e.message
                 .contains(&format!("{rel} has no `{token}` marker")),
@@ -618,7 +552,7 @@ fn every_marker_a_command_needs_is_put_back_as_its_refusal_says() {
         assert_eq!(project_files(root), before, "{rel} {marker}: written: {e}");
         put_back_as_said(&e.message);
         assert_eq!(read(root, rel), original, "{rel} {marker}: {e}");
-        create(root, &args).unwrap_or_else(|e| panic!("{rel} {marker}: {e}"));
+        create(root, &command).unwrap_or_else(|e| panic!("{rel} {marker}: {e}"));
     }
 }
 
@@ -662,16 +596,12 @@ fn a_dependency_line_without_features_is_edited_or_refused_with_its_fix() {
         manifest.replace(line, dotted),
     )
     .unwrap();
-    let webhook = [
+    let webhook = cache(
         "webhook",
-        "--group",
-        "cache",
-        "--version",
         "v1alpha1",
-        "--kind",
         "Memcached",
-        "--programmatic-validation",
-    ];
+        &["--programmatic-validation"],
+    );
     let e = create(root, &webhook).unwrap_err();
     assert!(
         e.message.contains(&format!(
