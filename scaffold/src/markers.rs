@@ -23,6 +23,15 @@ fn template(rel: &str, name: &str) -> Option<&'static str> {
     .find(|t| has_marker(t, name))
 }
 
+/// The marker's line when it is all a module file of the scaffold needs (`api/mod.rs`,
+/// `controllers/mod.rs`, `webhooks/mod.rs`: the modules the scaffold adds, one a line, above it).
+pub(crate) fn module_marker_line(rel: &str, name: &str) -> Option<String> {
+    let template = template(rel, name)?;
+    let is_module = [init::API_MOD, init::CONTROLLERS_MOD, init::WEBHOOKS_MOD].contains(&template)
+        && rel.ends_with("/mod.rs");
+    is_module.then(|| format!("// {MARKER}{name}"))
+}
+
 /// What to paste where in `text` (the file `path`, `rel` in the project) to put the marker
 /// `name` back: a line to add after or before a numbered line, or at the end of the file, or
 /// the marker's comment to append to the line it ends (a TOML key's line).

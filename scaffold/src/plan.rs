@@ -137,10 +137,16 @@ impl Plan {
     fn marked_file(&self, rel: &str, name: &str) -> Result<String, Error> {
         let path = self.root.join(rel);
         let text = self.read(rel).ok_or_else(|| {
+            let or_create = crate::markers::module_marker_line(rel, name)
+                .map_or(String::new(), |line| {
+                    format!(", or create it holding the line\n{line}\nand")
+                });
             Error::new(format!(
-                "{} is missing: the scaffold adds to it at its `{MARKER}{name}` marker.\n\
-                 Restore it (`git checkout -- {rel}`), or make the change by hand.",
-                path.display()
+                "{} is missing: the scaffold adds to it at its `{MARKER}{name}` marker (nothing \
+                 was written).\nRestore it with `git checkout -- {rel}` in {} if it is \
+                 committed{or_create} then run the command again (or make the change by hand).",
+                path.display(),
+                self.root.display()
             ))
         })?;
         if !has_marker(&text, name) {

@@ -625,3 +625,68 @@ fn a_dependency_line_without_features_is_edited_or_refused_with_its_fix() {
     .unwrap();
     create(root, &webhook).unwrap();
 }
+
+/// A module file of the scaffold deleted: restored as the refusal says, by `git checkout` in a
+/// committed project, or created holding the marker's line.
+#[test]
+fn a_deleted_module_file_is_restored_as_the_refusal_says() {
+    let dir = new_project();
+    let root = dir.path();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(root)
+            .output()
+            .expect("git on the PATH");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "init"]);
+    let rel = "my-operator/src/controllers/mod.rs";
+    let original = read(root, rel);
+    std::fs::remove_file(root.join(rel)).unwrap();
+    let e = create(root, MEMCACHED).unwrap_err();
+    let command = e
+        .message
+        .split("Restore it with `")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+        .unwrap_or_else(|| panic!("{e}"));
+    assert_eq!(command, format!("git checkout -- {rel}"), "{e}");
+    assert!(
+        e.message
+            .contains(&format!(" in {} if it is committed", root.display())),
+        "{e}"
+    );
+    assert!(!root.join("my-operator/src/api/cache").exists(), "{e}");
+    let words: Vec<&str> = command.split(' ').collect();
+    git(&words[1..]);
+    assert_eq!(read(root, rel), original);
+    create(root, MEMCACHED).unwrap();
+
+    // Not committed: created holding the line the refusal names.
+    let dir = new_project();
+    let root = dir.path();
+    let rel = "my-operator/src/api/mod.rs";
+    std::fs::remove_file(root.join(rel)).unwrap();
+    let e = create(root, MEMCACHED).unwrap_err();
+    let line = e
+        .message
+        .split("or create it holding the line\n")
+        .nth(1)
+        .and_then(|r| r.lines().next())
+        .unwrap_or_else(|| panic!("{e}"));
+    assert_eq!(line, "// +kube-markers:scaffold:groups");
+    std::fs::write(root.join(rel), format!("{line}\n")).unwrap();
+    create(root, MEMCACHED).unwrap();
+    assert!(read(root, rel).contains("pub mod cache;"));
+    // main.rs has more than its markers: restored from git only.
+    std::fs::remove_file(root.join("my-operator/src/main.rs")).unwrap();
+    let e = create(root, &cache("api", "v1", "Other", &[])).unwrap_err();
+    assert!(
+        e.message.contains("main.rs is missing") && !e.message.contains("or create it"),
+        "{e}"
+    );
+}
