@@ -50,11 +50,5 @@ fn load(binary: &Path) -> Result<(), String> {
     }
     let json = String::from_utf8(output.stdout)
         .map_err(|_| format!("{}: its registry export is not UTF-8", binary.display()))?;
-    export::load(&json, binary).map_err(|e| {
-        format!(
-            "{}: {e}: install the command from the kube-markers the generator depends on \
-             (cargo install --locked --path <kube-markers>/cli)",
-            binary.display()
-        )
-    })
+    export::load(&json, binary).map_err(|e| format!("{}: {e}", binary.display()))
 }

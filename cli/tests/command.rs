@@ -1,6 +1,9 @@
 //! The installed `kube-markers` on real files, run as a user runs it: from a directory outside
 //! any Cargo workspace, and from inside one that does not resolve. Outputs are compared whole.
 
+#[allow(dead_code)] // the command tests' helpers; each test file uses some
+mod common;
+use common::text;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -25,10 +28,6 @@ fn km_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         }
     }
     command.envs(env.iter().copied()).output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// `(exit code, stdout, stderr)`.

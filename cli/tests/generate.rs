@@ -6,8 +6,11 @@
 #[path = "../../tests/tests/outside/mod.rs"]
 mod outside;
 use outside::{quick_start_workspace, tree, write};
+#[allow(dead_code)] // the command tests' helpers; each test file uses some
+mod common;
+use common::{cargo_env, generate_in, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const LIB: &str = r#"use kube_markers::rbac;
 use kube::CustomResource;
@@ -55,36 +58,8 @@ pub async fn reconcile() -> u32 {
 }
 "#;
 
-/// This build's directory for the user's workspace (its dependencies are reused), and the
-/// user's own target directory, as `outside/mod.rs` builds it.
-fn cargo_env(ws: &Path) -> [(&'static str, PathBuf); 2] {
-    let target_tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let projects = ws.parent().unwrap().file_name().unwrap().to_str().unwrap();
-    [
-        (
-            "CARGO_BUILD_BUILD_DIR",
-            target_tmp.parent().unwrap().to_path_buf(),
-        ),
-        (
-            "CARGO_TARGET_DIR",
-            target_tmp.join(format!("{projects}-target")),
-        ),
-    ]
-}
-
 fn generate(ws: &Path, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kube-markers"));
-    command.arg("generate").args(args).current_dir(ws);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("CARGO_") {
-            command.env_remove(k);
-        }
-    }
-    command.envs(cargo_env(ws)).output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    generate_in(ws, args, &cargo_env(ws))
 }
 
 /// What `generate --dry-run` would do.
@@ -261,4 +236,50 @@ fn rbac_edits_regenerate_without_a_build_and_anything_else_builds() {
     );
     assert_eq!(std::fs::read_to_string(&crd).unwrap(), generated);
     assert_eq!(written(&ws), before);
+}
+
+/// A workspace whose target directory is set in its `.cargo/config.toml` (relative to the
+/// directory holding `.cargo/`): the record is kept there, and an `#[rbac]`-only edit takes the
+/// fast path.
+#[test]
+fn a_target_dir_of_cargo_config_keeps_the_fast_path() {
+    let ws = quick_start_workspace("cli-generate-config", LIB);
+    write(
+        &ws.join(".cargo/config.toml"),
+        "[build]\ntarget-dir = \"../config-target\"\n",
+    );
+    let target = ws.join("../config-target");
+    let _ = std::fs::remove_dir_all(target.join("kube-markers"));
+    // This build's directory (its dependencies are reused), and no CARGO_TARGET_DIR.
+    let [build_dir, _] = cargo_env(&ws);
+    let env = [build_dir];
+
+    let out = generate_in(&ws, &[], &env);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.starts_with("kube-markers: building codegen: no record"),
+        "{stderr}"
+    );
+    assert!(target.join("debug/codegen").is_file(), "{stderr}");
+    assert!(
+        target.join("kube-markers/generate/codegen.json").is_file(),
+        "{stderr}"
+    );
+    assert!(!ws.join("target").exists());
+
+    write(&ws.join("my-operator/src/lib.rs"), RBAC_EDITED);
+    let out = generate_in(&ws, &[], &env);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "kube-markers: no rebuild of codegen: only #[rbac] attributes changed since its \
+             build (my-operator/src/lib.rs); regenerating from the sources\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Compiling"), "{stderr}");
+    let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
+    assert!(role.contains("- delete"), "{role}");
 }

@@ -8,6 +8,9 @@
 #[path = "../../tests/tests/outside/mod.rs"]
 mod outside;
 use outside::{build_package, built, quick_start_workspace, tree, write};
+#[allow(dead_code)] // the command tests' helpers; each test file uses some
+mod common;
+use common::{cargo_env, generate_in, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -140,10 +143,6 @@ fn run(ws: &Path, command: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 /// What a run says and does: its exit code, standard output and error, and the files it left.
 type Outcome = (Option<i32>, String, String, Vec<(PathBuf, String)>);
 
@@ -215,13 +214,28 @@ fn the_light_generator_writes_what_the_whole_one_writes() {
     let out = run(&ws, Path::new("/nonexistent/kube-markers"), &[]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
+    // The checkout the workspace depends on, by the path its dependency names (a link to
+    // this checkout).
+    let cli = ws.parent().unwrap().join("kube-markers/cli");
+    assert_eq!(
+        cli.canonicalize().unwrap(),
+        checkout_cli().canonicalize().unwrap()
+    );
+    let install = format!("cargo install --locked --path {}", cli.display());
     for way_out in [
-        "cargo install --locked --path <kube-markers>/cli",
+        &format!("Install it from the kube-markers your operator depends on:\n    {install}\n"),
         r#"`features = ["codegen"]` for kube-markers in codegen/Cargo.toml"#,
         "`kube_markers::codegen::main()` in its main.rs",
     ] {
         assert!(stderr.contains(way_out), "{way_out}: {stderr}");
     }
+    // The registry export carries the same line, for a command of another version to print.
+    let export = Command::new(built(&ws, "codegen"))
+        .env("KUBE_MARKERS_EXPORT", "1")
+        .output()
+        .unwrap();
+    let export: serde_json::Value = serde_json::from_slice(&export.stdout).unwrap();
+    assert_eq!(export["install"], install.as_str());
 
     // Switched back as the message says: the whole generator, the same outcomes, byte for byte.
     edit(
@@ -246,29 +260,12 @@ fn the_light_generator_writes_what_the_whole_one_writes() {
 
 #[test]
 fn kube_markers_generate_runs_the_light_generator() {
-    let command = Path::new(env!("CARGO_BIN_EXE_kube-markers"));
     let ws = workspace("cli-light-generate");
     make_light(&ws);
-    let target = built(&ws, "codegen");
-    let target = target.parent().unwrap().parent().unwrap().to_path_buf();
+    let env = cargo_env(&ws);
     // The target directory outlives the workspace (its builds are reused): not its record.
-    let _ = std::fs::remove_dir_all(target.join("kube-markers"));
-    let build_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
-    let generate = || {
-        let mut generate = Command::new(command);
-        generate.arg("generate").current_dir(&ws);
-        // `cargo`'s environment of this test is not the user's.
-        for (k, _) in std::env::vars() {
-            if k.starts_with("CARGO_") || k == "KUBE_MARKERS_COMMAND" {
-                generate.env_remove(k);
-            }
-        }
-        generate
-            .env("CARGO_TARGET_DIR", &target)
-            .env("CARGO_BUILD_BUILD_DIR", build_dir)
-            .output()
-            .unwrap()
-    };
+    let _ = std::fs::remove_dir_all(env[1].1.join("kube-markers"));
+    let generate = || generate_in(&ws, &[], &env);
     let out = generate();
     let stderr = text(&out.stderr);
     // Found by its feature `export`, built, and run over this command (not one on PATH).
@@ -299,4 +296,113 @@ fn kube_markers_generate_runs_the_light_generator() {
     assert!(!stderr.contains("Compiling"), "{stderr}");
     let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
     assert!(role.contains("- delete"), "{role}");
+}
+
+/// This checkout's `cli/`, whose path a light generator depending on it names.
+fn checkout_cli() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// The install line printed for a kube-markers that is a path dependency installs this
+/// command: `cargo install --locked --path <this checkout>/cli`. Run as printed, it builds the
+/// release profile (about 19 minutes on CI's two cores); this test holds what the command
+/// needs instead: the path holds the package `kube-markers-cli` with the binary
+/// `kube-markers`, and its workspace's lock file is up to date (what `--locked` requires).
+#[test]
+fn the_printed_install_line_names_this_command_s_package() {
+    let install = kube_markers_registry::export::install_command();
+    let path = install
+        .strip_prefix("cargo install --locked --path ")
+        .unwrap_or_else(|| panic!("not a path install: {install}"));
+    let path = Path::new(path);
+    assert!(path.is_absolute(), "{install}");
+    assert_eq!(
+        path.canonicalize().unwrap(),
+        checkout_cli().canonicalize().unwrap()
+    );
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--locked",
+            "--format-version",
+            "1",
+            "--manifest-path",
+        ])
+        .arg(path.join("Cargo.toml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let manifest = path.join("Cargo.toml");
+    let package = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["manifest_path"].as_str().map(Path::new) == Some(manifest.as_path()))
+        .unwrap_or_else(|| panic!("no package at {}", manifest.display()));
+    assert_eq!(package["name"], "kube-markers-cli");
+    assert!(
+        package["targets"].as_array().unwrap().iter().any(|t| {
+            t["name"] == "kube-markers" && t["kind"].as_array().unwrap().iter().any(|k| k == "bin")
+        }),
+        "{package}"
+    );
+}
+
+/// A light generator of another kube-markers: the command refuses its export, naming both
+/// versions and the install line of the generator's kube-markers (from its export; crates.io
+/// at its version for an export without one).
+#[test]
+fn a_generator_of_another_kube_markers_is_refused_naming_both_versions_and_the_way_out() {
+    let command = Path::new(env!("CARGO_BIN_EXE_kube-markers"));
+    let dir = tempfile::tempdir().unwrap();
+    let ours = env!("CARGO_PKG_VERSION");
+    for (export, install) in [
+        (
+            r#"{"format":1,"kube-markers":"0.0.9","install":"cargo install --locked --path /src/kube-markers-0.0.9/cli"}"#,
+            "cargo install --locked --path /src/kube-markers-0.0.9/cli",
+        ),
+        (
+            r#"{"format":7,"kube-markers":"0.0.9"}"#,
+            "cargo install --locked kube-markers-cli@0.0.9",
+        ),
+    ] {
+        let generator = dir.path().join("codegen");
+        let _ = std::fs::remove_file(&generator);
+        write(
+            &generator,
+            &format!(
+                "#!/bin/sh\n[ -n \"$KUBE_MARKERS_EXPORT\" ] && exec printf '%s' '{export}'\nexit 3\n"
+            ),
+        );
+        std::fs::set_permissions(
+            &generator,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        let out = Command::new(command)
+            .arg("run-generator")
+            .arg(&generator)
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        let format = if export.contains(r#""format":7"#) {
+            7
+        } else {
+            1
+        };
+        assert_eq!(
+            stderr,
+            format!(
+                "error: {}: the generator links kube-markers 0.0.9 (export format {format}), this \
+                 command is kube-markers {ours} (format 1): they must be the same.\nInstall the \
+                 command of the generator's kube-markers:\n    {install}\nor name one of that \
+                 version with KUBE_MARKERS_COMMAND=/path/to/kube-markers.\n",
+                generator.display()
+            )
+        );
+    }
 }

@@ -19,6 +19,10 @@
 
 mod common;
 use common::{assets, refusal};
+#[allow(dead_code)] // each includer uses some of it
+#[path = "../../runtime/tests/support/log_lines.rs"]
+mod log_lines;
+use log_lines::LogLines;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -232,7 +236,7 @@ async fn the_api_server_converts_through_the_served_conversions() {
         let _logging = tracing::subscriber::set_default(log.clone());
         server.start().await.unwrap()
     };
-    let said = log.0.lock().unwrap().clone();
+    let said = log.all();
     assert!(
         said.iter().any(|l| l
             .starts_with("INFO message=serving admission webhooks and conversions addr=")
@@ -625,33 +629,4 @@ async fn the_convert_route_refuses_bad_requests_and_survives_a_panic() {
         json!({"size": 1, "image": {"name": "redis", "tag": "7"}, "engine": "redis"})
     );
     server.shutdown().await;
-}
-
-/// The messages of the events logged on this thread while it is the default subscriber.
-#[derive(Clone, Default)]
-struct LogLines(Arc<std::sync::Mutex<Vec<String>>>);
-
-impl tracing::Subscriber for LogLines {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, event: &tracing::Event<'_>) {
-        struct Message<'a>(&'a mut String);
-        impl tracing::field::Visit for Message<'_> {
-            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-                use std::fmt::Write;
-                let _ = write!(self.0, " {}={value:?}", field.name());
-            }
-        }
-        let mut line = event.metadata().level().to_string();
-        event.record(&mut Message(&mut line));
-        self.0.lock().unwrap().push(line);
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
 }

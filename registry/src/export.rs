@@ -33,6 +33,23 @@ pub const FORMAT: u64 = 1;
 /// standard output instead of running.
 pub const EXPORT_ENV: &str = "KUBE_MARKERS_EXPORT";
 
+/// The command line that installs the `kube-markers` command of this kube-markers: from the
+/// checkout this crate was built from when it is one (a path or git dependency: its `cli/`
+/// is beside this crate), else from crates.io at this version.
+pub fn install_command() -> String {
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
+    match checkout.filter(|c| c.join("cli/Cargo.toml").is_file()) {
+        Some(checkout) => format!(
+            "cargo install --locked --path {}",
+            checkout.join("cli").display()
+        ),
+        None => format!(
+            "cargo install --locked kube-markers-cli@{}",
+            env!("CARGO_PKG_VERSION")
+        ),
+    }
+}
+
 /// A CRD as its type rendered it, or the message of the panic that stopped it.
 pub(crate) type Rendered = Result<CustomResourceDefinition, String>;
 
@@ -63,6 +80,8 @@ pub fn to_json() -> String {
     let export = json!({
         "format": FORMAT,
         "kube-markers": env!("CARGO_PKG_VERSION"),
+        // For a command of another version: how to install the generator's.
+        "install": install_command(),
         "generators": crate::GENERATOR_RECORDS.iter().map(|g| json!({
             "package": g.package,
             "bin": g.bin,
@@ -132,9 +151,16 @@ pub fn load(json: &str, binary: &Path) -> Result<(), String> {
     let format = v["format"].as_u64();
     let version = v["kube-markers"].as_str().unwrap_or("?");
     if format != Some(FORMAT) || version != env!("CARGO_PKG_VERSION") {
+        // An export without its install line (or not a version's): crates.io at its version.
+        let install = v["install"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("cargo install --locked kube-markers-cli@{version}"));
         return Err(format!(
             "the generator links kube-markers {version} (export format {}), this command is \
-             kube-markers {} (format {FORMAT})",
+             kube-markers {} (format {FORMAT}): they must be the same.\nInstall the command of \
+             the generator's kube-markers:\n    {install}\nor name one of that version with \
+             {COMMAND_ENV}=/path/to/kube-markers.",
             format.map_or("?".to_string(), |f| f.to_string()),
             env!("CARGO_PKG_VERSION"),
         ));

@@ -64,12 +64,12 @@ pub fn main() -> ExitCode {
                 "error: `{}`: {e}\n\
                  {package} is a light generator (kube_markers::export::main): the installed \
                  command `kube-markers` checks and writes what it exports. Install it from the \
-                 kube-markers checkout your operator depends on:\n    \
-                 cargo install --locked --path <kube-markers>/cli\n\
+                 kube-markers your operator depends on:\n    {}\n\
                  or name it with {COMMAND_ENV}=/path/to/kube-markers; or link the whole \
                  generator instead: `features = [\"codegen\"]` for kube-markers in \
                  {package}/Cargo.toml and `kube_markers::codegen::main()` in its main.rs",
-                command.to_string_lossy()
+                command.to_string_lossy(),
+                kube_markers_registry::export::install_command()
             );
             ExitCode::from(2)
         }

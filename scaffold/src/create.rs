@@ -1,7 +1,7 @@
 //! `kube-markers create api` and `kube-markers create webhook`.
 
 use crate::args::{self, Flag};
-use crate::plan::Plan;
+use crate::plan::{MARKER, Plan};
 use crate::project::Project;
 use crate::templates::{api as t, render, webhook as w};
 use crate::{Error, names};
@@ -93,6 +93,11 @@ pub fn main(args: &[String]) -> ExitCode {
 
 /// `create` in `dir` (the project's root or a directory in it).
 pub fn run(args: &[String], dir: &Path) -> Result<(), Error> {
+    said(args, dir).map(|_| ())
+}
+
+/// `create` in `dir`: what it said after writing (the files, then the notes).
+fn said(args: &[String], dir: &Path) -> Result<Vec<String>, Error> {
     match args.first().map(String::as_str) {
         Some("api") => api(&args[1..], dir),
         Some("webhook") => webhook(&args[1..], dir),
@@ -109,7 +114,7 @@ pub fn run(args: &[String], dir: &Path) -> Result<(), Error> {
                     "`kube-markers create` needs `api` or `webhook`.",
                 ));
             }
-            Ok(())
+            Ok(Vec::new())
         }
         Some(other) => Err(Error::usage(format!(
             "`kube-markers create {other}`: there is `create api` and `create webhook`.\nRun \
@@ -195,7 +200,7 @@ fn hub(p: &Project, kind: &Kind, versions: &[String]) -> Option<String> {
         .cloned()
 }
 
-fn api(args: &[String], dir: &Path) -> Result<(), Error> {
+fn api(args: &[String], dir: &Path) -> Result<Vec<String>, Error> {
     let parsed = args::parse(args, API_FLAGS, API)?;
     if parsed.help {
         print!(
@@ -210,7 +215,7 @@ fn api(args: &[String], dir: &Path) -> Result<(), Error> {
                 API_FLAGS
             )
         );
-        return Ok(());
+        return Ok(Vec::new());
     }
     let project = Project::find(dir)?;
     let kind = Kind::parse(&parsed, API)?;
@@ -225,13 +230,14 @@ fn api(args: &[String], dir: &Path) -> Result<(), Error> {
             controller: parsed.switch("controller", true),
         },
     )?;
-    for line in plan.write()? {
+    let said = plan.write()?;
+    for line in &said {
         eprintln!("{line}");
     }
     if !parsed.switch("skip-generate", false) {
         crate::regenerate(&project.root)?;
     }
-    Ok(())
+    Ok(said)
 }
 
 /// `create api`'s switches.
@@ -397,7 +403,19 @@ fn plan_api(plan: &mut Plan, p: &Project, k: &Kind, mut s: ApiSwitches) -> Resul
                 plural
             ),
         )?;
-        plan.insert(&main, "standby", &format!("{snake}_cache.clone(),"))?;
+        // A standby replica (--leader-elect, not leading) marks the controller's cache ready.
+        // A main without leader election (`init` before it had it) has no standby and no
+        // marker for one: nothing to add there.
+        if plan.has_marker(&main, "standby") || runs_leader_election(plan, &main) {
+            plan.insert(&main, "standby", &format!("{snake}_cache.clone(),"))?;
+        } else {
+            plan.note(format!(
+                "note: {main} runs no leader election (it has no `{MARKER}standby` marker: an \
+                 older `kube-markers init` wrote it), so a replica runs every controller and no \
+                 standby needs {snake}_cache; to add leader election as `init` writes it now, \
+                 see kube-markers' docs/start.md (\"Projects from an older init\")."
+            ));
+        }
         plan.insert(
             &main,
             "controllers",
@@ -415,6 +433,59 @@ fn plan_api(plan: &mut Plan, p: &Project, k: &Kind, mut s: ApiSwitches) -> Resul
     Ok(())
 }
 
+/// A TOML dependency's line (`name = { ... } # comment`) with `feature` among its features:
+/// added to its `features = [...]`, or a `features` key added to its inline table; `None` for
+/// another shape.
+fn with_feature(line: &str, feature: &str) -> Option<String> {
+    let quoted = format!("\"{feature}\"");
+    let (value, comment) = match line.find(" #") {
+        Some(at) => line.split_at(at),
+        None => (line, ""),
+    };
+    if value.contains(&quoted) {
+        return Some(line.to_string());
+    }
+    if let Some(list) = value.find("features") {
+        let open = list + value[list..].find('[')?;
+        let close = open + value[open..].find(']')?;
+        let items = value[open + 1..close].trim_end();
+        let items = items.strip_suffix(',').unwrap_or(items);
+        let sep = if items.trim().is_empty() { "" } else { ", " };
+        return Some(format!(
+            "{}[{}{sep}{quoted}]{}{comment}",
+            &value[..open],
+            items.trim_start(),
+            &value[close + 1..]
+        ));
+    }
+    let close = value.rfind('}')?;
+    value[..close].contains('{').then(|| {
+        let head = value[..close].trim_end();
+        let sep = if head.ends_with('{') { " " } else { ", " };
+        format!(
+            "{head}{sep}features = [{quoted}] }}{}{comment}",
+            &value[close + 1..]
+        )
+    })
+}
+
+/// A TOML line `key = value # comment` with the value `true`.
+fn set_true(line: &str) -> Option<String> {
+    let (key, rest) = line.split_once('=')?;
+    let comment = rest.find('#').map_or("", |at| &rest[at..]);
+    Some(
+        format!("{} = true {comment}", key.trim_end())
+            .trim_end()
+            .to_string(),
+    )
+}
+
+/// Whether the operator's `main` elects a leader (`init` wrote it so since leader election).
+fn runs_leader_election(plan: &Plan, main: &str) -> bool {
+    plan.read(main)
+        .is_some_and(|text| text.contains("LeaderElection"))
+}
+
 /// The operator's webhook server: the kube-markers feature, its start and stop in `main`, and
 /// the bundle's webhook wiring with cert-manager's certificate.
 fn enable_webhook_server(plan: &mut Plan, p: &Project) -> Result<(), Error> {
@@ -422,13 +493,9 @@ fn enable_webhook_server(plan: &mut Plan, p: &Project) -> Result<(), Error> {
     plan.edit_marked_line(
         &format!("{op}/Cargo.toml"),
         "kube-markers-features",
-        |line| {
-            if line.contains("\"webhook-server\"") {
-                line.to_string()
-            } else {
-                line.replacen("\"health\"]", "\"health\", \"webhook-server\"]", 1)
-            }
-        },
+        |line| with_feature(line, "webhook-server"),
+        "add \"webhook-server\" to kube-markers' features on that line (`features = [..., \
+         \"webhook-server\"]`)",
     )?;
     let main = format!("{op}/src/main.rs");
     plan.insert(
@@ -445,13 +512,16 @@ fn enable_webhook_server(plan: &mut Plan, p: &Project) -> Result<(), Error> {
          .registered()\n    .build()?\n    .start()\n    .await?;\nserving_webhooks.ready();",
     )?;
     plan.insert(&main, "shutdown", "webhooks.shutdown().await;")?;
-    plan.edit_marked_line("codegen/Cargo.toml", "bundle-cert-manager", |line| {
-        line.replacen("= false", "= true", 1)
-    })?;
+    plan.edit_marked_line(
+        "codegen/Cargo.toml",
+        "bundle-cert-manager",
+        set_true,
+        "write it as `cert-manager = true`",
+    )?;
     Ok(())
 }
 
-fn webhook(args: &[String], dir: &Path) -> Result<(), Error> {
+fn webhook(args: &[String], dir: &Path) -> Result<Vec<String>, Error> {
     let parsed = args::parse(args, WEBHOOK_FLAGS, WEBHOOK)?;
     if parsed.help {
         print!(
@@ -465,7 +535,7 @@ fn webhook(args: &[String], dir: &Path) -> Result<(), Error> {
                 WEBHOOK_FLAGS
             )
         );
-        return Ok(());
+        return Ok(Vec::new());
     }
     let project = Project::find(dir)?;
     let kind = Kind::parse(&parsed, WEBHOOK)?;
@@ -473,13 +543,14 @@ fn webhook(args: &[String], dir: &Path) -> Result<(), Error> {
     let validation = parsed.switch("programmatic-validation", false);
     let mut plan = Plan::new(&project.root);
     plan_webhook(&mut plan, &project, &kind, defaulting, validation)?;
-    for line in plan.write()? {
+    let said = plan.write()?;
+    for line in &said {
         eprintln!("{line}");
     }
     if !parsed.switch("skip-generate", false) {
         crate::regenerate(&project.root)?;
     }
-    Ok(())
+    Ok(said)
 }
 
 fn plan_webhook(
@@ -560,9 +631,12 @@ fn plan_webhook(
         &format!("pub mod {module};"),
     )?;
     enable_webhook_server(plan, p)?;
-    plan.edit_marked_line("codegen/Cargo.toml", "bundle-webhooks", |line| {
-        line.replacen("= false", "= true", 1)
-    })?;
+    plan.edit_marked_line(
+        "codegen/Cargo.toml",
+        "bundle-webhooks",
+        set_true,
+        "write it as `webhooks = true`",
+    )?;
     Ok(())
 }
 

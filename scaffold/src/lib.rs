@@ -10,6 +10,7 @@
 pub mod args;
 pub mod create;
 pub mod init;
+mod markers;
 pub mod names;
 pub mod plan;
 pub mod project;

@@ -14,6 +14,8 @@ pub const MARKER: &str = "+kube-markers:scaffold:";
 pub struct Plan {
     root: PathBuf,
     files: BTreeMap<PathBuf, Planned>,
+    /// What the command says after its summary.
+    notes: Vec<String>,
 }
 
 struct Planned {
@@ -26,6 +28,7 @@ impl Plan {
         Plan {
             root: root.to_path_buf(),
             files: BTreeMap::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -73,6 +76,11 @@ impl Plan {
         }
     }
 
+    /// Whether `rel` (planned, else on disk) holds the marker `name`.
+    pub fn has_marker(&self, rel: &str, name: &str) -> bool {
+        self.read(rel).is_some_and(|text| has_marker(&text, name))
+    }
+
     /// Inserts `block` before the line of marker `name` in `rel` (indented as that line),
     /// unless the block's first line is there already: inserting twice changes nothing.
     pub fn insert(&mut self, rel: &str, name: &str, block: &str) -> Result<(), Error> {
@@ -88,25 +96,32 @@ impl Plan {
         Ok(())
     }
 
-    /// Replaces the line of marker `name` in `rel` by `edit` of it.
+    /// Replaces the line of marker `name` in `rel` by `edit` of it; refuses, naming the line
+    /// and `fix` (what to make of it by hand), when `edit` cannot read it.
     pub fn edit_marked_line(
         &mut self,
         rel: &str,
         name: &str,
-        edit: impl Fn(&str) -> String,
+        edit: impl Fn(&str) -> Option<String>,
+        fix: &str,
     ) -> Result<(), Error> {
         let text = self.marked_file(rel, name)?;
-        let token = format!("{MARKER}{name}");
-        let updated: Vec<String> = text
-            .lines()
-            .map(|l| {
-                if l.contains(&token) {
-                    edit(l)
-                } else {
-                    l.to_string()
-                }
-            })
-            .collect();
+        let mut updated = Vec::new();
+        for (n, line) in (1..).zip(text.lines()) {
+            if !is_marker_line(line, name) {
+                updated.push(line.to_string());
+                continue;
+            }
+            let Some(edited) = edit(line) else {
+                return Err(Error::new(format!(
+                    "{}:{n}: the scaffold cannot edit `{}` (nothing was written).\n{fix}, \
+                     keeping its `{MARKER}{name}` comment, then run the command again.",
+                    self.root.join(rel).display(),
+                    line.trim()
+                )));
+            };
+            updated.push(edited);
+        }
         let new = self.files.get(Path::new(rel)).is_some_and(|p| p.new);
         self.files.insert(
             rel.into(),
@@ -122,21 +137,39 @@ impl Plan {
     fn marked_file(&self, rel: &str, name: &str) -> Result<String, Error> {
         let path = self.root.join(rel);
         let text = self.read(rel).ok_or_else(|| {
+            let or_create = crate::markers::module_marker_line(rel, name)
+                .map_or(String::new(), |line| {
+                    format!(", or create it holding the line\n{line}\nand")
+                });
             Error::new(format!(
-                "{} is missing: the scaffold adds to it at its `{MARKER}{name}` marker.\n\
-                 Restore it (`git checkout -- {rel}`), or make the change by hand.",
-                path.display()
+                "{} is missing: the scaffold adds to it at its `{MARKER}{name}` marker (nothing \
+                 was written).\nRestore it with `git checkout -- {rel}` in {} if it is \
+                 committed{or_create} then run the command again (or make the change by hand).",
+                path.display(),
+                self.root.display()
             ))
         })?;
-        if !text.contains(&format!("{MARKER}{name}")) {
+        if !has_marker(&text, name) {
             return Err(Error::new(format!(
                 "{} has no `{MARKER}{name}` marker: the scaffold edits a shared file only at \
-                 its markers.\nPut the marker comment back where the scaffold wrote it (see \
-                 docs/start.md), or make the change by hand.",
-                path.display()
+                 its markers, and nothing was written.\nPut the marker back: {}\nthen run the \
+                 command again (or make the change by hand).",
+                path.display(),
+                // Line numbers of the file as it is on disk, not as planned.
+                crate::markers::way_back(
+                    &path,
+                    rel,
+                    name,
+                    &std::fs::read_to_string(&path).unwrap_or(text)
+                )
             )));
         }
         Ok(text)
+    }
+
+    /// A note printed after the summary, once the files are written.
+    pub fn note(&mut self, note: String) {
+        self.notes.push(note);
     }
 
     /// The paths planned, new files first, for the command's summary.
@@ -157,9 +190,11 @@ impl Plan {
     }
 
     /// Writes every planned file, then formats the Rust ones with `rustfmt` (as the project's
-    /// CI checks them: a line's breaks depend on the names filled in).
+    /// CI checks them: a line's breaks depend on the names filled in); returns the summary,
+    /// then the notes.
     pub fn write(self) -> Result<Vec<String>, Error> {
-        let summary = self.summary();
+        let mut summary = self.summary();
+        summary.extend(self.notes.iter().cloned());
         let rust: Vec<PathBuf> = self
             .files
             .keys()
@@ -203,16 +238,27 @@ fn format_rust(files: &[PathBuf]) {
     }
 }
 
+/// Whether a line of `text` ends with marker `name` (not a longer marker's name).
+pub(crate) fn has_marker(text: &str, name: &str) -> bool {
+    text.lines().any(|l| is_marker_line(l, name))
+}
+
+/// Whether `line` ends with marker `name`.
+pub(crate) fn is_marker_line(line: &str, name: &str) -> bool {
+    line.trim_end()
+        .strip_suffix(name)
+        .is_some_and(|l| l.ends_with(MARKER))
+}
+
 /// `text` with `block` inserted before the line holding marker `name`.
 fn insert_at_marker(text: &str, name: &str, block: &str) -> String {
-    let token = format!("{MARKER}{name}");
     let first = block.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if text.lines().any(|l| l.trim() == first.trim()) {
         return text.to_string();
     }
     let mut out = String::new();
     for line in text.lines() {
-        if line.contains(&token) {
+        if is_marker_line(line, name) {
             let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
             for b in block.lines() {
                 if b.is_empty() {

@@ -2,7 +2,7 @@
 //! `init`, `create api` for a namespaced and a cluster-scoped kind, the bundle applied to a
 //! real API server, `create webhook` with both handlers, a second version with its conversion,
 //! then the new project's `cargo test` (its envtest tests included), clippy and fmt as its CI
-//! runs them, and its generator's `--check`.
+//! runs them, and its generator's `--check`; and `create api` in a project of an older `init`.
 //!
 //! The project shares this build's directory (`CARGO_BUILD_BUILD_DIR`) and lock file, so only
 //! its own crates are compiled; its binaries go to a target directory of its own, so that its
@@ -220,6 +220,67 @@ fn a_new_project_builds_generates_and_passes_its_tests() {
             .args(["fmt", "--all", "--check"])
             .output()
             .unwrap(),
+    );
+    an_older_project_gets_a_kind(&kube_markers, &cargo, &tmp, &target);
+}
+
+/// A project of an older `init` (its `main` from before leader election, without the
+/// `standby` marker): `create api` adds the kind, and the project passes its CI's clippy.
+fn an_older_project_gets_a_kind(kube_markers: &Path, cargo: &Path, tmp: &Path, target: &Path) {
+    let project = tmp.join("older/my-operator");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::copy(repo_root().join("Cargo.lock"), project.join("Cargo.lock")).unwrap();
+    let run = |program: &Path, args: &[&str]| {
+        ok(
+            &format!("{} {}", program.display(), args.join(" ")),
+            in_project(program, &project, target)
+                .args(args)
+                .output()
+                .unwrap(),
+        )
+    };
+    run(
+        kube_markers,
+        &["init", "--domain", "example.com", "--skip-generate"],
+    );
+    std::fs::write(
+        project.join("my-operator/src/main.rs"),
+        include_str!("fixtures/older-init/main.rs"),
+    )
+    .unwrap();
+    let manifest = project.join("my-operator/Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let older = text.replace(
+        r#"features = ["audit", "leader-election", "health"]"#,
+        r#"features = ["audit", "health"]"#,
+    );
+    assert_ne!(older, text);
+    std::fs::write(&manifest, older).unwrap();
+    let out = run(
+        kube_markers,
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+            "--skip-generate",
+        ],
+    );
+    assert!(out.contains("runs no leader election"), "{out}");
+    run(
+        cargo,
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
     );
 }
 

@@ -46,9 +46,12 @@ What counts as an #[rbac]-only edit: the tokens of each file the last build read
 macro's input or a cfg_attr), are the same; comments and spacing do not count. Anything else
 builds, and the command says which file made it build. It also builds when
 --rbac-from-source cannot read an attribute (a cfg it cannot decide, an attribute in a macro's
-input), or finds a CRD or webhook file that differs from what the generator writes. The record of the last build is in
-<target dir>/kube-markers/generate/GEN.json; a target-dir set in .cargo/config.toml is not
-read (set CARGO_TARGET_DIR), so such a workspace always builds.
+input), or finds a CRD or webhook file that differs from what the generator writes.
+
+The record of the last build is in <target dir>/kube-markers/generate/GEN.json, the target
+directory found as cargo finds it: CARGO_TARGET_DIR, CARGO_BUILD_TARGET_DIR, else
+build.target-dir in .cargo/config.toml (or .cargo/config) from the current directory up, then
+in $CARGO_HOME/config.toml, else the workspace's target/.
 
 Exit status: the generator's (0 written or fresh, 1 findings or stale with --check), 2 for a
 bad command line, a workspace without a generator, or a failed build.
@@ -256,13 +259,56 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }
 
-/// The target directory cargo builds into: `CARGO_TARGET_DIR`, else the workspace's `target`.
+/// The target directory cargo builds into, found as cargo finds it (without running cargo:
+/// the fast path's speed is its point): `CARGO_TARGET_DIR`, then `CARGO_BUILD_TARGET_DIR`
+/// (relative to the current directory), then `build.target-dir` in the nearest
+/// `.cargo/config.toml` (or `.cargo/config`) from the current directory (where the build runs)
+/// up, then in `$CARGO_HOME/config.toml` (relative to the directory holding `.cargo/`), else
+/// the workspace's `target`.
 fn target_dir(root: &Path) -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) if Path::new(&dir).is_absolute() => PathBuf::from(dir),
-        Some(dir) => std::env::current_dir().unwrap_or_default().join(dir),
-        None => root.join("target"),
+    let cwd = std::env::current_dir().unwrap_or_else(|_| root.to_path_buf());
+    target_dir_in(&cwd, root, |var| std::env::var_os(var))
+}
+
+/// [`target_dir`] from `cwd`, with the environment `env`.
+fn target_dir_in(
+    cwd: &Path,
+    root: &Path,
+    env: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> PathBuf {
+    for var in ["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"] {
+        if let Some(dir) = env(var).filter(|d| !d.is_empty()) {
+            return cwd.join(dir);
+        }
     }
+    let cargo_home = env("CARGO_HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| cwd.join(h))
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let configs = cwd
+        .ancestors()
+        .map(|dir| dir.join(".cargo"))
+        .chain(cargo_home);
+    for dot_cargo in configs {
+        // Cargo reads `config` when both it and `config.toml` are there.
+        let Some(text) = ["config", "config.toml"]
+            .iter()
+            .find_map(|name| std::fs::read_to_string(dot_cargo.join(name)).ok())
+        else {
+            continue;
+        };
+        let dir = text.parse::<toml::Table>().ok().and_then(|t| {
+            t.get("build")?
+                .get("target-dir")?
+                .as_str()
+                .map(PathBuf::from)
+        });
+        if let Some(dir) = dir {
+            // Relative to the directory holding `.cargo/`.
+            return dot_cargo.parent().unwrap_or(&dot_cargo).join(dir);
+        }
+    }
+    root.join("target")
 }
 
 /// What the run will do, and why.
@@ -666,6 +712,66 @@ mod tests {
         assert!(err.ends_with("(give it with --package)"), "{err}");
         let chosen = generator_package(&given(&["--package", "gen-c"]), dir.path());
         assert_eq!(chosen.as_deref(), Ok("gen-c"));
+    }
+
+    /// Cargo's order: the environment, then the nearest `.cargo/config[.toml]` from the
+    /// current directory up (its paths relative to the directory holding `.cargo/`), then
+    /// `$CARGO_HOME/config.toml`, else the workspace's `target`.
+    #[test]
+    fn the_target_dir_is_found_as_cargo_finds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path();
+        let ws = top.join("ws");
+        let member = ws.join("member");
+        let home = top.join("home/.cargo");
+        for d in [&member, &home] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let config = |at: &Path, name: &str, text: &str| {
+            std::fs::create_dir_all(at.join(".cargo")).unwrap();
+            std::fs::write(at.join(".cargo").join(name), text).unwrap();
+        };
+        let env_of = |vars: &'static [(&'static str, &'static str)]| {
+            let home = home.clone();
+            move |var: &str| {
+                if var == "CARGO_HOME" {
+                    return Some(home.clone().into_os_string());
+                }
+                vars.iter()
+                    .find(|(k, _)| *k == var)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        let none = env_of(&[]);
+        assert_eq!(target_dir_in(&member, &ws, &none), ws.join("target"));
+        std::fs::write(
+            home.join("config.toml"),
+            "[build]\ntarget-dir = \"/home-target\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            target_dir_in(&member, &ws, &none),
+            Path::new("/home-target")
+        );
+        config(
+            top,
+            "config.toml",
+            "[build]\njobs = 1\ntarget-dir = \"shared\"\n",
+        );
+        assert_eq!(target_dir_in(&member, &ws, &none), top.join("shared"));
+        config(&ws, "config.toml", "build.target-dir = \"../ws-target\"\n");
+        assert_eq!(target_dir_in(&member, &ws, &none), ws.join("../ws-target"));
+        // A config without target-dir nearer the current directory leaves the outer one.
+        config(&member, "config.toml", "[net]\nretry = 2\n");
+        assert_eq!(target_dir_in(&member, &ws, &none), ws.join("../ws-target"));
+        // `config` wins over `config.toml` in the same directory.
+        config(&member, "config", "[build]\ntarget-dir = \"t\"\n");
+        assert_eq!(target_dir_in(&member, &ws, &none), member.join("t"));
+        // The environment over any file, relative to the current directory.
+        let build = env_of(&[("CARGO_BUILD_TARGET_DIR", "b")]);
+        assert_eq!(target_dir_in(&member, &ws, &build), member.join("b"));
+        let both = env_of(&[("CARGO_BUILD_TARGET_DIR", "b"), ("CARGO_TARGET_DIR", "/t")]);
+        assert_eq!(target_dir_in(&member, &ws, &both), Path::new("/t"));
     }
 
     #[test]

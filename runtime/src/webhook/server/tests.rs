@@ -3,7 +3,7 @@
 //! outcome, with a generous timeout only against a hang).
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use kube::core::DynamicObject;
@@ -18,6 +18,11 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
 use tokio_rustls::rustls::{ClientConfig, RootCertStore, crypto::ring};
 
 use super::{Route, RunningServer, ServerError, WebhookServer, WebhookServerBuilder};
+
+#[allow(dead_code)] // each includer uses some of it
+#[path = "../../../tests/support/log_lines.rs"]
+mod log_lines;
+use log_lines::LogLines;
 
 const VALIDATE: &str = "/validate";
 /// Against a hang only: every outcome below comes in milliseconds.
@@ -184,42 +189,6 @@ impl Conn {
             Err(_) => panic!("the connection is still open after {HANG:?}"),
         }
     }
-}
-
-/// The messages of the events logged on this thread while it is the default subscriber.
-#[derive(Clone, Default)]
-struct LogLines(Arc<Mutex<Vec<String>>>);
-
-impl LogLines {
-    fn containing(&self, text: &str) -> Vec<String> {
-        let lines = self.0.lock().unwrap();
-        lines.iter().filter(|l| l.contains(text)).cloned().collect()
-    }
-}
-
-impl tracing::Subscriber for LogLines {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, event: &tracing::Event<'_>) {
-        struct Message<'a>(&'a mut String);
-        impl tracing::field::Visit for Message<'_> {
-            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-                use std::fmt::Write;
-                let _ = write!(self.0, " {}={value:?}", field.name());
-            }
-        }
-        let mut line = event.metadata().level().to_string();
-        event.record(&mut Message(&mut line));
-        self.0.lock().unwrap().push(line);
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
 }
 
 async fn start(pki: &Pki, max_connections: usize) -> RunningServer {
@@ -423,7 +392,7 @@ async fn at_the_cap_the_oldest_unfinished_requests_make_room_for_new_ones() {
     .await
     .expect("below the cap again");
     server.shutdown().await;
-    let lines = log.0.lock().unwrap().clone();
+    let lines = log.all();
     assert_eq!(
         log.containing("limit reached"),
         [
