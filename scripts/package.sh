@@ -9,7 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # benchmark crates (all `publish = false`), and the scan tests' fixture crate, which cargo
 # counts as a member because a test links it. tests/tests/packaging.rs keeps this list equal
 # to the workspace's unpublished members.
-UNPUBLISHED=(codegen memcached-operator mydatabase-operator kube-markers-tests webhook-bench linked-op)
+UNPUBLISHED=(codegen memcached-operator mydatabase-operator kube-markers-tests kube-markers-ui-tests webhook-bench linked-op)
 
 excludes=()
 for name in "${UNPUBLISHED[@]}"; do

@@ -24,14 +24,27 @@ fn main() {
     let entries = rbac_entries();
     assert_eq!(entries.len(), 2);
     fn allowed(e: &kube_markers::registry::RbacEntry) -> Vec<(&str, &str)> {
-        e.marker.allow.iter().map(|a| (&*a.lint, &*a.reason)).collect()
+        e.marker
+            .allow
+            .iter()
+            .map(|a| (&*a.lint, &*a.reason))
+            .collect()
     }
-    let secrets = entries.iter().find(|e| e.marker.resources == ["secrets"]).unwrap();
+    let secrets = entries
+        .iter()
+        .find(|e| e.marker.resources == ["secrets"])
+        .unwrap();
     assert_eq!(
         allowed(secrets),
-        [("cluster-secrets-read", "the operator mirrors TLS Secrets into tenant namespaces")]
+        [(
+            "cluster-secrets-read",
+            "the operator mirrors TLS Secrets into tenant namespaces"
+        )]
     );
-    let deployments = entries.iter().find(|e| e.marker.resources == ["deployments"]).unwrap();
+    let deployments = entries
+        .iter()
+        .find(|e| e.marker.resources == ["deployments"])
+        .unwrap();
     assert_eq!(
         allowed(deployments),
         [

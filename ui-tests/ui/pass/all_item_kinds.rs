@@ -14,12 +14,23 @@ fn plain_fn<T: Clone>(t: &T) -> T {
     t.clone()
 }
 
-#[rbac(groups = "", resources = "secrets", verbs = "get", namespace = "tenant", roleName = "tenant-reader")]
+#[rbac(
+    groups = "",
+    resources = "secrets",
+    verbs = "get",
+    namespace = "tenant",
+    roleName = "tenant-reader"
+)]
 struct Ctx {
     n: u8,
 }
 
-#[rbac(groups = "", resources = "events", verbs = "create;patch", role_name = "events")]
+#[rbac(
+    groups = "",
+    resources = "events",
+    verbs = "create;patch",
+    role_name = "events"
+)]
 enum State {
     A,
     B(u8),
@@ -27,7 +38,12 @@ enum State {
 
 #[rbac(groups = "batch", resources = "jobs", verbs = "*")]
 impl Ctx {
-    #[rbac(groups = "", resources = "serviceaccounts/token", resource_names = "sa", verbs = "create")]
+    #[rbac(
+        groups = "",
+        resources = "serviceaccounts/token",
+        resource_names = "sa",
+        verbs = "create"
+    )]
     fn method(&self) -> u8 {
         self.n
     }
@@ -42,7 +58,12 @@ trait Named {
     fn name(&self) -> &'static str;
 }
 
-#[rbac(groups = "x.io", resources = "widgets", verbs = "frobnicate;get", custom_verbs)]
+#[rbac(
+    groups = "x.io",
+    resources = "widgets",
+    verbs = "frobnicate;get",
+    custom_verbs
+)]
 impl Named for State {
     fn name(&self) -> &'static str {
         match self {
@@ -64,20 +85,35 @@ fn main() {
     let mut ctx = Ctx { n: 1 };
     assert_eq!(plain_fn(&7), 7);
     assert_eq!(ctx.method(), 1);
-    let _ = ctx.async_method();
-    let _ = reconcile(1);
+    drop(ctx.async_method());
+    drop(reconcile(1));
     assert_eq!(State::B(2).name(), "b");
+    assert!(matches!(State::B(2), State::B(2)));
     assert_eq!(State::A.name(), "a");
     conditional();
 
     let entries = rbac_entries();
     assert_eq!(entries.len(), 12, "{entries:#?}");
     let items: Vec<&str> = entries.iter().map(|e| &*e.source.item).collect();
-    for item in ["reconcile", "plain_fn", "Ctx", "State", "impl Ctx", "method", "async_method", "impl Named for State", "_", "conditional"] {
+    for item in [
+        "reconcile",
+        "plain_fn",
+        "Ctx",
+        "State",
+        "impl Ctx",
+        "method",
+        "async_method",
+        "impl Named for State",
+        "_",
+        "conditional",
+    ] {
         assert!(items.contains(&item), "{item} missing from {items:?}");
     }
     // Each entry records where its attribute stands.
-    let first = entries.iter().find(|e| e.source.item == "reconcile" && e.marker.groups == ["apps"]).unwrap();
+    let first = entries
+        .iter()
+        .find(|e| e.source.item == "reconcile" && e.marker.groups == ["apps"])
+        .unwrap();
     assert_eq!(first.source.line, 6);
     assert!(first.source.file.ends_with("all_item_kinds.rs"));
     assert!(!entries.iter().any(|e| e.marker.resources == ["never"]));

@@ -16,7 +16,12 @@ mod v1 {
 mod v1beta1 {
     use super::*;
     #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-    #[kube(group = "example.com", version = "v1beta1", kind = "Widget", namespaced)]
+    #[kube(
+        group = "example.com",
+        version = "v1beta1",
+        kind = "Widget",
+        namespaced
+    )]
     pub struct WidgetSpec {
         pub count: i32,
     }
@@ -37,13 +42,17 @@ impl kube_markers::conversion::Spoke<v2::Widget> for v1::Widget {
     fn to_hub(self) -> Result<v2::Widget, Self::Error> {
         Ok(v2::Widget {
             metadata: self.metadata,
-            spec: v2::WidgetSpec { replicas: self.spec.size },
+            spec: v2::WidgetSpec {
+                replicas: self.spec.size,
+            },
         })
     }
     fn from_hub(hub: v2::Widget) -> Result<Self, Self::Error> {
         Ok(v1::Widget {
             metadata: hub.metadata,
-            spec: v1::WidgetSpec { size: hub.spec.replicas },
+            spec: v1::WidgetSpec {
+                size: hub.spec.replicas,
+            },
         })
     }
 }
@@ -70,13 +79,17 @@ mod beta {
             }
             Ok(v2::Widget {
                 metadata: self.metadata,
-                spec: v2::WidgetSpec { replicas: self.spec.count },
+                spec: v2::WidgetSpec {
+                    replicas: self.spec.count,
+                },
             })
         }
         fn from_hub(hub: v2::Widget) -> Result<Self, Negative> {
             Ok(v1beta1::Widget {
                 metadata: hub.metadata,
-                spec: v1beta1::WidgetSpec { count: hub.spec.replicas },
+                spec: v1beta1::WidgetSpec {
+                    count: hub.spec.replicas,
+                },
             })
         }
     }
@@ -91,7 +104,10 @@ fn main() {
     let pairs: Vec<(&str, &str)> = entries.iter().map(|e| (e.spoke_type, e.hub_type)).collect();
     assert_eq!(
         pairs,
-        [("v1::Widget", "v2::Widget"), ("v1beta1::Widget", "crate::v2::Widget")]
+        [
+            ("v1::Widget", "v2::Widget"),
+            ("v1beta1::Widget", "crate::v2::Widget")
+        ]
     );
     let spoke = (entries[1].to_hub)(serde_json::json!({
         "apiVersion": "example.com/v1beta1", "kind": "Widget",

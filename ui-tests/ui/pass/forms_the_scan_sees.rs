@@ -5,8 +5,8 @@
 use kube_markers::registry::rbac_entries;
 
 mod through_an_alias_of_the_crate {
-    use kube_markers as km;
     use km::rbac;
+    use kube_markers as km;
 
     #[rbac(groups = "", resources = "pods", verbs = "get")]
     pub fn reconcile() {}
@@ -22,8 +22,17 @@ mod glob {
 #[::kube_markers::rbac(groups = "", resources = "endpoints", verbs = "get")]
 fn leading_colons() {}
 
-#[cfg_attr(all(), kube_markers::rbac(groups = "", resources = "events", verbs = "get"))]
-#[cfg_attr(not(test), cfg_attr(unix, kube_markers::rbac(groups = "", resources = "nodes", verbs = "get")))]
+#[cfg_attr(
+    all(),
+    kube_markers::rbac(groups = "", resources = "events", verbs = "get")
+)]
+#[cfg_attr(
+    not(doc),
+    cfg_attr(
+        unix,
+        kube_markers::rbac(groups = "", resources = "nodes", verbs = "get")
+    )
+)]
 fn in_cfg_attr() {}
 
 use kube_markers::rbac;
@@ -35,10 +44,20 @@ fn main() {
     leading_colons();
     in_cfg_attr();
     from_an_included_file();
-    let mut resources: Vec<&str> = rbac_entries().iter().map(|e| &*e.marker.resources[0]).collect();
+    let mut resources: Vec<&str> = rbac_entries()
+        .iter()
+        .map(|e| &*e.marker.resources[0])
+        .collect();
     resources.sort_unstable();
     assert_eq!(
         resources,
-        ["endpoints", "events", "nodes", "pods", "resourcequotas", "services"]
+        [
+            "endpoints",
+            "events",
+            "nodes",
+            "pods",
+            "resourcequotas",
+            "services"
+        ]
     );
 }

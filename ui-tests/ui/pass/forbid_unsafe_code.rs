@@ -18,11 +18,14 @@ struct Ctx;
 const _: () = ();
 
 fn main() {
-    let _ = reconcile(1);
+    drop(reconcile(1));
     let _ = Ctx;
     let entries = rbac_entries();
     assert_eq!(entries.len(), 2, "{entries:#?}");
     let configurations = webhook_configuration_entries();
     assert_eq!(configurations.len(), 1, "{configurations:#?}");
-    assert_eq!(configurations[0].marker.name.as_deref(), Some("forbid-unsafe-code"));
+    assert_eq!(
+        configurations[0].marker.name.as_deref(),
+        Some("forbid-unsafe-code")
+    );
 }

@@ -10,11 +10,20 @@ use serde::{Deserialize, Serialize};
 
 #[kube_markers::crd(allow(conversion, reason = "one version left"))]
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[kube(group = "example.com", version = "v1", kind = "Widget", namespaced, status = "WidgetStatus")]
+#[kube(
+    group = "example.com",
+    version = "v1",
+    kind = "Widget",
+    namespaced,
+    status = "WidgetStatus"
+)]
 #[serde(rename_all = "camelCase")]
 #[k8s(allow(scope, reason = "moved to cluster scope in 2.0, announced in 1.5"))]
 pub struct WidgetSpec {
-    #[k8s(allow(integers, reason = "a byte count"), allow(maximum, reason = "lowered on purpose"))]
+    #[k8s(
+        allow(integers, reason = "a byte count"),
+        allow(maximum, reason = "lowered on purpose")
+    )]
     pub size_bytes: u32,
     pub r#type: Option<Vec<Part>>,
     #[serde(flatten)]
@@ -51,29 +60,55 @@ pub struct Wrapper<T> {
 
 #[kube_markers::schema]
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
-pub struct Pair(pub i32, #[k8s(allow(integers, reason = "a tuple field"))] pub u8);
+pub struct Pair(
+    pub i32,
+    #[k8s(allow(integers, reason = "a tuple field"))] pub u8,
+);
 
 fn main() {
     let types = schema_types();
     let names: Vec<&str> = types.iter().map(|t| &*t.source.item).collect();
     assert_eq!(
         names,
-        ["WidgetSpec", "Part", "Extra", "WidgetStatus", "Wrapper", "Pair"]
+        [
+            "WidgetSpec",
+            "Part",
+            "Extra",
+            "WidgetStatus",
+            "Wrapper",
+            "Pair"
+        ]
     );
     let inner = &types[4].fields[0];
-    assert_eq!((&*inner.inner, inner.json_name.as_deref()), ("T", Some("inner_value")));
+    assert_eq!(
+        (&*inner.inner, inner.json_name.as_deref()),
+        ("T", Some("inner_value"))
+    );
     let pair = &types[5];
     assert_eq!(pair.fields.len(), 2);
-    assert_eq!((&*pair.fields[1].rust_name, pair.fields[1].json_name.as_deref()), ("1", None));
+    assert_eq!(
+        (
+            &*pair.fields[1].rust_name,
+            pair.fields[1].json_name.as_deref()
+        ),
+        ("1", None)
+    );
     assert_eq!(pair.fields[1].allows[0].name, "integers");
     let spec = types[0];
     assert_eq!(spec.kind, SchemaTypeKind::Crd);
     assert_eq!(spec.status.as_deref(), Some("WidgetStatus"));
-    assert!(spec.source.file.ends_with("schema_allow.rs"), "{:?}", spec.source);
-    assert_eq!((spec.source.line, spec.source.column), (16, 12));
+    assert!(
+        spec.source.file.ends_with("schema_allow.rs"),
+        "{:?}",
+        spec.source
+    );
+    assert_eq!((spec.source.line, spec.source.column), (22, 12));
     assert_eq!(spec.allows[0].name, "scope");
-    assert_eq!(spec.allows[0].reason, "moved to cluster scope in 2.0, announced in 1.5");
-    assert_eq!((spec.allows[0].line, spec.allows[0].column), (15, 13));
+    assert_eq!(
+        spec.allows[0].reason,
+        "moved to cluster scope in 2.0, announced in 1.5"
+    );
+    assert_eq!((spec.allows[0].line, spec.allows[0].column), (21, 13));
     // An upgrade check's name in `#[kube_markers::crd(allow(...))]` is the kind's allow too.
     assert_eq!(spec.allows[1].name, "conversion");
     assert_eq!(spec.allows[1].reason, "one version left");
@@ -81,15 +116,23 @@ fn main() {
     assert_eq!(spec.allows.len(), 2);
     let size = &spec.fields[0];
     assert_eq!(size.json_name.as_deref(), Some("sizeBytes"));
-    assert_eq!((size.line, size.column), (18, 9));
+    assert_eq!((size.line, size.column), (27, 9));
     assert_eq!(&*size.ty, "u32");
-    let allowed: Vec<(&str, &str)> =
-        size.allows.iter().map(|a| (&*a.name, &*a.reason)).collect();
-    assert_eq!(allowed, [("integers", "a byte count"), ("maximum", "lowered on purpose")]);
+    let allowed: Vec<(&str, &str)> = size.allows.iter().map(|a| (&*a.name, &*a.reason)).collect();
+    assert_eq!(
+        allowed,
+        [
+            ("integers", "a byte count"),
+            ("maximum", "lowered on purpose")
+        ]
+    );
     assert_eq!(spec.field_source(size).item, "WidgetSpec.size_bytes");
-    assert_eq!(spec.field_source(size).line, 18);
+    assert_eq!(spec.field_source(size).line, 27);
     let ty = &spec.fields[1];
-    assert_eq!((&*ty.rust_name, ty.json_name.as_deref()), ("type", Some("type")));
+    assert_eq!(
+        (&*ty.rust_name, ty.json_name.as_deref()),
+        ("type", Some("type"))
+    );
     assert_eq!(&*ty.inner, "Part");
     let extra = &spec.fields[2];
     assert!(extra.flatten && extra.json_name.is_none());
