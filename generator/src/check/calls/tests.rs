@@ -252,7 +252,7 @@ fn explain_puts_the_calls_beside_the_attributes() {
         40,
     );
     let analysis = analyse_with(kinds_with_document(), &[&granted]);
-    let text = explain::render(&analysis.needed, &[&granted]);
+    let text = explain::render(&analysis, &[&granted]);
     assert!(
         text.contains(
             "  create on deployments.apps
