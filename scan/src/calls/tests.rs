@@ -385,10 +385,21 @@ fn masking_changes_nothing_found() {
         for (m, t) in masked.lines().zip(text.lines()) {
             assert_eq!(m.chars().count(), t.chars().count(), "{}", file.display());
         }
-        let found = super::scan_keeping(&text, &[]).unwrap();
+        let alone = [CrateFile {
+            text: &text,
+            root: 0,
+            module: Vec::new(),
+        }];
+        let crate_names = super::names::CrateNames::new(&alone);
+        let in_crate = visit::InCrate {
+            names: &crate_names,
+            root: 0,
+            module: Vec::new(),
+        };
+        let found = super::scan_keeping(&text, &[], &in_crate).unwrap();
         let shown = file.display();
         let items = mask::items_masked(&text, &[]).unwrap_or_else(|| text.clone());
-        let items = visit::calls_of(&syn::parse_file(&items).unwrap());
+        let items = visit::calls_in(&syn::parse_file(&items).unwrap(), &in_crate);
         assert_eq!(found, items, "{shown}");
     }
     assert!(
@@ -425,9 +436,19 @@ fn the_mask_loses_nothing_the_whole_text_holds() {
             .collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let masked = scan_crate_calls(&refs);
-        let whole: Vec<Option<FileCalls>> = refs
-            .iter()
-            .map(|t| {
+        // Each file its crate's root, as `scan_crate_calls` reads it.
+        let alone: Vec<CrateFile<'_>> = (0..)
+            .zip(&refs)
+            .map(|(root, text)| CrateFile {
+                text,
+                root,
+                module: Vec::new(),
+            })
+            .collect();
+        let crate_names = super::names::CrateNames::new(&alone);
+        let whole: Vec<Option<FileCalls>> = (0..)
+            .zip(&refs)
+            .map(|(root, t)| {
                 // Test-only modules left out, as the mask leaves them (their `use`s too).
                 let mut file = syn::parse_file(t).ok()?;
                 file.items.retain(|item| match item {
@@ -435,7 +456,12 @@ fn the_mask_loses_nothing_the_whole_text_holds() {
                     syn::Item::Fn(f) => !syntax::is_test_only(&f.attrs),
                     _ => true,
                 });
-                Some(visit::calls_of(&file))
+                let in_crate = visit::InCrate {
+                    names: &crate_names,
+                    root,
+                    module: Vec::new(),
+                };
+                Some(visit::calls_in(&file, &in_crate))
             })
             .collect();
         let names = super::generic_names(whole.iter().flatten());

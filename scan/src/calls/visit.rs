@@ -2,6 +2,7 @@
 //! `let`s, closure parameters), and each call checked against kube-rs's surface.
 
 use super::methods::{APPLY_CREATES, api_method};
+use super::names::{CrateNames, Named};
 use super::syntax::*;
 use super::{FileCalls, Function, GenericFn, KindRef, KubeCall, Need, Scope};
 use quote::ToTokens;
@@ -11,8 +12,21 @@ use syn::visit::Visit;
 
 mod call_sites;
 
-pub(super) fn calls_of(file: &syn::File) -> FileCalls {
-    let mut v = Visitor::default();
+/// Where a file is in its crate: the crate's names, its crate (root) and module.
+pub(super) struct InCrate<'n> {
+    pub(super) names: &'n CrateNames<'n>,
+    pub(super) root: u32,
+    pub(super) module: Vec<String>,
+}
+
+/// The kube calls of a parsed file, the names its module has from the crate's other modules
+/// resolved through them (`use crate::prelude::*;` then `Rec::new(..)`).
+pub(super) fn calls_in(file: &syn::File, in_crate: &InCrate<'_>) -> FileCalls {
+    let mut v = Visitor {
+        names: Some((in_crate.names, in_crate.root)),
+        module: std::cell::RefCell::new(in_crate.module.clone()),
+        ..Visitor::default()
+    };
     for item in &file.items {
         collect_uses(item, &mut v.uses);
     }
@@ -42,9 +56,19 @@ pub(super) struct ApiInfo {
     pub(super) scope: Scope,
 }
 
+/// Aliases through aliases deeper than this are left unknown.
+const MAX_ALIASES: usize = 4;
+
 #[derive(Default)]
-struct Visitor {
+struct Visitor<'n> {
     uses: HashMap<String, String>,
+    /// The crate's names, and the crate of the file: paths resolve through its modules.
+    names: Option<(&'n CrateNames<'n>, u32)>,
+    /// The module being walked (the file's, then its inline modules'; an alias's while it is
+    /// read).
+    module: std::cell::RefCell<Vec<String>>,
+    /// Type aliases being read through.
+    aliases: std::cell::Cell<usize>,
     env: Vec<Binding>,
     /// Generic type parameters in scope (the enclosing impl's and fn's).
     generics: Vec<String>,
@@ -54,9 +78,56 @@ struct Visitor {
     out: FileCalls,
 }
 
-impl Visitor {
+impl Visitor<'_> {
+    /// What a path names in the crate's modules, when the crate's files are read together.
+    fn named(&self, path: &syn::Path) -> Option<Named> {
+        let (names, root) = self.names?;
+        if path.leading_colon.is_some() {
+            return None;
+        }
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        names.path(root, &self.module.borrow(), &segs)
+    }
+
+    /// The path a type or expression path stands for: through the crate's modules (a name
+    /// a prelude gives, a re-export), else through the file's `use` renames.
+    fn path_of(&self, path: &syn::Path) -> String {
+        match self.named(path) {
+            Some(Named::Outside(p) | Named::Local(p)) => p,
+            _ => path_text(path, &self.uses),
+        }
+    }
+
+    /// A type of the crate's own (`struct Recorder` beside `use kube::runtime::events::*;`):
+    /// none of kube's.
+    fn is_local(&self, path: &syn::Path) -> bool {
+        matches!(self.named(path), Some(Named::Local(_)))
+    }
+
+    /// `type DocApi = Api<Document>;` (in any module of the crate): the aliased type, read in
+    /// the alias's module by `f`.
+    fn through_alias<T>(
+        &self,
+        path: &syn::Path,
+        f: impl FnOnce(&Self, &syn::Type) -> T,
+    ) -> Option<T> {
+        let Some(Named::Alias { module, ty }) = self.named(path) else {
+            return None;
+        };
+        if self.aliases.get() >= MAX_ALIASES {
+            return None;
+        }
+        let ty: syn::Type = syn::parse_str(&ty).ok()?;
+        let saved = self.module.replace(module);
+        self.aliases.set(self.aliases.get() + 1);
+        let out = f(self, &ty);
+        self.aliases.set(self.aliases.get() - 1);
+        *self.module.borrow_mut() = saved;
+        Some(out)
+    }
+
     fn is_api_path(&self, path: &syn::Path) -> bool {
-        last_segment(&path_text(path, &self.uses)) == "Api"
+        !self.is_local(path) && last_segment(&self.path_of(path)) == "Api"
     }
 
     /// The kind `K` of `Api<K>` named by `ty`, or why it cannot be told.
@@ -67,7 +138,10 @@ impl Visitor {
                 ty.to_token_stream()
             ));
         };
-        let text = path_text(&p.path, &self.uses);
+        if let Some(kind) = self.through_alias(&p.path, |v, ty| v.kind_of_type_arg(ty)) {
+            return kind;
+        }
+        let text = self.path_of(&p.path);
         let last = last_segment(&text);
         if p.path.segments.len() == 1
             && p.qself.is_none()
@@ -102,6 +176,9 @@ impl Visitor {
         let syn::Type::Path(p) = strip_refs(ty) else {
             return None;
         };
+        if let Some(kind) = self.through_alias(&p.path, |v, ty| v.api_type(ty)) {
+            return kind;
+        }
         if !self.is_api_path(&p.path) {
             return None;
         }
@@ -116,7 +193,7 @@ impl Visitor {
         let syn::Type::Path(p) = strip_refs(ty) else {
             return None;
         };
-        let text = path_text(&p.path, &self.uses);
+        let text = self.path_of(&p.path);
         match last_segment(&text) {
             "Arc" | "Box" | "Rc" => type_args(&p.path).first().and_then(|t| self.object_type(t)),
             _ if p.path.segments.len() == 1 && self.generics.contains(&text) => None,
@@ -203,7 +280,11 @@ impl Visitor {
         let mut api_path = p.path.clone();
         api_path.segments.pop();
         let _ = api_path.segments.pop_punct();
-        if !self.is_api_path(&api_path) {
+        // `DocApi::all(c)`, `type DocApi = Api<Document>;`: the alias's kind.
+        let aliased = self
+            .through_alias(&api_path, |v, ty| v.api_type(ty))
+            .flatten();
+        if aliased.is_none() && !self.is_api_path(&api_path) {
             return None;
         }
         let scope = match ctor.as_str() {
@@ -220,12 +301,13 @@ impl Visitor {
             }
             _ => return None,
         };
-        let kind = match &api_seg.arguments {
-            syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+        let kind = match (&api_seg.arguments, aliased) {
+            (_, Some(kind)) => kind,
+            (syn::PathArguments::AngleBracketed(a), None) => match a.args.first() {
                 Some(syn::GenericArgument::Type(t)) => self.kind_of_type_arg(t),
                 _ => KindRef::Unknown("`Api` is written without its kind".into()),
             },
-            _ => KindRef::Unknown(format!(
+            (_, None) => KindRef::Unknown(format!(
                 "`Api::{ctor}` is called without naming its kind: write `Api::<K>::{ctor}` or \
                  give the binding its type (`let x: Api<K> = ...`)"
             )),
@@ -486,7 +568,11 @@ impl Visitor {
         let syn::Expr::Path(p) = &*c.func else {
             return;
         };
-        let text = path_text(&p.path, &self.uses);
+        if self.is_local(&p.path) {
+            // The crate's own type (`Recorder::new` of a `struct Recorder`).
+            return;
+        }
+        let text = self.path_of(&p.path);
         let (last, before) = match text.rsplit_once(':') {
             Some((rest, last)) => (last, Some(last_segment(rest.trim_end_matches(':')))),
             None => (text.as_str(), None),
@@ -572,7 +658,7 @@ impl Visitor {
     }
 }
 
-impl<'ast> Visit<'ast> for Visitor {
+impl<'ast> Visit<'ast> for Visitor<'_> {
     fn visit_item(&mut self, item: &'ast syn::Item) {
         let attrs: &[syn::Attribute] = match item {
             syn::Item::Fn(f) => &f.attrs,
@@ -588,6 +674,12 @@ impl<'ast> Visit<'ast> for Visitor {
             return;
         }
         syn::visit::visit_item(self, item);
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        self.module.borrow_mut().push(m.ident.to_string());
+        syn::visit::visit_item_mod(self, m);
+        self.module.borrow_mut().pop();
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
@@ -699,7 +791,7 @@ impl<'ast> Visit<'ast> for Visitor {
         {
             // `use crate::helper::apply as apply_one;`: a call site of `apply`.
             let name = match p.path.segments.len() {
-                1 => last_segment(&path_text(&p.path, &self.uses)).to_string(),
+                1 => last_segment(&self.path_of(&p.path)).to_string(),
                 _ => last.ident.to_string(),
             };
             self.instantiation(name, &type_args(&p.path), &c.args, last.ident.span());

@@ -1,5 +1,5 @@
 use super::*;
-use crate::input::scan::calls::scan_calls;
+use crate::input::scan::calls::{CrateFile, scan_calls};
 use crate::input::sources::FoundCalls;
 use kube_markers_core::model::Source;
 use kube_markers_registry::RbacEntry;
@@ -37,13 +37,17 @@ fn found(text: &str) -> Vec<FoundCalls> {
     }]
 }
 
-/// The calls of `files` (name under `op/src/`, text), read together as the generator reads one
+/// The calls of `files` (path under `op/src/`, which tells its module as rustc finds it:
+/// `lib.rs`, `a.rs`, `a/mod.rs`, `a/b.rs`; text), read together as the generator reads one
 /// crate, held against `entries`; a file without calls counts as read (the crate has no call).
 pub(super) fn analyse_crate(files: &[(&str, &str)], entries: &[&RbacEntry]) -> Analysis {
-    let texts: Vec<&str> = files.iter().map(|(_, t)| *t).collect();
+    let crate_files: Vec<CrateFile<'_>> = files
+        .iter()
+        .map(|(path, text)| CrateFile::at(path, text))
+        .collect();
     let found: Vec<FoundCalls> = files
         .iter()
-        .zip(crate::input::scan::calls::scan_crate_calls(&texts))
+        .zip(crate::input::scan::calls::scan_crate_files(&crate_files))
         .map(|((file, _), calls)| FoundCalls {
             package: "op".into(),
             krate: "op".into(),

@@ -1,0 +1,173 @@
+//! Kube names given in one module of a crate and used in another (`// VERBS RESOURCE` on each
+//! call's line, `// none` for what is no kube call): a prelude's renames and re-exports
+//! reached by a glob, by name, through `crate::`, `super::` and `self::` paths, a re-export of
+//! the crate's root, kinds renamed in an inline module, type aliases of `Api<K>` in another
+//! module and in the same one, and a crate's own type of a kube item's name (never kube's).
+//! Each call is warned at its line, and the attribute it suggests, pasted, silences it.
+
+use super::tests::{analyse_crate, expected_needs, pasted, warned};
+use kube_markers_registry::RbacEntry;
+use std::collections::BTreeSet;
+
+const LIB: &str = r#"
+pub mod prelude;
+pub mod reconcile;
+pub mod by_name;
+pub mod nested;
+pub mod shadow;
+pub use kube::Api;
+pub use prelude::Rec as RootRec;
+
+pub mod kinds {
+    pub use k8s_openapi::api::core::v1::Service as Svc;
+    pub type ServiceApi = kube::Api<Svc>;
+}
+"#;
+
+const PRELUDE: &str = r#"
+pub use kube::runtime::events::Recorder as Rec;
+pub use kube::Api as KubeApi;
+pub use k8s_openapi::api::core::v1::{ConfigMap as KConfigMap, Pod as KPod};
+use k8s_openapi::api::core::v1::Secret;
+pub type SecretApi = KubeApi<Secret>;
+"#;
+
+/// Names no kube word: everything comes through the prelude's glob.
+const RECONCILE: &str = r#"
+use crate::prelude::*;
+
+pub fn recorder(client: Client, reporter: Reporter) -> Rec {
+    Rec::new(client, reporter) // create;patch events.events.k8s.io
+}
+
+pub async fn delete(client: Client) {
+    KubeApi::<KPod>::namespaced(client, "web").delete("p", &dp).await; // delete pods
+}
+
+pub struct State {
+    secrets: SecretApi,
+}
+
+impl State {
+    pub async fn read(&self) {
+        self.secrets.get("s").await; // get secrets
+    }
+}
+
+pub async fn typed(client: Client, other: Client) {
+    let cms: KubeApi<KConfigMap> = KubeApi::all(client);
+    cms.list(&lp).await; // list configmaps
+    let secrets: SecretApi = KubeApi::all(other);
+    secrets.delete("s", &dp).await; // delete secrets
+}
+"#;
+
+const BY_NAME: &str = r#"
+use crate::prelude::Rec;
+use super::prelude::KPod;
+use crate::Api;
+use crate::kinds::{ServiceApi, Svc};
+
+pub fn events(client: Client, r: Reporter) {
+    let _ = Rec::new(client, r); // create;patch events.events.k8s.io
+}
+
+pub async fn pods(client: Client) {
+    Api::<KPod>::all(client).list(&lp).await; // list pods
+}
+
+pub async fn paths(client: Client, r: Reporter) {
+    crate::prelude::Rec::new(client.clone(), r); // create;patch events.events.k8s.io
+    super::prelude::KubeApi::<self::KPod>::all(client.clone()).watch(&wp, "0").await; // watch pods
+    crate::RootRec::new(client.clone(), r); // create;patch events.events.k8s.io
+    let services: ServiceApi = ServiceApi::all(client.clone());
+    services.create(&pp, &s).await; // create services
+    Api::<Svc>::all(client).patch("s", &pp, &p).await; // patch services
+}
+"#;
+
+/// A module in a directory: its child imports through `super::`, a private import included.
+const NESTED: &str = r#"
+pub mod child;
+use kube::runtime::Controller as Ctl;
+use k8s_openapi::api::apps::v1::Deployment;
+type DeployApi = kube::Api<Deployment>;
+
+pub async fn run(client: Client) {
+    let deploys: DeployApi = kube::Api::all(client);
+    deploys.delete("d", &dp).await; // delete deployments.apps
+}
+"#;
+
+const CHILD: &str = r#"
+use super::Ctl;
+use super::super::prelude::KPod;
+
+pub async fn run(client: Client) {
+    Ctl::new(kube::Api::<KPod>::all(client), Default::default()); // list;watch pods
+}
+"#;
+
+/// A crate's own types of kube items' names: none of kube's, whatever the globs bring.
+const SHADOW: &str = r#"
+use crate::prelude::*;
+use kube::runtime::events::*;
+
+pub struct Rec;
+pub struct Recorder;
+
+impl Rec {
+    pub fn new(a: u8, b: u8) -> Rec {
+        Rec
+    }
+}
+
+pub fn make() {
+    let _ = Rec::new(1, 2); // none
+    let _ = Recorder::new(1, 2); // none
+}
+"#;
+
+fn files() -> [(&'static str, &'static str); 7] {
+    [
+        ("lib.rs", LIB),
+        ("prelude.rs", PRELUDE),
+        ("reconcile.rs", RECONCILE),
+        ("by_name.rs", BY_NAME),
+        ("nested/mod.rs", NESTED),
+        ("nested/child.rs", CHILD),
+        ("shadow.rs", SHADOW),
+    ]
+}
+
+#[test]
+fn a_kube_name_given_in_another_module_warns_at_its_call() {
+    let files = files();
+    let expected: BTreeSet<String> = files
+        .iter()
+        .flat_map(|(path, text)| expected_needs(text, &format!("op/src/{path}:")))
+        .collect();
+    assert_eq!(expected.len(), 14);
+    let analysis = analyse_crate(&files, &[]);
+    assert_eq!(analysis.unknown, Vec::<String>::new());
+    assert_eq!(warned(&analysis), expected);
+    assert_eq!(
+        analysis.warnings.len(),
+        expected.len(),
+        "one warning a call"
+    );
+
+    // Each attribute as printed, pasted where it says: silence.
+    let entries: Vec<RbacEntry> = analysis
+        .warnings
+        .iter()
+        .map(|w| {
+            let (_, line) = w.needed.function.clone().expect("in a function");
+            pasted(&w.needed.attribute(&w.missing), line as u32)
+        })
+        .collect();
+    let refs: Vec<&RbacEntry> = entries.iter().collect();
+    let again = analyse_crate(&files, &refs);
+    assert_eq!(again.warnings, []);
+    assert_eq!(again.unused, []);
+}

@@ -1,0 +1,488 @@
+//! Names across the modules of a crate: what a module's `use`s (renames, re-exports, globs) and
+//! type aliases give the others. A prelude's `pub use kube::runtime::events::Recorder as Rec;`
+//! makes `Rec::new(..)` a `Recorder` in every module importing it (`use crate::prelude::*;`,
+//! `use super::Rec;`, `crate::prelude::Rec::new`), and `type DocApi = Api<Document>;` makes a
+//! binding or field typed `DocApi` an `Api<Document>`. A crate's own type of the same name
+//! shadows a glob's (it is never taken for kube's).
+//!
+//! Each module's declarations are read from its file's tokens (no parse), when a resolution
+//! first needs them: most files of a crate are never read here.
+
+use crate::lex::{Delim, Kind, Token};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// One file of a crate, for [`super::scan_crate_files`]: its text, and the module it is
+/// (`["a", "b"]` for `crate::a::b`) in the crate `root` (each target of a package, its library
+/// and each binary, is a crate of its own: give each a number).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrateFile<'a> {
+    /// The file's text.
+    pub text: &'a str,
+    /// Which crate of the package it belongs to.
+    pub root: u32,
+    /// Its module's path from the crate's root (`[]` for `lib.rs`/`main.rs`).
+    pub module: Vec<String>,
+}
+
+impl<'a> CrateFile<'a> {
+    /// A file of crate 0 at `path` under its crate's source directory, its module told by the
+    /// path as rustc finds it without `#[path]`: `lib.rs` and `main.rs` are the root, `a.rs`
+    /// and `a/mod.rs` are `a`, `a/b.rs` is `a::b`.
+    pub fn at(path: &str, text: &'a str) -> CrateFile<'a> {
+        let path = path.trim_end_matches(".rs");
+        let mut module: Vec<String> = path.split('/').map(str::to_string).collect();
+        if matches!(
+            module.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
+            module.pop();
+        }
+        CrateFile {
+            text,
+            root: 0,
+            module,
+        }
+    }
+}
+
+/// What a path names, as far as the crate's modules tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Named {
+    /// A path outside the crate (`kube::runtime::events::Recorder`).
+    Outside(String),
+    /// A type alias of the crate: the aliased type's text, read in the alias's module.
+    Alias { module: Vec<String>, ty: String },
+    /// A type the crate defines (`crate::a::Recorder`): none of kube's.
+    Local(String),
+    /// A module of the crate.
+    Module(Vec<String>),
+}
+
+/// `use` leaves of one module: `name` → `path`, or a glob of `path` (`name` `None`).
+#[derive(Debug, Clone)]
+struct UseDecl {
+    name: Option<String>,
+    path: Vec<String>,
+}
+
+/// What one module declares that other modules' names resolve through.
+#[derive(Debug, Clone, Default)]
+struct ModuleDecls {
+    uses: Vec<UseDecl>,
+    /// `type Name = Ty;` (without generics): `(Name, Ty's text)`.
+    aliases: Vec<(String, String)>,
+    /// The types it defines (`struct`, `enum`, `union`, `trait`, generic `type`s).
+    types: Vec<String>,
+}
+
+/// Resolutions through more renames than this are left unknown (and `use a::a;` never loops).
+const MAX_DEPTH: usize = 8;
+
+/// The names of one crate's modules, read from its files as resolutions need them.
+pub(super) struct CrateNames<'a> {
+    files: &'a [CrateFile<'a>],
+    /// (root, module) → its declarations (the files read so far, inline modules included).
+    modules: RefCell<HashMap<(u32, Vec<String>), ModuleDecls>>,
+    read: RefCell<Vec<bool>>,
+}
+
+impl<'a> CrateNames<'a> {
+    pub(super) fn new(files: &'a [CrateFile<'a>]) -> CrateNames<'a> {
+        CrateNames {
+            files,
+            modules: RefCell::default(),
+            read: RefCell::new(vec![false; files.len()]),
+        }
+    }
+
+    /// Reads the files that are `module` or one of its ancestors (an inline module is in its
+    /// parent's file).
+    fn read_for(&self, root: u32, module: &[String]) {
+        for (i, file) in self.files.iter().enumerate() {
+            if file.root != root || !module.starts_with(&file.module) || self.read.borrow()[i] {
+                continue;
+            }
+            self.read.borrow_mut()[i] = true;
+            let body = file.text.strip_prefix('\u{feff}').unwrap_or(file.text);
+            let Ok(tokens) = crate::lex::lex(body, crate::shebang_end(body)) else {
+                continue;
+            };
+            let reader = Reader {
+                body,
+                tokens: &tokens,
+            };
+            let mut modules = self.modules.borrow_mut();
+            reader.items(0, tokens.len(), &file.module, &mut |path, decls| {
+                let at = modules.entry((root, path.to_vec())).or_default();
+                at.uses.extend(decls.uses);
+                at.aliases.extend(decls.aliases);
+                at.types.extend(decls.types);
+            });
+        }
+    }
+
+    fn with_module<T>(
+        &self,
+        root: u32,
+        module: &[String],
+        f: impl FnOnce(&ModuleDecls) -> T,
+    ) -> Option<T> {
+        self.read_for(root, module);
+        self.modules.borrow().get(&(root, module.to_vec())).map(f)
+    }
+
+    fn is_module(&self, root: u32, module: &[String]) -> bool {
+        self.files
+            .iter()
+            .any(|f| f.root == root && f.module == module)
+            || self.with_module(root, module, |_| ()).is_some()
+    }
+
+    /// What `name` stands for in `module`: its `use`, its type alias or type, a child module,
+    /// or what a glob of a module of the crate brings (a glob of another crate's module is
+    /// not followed: the name is then read as written).
+    pub(super) fn name(&self, root: u32, module: &[String], name: &str) -> Option<Named> {
+        self.name_at(root, module, name, 0)
+    }
+
+    fn name_at(&self, root: u32, module: &[String], name: &str, depth: usize) -> Option<Named> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let decls = self.with_module(root, module, Clone::clone)?;
+        if let Some(u) = decls.uses.iter().find(|u| u.name.as_deref() == Some(name)) {
+            // A path into a module the crate's files do not hold: as written.
+            return self
+                .path_at(root, module, &u.path, depth + 1)
+                .or_else(|| Some(Named::Outside(u.path.join("::"))));
+        }
+        if let Some((_, ty)) = decls.aliases.iter().find(|(n, _)| n == name) {
+            return Some(Named::Alias {
+                module: module.to_vec(),
+                ty: ty.clone(),
+            });
+        }
+        if decls.types.iter().any(|t| t == name) {
+            let mut path = vec!["crate".to_string()];
+            path.extend(module.iter().cloned());
+            path.push(name.to_string());
+            return Some(Named::Local(path.join("::")));
+        }
+        let child = [module, &[name.to_string()]].concat();
+        if self.is_module(root, &child) {
+            return Some(Named::Module(child));
+        }
+        for glob in decls.uses.iter().filter(|u| u.name.is_none()) {
+            if let Some(Named::Module(from)) = self.path_at(root, module, &glob.path, depth + 1)
+                && from != module
+                && let Some(found) = self.name_at(root, &from, name, depth + 1)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// What `path`, written in `module`, stands for. A path starting outside the crate (no
+    /// name of `module` nor `crate`, `super`, `self`) is [`Named::Outside`] as written.
+    pub(super) fn path(&self, root: u32, module: &[String], path: &[String]) -> Option<Named> {
+        self.path_at(root, module, path, 0)
+    }
+
+    fn path_at(
+        &self,
+        root: u32,
+        module: &[String],
+        path: &[String],
+        depth: usize,
+    ) -> Option<Named> {
+        if depth > MAX_DEPTH || path.is_empty() {
+            return None;
+        }
+        let outside = |rest: &[String], from: String| {
+            let mut out = from;
+            for s in rest {
+                out.push_str("::");
+                out.push_str(s);
+            }
+            Some(Named::Outside(out))
+        };
+        let local = |rest: &[String], from: String| match outside(rest, from) {
+            Some(Named::Outside(p)) => Some(Named::Local(p)),
+            other => other,
+        };
+        let mut at: Vec<String> = match path[0].as_str() {
+            "crate" => Vec::new(),
+            "self" => module.to_vec(),
+            "super" => module[..module.len().saturating_sub(1)].to_vec(),
+            first => match self.name_at(root, module, first, depth + 1) {
+                Some(Named::Module(m)) => m,
+                Some(Named::Outside(p)) => return outside(&path[1..], p),
+                // A type of the crate's, or its associated item (`Rec::new`): none of kube's.
+                Some(Named::Local(p)) => return local(&path[1..], p),
+                // An alias's associated item (`DocApi::all`) is read from the alias.
+                Some(named @ Named::Alias { .. }) => return (path.len() == 1).then_some(named),
+                None => return outside(&path[1..], first.to_string()),
+            },
+        };
+        let mut rest = &path[1..];
+        // `super::super::x`.
+        while path[0] == "super" && rest.first().is_some_and(|s| s == "super") {
+            at.pop();
+            rest = &rest[1..];
+        }
+        for (i, seg) in rest.iter().enumerate() {
+            let last = i + 1 == rest.len();
+            match self.name_at(root, &at, seg, depth + 1) {
+                Some(Named::Module(m)) => at = m,
+                Some(Named::Outside(p)) => return outside(&rest[i + 1..], p),
+                Some(named) if last => return Some(named),
+                Some(Named::Local(p)) => return local(&rest[i + 1..], p),
+                _ => return None,
+            }
+        }
+        Some(Named::Module(at))
+    }
+
+    /// The names `module`'s code may write for a kube item or an alias of one that its own
+    /// text does not spell (`Rec` from a prelude): what a `use` of the module imports, what a
+    /// glob of a module of the crate brings, and its type aliases.
+    pub(super) fn kube_names(&self, root: u32, module: &[String]) -> Vec<String> {
+        let Some(decls) = self.with_module(root, module, Clone::clone) else {
+            return Vec::new();
+        };
+        let mut candidates: Vec<String> =
+            decls.uses.iter().filter_map(|u| u.name.clone()).collect();
+        candidates.extend(decls.aliases.iter().map(|(n, _)| n.clone()));
+        for glob in decls.uses.iter().filter(|u| u.name.is_none()) {
+            if let Some(Named::Module(from)) = self.path(root, module, &glob.path)
+                && from != module
+            {
+                let _ = self.with_module(root, &from, |d| {
+                    candidates.extend(d.uses.iter().filter_map(|u| u.name.clone()));
+                    candidates.extend(d.aliases.iter().map(|(n, _)| n.clone()));
+                });
+            }
+        }
+        candidates.sort();
+        candidates.dedup();
+        candidates.retain(|name| {
+            matches!(self.name(root, module, name), Some(Named::Outside(p) | Named::Alias { ty: p, .. })
+                if super::mask::next_kube_word(p.as_bytes(), 0).is_some())
+        });
+        candidates
+    }
+
+    /// The modules a file holds: its own and its inline modules.
+    pub(super) fn modules_of(&self, file: usize) -> Vec<Vec<String>> {
+        let f = &self.files[file];
+        self.read_for(f.root, &f.module);
+        let mut out: Vec<Vec<String>> = self
+            .modules
+            .borrow()
+            .keys()
+            .filter(|(root, m)| *root == f.root && m.starts_with(&f.module))
+            .filter(|(_, m)| {
+                // Not a file of its own.
+                m == &f.module
+                    || !self.files.iter().any(|o| {
+                        o.root == f.root
+                            && o.module.len() > f.module.len()
+                            && m.starts_with(&o.module)
+                    })
+            })
+            .map(|(_, m)| m.clone())
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+/// The declarations of a file's modules, read from its tokens.
+struct Reader<'t> {
+    body: &'t str,
+    tokens: &'t [Token],
+}
+
+impl Reader<'_> {
+    fn ident(&self, i: usize) -> Option<&str> {
+        let t = self.tokens.get(i)?;
+        (t.kind == Kind::Ident).then(|| {
+            let s = &self.body[t.start as usize..t.end as usize];
+            s.strip_prefix("r#").unwrap_or(s)
+        })
+    }
+
+    fn punct(&self, i: usize, c: u8) -> bool {
+        matches!(self.tokens.get(i), Some(t) if t.kind == Kind::Punct(c))
+    }
+
+    fn close_of(&self, i: usize) -> Option<(Delim, usize)> {
+        match self.tokens.get(i)?.kind {
+            Kind::Open { delim, close } => Some((delim, close as usize)),
+            _ => None,
+        }
+    }
+
+    /// Past the item starting at `i`: its `;`, or a `{ }` not followed by `;`.
+    fn item_end(&self, mut i: usize, hi: usize) -> usize {
+        while i < hi {
+            if self.punct(i, b';') {
+                return i + 1;
+            }
+            match self.close_of(i) {
+                Some((Delim::Brace, close)) if !self.punct(close + 1, b';') => return close + 1,
+                Some((_, close)) => i = close + 1,
+                None => i += 1,
+            }
+        }
+        hi
+    }
+
+    /// The items of tokens `lo..hi`, module `path`: each module's declarations to `out`.
+    fn items(
+        &self,
+        lo: usize,
+        hi: usize,
+        path: &[String],
+        out: &mut dyn FnMut(&[String], ModuleDecls),
+    ) {
+        let mut decls = ModuleDecls::default();
+        let mut i = lo;
+        while i < hi {
+            match self.tokens[i].kind {
+                Kind::Doc { .. } => {
+                    i += 1;
+                    continue;
+                }
+                Kind::Punct(b'#') => {
+                    i += 1;
+                    if self.punct(i, b'!') {
+                        i += 1;
+                    }
+                    if let Some((_, close)) = self.close_of(i) {
+                        i = close + 1;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            if self.ident(i) == Some("pub") {
+                i += 1;
+                if let Some((Delim::Paren, close)) = self.close_of(i) {
+                    i = close + 1;
+                }
+            }
+            match self.ident(i) {
+                Some("use") => {
+                    let end = self.item_end(i, hi);
+                    let mut j = i + 1;
+                    while j < end.saturating_sub(1) {
+                        j = self.use_tree(j, end - 1, Vec::new(), &mut decls.uses);
+                    }
+                    i = end;
+                }
+                Some("type") => {
+                    let end = self.item_end(i, hi);
+                    if let Some(name) = self.ident(i + 1) {
+                        let name = name.to_string();
+                        let eq = (i + 2..end).find(|&j| self.punct(j, b'='));
+                        match eq {
+                            Some(eq) if eq == i + 2 && eq + 1 < end - 1 => {
+                                let from = self.tokens[eq + 1].start as usize;
+                                let to = self.tokens[end - 1].start as usize;
+                                decls.aliases.push((name, self.body[from..to].to_string()));
+                            }
+                            _ => decls.types.push(name),
+                        }
+                    }
+                    i = end;
+                }
+                Some(kw @ ("struct" | "enum" | "union" | "trait")) => {
+                    if let Some(name) = self.ident(i + 1)
+                        && !(kw == "union" && name == "fn")
+                    {
+                        decls.types.push(name.to_string());
+                    }
+                    i = self.item_end(i, hi);
+                }
+                Some("mod") => match (self.ident(i + 1), self.close_of(i + 2)) {
+                    (Some(name), Some((Delim::Brace, close))) => {
+                        let inner = [path, &[name.to_string()]].concat();
+                        self.items(i + 3, close, &inner, out);
+                        i = close + 1;
+                    }
+                    _ => i = self.item_end(i, hi),
+                },
+                _ => i = self.item_end(i, hi).max(i + 1),
+            }
+        }
+        out(path, decls);
+    }
+
+    /// One use tree from `i` (before `end`, the `;` or the group's `}`), its leaves to `out`;
+    /// returns where the next tree of a group starts.
+    fn use_tree(
+        &self,
+        mut i: usize,
+        end: usize,
+        mut prefix: Vec<String>,
+        out: &mut Vec<UseDecl>,
+    ) -> usize {
+        if self.punct(i, b':') && self.punct(i + 1, b':') {
+            i += 2;
+        }
+        while i < end {
+            if self.punct(i, b'*') {
+                out.push(UseDecl {
+                    name: None,
+                    path: prefix,
+                });
+                return self.past_comma(i + 1, end);
+            }
+            if let Some((Delim::Brace, close)) = self.close_of(i) {
+                let mut j = i + 1;
+                while j < close {
+                    j = self.use_tree(j, close, prefix.clone(), out);
+                }
+                return self.past_comma(close + 1, end);
+            }
+            let Some(seg) = self.ident(i) else {
+                return self.past_comma(i + 1, end);
+            };
+            let seg = seg.to_string();
+            if self.punct(i + 1, b':') && self.punct(i + 2, b':') {
+                prefix.push(seg);
+                i += 3;
+                continue;
+            }
+            let path = if seg == "self" {
+                prefix.clone()
+            } else {
+                [prefix.as_slice(), std::slice::from_ref(&seg)].concat()
+            };
+            let (name, next) = match (self.ident(i + 1), self.ident(i + 2)) {
+                (Some("as"), Some(rename)) => (rename.to_string(), i + 3),
+                _ if seg == "self" => (prefix.last().cloned().unwrap_or_default(), i + 1),
+                _ => (seg, i + 1),
+            };
+            if name != "_" && !name.is_empty() {
+                out.push(UseDecl {
+                    name: Some(name),
+                    path,
+                });
+            }
+            return self.past_comma(next, end);
+        }
+        end
+    }
+
+    fn past_comma(&self, i: usize, end: usize) -> usize {
+        if i < end && self.punct(i, b',') {
+            i + 1
+        } else {
+            i
+        }
+    }
+}
