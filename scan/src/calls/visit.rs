@@ -2,7 +2,7 @@
 //! `let`s, closure parameters), and each call checked against kube-rs's surface.
 
 use super::methods::{APPLY_CREATES, api_method};
-use super::names::{CrateNames, Named};
+use super::names::CrateNames;
 use super::syntax::*;
 use super::{FileCalls, Function, GenericFn, KindRef, KubeCall, Need, Scope};
 use quote::ToTokens;
@@ -11,13 +11,9 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 mod call_sites;
+mod in_crate;
 
-/// Where a file is in its crate: the crate's names, its crate (root) and module.
-pub(super) struct InCrate<'n> {
-    pub(super) names: &'n CrateNames<'n>,
-    pub(super) root: u32,
-    pub(super) module: Vec<String>,
-}
+pub(super) use in_crate::InCrate;
 
 /// The kube calls of a parsed file, the names its module has from the crate's other modules
 /// resolved through them (`use crate::prelude::*;` then `Rec::new(..)`).
@@ -56,9 +52,6 @@ pub(super) struct ApiInfo {
     pub(super) scope: Scope,
 }
 
-/// Aliases through aliases deeper than this are left unknown.
-const MAX_ALIASES: usize = 4;
-
 #[derive(Default)]
 struct Visitor<'n> {
     uses: HashMap<String, String>,
@@ -79,53 +72,6 @@ struct Visitor<'n> {
 }
 
 impl Visitor<'_> {
-    /// What a path names in the crate's modules, when the crate's files are read together.
-    fn named(&self, path: &syn::Path) -> Option<Named> {
-        let (names, root) = self.names?;
-        if path.leading_colon.is_some() {
-            return None;
-        }
-        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        names.path(root, &self.module.borrow(), &segs)
-    }
-
-    /// The path a type or expression path stands for: through the crate's modules (a name
-    /// a prelude gives, a re-export), else through the file's `use` renames.
-    fn path_of(&self, path: &syn::Path) -> String {
-        match self.named(path) {
-            Some(Named::Outside(p) | Named::Local(p)) => p,
-            _ => path_text(path, &self.uses),
-        }
-    }
-
-    /// A type of the crate's own (`struct Recorder` beside `use kube::runtime::events::*;`):
-    /// none of kube's.
-    fn is_local(&self, path: &syn::Path) -> bool {
-        matches!(self.named(path), Some(Named::Local(_)))
-    }
-
-    /// `type DocApi = Api<Document>;` (in any module of the crate): the aliased type, read in
-    /// the alias's module by `f`.
-    fn through_alias<T>(
-        &self,
-        path: &syn::Path,
-        f: impl FnOnce(&Self, &syn::Type) -> T,
-    ) -> Option<T> {
-        let Some(Named::Alias { module, ty }) = self.named(path) else {
-            return None;
-        };
-        if self.aliases.get() >= MAX_ALIASES {
-            return None;
-        }
-        let ty: syn::Type = syn::parse_str(&ty).ok()?;
-        let saved = self.module.replace(module);
-        self.aliases.set(self.aliases.get() + 1);
-        let out = f(self, &ty);
-        self.aliases.set(self.aliases.get() - 1);
-        *self.module.borrow_mut() = saved;
-        Some(out)
-    }
-
     fn is_api_path(&self, path: &syn::Path) -> bool {
         !self.is_local(path) && last_segment(&self.path_of(path)) == "Api"
     }

@@ -1,0 +1,66 @@
+//! Paths read through the crate's modules: a name another module gives a kube item (a
+//! prelude's `pub use kube::runtime::events::Recorder as Rec;`), a type alias of `Api<K>`, a
+//! crate's own type of a kube item's name.
+
+use super::Visitor;
+use crate::calls::names::{CrateNames, Named};
+use crate::calls::syntax::path_text;
+
+/// Aliases through aliases deeper than this are left unknown.
+const MAX_ALIASES: usize = 4;
+
+/// Where a file is in its crate: the crate's names, its crate (root) and module.
+pub(in crate::calls) struct InCrate<'n> {
+    pub(in crate::calls) names: &'n CrateNames<'n>,
+    pub(in crate::calls) root: u32,
+    pub(in crate::calls) module: Vec<String>,
+}
+
+impl Visitor<'_> {
+    /// What a path names in the crate's modules, when the crate's files are read together.
+    pub(super) fn named(&self, path: &syn::Path) -> Option<Named> {
+        let (names, root) = self.names?;
+        if path.leading_colon.is_some() {
+            return None;
+        }
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        names.path(root, &self.module.borrow(), &segs)
+    }
+
+    /// The path a type or expression path stands for: through the crate's modules (a name
+    /// a prelude gives, a re-export), else through the file's `use` renames.
+    pub(super) fn path_of(&self, path: &syn::Path) -> String {
+        match self.named(path) {
+            Some(Named::Outside(p) | Named::Local(p)) => p,
+            _ => path_text(path, &self.uses),
+        }
+    }
+
+    /// A type of the crate's own (`struct Recorder` beside `use kube::runtime::events::*;`):
+    /// none of kube's.
+    pub(super) fn is_local(&self, path: &syn::Path) -> bool {
+        matches!(self.named(path), Some(Named::Local(_)))
+    }
+
+    /// `type DocApi = Api<Document>;` (in any module of the crate): the aliased type, read in
+    /// the alias's module by `f`.
+    pub(super) fn through_alias<T>(
+        &self,
+        path: &syn::Path,
+        f: impl FnOnce(&Self, &syn::Type) -> T,
+    ) -> Option<T> {
+        let Some(Named::Alias { module, ty }) = self.named(path) else {
+            return None;
+        };
+        if self.aliases.get() >= MAX_ALIASES {
+            return None;
+        }
+        let ty: syn::Type = syn::parse_str(&ty).ok()?;
+        let saved = self.module.replace(module);
+        self.aliases.set(self.aliases.get() + 1);
+        let out = f(self, &ty);
+        self.aliases.set(self.aliases.get() - 1);
+        *self.module.borrow_mut() = saved;
+        Some(out)
+    }
+}
