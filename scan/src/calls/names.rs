@@ -51,8 +51,13 @@ impl<'a> CrateFile<'a> {
 pub(super) enum Named {
     /// A path outside the crate (`kube::runtime::events::Recorder`).
     Outside(String),
-    /// A type alias of the crate: the aliased type's text, read in the alias's module.
-    Alias { module: Vec<String>, ty: String },
+    /// A type alias of the crate: its type parameters, and the aliased type's text, read in
+    /// the alias's module.
+    Alias {
+        module: Vec<String>,
+        params: Vec<String>,
+        ty: String,
+    },
     /// A type the crate defines (`crate::a::Recorder`): none of kube's.
     Local(String),
     /// A module of the crate.
@@ -66,13 +71,22 @@ struct UseDecl {
     path: Vec<String>,
 }
 
+/// `type Name<P, ..> = Ty;`.
+#[derive(Debug, Clone)]
+struct Alias {
+    name: String,
+    /// Its type parameters (`K` of `type Handle<K> = Api<K>;`).
+    params: Vec<String>,
+    /// The aliased type's text.
+    ty: String,
+}
+
 /// What one module declares that other modules' names resolve through.
 #[derive(Debug, Clone, Default)]
 struct ModuleDecls {
     uses: Vec<UseDecl>,
-    /// `type Name = Ty;` (without generics): `(Name, Ty's text)`.
-    aliases: Vec<(String, String)>,
-    /// The types it defines (`struct`, `enum`, `union`, `trait`, generic `type`s).
+    aliases: Vec<Alias>,
+    /// The types it defines (`struct`, `enum`, `union`, `trait`).
     types: Vec<String>,
 }
 
@@ -157,10 +171,11 @@ impl<'a> CrateNames<'a> {
                 .path_at(root, module, &u.path, depth + 1)
                 .or_else(|| Some(Named::Outside(u.path.join("::"))));
         }
-        if let Some((_, ty)) = decls.aliases.iter().find(|(n, _)| n == name) {
+        if let Some(alias) = decls.aliases.iter().find(|a| a.name == name) {
             return Some(Named::Alias {
                 module: module.to_vec(),
-                ty: ty.clone(),
+                params: alias.params.clone(),
+                ty: alias.ty.clone(),
             });
         }
         if decls.types.iter().any(|t| t == name) {
@@ -254,14 +269,14 @@ impl<'a> CrateNames<'a> {
         };
         let mut candidates: Vec<String> =
             decls.uses.iter().filter_map(|u| u.name.clone()).collect();
-        candidates.extend(decls.aliases.iter().map(|(n, _)| n.clone()));
+        candidates.extend(decls.aliases.iter().map(|a| a.name.clone()));
         for glob in decls.uses.iter().filter(|u| u.name.is_none()) {
             if let Some(Named::Module(from)) = self.path(root, module, &glob.path)
                 && from != module
             {
                 let _ = self.with_module(root, &from, |d| {
                     candidates.extend(d.uses.iter().filter_map(|u| u.name.clone()));
-                    candidates.extend(d.aliases.iter().map(|(n, _)| n.clone()));
+                    candidates.extend(d.aliases.iter().map(|a| a.name.clone()));
                 });
             }
         }
@@ -387,14 +402,17 @@ impl Reader<'_> {
                     let end = self.item_end(i, hi);
                     if let Some(name) = self.ident(i + 1) {
                         let name = name.to_string();
-                        let eq = (i + 2..end).find(|&j| self.punct(j, b'='));
-                        match eq {
-                            Some(eq) if eq == i + 2 && eq + 1 < end - 1 => {
-                                let from = self.tokens[eq + 1].start as usize;
-                                let to = self.tokens[end - 1].start as usize;
-                                decls.aliases.push((name, self.body[from..to].to_string()));
-                            }
-                            _ => decls.types.push(name),
+                        let (params, eq) = self.type_params(i + 2, end);
+                        if self.punct(eq, b'=') && eq + 1 < end - 1 {
+                            let from = self.tokens[eq + 1].start as usize;
+                            let to = self.tokens[end - 1].start as usize;
+                            decls.aliases.push(Alias {
+                                name,
+                                params,
+                                ty: self.body[from..to].to_string(),
+                            });
+                        } else {
+                            decls.types.push(name);
                         }
                     }
                     i = end;
@@ -476,6 +494,33 @@ impl Reader<'_> {
             return self.past_comma(next, end);
         }
         end
+    }
+
+    /// A `type`'s generic parameters from `i` (its `<`, if any): their type parameters' names,
+    /// and the index past them.
+    fn type_params(&self, i: usize, end: usize) -> (Vec<String>, usize) {
+        if !self.punct(i, b'<') {
+            return (Vec::new(), i);
+        }
+        let mut params = Vec::new();
+        let mut depth = 0;
+        for j in i..end {
+            if self.punct(j, b'<') {
+                depth += 1;
+            } else if self.punct(j, b'>') && !self.punct(j.wrapping_sub(1), b'-') {
+                depth -= 1;
+                if depth == 0 {
+                    return (params, j + 1);
+                }
+            } else if depth == 1
+                && (self.punct(j - 1, b'<') || self.punct(j - 1, b','))
+                && let Some(param) = self.ident(j)
+                && param != "const"
+            {
+                params.push(param.to_string());
+            }
+        }
+        (params, end)
     }
 
     fn past_comma(&self, i: usize, end: usize) -> usize {

@@ -15,6 +15,7 @@ pub mod reconcile;
 pub mod by_name;
 pub mod nested;
 pub mod shadow;
+pub mod globs;
 pub use kube::Api;
 pub use prelude::Rec as RootRec;
 
@@ -30,6 +31,7 @@ pub use kube::Api as KubeApi;
 pub use k8s_openapi::api::core::v1::{ConfigMap as KConfigMap, Pod as KPod};
 use k8s_openapi::api::core::v1::Secret;
 pub type SecretApi = KubeApi<Secret>;
+pub type Handle<K> = KubeApi<K>;
 "#;
 
 /// Names no kube word: everything comes through the prelude's glob.
@@ -128,7 +130,26 @@ pub fn make() {
 }
 "#;
 
-fn files() -> [(&'static str, &'static str); 7] {
+/// Globs of kube's modules name kube's items as written; a generic alias of `Api<K>` takes its
+/// argument, read where it is written.
+const GLOBS: &str = r#"
+use kube::runtime::*;
+use kube::api::*;
+use kube::runtime::events::*;
+use crate::prelude::{Handle, KConfigMap};
+use k8s_openapi::api::core::v1::Pod as P;
+
+pub async fn run(client: Client, rep: Reporter) {
+    Controller::new(Api::<P>::all(client.clone()), Default::default()); // list;watch pods
+    let r = Recorder::new(client.clone(), rep); // create;patch events.events.k8s.io
+    let cms: Handle<KConfigMap> = Api::all(client.clone());
+    cms.delete("c", &DeleteParams::default()).await; // delete configmaps
+    let pods: Handle<P> = Api::all(client);
+    pods.evict("p", &ep).await; // create pods/eviction
+}
+"#;
+
+fn files() -> [(&'static str, &'static str); 8] {
     [
         ("lib.rs", LIB),
         ("prelude.rs", PRELUDE),
@@ -137,6 +158,7 @@ fn files() -> [(&'static str, &'static str); 7] {
         ("nested/mod.rs", NESTED),
         ("nested/child.rs", CHILD),
         ("shadow.rs", SHADOW),
+        ("globs.rs", GLOBS),
     ]
 }
 
@@ -147,7 +169,7 @@ fn a_kube_name_given_in_another_module_warns_at_its_call() {
         .iter()
         .flat_map(|(path, text)| expected_needs(text, &format!("op/src/{path}:")))
         .collect();
-    assert_eq!(expected.len(), 14);
+    assert_eq!(expected.len(), 18);
     let analysis = analyse_crate(&files, &[]);
     assert_eq!(analysis.unknown, Vec::<String>::new());
     assert_eq!(warned(&analysis), expected);

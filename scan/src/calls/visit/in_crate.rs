@@ -4,7 +4,7 @@
 
 use super::Visitor;
 use crate::calls::names::{CrateNames, Named};
-use crate::calls::syntax::path_text;
+use crate::calls::syntax::{path_text, type_args};
 
 /// Aliases through aliases deeper than this are left unknown.
 const MAX_ALIASES: usize = 4;
@@ -43,24 +43,78 @@ impl Visitor<'_> {
     }
 
     /// `type DocApi = Api<Document>;` (in any module of the crate): the aliased type, read in
-    /// the alias's module by `f`.
+    /// the alias's module by `f`; a generic alias's parameters replaced by the path's type
+    /// arguments (`Handle<Pod>`, `type Handle<K> = Api<K>;`), read where they are written.
     pub(super) fn through_alias<T>(
         &self,
         path: &syn::Path,
         f: impl FnOnce(&Self, &syn::Type) -> T,
     ) -> Option<T> {
-        let Some(Named::Alias { module, ty }) = self.named(path) else {
+        let Some(Named::Alias { module, params, ty }) = self.named(path) else {
             return None;
         };
         if self.aliases.get() >= MAX_ALIASES {
             return None;
         }
-        let ty: syn::Type = syn::parse_str(&ty).ok()?;
+        let mut ty: syn::Type = syn::parse_str(&ty).ok()?;
+        let args: Vec<syn::Type> = type_args(path)
+            .into_iter()
+            .map(|t| self.written_here(t))
+            .collect();
+        substitute(&mut ty, &params, &args);
         let saved = self.module.replace(module);
         self.aliases.set(self.aliases.get() + 1);
         let out = f(self, &ty);
         self.aliases.set(self.aliases.get() - 1);
         *self.module.borrow_mut() = saved;
         Some(out)
+    }
+
+    /// A type argument with its path as this module reads it, to be read in another.
+    fn written_here(&self, t: &syn::Type) -> syn::Type {
+        let syn::Type::Path(p) = t else {
+            return t.clone();
+        };
+        if p.qself.is_some() {
+            return t.clone();
+        }
+        let Ok(mut path) = syn::parse_str::<syn::Path>(&self.path_of(&p.path)) else {
+            return t.clone();
+        };
+        if let (Some(last), Some(written)) = (path.segments.last_mut(), p.path.segments.last()) {
+            last.arguments = written.arguments.clone();
+        }
+        let mut out = p.clone();
+        out.path = path;
+        syn::Type::Path(out)
+    }
+}
+
+/// `ty` with each type parameter among `params` replaced by its argument.
+fn substitute(ty: &mut syn::Type, params: &[String], args: &[syn::Type]) {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            if let Some(ident) = p.path.get_ident()
+                && let Some(arg) = params
+                    .iter()
+                    .position(|param| ident == param)
+                    .and_then(|i| args.get(i))
+            {
+                *ty = arg.clone();
+                return;
+            }
+            for seg in &mut p.path.segments {
+                if let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments {
+                    for arg in &mut a.args {
+                        if let syn::GenericArgument::Type(t) = arg {
+                            substitute(t, params, args);
+                        }
+                    }
+                }
+            }
+        }
+        syn::Type::Reference(r) => substitute(&mut r.elem, params, args),
+        syn::Type::Paren(p) => substitute(&mut p.elem, params, args),
+        _ => {}
     }
 }
