@@ -6,6 +6,7 @@
 //! Each call is warned at its line, and the attribute it suggests, pasted, silences it.
 
 use super::tests::{analyse_crate, expected_needs, pasted, warned};
+use super::*;
 use kube_markers_registry::RbacEntry;
 use std::collections::BTreeSet;
 
@@ -192,4 +193,49 @@ fn a_kube_name_given_in_another_module_warns_at_its_call() {
     let again = analyse_crate(&files, &refs);
     assert_eq!(again.warnings, []);
     assert_eq!(again.unused, []);
+}
+
+/// The generator's own walk of a package on disk tells each file's module from the `mod`
+/// declarations it follows: the prelude declared with `#[path]` in a directory of another
+/// name is still `crate::prelude`; the same warnings as the files read by name.
+#[test]
+fn the_workspace_scan_tells_each_files_module_from_its_mod_declaration() {
+    use crate::input::workspace::{Package, Target, TargetKind, Workspace};
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let src = root.join("op/src");
+    std::fs::create_dir_all(src.join("nested")).unwrap();
+    std::fs::create_dir_all(src.join("common")).unwrap();
+    let lib = LIB.replace(
+        "pub mod prelude;",
+        "#[path = \"common/preludes.rs\"] pub mod prelude;",
+    );
+    for (path, text) in files() {
+        let (path, text) = match path {
+            "lib.rs" => (path, lib.as_str()),
+            "prelude.rs" => ("common/preludes.rs", text),
+            _ => (path, text),
+        };
+        std::fs::write(src.join(path), text).unwrap();
+    }
+    let mut ws = Workspace::at(&root);
+    ws.packages.push(Package {
+        name: "op".into(),
+        dir: root.join("op"),
+        lib_crate: "op".into(),
+        targets: vec![Target::new(TargetKind::Lib, src.join("lib.rs"))],
+    });
+    let report = ws.scan_with_calls(&["op"]);
+    let analysis = compare::analyse_kinds(
+        &report.calls,
+        &[],
+        &Kinds::new(&[]),
+        &["op"],
+        &root,
+        "manager-role",
+    );
+    assert_eq!(analysis.unknown, Vec::<String>::new());
+    let expected = warned(&analyse_crate(&files(), &[]));
+    assert_eq!(expected.len(), 18);
+    assert_eq!(warned(&analysis), expected);
 }
