@@ -246,6 +246,7 @@ fn scan_packages(
             open: Vec::new(),
             call_texts: Vec::new(),
             crate_root: 0,
+            targets: pkg.targets.iter().map(|t| t.kind.clone()).collect(),
             module: Vec::new(),
         };
         // Each target walks its own tree: a module file shared by the library (behind a
@@ -358,6 +359,8 @@ struct Walker<'a> {
     call_texts: Vec<(PathBuf, u32, Vec<String>, String)>,
     /// The target being walked (its number in the package): each is a crate of its own.
     crate_root: u32,
+    /// The package's targets, in order (their numbers).
+    targets: Vec<TargetKind>,
     /// The module of the file being walked, from its crate's root.
     module: Vec<String>,
 }
@@ -425,7 +428,13 @@ impl Walker<'_> {
                 module: module.clone(),
             })
             .collect();
-        let found = crate::input::scan::calls::scan_crate_files(&files);
+        // The binaries' paths through the library, by its name (`use my_operator::prelude::*;`).
+        let library = self
+            .targets
+            .iter()
+            .position(|t| matches!(t, TargetKind::Lib))
+            .map(|i| (i as u32, self.krate));
+        let found = crate::input::scan::calls::scan_crate_files(&files, library);
         for ((file, ..), calls) in self.call_texts.iter().zip(found) {
             if let Some(calls) = calls {
                 self.report.calls.push(FoundCalls {

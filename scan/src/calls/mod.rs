@@ -199,16 +199,24 @@ pub fn scan_crate_calls(texts: &[&str]) -> Vec<Option<FileCalls>> {
             module: Vec::new(),
         })
         .collect();
-    scan_crate_files(&files)
+    scan_crate_files(&files, None)
 }
 
 /// [`scan_crate_calls`], each file a module of its crate: a name one module gives a kube item
 /// or an `Api<K>` (a prelude's `pub use kube::runtime::events::Recorder as Rec;`, a `type
 /// DocApi = Api<Document>;`) is read as that item in the modules importing it (`use
 /// crate::prelude::*;`, `use super::Rec;`, `crate::prelude::Rec::new(..)`), and a crate's own
-/// type of a kube item's name is not taken for it.
-pub fn scan_crate_files(files: &[CrateFile<'_>]) -> Vec<Option<FileCalls>> {
-    let crate_names = names::CrateNames::new(files);
+/// type of a kube item's name is not taken for it. `library` is the package's library crate (its
+/// files' `root`, and its name as the other targets' paths write it: `my_operator`), which a
+/// binary's paths may go through (`use my_operator::prelude::*;`).
+pub fn scan_crate_files(
+    files: &[CrateFile<'_>],
+    library: Option<(u32, &str)>,
+) -> Vec<Option<FileCalls>> {
+    let mut crate_names = names::CrateNames::new(files);
+    if let Some((root, name)) = library {
+        crate_names = crate_names.with_library(root, name);
+    }
     let kept: Vec<Vec<String>> = (0..files.len())
         .map(|i| kube_names(&crate_names, files, i))
         .collect();

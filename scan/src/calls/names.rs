@@ -52,16 +52,17 @@ pub(super) enum Named {
     /// A path outside the crate (`kube::runtime::events::Recorder`).
     Outside(String),
     /// A type alias of the crate: its type parameters, and the aliased type's text, read in
-    /// the alias's module.
+    /// the alias's module (of crate `root`).
     Alias {
+        root: u32,
         module: Vec<String>,
         params: Vec<String>,
         ty: String,
     },
     /// A type the crate defines (`crate::a::Recorder`): none of kube's.
     Local(String),
-    /// A module of the crate.
-    Module(Vec<String>),
+    /// A module of the crate `root` (another target's: the package's library).
+    Module { root: u32, path: Vec<String> },
 }
 
 /// `use` leaves of one module: `name` → `path`, or a glob of `path` (`name` `None`).
@@ -96,6 +97,8 @@ const MAX_DEPTH: usize = 8;
 /// The names of one crate's modules, read from its files as resolutions need them.
 pub(super) struct CrateNames<'a> {
     files: &'a [CrateFile<'a>],
+    /// The package's library: its crate's number, and its name as the binaries write it.
+    library: Option<(u32, String)>,
     /// (root, module) → its declarations (the files read so far, inline modules included).
     modules: RefCell<HashMap<(u32, Vec<String>), ModuleDecls>>,
     read: RefCell<Vec<bool>>,
@@ -105,9 +108,17 @@ impl<'a> CrateNames<'a> {
     pub(super) fn new(files: &'a [CrateFile<'a>]) -> CrateNames<'a> {
         CrateNames {
             files,
+            library: None,
             modules: RefCell::default(),
             read: RefCell::new(vec![false; files.len()]),
         }
+    }
+
+    /// The names, a binary's paths through the package's library (`use my_operator::prelude::*;`)
+    /// read in the library's crate `root`.
+    pub(super) fn with_library(mut self, root: u32, name: &str) -> Self {
+        self.library = Some((root, name.replace('-', "_")));
+        self
     }
 
     /// Reads the files that are `module` or one of its ancestors (an inline module is in its
@@ -173,6 +184,7 @@ impl<'a> CrateNames<'a> {
         }
         if let Some(alias) = decls.aliases.iter().find(|a| a.name == name) {
             return Some(Named::Alias {
+                root,
                 module: module.to_vec(),
                 params: alias.params.clone(),
                 ty: alias.ty.clone(),
@@ -186,12 +198,15 @@ impl<'a> CrateNames<'a> {
         }
         let child = [module, &[name.to_string()]].concat();
         if self.is_module(root, &child) {
-            return Some(Named::Module(child));
+            return Some(Named::Module { root, path: child });
         }
         for glob in decls.uses.iter().filter(|u| u.name.is_none()) {
-            if let Some(Named::Module(from)) = self.path_at(root, module, &glob.path, depth + 1)
-                && from != module
-                && let Some(found) = self.name_at(root, &from, name, depth + 1)
+            if let Some(Named::Module {
+                root: r,
+                path: from,
+            }) = self.path_at(root, module, &glob.path, depth + 1)
+                && (r, from.as_slice()) != (root, module)
+                && let Some(found) = self.name_at(r, &from, name, depth + 1)
             {
                 return Some(found);
             }
@@ -227,18 +242,29 @@ impl<'a> CrateNames<'a> {
             Some(Named::Outside(p)) => Some(Named::Local(p)),
             other => other,
         };
+        let mut at_root = root;
         let mut at: Vec<String> = match path[0].as_str() {
             "crate" => Vec::new(),
             "self" => module.to_vec(),
             "super" => module[..module.len().saturating_sub(1)].to_vec(),
             first => match self.name_at(root, module, first, depth + 1) {
-                Some(Named::Module(m)) => m,
+                Some(Named::Module { root: r, path: m }) => {
+                    at_root = r;
+                    m
+                }
                 Some(Named::Outside(p)) => return outside(&path[1..], p),
                 // A type of the crate's, or its associated item (`Rec::new`): none of kube's.
                 Some(Named::Local(p)) => return local(&path[1..], p),
                 // An alias's associated item (`DocApi::all`) is read from the alias.
                 Some(named @ Named::Alias { .. }) => return (path.len() == 1).then_some(named),
-                None => return outside(&path[1..], first.to_string()),
+                None => match &self.library {
+                    // A binary's path into its package's library.
+                    Some((lib, name)) if *lib != root && name == first => {
+                        at_root = *lib;
+                        Vec::new()
+                    }
+                    _ => return outside(&path[1..], first.to_string()),
+                },
             },
         };
         let mut rest = &path[1..];
@@ -249,15 +275,21 @@ impl<'a> CrateNames<'a> {
         }
         for (i, seg) in rest.iter().enumerate() {
             let last = i + 1 == rest.len();
-            match self.name_at(root, &at, seg, depth + 1) {
-                Some(Named::Module(m)) => at = m,
+            match self.name_at(at_root, &at, seg, depth + 1) {
+                Some(Named::Module { root: r, path: m }) => {
+                    at_root = r;
+                    at = m;
+                }
                 Some(Named::Outside(p)) => return outside(&rest[i + 1..], p),
                 Some(named) if last => return Some(named),
                 Some(Named::Local(p)) => return local(&rest[i + 1..], p),
                 _ => return None,
             }
         }
-        Some(Named::Module(at))
+        Some(Named::Module {
+            root: at_root,
+            path: at,
+        })
     }
 
     /// The names `module`'s code may write for a kube item or an alias of one that its own
@@ -271,10 +303,13 @@ impl<'a> CrateNames<'a> {
             decls.uses.iter().filter_map(|u| u.name.clone()).collect();
         candidates.extend(decls.aliases.iter().map(|a| a.name.clone()));
         for glob in decls.uses.iter().filter(|u| u.name.is_none()) {
-            if let Some(Named::Module(from)) = self.path(root, module, &glob.path)
-                && from != module
+            if let Some(Named::Module {
+                root: r,
+                path: from,
+            }) = self.path(root, module, &glob.path)
+                && (r, from.as_slice()) != (root, module)
             {
-                let _ = self.with_module(root, &from, |d| {
+                let _ = self.with_module(r, &from, |d| {
                     candidates.extend(d.uses.iter().filter_map(|u| u.name.clone()));
                     candidates.extend(d.aliases.iter().map(|a| a.name.clone()));
                 });

@@ -19,7 +19,8 @@ pub(super) use in_crate::InCrate;
 /// resolved through them (`use crate::prelude::*;` then `Rec::new(..)`).
 pub(super) fn calls_in(file: &syn::File, in_crate: &InCrate<'_>) -> FileCalls {
     let mut v = Visitor {
-        names: Some((in_crate.names, in_crate.root)),
+        names: Some(in_crate.names),
+        root: std::cell::Cell::new(in_crate.root),
         module: std::cell::RefCell::new(in_crate.module.clone()),
         ..Visitor::default()
     };
@@ -55,8 +56,10 @@ pub(super) struct ApiInfo {
 #[derive(Default)]
 struct Visitor<'n> {
     uses: HashMap<String, String>,
-    /// The crate's names, and the crate of the file: paths resolve through its modules.
-    names: Option<(&'n CrateNames<'n>, u32)>,
+    /// The crate's names: paths resolve through its modules.
+    names: Option<&'n CrateNames<'n>>,
+    /// The crate of the path being read (the file's; an alias's while it is read).
+    root: std::cell::Cell<u32>,
     /// The module being walked (the file's, then its inline modules'; an alias's while it is
     /// read).
     module: std::cell::RefCell<Vec<String>>,

@@ -195,9 +195,23 @@ fn a_kube_name_given_in_another_module_warns_at_its_call() {
     assert_eq!(again.unused, []);
 }
 
+/// A binary of the package, its paths through the library by the library's name.
+const MAIN: &str = r#"
+use op::prelude::*;
+use op::kinds;
+
+fn main() {}
+
+pub async fn events(client: Client, r: Reporter) {
+    let _ = Rec::new(client.clone(), r); // create;patch events.events.k8s.io
+    kinds::ServiceApi::all(client).delete("s", &dp).await; // delete services
+}
+"#;
+
 /// The generator's own walk of a package on disk tells each file's module from the `mod`
 /// declarations it follows: the prelude declared with `#[path]` in a directory of another
-/// name is still `crate::prelude`; the same warnings as the files read by name.
+/// name is still `crate::prelude`; the same warnings as the files read by name. A binary's
+/// paths through the library, by its name, are read in the library.
 #[test]
 fn the_workspace_scan_tells_each_files_module_from_its_mod_declaration() {
     use crate::input::workspace::{Package, Target, TargetKind, Workspace};
@@ -218,12 +232,16 @@ fn the_workspace_scan_tells_each_files_module_from_its_mod_declaration() {
         };
         std::fs::write(src.join(path), text).unwrap();
     }
+    std::fs::write(src.join("main.rs"), MAIN).unwrap();
     let mut ws = Workspace::at(&root);
     ws.packages.push(Package {
         name: "op".into(),
         dir: root.join("op"),
         lib_crate: "op".into(),
-        targets: vec![Target::new(TargetKind::Lib, src.join("lib.rs"))],
+        targets: vec![
+            Target::new(TargetKind::Lib, src.join("lib.rs")),
+            Target::new(TargetKind::Bin("op".into()), src.join("main.rs")),
+        ],
     });
     let report = ws.scan_with_calls(&["op"]);
     let analysis = compare::analyse_kinds(
@@ -235,7 +253,8 @@ fn the_workspace_scan_tells_each_files_module_from_its_mod_declaration() {
         "manager-role",
     );
     assert_eq!(analysis.unknown, Vec::<String>::new());
-    let expected = warned(&analyse_crate(&files(), &[]));
-    assert_eq!(expected.len(), 18);
+    let mut expected = warned(&analyse_crate(&files(), &[]));
+    expected.extend(expected_needs(MAIN, "op/src/main.rs:"));
+    assert_eq!(expected.len(), 20);
     assert_eq!(warned(&analysis), expected);
 }

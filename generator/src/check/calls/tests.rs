@@ -47,7 +47,10 @@ pub(super) fn analyse_crate(files: &[(&str, &str)], entries: &[&RbacEntry]) -> A
         .collect();
     let found: Vec<FoundCalls> = files
         .iter()
-        .zip(crate::input::scan::calls::scan_crate_files(&crate_files))
+        .zip(crate::input::scan::calls::scan_crate_files(
+            &crate_files,
+            None,
+        ))
         .map(|((file, _), calls)| FoundCalls {
             package: "op".into(),
             krate: "op".into(),

@@ -19,12 +19,12 @@ pub(in crate::calls) struct InCrate<'n> {
 impl Visitor<'_> {
     /// What a path names in the crate's modules, when the crate's files are read together.
     pub(super) fn named(&self, path: &syn::Path) -> Option<Named> {
-        let (names, root) = self.names?;
+        let names = self.names?;
         if path.leading_colon.is_some() {
             return None;
         }
         let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        names.path(root, &self.module.borrow(), &segs)
+        names.path(self.root.get(), &self.module.borrow(), &segs)
     }
 
     /// The path a type or expression path stands for: through the crate's modules (a name
@@ -50,7 +50,13 @@ impl Visitor<'_> {
         path: &syn::Path,
         f: impl FnOnce(&Self, &syn::Type) -> T,
     ) -> Option<T> {
-        let Some(Named::Alias { module, params, ty }) = self.named(path) else {
+        let Some(Named::Alias {
+            root,
+            module,
+            params,
+            ty,
+        }) = self.named(path)
+        else {
             return None;
         };
         if self.aliases.get() >= MAX_ALIASES {
@@ -62,11 +68,12 @@ impl Visitor<'_> {
             .map(|t| self.written_here(t))
             .collect();
         substitute(&mut ty, &params, &args);
-        let saved = self.module.replace(module);
+        let saved = (self.root.replace(root), self.module.replace(module));
         self.aliases.set(self.aliases.get() + 1);
         let out = f(self, &ty);
         self.aliases.set(self.aliases.get() - 1);
-        *self.module.borrow_mut() = saved;
+        self.root.set(saved.0);
+        *self.module.borrow_mut() = saved.1;
         Some(out)
     }
 
