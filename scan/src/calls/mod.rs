@@ -292,15 +292,15 @@ fn generic_names<'a>(files: impl IntoIterator<Item = &'a FileCalls>) -> Vec<Stri
 
 /// The names file `i` may write for a kube item or an alias of one without spelling it (from
 /// another module, or its own `type` aliases): its items naming one are kept by the mask. A
-/// file that names no module of the crate (`crate::`, `super::`, `self::`, a glob) and
-/// declares no `type` has none.
+/// file that names no module of the crate (`crate::`, `super::`, `self::`, a glob), declares
+/// no module (whose names it may import by a relative path) and no `type` has none.
 fn kube_names(
     crate_names: &names::CrateNames<'_>,
     files: &[CrateFile<'_>],
     i: usize,
 ) -> Vec<String> {
     let text = files[i].text;
-    if !["crate::", "super::", "self::", "::*", "type "]
+    if !["crate::", "super::", "self::", "::*", "type ", "mod "]
         .iter()
         .any(|w| text.contains(w))
     {

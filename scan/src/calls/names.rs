@@ -11,6 +11,7 @@
 use crate::lex::{Delim, Kind, Token};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// One file of a crate, for [`super::scan_crate_files`]: its text, and the module it is
 /// (`["a", "b"]` for `crate::a::b`) in the crate `root` (each target of a package, its library
@@ -100,7 +101,7 @@ pub(super) struct CrateNames<'a> {
     /// The package's library: its crate's number, and its name as the binaries write it.
     library: Option<(u32, String)>,
     /// (root, module) → its declarations (the files read so far, inline modules included).
-    modules: RefCell<HashMap<(u32, Vec<String>), ModuleDecls>>,
+    modules: RefCell<HashMap<(u32, Vec<String>), Rc<ModuleDecls>>>,
     read: RefCell<Vec<bool>>,
 }
 
@@ -139,7 +140,7 @@ impl<'a> CrateNames<'a> {
             };
             let mut modules = self.modules.borrow_mut();
             reader.items(0, tokens.len(), &file.module, &mut |path, decls| {
-                let at = modules.entry((root, path.to_vec())).or_default();
+                let at = Rc::make_mut(modules.entry((root, path.to_vec())).or_default());
                 at.uses.extend(decls.uses);
                 at.aliases.extend(decls.aliases);
                 at.types.extend(decls.types);
@@ -151,7 +152,7 @@ impl<'a> CrateNames<'a> {
         &self,
         root: u32,
         module: &[String],
-        f: impl FnOnce(&ModuleDecls) -> T,
+        f: impl FnOnce(&Rc<ModuleDecls>) -> T,
     ) -> Option<T> {
         self.read_for(root, module);
         self.modules.borrow().get(&(root, module.to_vec())).map(f)
@@ -175,7 +176,7 @@ impl<'a> CrateNames<'a> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let decls = self.with_module(root, module, Clone::clone)?;
+        let decls = self.with_module(root, module, Rc::clone)?;
         if let Some(u) = decls.uses.iter().find(|u| u.name.as_deref() == Some(name)) {
             // A path into a module the crate's files do not hold: as written.
             return self
@@ -296,24 +297,25 @@ impl<'a> CrateNames<'a> {
     /// text does not spell (`Rec` from a prelude): what a `use` of the module imports, what a
     /// glob of a module of the crate brings, and its type aliases.
     pub(super) fn kube_names(&self, root: u32, module: &[String]) -> Vec<String> {
-        let Some(decls) = self.with_module(root, module, Clone::clone) else {
-            return Vec::new();
-        };
-        let mut candidates: Vec<String> =
-            decls.uses.iter().filter_map(|u| u.name.clone()).collect();
-        candidates.extend(decls.aliases.iter().map(|a| a.name.clone()));
-        for glob in decls.uses.iter().filter(|u| u.name.is_none()) {
-            if let Some(Named::Module {
-                root: r,
-                path: from,
-            }) = self.path(root, module, &glob.path)
-                && (r, from.as_slice()) != (root, module)
-            {
-                let _ = self.with_module(r, &from, |d| {
-                    candidates.extend(d.uses.iter().filter_map(|u| u.name.clone()));
-                    candidates.extend(d.aliases.iter().map(|a| a.name.clone()));
-                });
+        let mut candidates: Vec<String> = Vec::new();
+        // The module, then the modules its globs reach (globs of globs too).
+        let mut seen: Vec<(u32, Vec<String>)> = Vec::new();
+        let mut next = vec![(root, module.to_vec())];
+        while let Some((r, m)) = next.pop() {
+            if seen.contains(&(r, m.clone())) || seen.len() > MAX_DEPTH * 4 {
+                continue;
             }
+            let Some(decls) = self.with_module(r, &m, Rc::clone) else {
+                continue;
+            };
+            candidates.extend(decls.uses.iter().filter_map(|u| u.name.clone()));
+            candidates.extend(decls.aliases.iter().map(|a| a.name.clone()));
+            for glob in decls.uses.iter().filter(|u| u.name.is_none()) {
+                if let Some(Named::Module { root, path }) = self.path(r, &m, &glob.path) {
+                    next.push((root, path));
+                }
+            }
+            seen.push((r, m));
         }
         candidates.sort();
         candidates.dedup();

@@ -17,8 +17,13 @@ pub mod by_name;
 pub mod nested;
 pub mod shadow;
 pub mod globs;
+pub mod more;
 pub use kube::Api;
 pub use prelude::Rec as RootRec;
+
+pub fn root_events(client: Client, r: Reporter) {
+    let _ = RootRec::new(client, r); // create;patch events.events.k8s.io
+}
 
 pub mod kinds {
     pub use k8s_openapi::api::core::v1::Service as Svc;
@@ -33,6 +38,12 @@ pub use k8s_openapi::api::core::v1::{ConfigMap as KConfigMap, Pod as KPod};
 use k8s_openapi::api::core::v1::Secret;
 pub type SecretApi = KubeApi<Secret>;
 pub type Handle<K> = KubeApi<K>;
+pub use crate::more::*;
+"#;
+
+/// Reached through the prelude's glob of it.
+const MORE: &str = r#"
+pub type Nodes = kube::Api<k8s_openapi::api::core::v1::Node>;
 "#;
 
 /// Names no kube word: everything comes through the prelude's glob.
@@ -55,6 +66,10 @@ impl State {
     pub async fn read(&self) {
         self.secrets.get("s").await; // get secrets
     }
+}
+
+pub async fn nodes(n: Nodes) {
+    n.list(&lp).await; // list nodes
 }
 
 pub async fn typed(client: Client, other: Client) {
@@ -118,6 +133,14 @@ use kube::runtime::events::*;
 
 pub struct Rec;
 pub struct Recorder;
+pub struct Api;
+
+impl Api {
+    pub fn all(_: u8) -> Api {
+        Api
+    }
+    pub fn delete(&self, _: &str, _: u8) {}
+}
 
 impl Rec {
     pub fn new(a: u8, b: u8) -> Rec {
@@ -128,6 +151,7 @@ impl Rec {
 pub fn make() {
     let _ = Rec::new(1, 2); // none
     let _ = Recorder::new(1, 2); // none
+    Api::all(1).delete("x", 2); // none
 }
 "#;
 
@@ -150,7 +174,7 @@ pub async fn run(client: Client, rep: Reporter) {
 }
 "#;
 
-fn files() -> [(&'static str, &'static str); 8] {
+fn files() -> [(&'static str, &'static str); 9] {
     [
         ("lib.rs", LIB),
         ("prelude.rs", PRELUDE),
@@ -160,6 +184,7 @@ fn files() -> [(&'static str, &'static str); 8] {
         ("nested/child.rs", CHILD),
         ("shadow.rs", SHADOW),
         ("globs.rs", GLOBS),
+        ("more.rs", MORE),
     ]
 }
 
@@ -170,7 +195,7 @@ fn a_kube_name_given_in_another_module_warns_at_its_call() {
         .iter()
         .flat_map(|(path, text)| expected_needs(text, &format!("op/src/{path}:")))
         .collect();
-    assert_eq!(expected.len(), 18);
+    assert_eq!(expected.len(), 20);
     let analysis = analyse_crate(&files, &[]);
     assert_eq!(analysis.unknown, Vec::<String>::new());
     assert_eq!(warned(&analysis), expected);
@@ -255,6 +280,6 @@ fn the_workspace_scan_tells_each_files_module_from_its_mod_declaration() {
     assert_eq!(analysis.unknown, Vec::<String>::new());
     let mut expected = warned(&analyse_crate(&files(), &[]));
     expected.extend(expected_needs(MAIN, "op/src/main.rs:"));
-    assert_eq!(expected.len(), 20);
+    assert_eq!(expected.len(), 22);
     assert_eq!(warned(&analysis), expected);
 }
