@@ -95,13 +95,16 @@ struct ModuleDecls {
 /// Resolutions through more renames than this are left unknown (and `use a::a;` never loops).
 const MAX_DEPTH: usize = 8;
 
+/// A module: its crate's number, its path from that crate's root.
+type ModuleKey = (u32, Vec<String>);
+
 /// The names of one crate's modules, read from its files as resolutions need them.
 pub(super) struct CrateNames<'a> {
     files: &'a [CrateFile<'a>],
     /// The package's library: its crate's number, and its name as the binaries write it.
     library: Option<(u32, String)>,
     /// (root, module) → its declarations (the files read so far, inline modules included).
-    modules: RefCell<HashMap<(u32, Vec<String>), Rc<ModuleDecls>>>,
+    modules: RefCell<HashMap<ModuleKey, Rc<ModuleDecls>>>,
     read: RefCell<Vec<bool>>,
 }
 
