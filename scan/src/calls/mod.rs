@@ -309,8 +309,7 @@ fn kube_names(
     let mut out: Vec<String> = crate_names
         .modules_of(i)
         .iter()
-        .flat_map(|m| crate_names.kube_names(files[i].root, m))
-        .filter(|n| text.contains(n.as_str()))
+        .flat_map(|m| crate_names.kube_names(files[i].root, m, text))
         .collect();
     out.sort();
     out.dedup();

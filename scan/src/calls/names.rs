@@ -95,8 +95,27 @@ struct ModuleDecls {
 /// Resolutions through more renames than this are left unknown (and `use a::a;` never loops).
 const MAX_DEPTH: usize = 8;
 
+/// The first segments a path of one module may start with to name something of the crate's:
+/// most paths (`Ok`, `String`, `serde::Deserialize`) name none, and need no resolution.
+#[derive(Debug, Default)]
+pub(super) struct Firsts {
+    /// A glob of a module of the crate's may bring any name.
+    any: bool,
+    pub(super) names: std::collections::HashSet<String>,
+}
+
+impl Firsts {
+    /// Whether a path starting with `first` may name something of the crate's.
+    pub(super) fn may_name(&self, first: &str) -> bool {
+        self.any || self.names.contains(first)
+    }
+}
+
 /// A module: its crate's number, its path from that crate's root.
 type ModuleKey = (u32, Vec<String>);
+
+/// A path, and the module it is written in.
+type PathKey = (ModuleKey, Vec<String>);
 
 /// The names of one crate's modules, read from its files as resolutions need them.
 pub(super) struct CrateNames<'a> {
@@ -105,6 +124,13 @@ pub(super) struct CrateNames<'a> {
     library: Option<(u32, String)>,
     /// (root, module) → its declarations (the files read so far, inline modules included).
     modules: RefCell<HashMap<ModuleKey, Rc<ModuleDecls>>>,
+    /// The modules that are files of their own.
+    file_modules: std::collections::HashSet<ModuleKey>,
+    /// Each module's [`Firsts`].
+    firsts: RefCell<HashMap<ModuleKey, Rc<Firsts>>>,
+    /// Each path asked for, in its module: what it names (the visitor asks for the same
+    /// paths again and again).
+    paths: RefCell<HashMap<PathKey, Option<Named>>>,
     read: RefCell<Vec<bool>>,
 }
 
@@ -113,6 +139,9 @@ impl<'a> CrateNames<'a> {
         CrateNames {
             files,
             library: None,
+            file_modules: files.iter().map(|f| (f.root, f.module.clone())).collect(),
+            paths: RefCell::default(),
+            firsts: RefCell::default(),
             modules: RefCell::default(),
             read: RefCell::new(vec![false; files.len()]),
         }
@@ -162,9 +191,7 @@ impl<'a> CrateNames<'a> {
     }
 
     fn is_module(&self, root: u32, module: &[String]) -> bool {
-        self.files
-            .iter()
-            .any(|f| f.root == root && f.module == module)
+        self.file_modules.contains(&(root, module.to_vec()))
             || self.with_module(root, module, |_| ()).is_some()
     }
 
@@ -218,10 +245,59 @@ impl<'a> CrateNames<'a> {
         None
     }
 
+    /// The first segments a path written in `module` may start with to name something of the
+    /// crate's: `crate`, `super`, `self`, the library's name, the module's `use` names,
+    /// aliases, types and child modules; any, with a glob of a module of the crate's.
+    pub(super) fn firsts(&self, root: u32, module: &[String]) -> Rc<Firsts> {
+        let key = (root, module.to_vec());
+        if let Some(known) = self.firsts.borrow().get(&key) {
+            return known.clone();
+        }
+        let mut firsts = Firsts::default();
+        firsts
+            .names
+            .extend(["crate", "super", "self"].map(String::from));
+        if let Some((_, name)) = &self.library {
+            firsts.names.insert(name.clone());
+        }
+        if let Some(decls) = self.with_module(root, module, Rc::clone) {
+            firsts.any = decls.uses.iter().any(|u| {
+                u.name.is_none()
+                    && matches!(self.path(root, module, &u.path), Some(Named::Module { .. }))
+            });
+            firsts
+                .names
+                .extend(decls.uses.iter().filter_map(|u| u.name.clone()));
+            firsts
+                .names
+                .extend(decls.aliases.iter().map(|a| a.name.clone()));
+            firsts.names.extend(decls.types.iter().cloned());
+        }
+        let children = |m: &ModuleKey| {
+            (m.0 == root && m.1.len() == module.len() + 1 && m.1.starts_with(module))
+                .then(|| m.1[module.len()].clone())
+        };
+        firsts
+            .names
+            .extend(self.file_modules.iter().filter_map(children));
+        firsts
+            .names
+            .extend(self.modules.borrow().keys().filter_map(children));
+        let firsts = Rc::new(firsts);
+        self.firsts.borrow_mut().insert(key, firsts.clone());
+        firsts
+    }
+
     /// What `path`, written in `module`, stands for. A path starting outside the crate (no
     /// name of `module` nor `crate`, `super`, `self`) is [`Named::Outside`] as written.
     pub(super) fn path(&self, root: u32, module: &[String], path: &[String]) -> Option<Named> {
-        self.path_at(root, module, path, 0)
+        let key = ((root, module.to_vec()), path.to_vec());
+        if let Some(known) = self.paths.borrow().get(&key) {
+            return known.clone();
+        }
+        let named = self.path_at(root, module, path, 0);
+        self.paths.borrow_mut().insert(key, named.clone());
+        named
     }
 
     fn path_at(
@@ -296,35 +372,82 @@ impl<'a> CrateNames<'a> {
         })
     }
 
-    /// The names `module`'s code may write for a kube item or an alias of one that its own
-    /// text does not spell (`Rec` from a prelude): what a `use` of the module imports, what a
-    /// glob of a module of the crate brings, and its type aliases.
-    pub(super) fn kube_names(&self, root: u32, module: &[String]) -> Vec<String> {
-        let mut candidates: Vec<String> = Vec::new();
-        // The module, then the modules its globs reach (globs of globs too).
-        let mut seen: Vec<(u32, Vec<String>)> = Vec::new();
-        let mut next = vec![(root, module.to_vec())];
+    /// The names `module`'s code (`text`) may write for a kube item or an alias of one that it
+    /// does not spell (`Rec` from a prelude): what a `use` of the module imports from the
+    /// crate's modules, what a glob of a module of the crate brings (globs of globs too), and
+    /// its type aliases. A `use` of another crate's item is the mask's to read (its `as`).
+    pub(super) fn kube_names(&self, root: u32, module: &[String], text: &str) -> Vec<String> {
+        let kube_word = |text: &str| super::mask::next_kube_word(text.as_bytes(), 0).is_some();
+        // Worth resolving: a name the text writes, holding no kube word (an item naming one is
+        // kept already).
+        let worth = |name: &str| !kube_word(name) && text.contains(name);
+        let Some(decls) = self.with_module(root, module, Rc::clone) else {
+            return Vec::new();
+        };
+        let firsts = self.firsts(root, module);
+        let mut candidates: Vec<String> = decls
+            .uses
+            .iter()
+            .filter(|u| {
+                u.path.first().is_some_and(|first| {
+                    first != "std" && first != "kube" && firsts.names.contains(first)
+                })
+            })
+            .filter_map(|u| u.name.clone())
+            .collect();
+        candidates.extend(
+            (decls.aliases.iter())
+                .filter(|a| kube_word(&a.ty))
+                .map(|a| a.name.clone()),
+        );
+        // The modules the globs reach, globs of globs too.
+        let mut seen: Vec<ModuleKey> = vec![(root, module.to_vec())];
+        let mut next: Vec<ModuleKey> = Vec::new();
+        let globs = |r: u32, m: &[String], decls: &ModuleDecls, next: &mut Vec<ModuleKey>| {
+            for glob in decls.uses.iter().filter(|u| u.name.is_none()) {
+                if let Some(Named::Module { root, path }) = self.path(r, m, &glob.path) {
+                    next.push((root, path));
+                }
+            }
+        };
+        globs(root, module, &decls, &mut next);
         while let Some((r, m)) = next.pop() {
             if seen.contains(&(r, m.clone())) || seen.len() > MAX_DEPTH * 4 {
                 continue;
             }
-            let Some(decls) = self.with_module(r, &m, Rc::clone) else {
-                continue;
-            };
-            candidates.extend(decls.uses.iter().filter_map(|u| u.name.clone()));
-            candidates.extend(decls.aliases.iter().map(|a| a.name.clone()));
-            for glob in decls.uses.iter().filter(|u| u.name.is_none()) {
-                if let Some(Named::Module { root, path }) = self.path(r, &m, &glob.path) {
-                    next.push((root, path));
-                }
+            if let Some(decls) = self.with_module(r, &m, Rc::clone) {
+                // What it renames from kube, or imports from the crate.
+                let firsts = self.firsts(r, &m);
+                candidates.extend(
+                    (decls.uses.iter())
+                        .filter(|u| {
+                            let last = u.path.last().map_or("", String::as_str);
+                            (kube_word(last) && u.name.as_deref() != Some(last))
+                                || u.path.first().is_some_and(|first| {
+                                    first != "std"
+                                        && first != "kube"
+                                        && firsts.names.contains(first)
+                                })
+                        })
+                        .filter_map(|u| u.name.clone()),
+                );
+                candidates.extend(
+                    (decls.aliases.iter())
+                        .filter(|a| kube_word(&a.ty))
+                        .map(|a| a.name.clone()),
+                );
+                globs(r, &m, &decls, &mut next);
             }
             seen.push((r, m));
         }
+        candidates.retain(|name| worth(name));
         candidates.sort();
         candidates.dedup();
-        candidates.retain(|name| {
-            matches!(self.name(root, module, name), Some(Named::Outside(p) | Named::Alias { ty: p, .. })
-                if super::mask::next_kube_word(p.as_bytes(), 0).is_some())
+        // A kube item's path names it last (`kube::runtime::watcher::Config` is no `watcher`).
+        candidates.retain(|name| match self.name(root, module, name) {
+            Some(Named::Outside(p)) => kube_word(p.rsplit("::").next().unwrap_or(&p)),
+            Some(Named::Alias { ty, .. }) => kube_word(&ty),
+            _ => false,
         });
         candidates
     }
@@ -405,6 +528,8 @@ impl Reader<'_> {
     ) {
         let mut decls = ModuleDecls::default();
         let mut i = lo;
+        // The item is under `#[cfg(test)]`: the operator does not run it.
+        let mut test_only = false;
         while i < hi {
             match self.tokens[i].kind {
                 Kind::Doc { .. } => {
@@ -417,11 +542,19 @@ impl Reader<'_> {
                         i += 1;
                     }
                     if let Some((_, close)) = self.close_of(i) {
+                        let inner = &self.body
+                            [self.tokens[i].end as usize..self.tokens[close].start as usize];
+                        let inner: String = inner.split_whitespace().collect();
+                        test_only |= inner == "cfg(test)";
                         i = close + 1;
                     }
                     continue;
                 }
                 _ => {}
+            }
+            if std::mem::take(&mut test_only) {
+                i = self.item_end(i, hi).max(i + 1);
+                continue;
             }
             if self.ident(i) == Some("pub") {
                 i += 1;

@@ -65,6 +65,8 @@ struct Visitor<'n> {
     module: std::cell::RefCell<Vec<String>>,
     /// Type aliases being read through.
     aliases: std::cell::Cell<usize>,
+    /// What a path of the module being walked may start with to name something of the crate's.
+    firsts: std::cell::RefCell<Option<std::rc::Rc<super::names::Firsts>>>,
     env: Vec<Binding>,
     /// Generic type parameters in scope (the enclosing impl's and fn's).
     generics: Vec<String>,
@@ -627,7 +629,9 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         self.module.borrow_mut().push(m.ident.to_string());
+        let saved = self.firsts.take();
         syn::visit::visit_item_mod(self, m);
+        *self.firsts.borrow_mut() = saved;
         self.module.borrow_mut().pop();
     }
 

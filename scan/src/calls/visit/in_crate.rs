@@ -23,6 +23,15 @@ impl Visitor<'_> {
         if path.leading_colon.is_some() {
             return None;
         }
+        let first = path.segments.first()?.ident.to_string();
+        let may_name = self
+            .firsts
+            .borrow_mut()
+            .get_or_insert_with(|| names.firsts(self.root.get(), &self.module.borrow()))
+            .may_name(&first);
+        if !may_name {
+            return None;
+        }
         let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
         names.path(self.root.get(), &self.module.borrow(), &segs)
     }
@@ -69,11 +78,13 @@ impl Visitor<'_> {
             .collect();
         substitute(&mut ty, &params, &args);
         let saved = (self.root.replace(root), self.module.replace(module));
+        let saved_firsts = self.firsts.take();
         self.aliases.set(self.aliases.get() + 1);
         let out = f(self, &ty);
         self.aliases.set(self.aliases.get() - 1);
         self.root.set(saved.0);
         *self.module.borrow_mut() = saved.1;
+        *self.firsts.borrow_mut() = saved_firsts;
         Some(out)
     }
 
