@@ -6,7 +6,8 @@
 //! warnings are gone; a verb no call needs is the `unused` lint, and `allow(unused, reason =
 //! ...)` written as the message says accepts it; `calls` prints the attributes for the crate;
 //! kube-markers' own leader election is named without the bundle's `leader-election = true`,
-//! and each way out the warning prints (that line, or the attribute) silences it; a call
+//! and each way out the warning prints (that line, or the attribute) silences it (`explain`
+//! then shows the call beside the bundle's grant); a call
 //! through a name another file gives (a prelude's rename and type alias, imported by a glob)
 //! is named, and its attribute, pasted as printed, silences it.
 
@@ -285,6 +286,16 @@ fn leader_election_is_granted_by_the_bundle_or_an_attribute(ws: &Path) {
         ws.join("rbac-out/leader_election_role.yaml").exists(),
         "{text}"
     );
+    // `explain` shows the call beside the bundle's grant.
+    let explained = run_built_generator(ws, &["explain"]);
+    let shown = String::from_utf8_lossy(&explained.stdout).into_owned();
+    assert!(explained.status.success(), "{}", stderr(&explained));
+    for verb in ["create", "get", "update"] {
+        let permission = format!(
+            "  {verb} on leases.coordination.k8s.io\n    needed by my-operator/src/lib.rs:{call}:{column} (elect): `LeaderElection::builder`, in the operator's namespace\n    granted by the deploy bundle's `leader-election = true` (its leader-election Role, in the operator's namespace)\n"
+        );
+        assert!(shown.contains(&permission), "{shown}");
+    }
     // `calls` prints no attribute for what the bundle grants.
     let printed = onboard(ws);
     assert!(
