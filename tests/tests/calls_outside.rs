@@ -6,7 +6,10 @@
 //! warnings are gone; a verb no call needs is the `unused` lint, and `allow(unused, reason =
 //! ...)` written as the message says accepts it; `calls` prints the attributes for the crate;
 //! kube-markers' own leader election is named without the bundle's `leader-election = true`,
-//! and each way out the warning prints (that line, or the attribute) silences it.
+//! and each way out the warning prints (that line, or the attribute) silences it (`explain`
+//! then shows the call beside the bundle's grant); a call
+//! through a name another file gives (a prelude's rename and type alias, imported by a glob)
+//! is named, and its attribute, pasted as printed, silences it.
 
 #[allow(dead_code)] // shared with the other outside-workspace tests
 mod outside;
@@ -222,6 +225,7 @@ fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
     assert!(out.status.success(), "{}", stderr(&out));
 
     leader_election_is_granted_by_the_bundle_or_an_attribute(&ws);
+    a_name_a_prelude_gives_is_read_in_another_file(&ws);
 }
 
 /// The operator's own leader election (`kube_markers::leader_election`, feature
@@ -282,6 +286,16 @@ fn leader_election_is_granted_by_the_bundle_or_an_attribute(ws: &Path) {
         ws.join("rbac-out/leader_election_role.yaml").exists(),
         "{text}"
     );
+    // `explain` shows the call beside the bundle's grant.
+    let explained = run_built_generator(ws, &["explain"]);
+    let shown = String::from_utf8_lossy(&explained.stdout).into_owned();
+    assert!(explained.status.success(), "{}", stderr(&explained));
+    for verb in ["create", "get", "update"] {
+        let permission = format!(
+            "  {verb} on leases.coordination.k8s.io\n    needed by my-operator/src/lib.rs:{call}:{column} (elect): `LeaderElection::builder`, in the operator's namespace\n    granted by the deploy bundle's `leader-election = true` (its leader-election Role, in the operator's namespace)\n"
+        );
+        assert!(shown.contains(&permission), "{shown}");
+    }
     // `calls` prints no attribute for what the bundle grants.
     let printed = onboard(ws);
     assert!(
@@ -312,5 +326,60 @@ const LEADER: &str = r#"
 pub async fn elect(client: Client) {
     let _election = kube_markers::leader_election::LeaderElection::builder(client, "my-operator-leader")
         .build();
+}
+"#;
+
+/// A prelude's rename and type alias (`pub type Cms = KubeApi<KConfigMap>;`), reached by a glob
+/// in a file naming no kube word: the call is named at its line, with the attribute to paste;
+/// pasted as printed, above the function printed, the warning is gone.
+fn a_name_a_prelude_gives_is_read_in_another_file(ws: &Path) {
+    let lib = format!(
+        "{}\npub mod prelude;\npub mod sync;\n",
+        std::fs::read_to_string(lib_path(ws)).unwrap()
+    );
+    write(&lib_path(ws), &lib);
+    write(&ws.join("my-operator/src/prelude.rs"), PRELUDE);
+    let sync_path = ws.join("my-operator/src/sync.rs");
+    write(&sync_path, SYNC);
+    let at = |needle: &str| SYNC.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let (call, function) = (at(".delete("), at("pub async fn sync"));
+    let column = SYNC.lines().nth(call - 1).unwrap().find("delete").unwrap() + 1;
+
+    let out = run_generator(ws, &[]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    let ungranted = lines_with(&text, "[ungranted-call]");
+    assert_eq!(ungranted.len(), 1, "{text}");
+    let expected = format!(
+        "[ungranted-call] my-operator/src/sync.rs:{call}:{column} (sync): `cms.delete` needs delete on configmaps in namespace \"web\", and no #[rbac] grants it; add to `sync` (my-operator/src/sync.rs:{function}): #[kube_markers::rbac(groups = \"\", resources = \"configmaps\", verbs = \"delete\", namespace = \"web\")]"
+    );
+    assert!(ungranted[0].ends_with(&expected), "{text}");
+
+    let (_, attribute) = ungranted[0].split_once("): #[").unwrap();
+    let mut lines: Vec<&str> = SYNC.lines().collect();
+    let attribute = format!("#[{attribute}");
+    lines.insert(function - 1, &attribute);
+    write(&sync_path, &(lines.join("\n") + "\n"));
+    let out = run_generator(ws, &["--deny-warnings"]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(
+        lines_with(&text, "[ungranted-call]"),
+        Vec::<&str>::new(),
+        "{text}"
+    );
+}
+
+const PRELUDE: &str = r#"pub use k8s_openapi::api::core::v1::ConfigMap as KConfigMap;
+pub use kube::Api as KubeApi;
+pub type Cms = KubeApi<KConfigMap>;
+"#;
+
+/// Names no kube word: `Cms` is the prelude's.
+const SYNC: &str = r#"use crate::prelude::*;
+
+pub async fn sync(client: kube::Client) {
+    let cms = Cms::namespaced(client, "web");
+    let _ = cms.delete("stale", &Default::default()).await;
 }
 "#;

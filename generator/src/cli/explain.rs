@@ -317,10 +317,8 @@ fn calls_text() -> String {
         return String::new();
     };
     let analysis = super::calls::analyse_workspace(&workspace);
-    let text = crate::check::calls::explain::render(
-        &analysis.needed,
-        &kube_markers_registry::rbac_entries(),
-    );
+    let text =
+        crate::check::calls::explain::render(&analysis, &kube_markers_registry::rbac_entries());
     if text.is_empty() {
         text
     } else {

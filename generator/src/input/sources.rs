@@ -14,6 +14,7 @@
 //! follow (a `mod` declared by a macro, an `include!` of a computed path) is reported, not
 //! skipped.
 
+use crate::input::scan::calls::CrateFile;
 use crate::input::scan::{FileScan, IncludePath, scan_source};
 use crate::input::workspace::{TargetKind, Workspace};
 use kube_markers_core::cfg::Cfg;
@@ -244,12 +245,16 @@ fn scan_packages(
             walked: BTreeSet::new(),
             open: Vec::new(),
             call_texts: Vec::new(),
+            crate_root: 0,
+            targets: pkg.targets.iter().map(|t| t.kind.clone()).collect(),
+            module: Vec::new(),
         };
         // Each target walks its own tree: a module file shared by the library (behind a
         // cfg) and a binary (unconditionally) is judged for each.
         let mut reached = BTreeSet::new();
-        for target in &pkg.targets {
+        for (root, target) in (0..).zip(&pkg.targets) {
             walker.target = Some(&target.kind);
+            walker.crate_root = root;
             walker.walk_file(&target.root, &module_dir_of_root(&target.root), &[]);
             reached.append(&mut walker.visited);
             walker.walked.clear();
@@ -349,8 +354,15 @@ struct Walker<'a> {
     walked: BTreeSet<(PathBuf, String)>,
     /// The files being walked, outermost first: an `include!` of itself must not loop.
     open: Vec<PathBuf>,
-    /// The text of each file whose kube calls are read, for `read_package_calls`.
-    call_texts: Vec<(PathBuf, String)>,
+    /// Each file whose kube calls are read, for `read_package_calls`: its path, its crate
+    /// (the target's number), its module, its text.
+    call_texts: Vec<(PathBuf, u32, Vec<String>, String)>,
+    /// The target being walked (its number in the package): each is a crate of its own.
+    crate_root: u32,
+    /// The package's targets, in order (their numbers).
+    targets: Vec<TargetKind>,
+    /// The module of the file being walked, from its crate's root.
+    module: Vec<String>,
 }
 
 impl Walker<'_> {
@@ -393,17 +405,37 @@ impl Walker<'_> {
             });
         // Every file, not only those naming a kube word: a call site of a generic function
         // fixes its `K` (the package's files are read together, `read_package_calls`).
-        if runs && !self.call_texts.iter().any(|(f, _)| f == file) {
-            self.call_texts.push((file.to_path_buf(), text.to_string()));
+        if runs && !self.call_texts.iter().any(|(f, ..)| f == file) {
+            self.call_texts.push((
+                file.to_path_buf(),
+                self.crate_root,
+                self.module.clone(),
+                text.to_string(),
+            ));
         }
     }
 
-    /// The kube calls of the package's files read by the walk: each file read as its crate's
-    /// (the call sites of its generic functions kept everywhere).
+    /// The kube calls of the package's files read by the walk: each file read as a module of
+    /// its crate (the call sites of its generic functions kept everywhere, the names its
+    /// modules give kube items resolved across them).
     fn read_package_calls(&mut self) {
-        let texts: Vec<&str> = self.call_texts.iter().map(|(_, t)| t.as_str()).collect();
-        let found = crate::input::scan::calls::scan_crate_calls(&texts);
-        for ((file, _), calls) in self.call_texts.iter().zip(found) {
+        let files: Vec<CrateFile<'_>> = self
+            .call_texts
+            .iter()
+            .map(|(_, root, module, text)| CrateFile {
+                text,
+                root: *root,
+                module: module.clone(),
+            })
+            .collect();
+        // The binaries' paths through the library, by its name (`use my_operator::prelude::*;`).
+        let library = self
+            .targets
+            .iter()
+            .position(|t| matches!(t, TargetKind::Lib))
+            .map(|i| (i as u32, self.krate));
+        let found = crate::input::scan::calls::scan_crate_files(&files, library);
+        for ((file, ..), calls) in self.call_texts.iter().zip(found) {
             if let Some(calls) = calls {
                 self.report.calls.push(FoundCalls {
                     package: self.package.to_string(),
@@ -486,7 +518,7 @@ impl Walker<'_> {
                 not_before.push(Cfg::Not(Box::new(pred.clone())));
                 if child.is_file() {
                     let child_dir = child.parent().map(Path::to_path_buf).unwrap_or_default();
-                    self.walk_file(&child, &child_dir, &all_cfgs);
+                    self.walk_module(m, |w| w.walk_file(&child, &child_dir, &all_cfgs));
                 } else {
                     self.report.warnings.push(ScanProblem::ModuleNotFound {
                         file: self.shown(file),
@@ -530,7 +562,7 @@ impl Walker<'_> {
                 dir.join(&m.name)
             };
             let child = child.clone();
-            self.walk_file(&child, &child_dir, &all_cfgs);
+            self.walk_module(m, |w| w.walk_file(&child, &child_dir, &all_cfgs));
         }
         for inc in &found.includes {
             let here = file.parent().unwrap_or(Path::new("."));
@@ -556,8 +588,20 @@ impl Walker<'_> {
             // live where the includer's do.
             let mut dir = mod_dir.to_path_buf();
             dir.extend(&inc.inline_path);
+            let depth = self.module.len();
+            self.module.extend(inc.inline_path.iter().cloned());
             self.walk_file(&path, &dir, &all_cfgs);
+            self.module.truncate(depth);
         }
+    }
+
+    /// `walk` in the module `m` declares (under the module being walked).
+    fn walk_module(&mut self, m: &crate::input::scan::ModDecl, walk: impl FnOnce(&mut Self)) {
+        let depth = self.module.len();
+        self.module.extend(m.inline_path.iter().cloned());
+        self.module.push(m.name.clone());
+        walk(self);
+        self.module.truncate(depth);
     }
 
     fn record(&mut self, file: &Path, cfgs: &[Cfg], attrs: Vec<crate::input::scan::FoundAttr>) {

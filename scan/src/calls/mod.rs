@@ -12,10 +12,12 @@
 
 mod mask;
 mod methods;
+mod names;
 mod syntax;
 mod visit;
 
 pub use methods::{API_METHODS, ApiMethod};
+pub use names::CrateFile;
 
 /// Every kube call found in one file, and the struct fields typed `Api<K>` that calls through
 /// `self.field` are resolved against (across the crate's files, by the generator).
@@ -155,14 +157,26 @@ pub fn may_hold_kube_calls(text: &str) -> bool {
 /// [`scan_crate_calls`]). Code under `#[cfg(test)]` and `#[test]` functions is left out (it
 /// runs under the test's identity, not the operator's).
 pub fn scan_calls(text: &str) -> syn::Result<FileCalls> {
-    let mut found = scan_keeping(text, &[])?;
-    let mut names: Vec<String> = Vec::new();
+    let files = [CrateFile {
+        text,
+        root: 0,
+        module: Vec::new(),
+    }];
+    let crate_names = names::CrateNames::new(&files);
+    let in_crate = visit::InCrate {
+        names: &crate_names,
+        root: 0,
+        module: Vec::new(),
+    };
+    let kept = kube_names(&crate_names, &files, 0);
+    let mut found = scan_keeping(text, &kept, &in_crate)?;
+    let mut names: Vec<String> = kept.clone();
     loop {
-        let more = generic_names(std::slice::from_ref(&found));
+        let more = with(&kept, generic_names(std::slice::from_ref(&found)));
         if !mask::keeps_more(text, &names, &more) {
             return Ok(found);
         }
-        found = scan_keeping(text, &more)?;
+        found = scan_keeping(text, &more, &in_crate)?;
         names = more;
     }
 }
@@ -172,12 +186,50 @@ pub fn scan_calls(text: &str) -> syn::Result<FileCalls> {
 /// does not parse: the attribute scan says so). Each file is read as [`scan_calls`] reads
 /// it, then again, where an item the first read left out names one of the crate's generic
 /// functions whose `K` some call takes (its call sites fix that `K`), until no file keeps more.
+///
+/// Each file is its own crate's root module here: a name one file gives a kube item (`pub use
+/// kube::Api as KubeApi;`) is not seen from another; [`scan_crate_files`] reads them as modules of
+/// one crate.
 pub fn scan_crate_calls(texts: &[&str]) -> Vec<Option<FileCalls>> {
-    let mut found: Vec<Option<FileCalls>> = texts
-        .iter()
-        .map(|text| {
-            may_hold_kube_calls(text)
-                .then(|| scan_keeping(text, &[]).ok())
+    let files: Vec<CrateFile<'_>> = (0..)
+        .zip(texts)
+        .map(|(root, text)| CrateFile {
+            text,
+            root,
+            module: Vec::new(),
+        })
+        .collect();
+    scan_crate_files(&files, None)
+}
+
+/// [`scan_crate_calls`], each file a module of its crate: a name one module gives a kube item
+/// or an `Api<K>` (a prelude's `pub use kube::runtime::events::Recorder as Rec;`, a `type
+/// DocApi = Api<Document>;`) is read as that item in the modules importing it (`use
+/// crate::prelude::*;`, `use super::Rec;`, `crate::prelude::Rec::new(..)`), and a crate's own
+/// type of a kube item's name is not taken for it. `library` is the package's library crate (its
+/// files' `root`, and its name as the other targets' paths write it: `my_operator`), which a
+/// binary's paths may go through (`use my_operator::prelude::*;`).
+pub fn scan_crate_files(
+    files: &[CrateFile<'_>],
+    library: Option<(u32, &str)>,
+) -> Vec<Option<FileCalls>> {
+    let mut crate_names = names::CrateNames::new(files);
+    if let Some((root, name)) = library {
+        crate_names = crate_names.with_library(root, name);
+    }
+    let kept: Vec<Vec<String>> = (0..files.len())
+        .map(|i| kube_names(&crate_names, files, i))
+        .collect();
+    let in_crate = |i: usize| visit::InCrate {
+        names: &crate_names,
+        root: files[i].root,
+        module: files[i].module.clone(),
+    };
+    let mut found: Vec<Option<FileCalls>> = (0..files.len())
+        .map(|i| {
+            let text = files[i].text;
+            (may_hold_kube_calls(text) || !kept[i].is_empty())
+                .then(|| scan_keeping(text, &kept[i], &in_crate(i)).ok())
                 .flatten()
         })
         .collect();
@@ -187,14 +239,19 @@ pub fn scan_crate_calls(texts: &[&str]) -> Vec<Option<FileCalls>> {
         if more == names {
             break;
         }
-        for (text, found) in texts.iter().zip(&mut found) {
+        for (i, found) in found.iter_mut().enumerate() {
+            let text = files[i].text;
             // A file never read has nothing kept but its `use`s.
             let read_more = match found {
-                Some(_) => mask::keeps_more(text, &names, &more),
+                Some(_) => mask::keeps_more(
+                    text,
+                    &with(&kept[i], names.clone()),
+                    &with(&kept[i], more.clone()),
+                ),
                 None => more.iter().any(|n| text.contains(n.as_str())),
             };
             if read_more {
-                *found = scan_keeping(text, &more).ok();
+                *found = scan_keeping(text, &with(&kept[i], more.clone()), &in_crate(i)).ok();
             }
         }
         names = more;
@@ -233,10 +290,48 @@ fn generic_names<'a>(files: impl IntoIterator<Item = &'a FileCalls>) -> Vec<Stri
     names
 }
 
-fn scan_keeping(text: &str, names: &[String]) -> syn::Result<FileCalls> {
+/// The names file `i` may write for a kube item or an alias of one without spelling it (from
+/// another module, or its own `type` aliases): its items naming one are kept by the mask. A
+/// file that names no module of the crate (`crate::`, `super::`, `self::`, a glob), declares
+/// no module (whose names it may import by a relative path) and no `type` has none.
+fn kube_names(
+    crate_names: &names::CrateNames<'_>,
+    files: &[CrateFile<'_>],
+    i: usize,
+) -> Vec<String> {
+    let text = files[i].text;
+    if !["crate::", "super::", "self::", "::*", "type ", "mod "]
+        .iter()
+        .any(|w| text.contains(w))
+    {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = crate_names
+        .modules_of(i)
+        .iter()
+        .flat_map(|m| crate_names.kube_names(files[i].root, m, text))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `names` and `more`, sorted, without duplicates.
+fn with(names: &[String], mut more: Vec<String>) -> Vec<String> {
+    more.extend(names.iter().cloned());
+    more.sort();
+    more.dedup();
+    more
+}
+
+fn scan_keeping(
+    text: &str,
+    names: &[String],
+    in_crate: &visit::InCrate<'_>,
+) -> syn::Result<FileCalls> {
     let masked = mask::masked(text, names);
     let file = syn::parse_file(masked.as_deref().unwrap_or(text))?;
-    Ok(visit::calls_of(&file))
+    Ok(visit::calls_in(&file, in_crate))
 }
 
 #[cfg(test)]

@@ -385,10 +385,21 @@ fn masking_changes_nothing_found() {
         for (m, t) in masked.lines().zip(text.lines()) {
             assert_eq!(m.chars().count(), t.chars().count(), "{}", file.display());
         }
-        let found = super::scan_keeping(&text, &[]).unwrap();
+        let alone = [CrateFile {
+            text: &text,
+            root: 0,
+            module: Vec::new(),
+        }];
+        let crate_names = super::names::CrateNames::new(&alone);
+        let in_crate = visit::InCrate {
+            names: &crate_names,
+            root: 0,
+            module: Vec::new(),
+        };
+        let found = super::scan_keeping(&text, &[], &in_crate).unwrap();
         let shown = file.display();
         let items = mask::items_masked(&text, &[]).unwrap_or_else(|| text.clone());
-        let items = visit::calls_of(&syn::parse_file(&items).unwrap());
+        let items = visit::calls_in(&syn::parse_file(&items).unwrap(), &in_crate);
         assert_eq!(found, items, "{shown}");
     }
     assert!(
@@ -425,9 +436,19 @@ fn the_mask_loses_nothing_the_whole_text_holds() {
             .collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let masked = scan_crate_calls(&refs);
-        let whole: Vec<Option<FileCalls>> = refs
-            .iter()
-            .map(|t| {
+        // Each file its crate's root, as `scan_crate_calls` reads it.
+        let alone: Vec<CrateFile<'_>> = (0..)
+            .zip(&refs)
+            .map(|(root, text)| CrateFile {
+                text,
+                root,
+                module: Vec::new(),
+            })
+            .collect();
+        let crate_names = super::names::CrateNames::new(&alone);
+        let whole: Vec<Option<FileCalls>> = (0..)
+            .zip(&refs)
+            .map(|(root, t)| {
                 // Test-only modules left out, as the mask leaves them (their `use`s too).
                 let mut file = syn::parse_file(t).ok()?;
                 file.items.retain(|item| match item {
@@ -435,7 +456,12 @@ fn the_mask_loses_nothing_the_whole_text_holds() {
                     syn::Item::Fn(f) => !syntax::is_test_only(&f.attrs),
                     _ => true,
                 });
-                Some(visit::calls_of(&file))
+                let in_crate = visit::InCrate {
+                    names: &crate_names,
+                    root,
+                    module: Vec::new(),
+                };
+                Some(visit::calls_in(&file, &in_crate))
             })
             .collect();
         let names = super::generic_names(whole.iter().flatten());
@@ -638,4 +664,83 @@ async fn one(client: Client) {
         shown(text),
         ["3:12 client.get ConfigMap namespaced get in one@2"]
     );
+}
+
+/// The reader of each module's names: use trees in every form, visibility, attributes, raw
+/// identifiers, generic aliases (defaults too), inline modules, test modules left out; and
+/// what paths then name, from the module that writes them.
+#[test]
+fn names_across_modules_resolve_as_rustc_would() {
+    use super::names::{CrateNames, Named};
+    let lib = r#"
+#![allow(unused)]
+/// Docs.
+#[doc(hidden)]
+pub(crate) use kube::{self as k, runtime::{watcher::{self as w}, events::{Recorder as Rec, Reporter}}};
+pub use ::kube::Api as r#KApi;
+pub mod a;
+pub type Handle<K: Resource = Pod, const N: usize = 1> = KApi<K>;
+pub struct Local;
+mod inner {
+    pub use super::Rec as Again;
+    pub use crate::a::*;
+}
+#[cfg(test)]
+mod tests {
+    pub use kube::Api as TestApi;
+}
+"#;
+    let a = "pub use k8s_openapi::api::core::v1::Pod as P;\nuse super::*;\npub struct Rec;\n";
+    let files = [CrateFile::at("lib.rs", lib), CrateFile::at("a.rs", a)];
+    let names = CrateNames::new(&files);
+    let path = |module: &[&str], p: &str| {
+        let module: Vec<String> = module.iter().map(|s| s.to_string()).collect();
+        let p: Vec<String> = p.split("::").map(str::to_string).collect();
+        names.path(0, &module, &p)
+    };
+    let outside = |p: &str| Some(Named::Outside(p.to_string()));
+    assert_eq!(
+        path(&[], "Rec::new"),
+        outside("kube::runtime::events::Recorder::new")
+    );
+    assert_eq!(path(&[], "w"), outside("kube::runtime::watcher"));
+    assert_eq!(path(&[], "k::Client"), outside("kube::Client"));
+    assert_eq!(path(&[], "KApi"), outside("kube::Api"));
+    assert_eq!(
+        path(&["inner"], "Again"),
+        outside("kube::runtime::events::Recorder")
+    );
+    // The glob of `a` brings `P`; `a`'s own `Rec` shadows the glob of the root's.
+    assert_eq!(
+        path(&["inner"], "P"),
+        outside("k8s_openapi::api::core::v1::Pod")
+    );
+    assert_eq!(
+        path(&["a"], "Rec::new"),
+        Some(Named::Local("crate::a::Rec::new".into()))
+    );
+    assert_eq!(
+        path(&["a"], "Reporter"),
+        outside("kube::runtime::events::Reporter")
+    );
+    assert_eq!(
+        path(&["a"], "super::Local"),
+        Some(Named::Local("crate::Local".into()))
+    );
+    assert_eq!(
+        path(&["a"], "Handle"),
+        Some(Named::Alias {
+            root: 0,
+            module: vec![],
+            params: vec!["K".into()],
+            ty: "KApi<K>".into(),
+        })
+    );
+    // Test modules are no module the operator runs; other paths are as written.
+    assert_eq!(path(&["tests"], "TestApi"), outside("TestApi"));
+    assert_eq!(
+        path(&[], "serde::Deserialize"),
+        outside("serde::Deserialize")
+    );
+    assert_eq!(path(&[], "crate::nowhere::X"), None);
 }

@@ -2,6 +2,7 @@
 //! `let`s, closure parameters), and each call checked against kube-rs's surface.
 
 use super::methods::{APPLY_CREATES, api_method};
+use super::names::CrateNames;
 use super::syntax::*;
 use super::{FileCalls, Function, GenericFn, KindRef, KubeCall, Need, Scope};
 use quote::ToTokens;
@@ -10,9 +11,19 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 mod call_sites;
+mod in_crate;
 
-pub(super) fn calls_of(file: &syn::File) -> FileCalls {
-    let mut v = Visitor::default();
+pub(super) use in_crate::InCrate;
+
+/// The kube calls of a parsed file, the names its module has from the crate's other modules
+/// resolved through them (`use crate::prelude::*;` then `Rec::new(..)`).
+pub(super) fn calls_in(file: &syn::File, in_crate: &InCrate<'_>) -> FileCalls {
+    let mut v = Visitor {
+        names: Some(in_crate.names),
+        root: std::cell::Cell::new(in_crate.root),
+        module: std::cell::RefCell::new(in_crate.module.clone()),
+        ..Visitor::default()
+    };
     for item in &file.items {
         collect_uses(item, &mut v.uses);
     }
@@ -43,8 +54,19 @@ pub(super) struct ApiInfo {
 }
 
 #[derive(Default)]
-struct Visitor {
+struct Visitor<'n> {
     uses: HashMap<String, String>,
+    /// The crate's names: paths resolve through its modules.
+    names: Option<&'n CrateNames<'n>>,
+    /// The crate of the path being read (the file's; an alias's while it is read).
+    root: std::cell::Cell<u32>,
+    /// The module being walked (the file's, then its inline modules'; an alias's while it is
+    /// read).
+    module: std::cell::RefCell<Vec<String>>,
+    /// Type aliases being read through.
+    aliases: std::cell::Cell<usize>,
+    /// What a path of the module being walked may start with to name something of the crate's.
+    firsts: std::cell::RefCell<Option<std::rc::Rc<super::names::Firsts>>>,
     env: Vec<Binding>,
     /// Generic type parameters in scope (the enclosing impl's and fn's).
     generics: Vec<String>,
@@ -54,9 +76,9 @@ struct Visitor {
     out: FileCalls,
 }
 
-impl Visitor {
+impl Visitor<'_> {
     fn is_api_path(&self, path: &syn::Path) -> bool {
-        last_segment(&path_text(path, &self.uses)) == "Api"
+        !self.is_local(path) && last_segment(&self.path_of(path)) == "Api"
     }
 
     /// The kind `K` of `Api<K>` named by `ty`, or why it cannot be told.
@@ -67,7 +89,10 @@ impl Visitor {
                 ty.to_token_stream()
             ));
         };
-        let text = path_text(&p.path, &self.uses);
+        if let Some(kind) = self.through_alias(&p.path, |v, ty| v.kind_of_type_arg(ty)) {
+            return kind;
+        }
+        let text = self.path_of(&p.path);
         let last = last_segment(&text);
         if p.path.segments.len() == 1
             && p.qself.is_none()
@@ -102,6 +127,9 @@ impl Visitor {
         let syn::Type::Path(p) = strip_refs(ty) else {
             return None;
         };
+        if let Some(kind) = self.through_alias(&p.path, |v, ty| v.api_type(ty)) {
+            return kind;
+        }
         if !self.is_api_path(&p.path) {
             return None;
         }
@@ -116,7 +144,7 @@ impl Visitor {
         let syn::Type::Path(p) = strip_refs(ty) else {
             return None;
         };
-        let text = path_text(&p.path, &self.uses);
+        let text = self.path_of(&p.path);
         match last_segment(&text) {
             "Arc" | "Box" | "Rc" => type_args(&p.path).first().and_then(|t| self.object_type(t)),
             _ if p.path.segments.len() == 1 && self.generics.contains(&text) => None,
@@ -203,7 +231,11 @@ impl Visitor {
         let mut api_path = p.path.clone();
         api_path.segments.pop();
         let _ = api_path.segments.pop_punct();
-        if !self.is_api_path(&api_path) {
+        // `DocApi::all(c)`, `type DocApi = Api<Document>;`: the alias's kind.
+        let aliased = self
+            .through_alias(&api_path, |v, ty| v.api_type(ty))
+            .flatten();
+        if aliased.is_none() && !self.is_api_path(&api_path) {
             return None;
         }
         let scope = match ctor.as_str() {
@@ -220,12 +252,13 @@ impl Visitor {
             }
             _ => return None,
         };
-        let kind = match &api_seg.arguments {
-            syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+        let kind = match (&api_seg.arguments, aliased) {
+            (_, Some(kind)) => kind,
+            (syn::PathArguments::AngleBracketed(a), None) => match a.args.first() {
                 Some(syn::GenericArgument::Type(t)) => self.kind_of_type_arg(t),
                 _ => KindRef::Unknown("`Api` is written without its kind".into()),
             },
-            _ => KindRef::Unknown(format!(
+            (_, None) => KindRef::Unknown(format!(
                 "`Api::{ctor}` is called without naming its kind: write `Api::<K>::{ctor}` or \
                  give the binding its type (`let x: Api<K> = ...`)"
             )),
@@ -486,7 +519,11 @@ impl Visitor {
         let syn::Expr::Path(p) = &*c.func else {
             return;
         };
-        let text = path_text(&p.path, &self.uses);
+        if self.is_local(&p.path) {
+            // The crate's own type (`Recorder::new` of a `struct Recorder`).
+            return;
+        }
+        let text = self.path_of(&p.path);
         let (last, before) = match text.rsplit_once(':') {
             Some((rest, last)) => (last, Some(last_segment(rest.trim_end_matches(':')))),
             None => (text.as_str(), None),
@@ -572,7 +609,7 @@ impl Visitor {
     }
 }
 
-impl<'ast> Visit<'ast> for Visitor {
+impl<'ast> Visit<'ast> for Visitor<'_> {
     fn visit_item(&mut self, item: &'ast syn::Item) {
         let attrs: &[syn::Attribute] = match item {
             syn::Item::Fn(f) => &f.attrs,
@@ -588,6 +625,14 @@ impl<'ast> Visit<'ast> for Visitor {
             return;
         }
         syn::visit::visit_item(self, item);
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        self.module.borrow_mut().push(m.ident.to_string());
+        let saved = self.firsts.take();
+        syn::visit::visit_item_mod(self, m);
+        *self.firsts.borrow_mut() = saved;
+        self.module.borrow_mut().pop();
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
@@ -699,7 +744,7 @@ impl<'ast> Visit<'ast> for Visitor {
         {
             // `use crate::helper::apply as apply_one;`: a call site of `apply`.
             let name = match p.path.segments.len() {
-                1 => last_segment(&path_text(&p.path, &self.uses)).to_string(),
+                1 => last_segment(&self.path_of(&p.path)).to_string(),
                 _ => last.ident.to_string(),
             };
             self.instantiation(name, &type_args(&p.path), &c.args, last.ident.span());

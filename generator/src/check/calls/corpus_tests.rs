@@ -6,7 +6,7 @@
 //! the figures in docs/least-privilege.md updated with it).
 
 use super::*;
-use crate::input::scan::calls::scan_crate_calls;
+use crate::input::scan::calls::{CrateFile, scan_crate_files};
 use crate::input::sources::FoundCalls;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -103,6 +103,29 @@ fn truth_of(dir: &Path) -> (Ground, BTreeSet<String>) {
     (ground, requests)
 }
 
+/// The operators whose binary (`src/main.rs`) reaches their library by name (its `[lib]`).
+const LIBRARIES: &[(&str, &str)] = &[("controller-rs", "controller")];
+
+/// `file` of an operator as the generator reads it: under `src/`, a module of the library
+/// (crate 0; `main.rs` is the binary, crate 1); any other file (kube's examples, version-rs's
+/// `version.rs`) a crate of its own.
+fn crate_file<'a>(dir: &Path, file: &Path, text: &'a str, index: usize) -> CrateFile<'a> {
+    let under_src = file.strip_prefix(dir.join("src")).ok();
+    match under_src.and_then(Path::to_str) {
+        Some("main.rs") => CrateFile {
+            text,
+            root: 1,
+            module: Vec::new(),
+        },
+        Some(path) => CrateFile::at(path, text),
+        None => CrateFile {
+            text,
+            root: 2 + index as u32,
+            module: Vec::new(),
+        },
+    }
+}
+
 /// What the analysis infers an operator requests, and the calls whose kind it cannot tell.
 fn inferred_of(name: &str) -> (BTreeSet<String>, Vec<String>) {
     let dir = corpus().join(name);
@@ -117,11 +140,21 @@ fn inferred_of(name: &str) -> (BTreeSet<String>, Vec<String>) {
             text
         })
         .collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    // As the generator reads a crate: every file, the generic functions' call sites kept.
+    // As the generator reads a package: the files of each of its crates together, each in its
+    // module (the kept files stand where they stood in the operator's repository).
+    let crate_files: Vec<CrateFile<'_>> = files
+        .iter()
+        .zip(&texts)
+        .enumerate()
+        .map(|(i, (file, text))| crate_file(&dir, file, text, i))
+        .collect();
+    let library = LIBRARIES
+        .iter()
+        .find(|(operator, _)| *operator == name)
+        .map(|&(_, library)| (0, library));
     let found: Vec<FoundCalls> = files
         .iter()
-        .zip(scan_crate_calls(&refs))
+        .zip(scan_crate_files(&crate_files, library))
         .filter_map(|(file, calls)| {
             Some(FoundCalls {
                 package: name.into(),

@@ -1,23 +1,32 @@
 //! `explain`'s part of the call check: each permission the code's calls need, the calls that
-//! need it beside the attributes that grant it.
+//! need it beside what grants it: the attributes, and the deploy bundle's leader-election Role
+//! for the Lease of kube-markers' leader election.
 
-use super::compare::NeededCall;
+use super::compare::{Analysis, NeededCall};
 use super::{resource_text, scope_text};
 use kube_markers_rbac::authorize::{RequestAttributes, rule_allows};
 use kube_markers_rbac::policy_rule;
 use kube_markers_registry::RbacEntry;
 use std::collections::BTreeMap;
 
-/// The permissions the calls need, each with its calls and its granting attributes (or
-/// `granted by: no attribute`).
-pub fn render(needed: &[NeededCall], entries: &[&RbacEntry]) -> String {
-    let mut by_permission: BTreeMap<(String, String, &str), Vec<&NeededCall>> = BTreeMap::new();
-    for n in needed {
+/// How the deploy bundle's grant reads beside a call it grants.
+const BUNDLE_GRANT: &str = "the deploy bundle's `leader-election = true` (its leader-election \
+                                Role, in the operator's namespace)";
+
+/// The permissions the calls need, each with its calls and what grants it: the attributes, the
+/// deploy bundle (for [`Analysis::bundle_granted`]'s calls), or `granted by: no attribute`.
+pub fn render(analysis: &Analysis, entries: &[&RbacEntry]) -> String {
+    // Each permission's calls, each with whether the bundle grants it.
+    type Calls<'a> = Vec<(&'a NeededCall, bool)>;
+    let mut by_permission: BTreeMap<(String, String, &str), Calls> = BTreeMap::new();
+    let calls = (analysis.needed.iter().map(|n| (n, false)))
+        .chain(analysis.bundle_granted.iter().map(|n| (n, true)));
+    for (n, by_bundle) in calls {
         for verb in &n.verbs {
             by_permission
                 .entry((n.group.clone(), n.resource.clone(), verb))
                 .or_default()
-                .push(n);
+                .push((n, by_bundle));
         }
     }
     if by_permission.is_empty() {
@@ -28,23 +37,28 @@ pub fn render(needed: &[NeededCall], entries: &[&RbacEntry]) -> String {
         "The kube calls of the linked crates: each permission they need, the calls that need it \
          and the attributes that grant it\n",
     );
-    for ((group, resource, verb), calls) in by_permission {
+    for ((group, resource, verb), mut calls) in by_permission {
+        calls.sort_by(|(a, _), (b, _)| {
+            (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column))
+        });
         out.push_str(&format!(
             "  {verb} on {}\n",
             resource_text(&group, &resource)
         ));
-        for c in calls {
+        for (c, _) in &calls {
             let function = c
                 .function
                 .as_ref()
                 .map_or(String::new(), |(name, _)| format!(" ({name})"));
-            out.push_str(&format!(
-                "    needed by {}:{}:{}{function}: `{}`, {}\n",
-                c.file,
-                c.line,
-                c.column,
-                c.call,
+            // As its warning says it: where the bundle's Role would be.
+            let scope = if c.call == super::LEADER_ELECTION_CALL {
+                "in the operator's namespace".to_string()
+            } else {
                 scope_text(&c.scope)
+            };
+            out.push_str(&format!(
+                "    needed by {}:{}:{}{function}: `{}`, {scope}\n",
+                c.file, c.line, c.column, c.call,
             ));
         }
         let (base, sub) = resource.split_once('/').unwrap_or((&resource, ""));
@@ -63,8 +77,24 @@ pub fn render(needed: &[NeededCall], entries: &[&RbacEntry]) -> String {
                 format!("{}:{}:{} ({}){ns}", s.file, s.line, s.column, s.item)
             })
             .collect();
-        if granting.is_empty() {
-            out.push_str("    granted by: no attribute\n");
+        let by_bundle = calls.iter().any(|(_, by_bundle)| *by_bundle);
+        let others = calls.iter().any(|(_, by_bundle)| !by_bundle);
+        if by_bundle {
+            // Beside other calls, it says which it grants.
+            let only = if others {
+                format!(", for `{}`", super::LEADER_ELECTION_CALL)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!("    granted by {BUNDLE_GRANT}{only}\n"));
+        }
+        // The bundle's Role is for the leader election's call alone.
+        if granting.is_empty() && others {
+            out.push_str(if by_bundle {
+                "    granted by: no attribute, for the other calls\n"
+            } else {
+                "    granted by: no attribute\n"
+            });
         }
         for g in granting {
             out.push_str(&format!("    granted by {g}\n"));

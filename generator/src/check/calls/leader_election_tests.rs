@@ -199,3 +199,75 @@ fn a_scaffolded_operator_is_granted_by_its_bundle() {
     assert_eq!(leader(&no_bundle()).len(), 1, "the scaffold's call is seen");
     assert_eq!(leader(&with_leader_election()), Vec::<String>::new());
 }
+
+/// `explain` shows the election's call beside the bundle's grant, as it shows another call
+/// beside its attributes; without the bundle's Role, beside no attribute.
+#[test]
+fn explain_shows_the_election_beside_the_bundles_grant() {
+    let text = explain::render(
+        &analyse_text(GLOB, &[]).with_bundle(&with_leader_election()),
+        &[],
+    );
+    let permission = |verb: &str, granted: &str| {
+        format!(
+            "  {verb} on leases.coordination.k8s.io
+    needed by op/src/main.rs:5:21 (main_loop): `LeaderElection::builder`, in the operator's namespace
+    granted by {granted}
+"
+        )
+    };
+    let bundle = "the deploy bundle's `leader-election = true` (its leader-election Role, in the operator's namespace)";
+    assert_eq!(
+        text,
+        format!(
+            "The kube calls of the linked crates: each permission they need, the calls that need it and the attributes that grant it\n{}{}{}",
+            permission("create", bundle),
+            permission("get", bundle),
+            permission("update", bundle),
+        )
+    );
+
+    let text = explain::render(&analyse_text(GLOB, &[]).with_bundle(&no_bundle()), &[]);
+    assert!(
+        text.contains(
+            "  get on leases.coordination.k8s.io
+    needed by op/src/main.rs:5:21 (main_loop): `LeaderElection::builder`, in the operator's namespace
+    granted by: no attribute
+"
+        ),
+        "{text}"
+    );
+
+    // Another call on leases beside it: the bundle's Role is the election's alone; an
+    // attribute granting `get` is listed too.
+    let both = format!(
+        "{GLOB}\npub async fn read(c: Client) {{\n    kube::Api::<k8s_openapi::api::coordination::v1::Lease>::namespaced(c, \"ops\").get(\"l\").await;\n}}\n"
+    );
+    let attribute = pasted(
+        "#[kube_markers::rbac(groups = \"coordination.k8s.io\", resources = \"leases\", verbs = \"get\")]",
+        8,
+    );
+    let analysis = analyse_text(&both, &[&attribute]).with_bundle(&with_leader_election());
+    let text = explain::render(&analysis, &[&attribute]);
+    assert!(
+        text.contains(&format!(
+            "  get on leases.coordination.k8s.io
+    needed by op/src/main.rs:5:21 (main_loop): `LeaderElection::builder`, in the operator's namespace
+    needed by op/src/main.rs:9:82 (read): `kube::Api::<k8s_openapi::api::coordination::v1::Lease>::namespaced.get`, in namespace \"ops\"
+    granted by {bundle}, for `LeaderElection::builder`
+    granted by op/src/lib.rs:8:1 (reconcile)
+"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  create on leases.coordination.k8s.io
+    needed by op/src/main.rs:5:21 (main_loop): `LeaderElection::builder`, in the operator's namespace
+    granted by {bundle}
+"
+        .replace("{bundle}", bundle)
+        .as_str()),
+        "{text}"
+    );
+}

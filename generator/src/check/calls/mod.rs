@@ -203,6 +203,8 @@ mod builtin_kinds_tests;
 #[cfg(test)]
 mod corpus_tests;
 #[cfg(test)]
+mod cross_file_tests;
+#[cfg(test)]
 mod forms_tests;
 #[cfg(test)]
 mod leader_election_tests;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::input::scan::calls::scan_calls;
+use crate::input::scan::calls::{CrateFile, scan_calls};
 use crate::input::sources::FoundCalls;
 use kube_markers_core::model::Source;
 use kube_markers_registry::RbacEntry;
@@ -37,13 +37,20 @@ fn found(text: &str) -> Vec<FoundCalls> {
     }]
 }
 
-/// The calls of `files` (name under `op/src/`, text), read together as the generator reads one
+/// The calls of `files` (path under `op/src/`, which tells its module as rustc finds it:
+/// `lib.rs`, `a.rs`, `a/mod.rs`, `a/b.rs`; text), read together as the generator reads one
 /// crate, held against `entries`; a file without calls counts as read (the crate has no call).
 pub(super) fn analyse_crate(files: &[(&str, &str)], entries: &[&RbacEntry]) -> Analysis {
-    let texts: Vec<&str> = files.iter().map(|(_, t)| *t).collect();
+    let crate_files: Vec<CrateFile<'_>> = files
+        .iter()
+        .map(|(path, text)| CrateFile::at(path, text))
+        .collect();
     let found: Vec<FoundCalls> = files
         .iter()
-        .zip(crate::input::scan::calls::scan_crate_calls(&texts))
+        .zip(crate::input::scan::calls::scan_crate_files(
+            &crate_files,
+            None,
+        ))
         .map(|((file, _), calls)| FoundCalls {
             package: "op".into(),
             krate: "op".into(),
@@ -252,7 +259,7 @@ fn explain_puts_the_calls_beside_the_attributes() {
         40,
     );
     let analysis = analyse_with(kinds_with_document(), &[&granted]);
-    let text = explain::render(&analysis.needed, &[&granted]);
+    let text = explain::render(&analysis, &[&granted]);
     assert!(
         text.contains(
             "  create on deployments.apps

@@ -10,7 +10,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::visit::Visit;
 
-impl Visitor {
+impl Visitor<'_> {
     /// kube's `unstable-client` requests on a `Client`: `client.get::<K>(name, &scope)` and
     /// `client.list::<K>(&lp, &scope)`, the kind in the turbofish, the scope an argument
     /// (`&Cluster`, `&scope::Namespace::from(..)`).

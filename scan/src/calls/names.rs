@@ -1,0 +1,706 @@
+//! Names across the modules of a crate: what a module's `use`s (renames, re-exports, globs) and
+//! type aliases give the others. A prelude's `pub use kube::runtime::events::Recorder as Rec;`
+//! makes `Rec::new(..)` a `Recorder` in every module importing it (`use crate::prelude::*;`,
+//! `use super::Rec;`, `crate::prelude::Rec::new`), and `type DocApi = Api<Document>;` makes a
+//! binding or field typed `DocApi` an `Api<Document>`. A crate's own type of the same name
+//! shadows a glob's (it is never taken for kube's).
+//!
+//! Each module's declarations are read from its file's tokens (no parse), when a resolution
+//! first needs them: most files of a crate are never read here.
+
+use crate::lex::{Delim, Kind, Token};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// One file of a crate, for [`super::scan_crate_files`]: its text, and the module it is
+/// (`["a", "b"]` for `crate::a::b`) in the crate `root` (each target of a package, its library
+/// and each binary, is a crate of its own: give each a number).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrateFile<'a> {
+    /// The file's text.
+    pub text: &'a str,
+    /// Which crate of the package it belongs to.
+    pub root: u32,
+    /// Its module's path from the crate's root (`[]` for `lib.rs`/`main.rs`).
+    pub module: Vec<String>,
+}
+
+impl<'a> CrateFile<'a> {
+    /// A file of crate 0 at `path` under its crate's source directory, its module told by the
+    /// path as rustc finds it without `#[path]`: `lib.rs` and `main.rs` are the root, `a.rs`
+    /// and `a/mod.rs` are `a`, `a/b.rs` is `a::b`.
+    pub fn at(path: &str, text: &'a str) -> CrateFile<'a> {
+        let path = path.trim_end_matches(".rs");
+        let mut module: Vec<String> = path.split('/').map(str::to_string).collect();
+        if matches!(
+            module.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
+            module.pop();
+        }
+        CrateFile {
+            text,
+            root: 0,
+            module,
+        }
+    }
+}
+
+/// What a path names, as far as the crate's modules tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Named {
+    /// A path outside the crate (`kube::runtime::events::Recorder`).
+    Outside(String),
+    /// A type alias of the crate: its type parameters, and the aliased type's text, read in
+    /// the alias's module (of crate `root`).
+    Alias {
+        root: u32,
+        module: Vec<String>,
+        params: Vec<String>,
+        ty: String,
+    },
+    /// A type the crate defines (`crate::a::Recorder`): none of kube's.
+    Local(String),
+    /// A module of the crate `root` (another target's: the package's library).
+    Module { root: u32, path: Vec<String> },
+}
+
+/// `use` leaves of one module: `name` → `path`, or a glob of `path` (`name` `None`).
+#[derive(Debug, Clone)]
+struct UseDecl {
+    name: Option<String>,
+    path: Vec<String>,
+}
+
+/// `type Name<P, ..> = Ty;`.
+#[derive(Debug, Clone)]
+struct Alias {
+    name: String,
+    /// Its type parameters (`K` of `type Handle<K> = Api<K>;`).
+    params: Vec<String>,
+    /// The aliased type's text.
+    ty: String,
+}
+
+/// What one module declares that other modules' names resolve through.
+#[derive(Debug, Clone, Default)]
+struct ModuleDecls {
+    uses: Vec<UseDecl>,
+    aliases: Vec<Alias>,
+    /// The types it defines (`struct`, `enum`, `union`, `trait`).
+    types: Vec<String>,
+}
+
+/// Resolutions through more renames than this are left unknown (and `use a::a;` never loops).
+const MAX_DEPTH: usize = 8;
+
+/// The first segments a path of one module may start with to name something of the crate's:
+/// most paths (`Ok`, `String`, `serde::Deserialize`) name none, and need no resolution.
+#[derive(Debug, Default)]
+pub(super) struct Firsts {
+    /// A glob of a module of the crate's may bring any name.
+    any: bool,
+    pub(super) names: std::collections::HashSet<String>,
+}
+
+impl Firsts {
+    /// Whether a path starting with `first` may name something of the crate's.
+    pub(super) fn may_name(&self, first: &str) -> bool {
+        self.any || self.names.contains(first)
+    }
+}
+
+/// A module: its crate's number, its path from that crate's root.
+type ModuleKey = (u32, Vec<String>);
+
+/// A path, and the module it is written in.
+type PathKey = (ModuleKey, Vec<String>);
+
+/// The names of one crate's modules, read from its files as resolutions need them.
+pub(super) struct CrateNames<'a> {
+    files: &'a [CrateFile<'a>],
+    /// The package's library: its crate's number, and its name as the binaries write it.
+    library: Option<(u32, String)>,
+    /// (root, module) → its declarations (the files read so far, inline modules included).
+    modules: RefCell<HashMap<ModuleKey, Rc<ModuleDecls>>>,
+    /// The modules that are files of their own.
+    file_modules: std::collections::HashSet<ModuleKey>,
+    /// Each module's [`Firsts`].
+    firsts: RefCell<HashMap<ModuleKey, Rc<Firsts>>>,
+    /// Each path asked for, in its module: what it names (the visitor asks for the same
+    /// paths again and again).
+    paths: RefCell<HashMap<PathKey, Option<Named>>>,
+    read: RefCell<Vec<bool>>,
+}
+
+impl<'a> CrateNames<'a> {
+    pub(super) fn new(files: &'a [CrateFile<'a>]) -> CrateNames<'a> {
+        CrateNames {
+            files,
+            library: None,
+            file_modules: files.iter().map(|f| (f.root, f.module.clone())).collect(),
+            paths: RefCell::default(),
+            firsts: RefCell::default(),
+            modules: RefCell::default(),
+            read: RefCell::new(vec![false; files.len()]),
+        }
+    }
+
+    /// The names, a binary's paths through the package's library (`use my_operator::prelude::*;`)
+    /// read in the library's crate `root`.
+    pub(super) fn with_library(mut self, root: u32, name: &str) -> Self {
+        self.library = Some((root, name.replace('-', "_")));
+        self
+    }
+
+    /// Reads the files that are `module` or one of its ancestors (an inline module is in its
+    /// parent's file).
+    fn read_for(&self, root: u32, module: &[String]) {
+        for (i, file) in self.files.iter().enumerate() {
+            if file.root != root || !module.starts_with(&file.module) || self.read.borrow()[i] {
+                continue;
+            }
+            self.read.borrow_mut()[i] = true;
+            let body = file.text.strip_prefix('\u{feff}').unwrap_or(file.text);
+            let Ok(tokens) = crate::lex::lex(body, crate::shebang_end(body)) else {
+                continue;
+            };
+            let reader = Reader {
+                body,
+                tokens: &tokens,
+            };
+            let mut modules = self.modules.borrow_mut();
+            reader.items(0, tokens.len(), &file.module, &mut |path, decls| {
+                let at = Rc::make_mut(modules.entry((root, path.to_vec())).or_default());
+                at.uses.extend(decls.uses);
+                at.aliases.extend(decls.aliases);
+                at.types.extend(decls.types);
+            });
+        }
+    }
+
+    fn with_module<T>(
+        &self,
+        root: u32,
+        module: &[String],
+        f: impl FnOnce(&Rc<ModuleDecls>) -> T,
+    ) -> Option<T> {
+        self.read_for(root, module);
+        self.modules.borrow().get(&(root, module.to_vec())).map(f)
+    }
+
+    fn is_module(&self, root: u32, module: &[String]) -> bool {
+        self.file_modules.contains(&(root, module.to_vec()))
+            || self.with_module(root, module, |_| ()).is_some()
+    }
+
+    /// What `name` stands for in `module`: its `use`, its type alias or type, a child module,
+    /// or what a glob of a module of the crate brings (a glob of another crate's module is
+    /// not followed: the name is then read as written).
+    pub(super) fn name(&self, root: u32, module: &[String], name: &str) -> Option<Named> {
+        self.name_at(root, module, name, 0)
+    }
+
+    fn name_at(&self, root: u32, module: &[String], name: &str, depth: usize) -> Option<Named> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let decls = self.with_module(root, module, Rc::clone)?;
+        if let Some(u) = decls.uses.iter().find(|u| u.name.as_deref() == Some(name)) {
+            // A path into a module the crate's files do not hold: as written.
+            return self
+                .path_at(root, module, &u.path, depth + 1)
+                .or_else(|| Some(Named::Outside(u.path.join("::"))));
+        }
+        if let Some(alias) = decls.aliases.iter().find(|a| a.name == name) {
+            return Some(Named::Alias {
+                root,
+                module: module.to_vec(),
+                params: alias.params.clone(),
+                ty: alias.ty.clone(),
+            });
+        }
+        if decls.types.iter().any(|t| t == name) {
+            let mut path = vec!["crate".to_string()];
+            path.extend(module.iter().cloned());
+            path.push(name.to_string());
+            return Some(Named::Local(path.join("::")));
+        }
+        let child = [module, &[name.to_string()]].concat();
+        if self.is_module(root, &child) {
+            return Some(Named::Module { root, path: child });
+        }
+        for glob in decls.uses.iter().filter(|u| u.name.is_none()) {
+            if let Some(Named::Module {
+                root: r,
+                path: from,
+            }) = self.path_at(root, module, &glob.path, depth + 1)
+                && (r, from.as_slice()) != (root, module)
+                && let Some(found) = self.name_at(r, &from, name, depth + 1)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// The first segments a path written in `module` may start with to name something of the
+    /// crate's: `crate`, `super`, `self`, the library's name, the module's `use` names,
+    /// aliases, types and child modules; any, with a glob of a module of the crate's.
+    pub(super) fn firsts(&self, root: u32, module: &[String]) -> Rc<Firsts> {
+        let key = (root, module.to_vec());
+        if let Some(known) = self.firsts.borrow().get(&key) {
+            return known.clone();
+        }
+        let mut firsts = Firsts::default();
+        firsts
+            .names
+            .extend(["crate", "super", "self"].map(String::from));
+        if let Some((_, name)) = &self.library {
+            firsts.names.insert(name.clone());
+        }
+        if let Some(decls) = self.with_module(root, module, Rc::clone) {
+            firsts.any = decls.uses.iter().any(|u| {
+                u.name.is_none()
+                    && matches!(self.path(root, module, &u.path), Some(Named::Module { .. }))
+            });
+            firsts
+                .names
+                .extend(decls.uses.iter().filter_map(|u| u.name.clone()));
+            firsts
+                .names
+                .extend(decls.aliases.iter().map(|a| a.name.clone()));
+            firsts.names.extend(decls.types.iter().cloned());
+        }
+        let children = |m: &ModuleKey| {
+            (m.0 == root && m.1.len() == module.len() + 1 && m.1.starts_with(module))
+                .then(|| m.1[module.len()].clone())
+        };
+        firsts
+            .names
+            .extend(self.file_modules.iter().filter_map(children));
+        firsts
+            .names
+            .extend(self.modules.borrow().keys().filter_map(children));
+        let firsts = Rc::new(firsts);
+        self.firsts.borrow_mut().insert(key, firsts.clone());
+        firsts
+    }
+
+    /// What `path`, written in `module`, stands for. A path starting outside the crate (no
+    /// name of `module` nor `crate`, `super`, `self`) is [`Named::Outside`] as written.
+    pub(super) fn path(&self, root: u32, module: &[String], path: &[String]) -> Option<Named> {
+        let key = ((root, module.to_vec()), path.to_vec());
+        if let Some(known) = self.paths.borrow().get(&key) {
+            return known.clone();
+        }
+        let named = self.path_at(root, module, path, 0);
+        self.paths.borrow_mut().insert(key, named.clone());
+        named
+    }
+
+    fn path_at(
+        &self,
+        root: u32,
+        module: &[String],
+        path: &[String],
+        depth: usize,
+    ) -> Option<Named> {
+        if depth > MAX_DEPTH || path.is_empty() {
+            return None;
+        }
+        let outside = |rest: &[String], from: String| {
+            let mut out = from;
+            for s in rest {
+                out.push_str("::");
+                out.push_str(s);
+            }
+            Some(Named::Outside(out))
+        };
+        let local = |rest: &[String], from: String| match outside(rest, from) {
+            Some(Named::Outside(p)) => Some(Named::Local(p)),
+            other => other,
+        };
+        let mut at_root = root;
+        let mut at: Vec<String> = match path[0].as_str() {
+            "crate" => Vec::new(),
+            "self" => module.to_vec(),
+            "super" => module[..module.len().saturating_sub(1)].to_vec(),
+            first => match self.name_at(root, module, first, depth + 1) {
+                Some(Named::Module { root: r, path: m }) => {
+                    at_root = r;
+                    m
+                }
+                Some(Named::Outside(p)) => return outside(&path[1..], p),
+                // A type of the crate's, or its associated item (`Rec::new`): none of kube's.
+                Some(Named::Local(p)) => return local(&path[1..], p),
+                // An alias's associated item (`DocApi::all`) is read from the alias.
+                Some(named @ Named::Alias { .. }) => return (path.len() == 1).then_some(named),
+                None => match &self.library {
+                    // A binary's path into its package's library.
+                    Some((lib, name)) if *lib != root && name == first => {
+                        at_root = *lib;
+                        Vec::new()
+                    }
+                    _ => return outside(&path[1..], first.to_string()),
+                },
+            },
+        };
+        let mut rest = &path[1..];
+        // `super::super::x`.
+        while path[0] == "super" && rest.first().is_some_and(|s| s == "super") {
+            at.pop();
+            rest = &rest[1..];
+        }
+        for (i, seg) in rest.iter().enumerate() {
+            let last = i + 1 == rest.len();
+            match self.name_at(at_root, &at, seg, depth + 1) {
+                Some(Named::Module { root: r, path: m }) => {
+                    at_root = r;
+                    at = m;
+                }
+                Some(Named::Outside(p)) => return outside(&rest[i + 1..], p),
+                Some(named) if last => return Some(named),
+                Some(Named::Local(p)) => return local(&rest[i + 1..], p),
+                _ => return None,
+            }
+        }
+        Some(Named::Module {
+            root: at_root,
+            path: at,
+        })
+    }
+
+    /// The names `module`'s code (`text`) may write for a kube item or an alias of one that it
+    /// does not spell (`Rec` from a prelude): what a `use` of the module imports from the
+    /// crate's modules, what a glob of a module of the crate brings (globs of globs too), and
+    /// its type aliases. A `use` of another crate's item is the mask's to read (its `as`).
+    pub(super) fn kube_names(&self, root: u32, module: &[String], text: &str) -> Vec<String> {
+        let kube_word = |text: &str| super::mask::next_kube_word(text.as_bytes(), 0).is_some();
+        // Worth resolving: a name the text writes, holding no kube word (an item naming one is
+        // kept already).
+        let worth = |name: &str| !kube_word(name) && text.contains(name);
+        let Some(decls) = self.with_module(root, module, Rc::clone) else {
+            return Vec::new();
+        };
+        let firsts = self.firsts(root, module);
+        let mut candidates: Vec<String> = decls
+            .uses
+            .iter()
+            .filter(|u| {
+                u.path.first().is_some_and(|first| {
+                    first != "std" && first != "kube" && firsts.names.contains(first)
+                })
+            })
+            .filter_map(|u| u.name.clone())
+            .collect();
+        candidates.extend(
+            (decls.aliases.iter())
+                .filter(|a| kube_word(&a.ty))
+                .map(|a| a.name.clone()),
+        );
+        // The modules the globs reach, globs of globs too.
+        let mut seen: Vec<ModuleKey> = vec![(root, module.to_vec())];
+        let mut next: Vec<ModuleKey> = Vec::new();
+        let globs = |r: u32, m: &[String], decls: &ModuleDecls, next: &mut Vec<ModuleKey>| {
+            for glob in decls.uses.iter().filter(|u| u.name.is_none()) {
+                if let Some(Named::Module { root, path }) = self.path(r, m, &glob.path) {
+                    next.push((root, path));
+                }
+            }
+        };
+        globs(root, module, &decls, &mut next);
+        while let Some((r, m)) = next.pop() {
+            if seen.contains(&(r, m.clone())) || seen.len() > MAX_DEPTH * 4 {
+                continue;
+            }
+            if let Some(decls) = self.with_module(r, &m, Rc::clone) {
+                // What it renames from kube, or imports from the crate.
+                let firsts = self.firsts(r, &m);
+                candidates.extend(
+                    (decls.uses.iter())
+                        .filter(|u| {
+                            let last = u.path.last().map_or("", String::as_str);
+                            (kube_word(last) && u.name.as_deref() != Some(last))
+                                || u.path.first().is_some_and(|first| {
+                                    first != "std"
+                                        && first != "kube"
+                                        && firsts.names.contains(first)
+                                })
+                        })
+                        .filter_map(|u| u.name.clone()),
+                );
+                candidates.extend(
+                    (decls.aliases.iter())
+                        .filter(|a| kube_word(&a.ty))
+                        .map(|a| a.name.clone()),
+                );
+                globs(r, &m, &decls, &mut next);
+            }
+            seen.push((r, m));
+        }
+        candidates.retain(|name| worth(name));
+        candidates.sort();
+        candidates.dedup();
+        // A kube item's path names it last (`kube::runtime::watcher::Config` is no `watcher`).
+        candidates.retain(|name| match self.name(root, module, name) {
+            Some(Named::Outside(p)) => kube_word(p.rsplit("::").next().unwrap_or(&p)),
+            Some(Named::Alias { ty, .. }) => kube_word(&ty),
+            _ => false,
+        });
+        candidates
+    }
+
+    /// The modules a file holds: its own and its inline modules.
+    pub(super) fn modules_of(&self, file: usize) -> Vec<Vec<String>> {
+        let f = &self.files[file];
+        self.read_for(f.root, &f.module);
+        let mut out: Vec<Vec<String>> = self
+            .modules
+            .borrow()
+            .keys()
+            .filter(|(root, m)| *root == f.root && m.starts_with(&f.module))
+            .filter(|(_, m)| {
+                // Not a file of its own.
+                m == &f.module
+                    || !self.files.iter().any(|o| {
+                        o.root == f.root
+                            && o.module.len() > f.module.len()
+                            && m.starts_with(&o.module)
+                    })
+            })
+            .map(|(_, m)| m.clone())
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+/// The declarations of a file's modules, read from its tokens.
+struct Reader<'t> {
+    body: &'t str,
+    tokens: &'t [Token],
+}
+
+impl Reader<'_> {
+    fn ident(&self, i: usize) -> Option<&str> {
+        let t = self.tokens.get(i)?;
+        (t.kind == Kind::Ident).then(|| {
+            let s = &self.body[t.start as usize..t.end as usize];
+            s.strip_prefix("r#").unwrap_or(s)
+        })
+    }
+
+    fn punct(&self, i: usize, c: u8) -> bool {
+        matches!(self.tokens.get(i), Some(t) if t.kind == Kind::Punct(c))
+    }
+
+    fn close_of(&self, i: usize) -> Option<(Delim, usize)> {
+        match self.tokens.get(i)?.kind {
+            Kind::Open { delim, close } => Some((delim, close as usize)),
+            _ => None,
+        }
+    }
+
+    /// Past the item starting at `i`: its `;`, or a `{ }` not followed by `;`.
+    fn item_end(&self, mut i: usize, hi: usize) -> usize {
+        while i < hi {
+            if self.punct(i, b';') {
+                return i + 1;
+            }
+            match self.close_of(i) {
+                Some((Delim::Brace, close)) if !self.punct(close + 1, b';') => return close + 1,
+                Some((_, close)) => i = close + 1,
+                None => i += 1,
+            }
+        }
+        hi
+    }
+
+    /// The items of tokens `lo..hi`, module `path`: each module's declarations to `out`.
+    fn items(
+        &self,
+        lo: usize,
+        hi: usize,
+        path: &[String],
+        out: &mut dyn FnMut(&[String], ModuleDecls),
+    ) {
+        let mut decls = ModuleDecls::default();
+        let mut i = lo;
+        // The item is under `#[cfg(test)]`: the operator does not run it.
+        let mut test_only = false;
+        while i < hi {
+            match self.tokens[i].kind {
+                Kind::Doc { .. } => {
+                    i += 1;
+                    continue;
+                }
+                Kind::Punct(b'#') => {
+                    i += 1;
+                    if self.punct(i, b'!') {
+                        i += 1;
+                    }
+                    if let Some((_, close)) = self.close_of(i) {
+                        let inner = &self.body
+                            [self.tokens[i].end as usize..self.tokens[close].start as usize];
+                        let inner: String = inner.split_whitespace().collect();
+                        test_only |= inner == "cfg(test)";
+                        i = close + 1;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            if std::mem::take(&mut test_only) {
+                i = self.item_end(i, hi).max(i + 1);
+                continue;
+            }
+            if self.ident(i) == Some("pub") {
+                i += 1;
+                if let Some((Delim::Paren, close)) = self.close_of(i) {
+                    i = close + 1;
+                }
+            }
+            match self.ident(i) {
+                Some("use") => {
+                    let end = self.item_end(i, hi);
+                    let mut j = i + 1;
+                    while j < end.saturating_sub(1) {
+                        j = self.use_tree(j, end - 1, Vec::new(), &mut decls.uses);
+                    }
+                    i = end;
+                }
+                Some("type") => {
+                    let end = self.item_end(i, hi);
+                    if let Some(name) = self.ident(i + 1) {
+                        let name = name.to_string();
+                        let (params, eq) = self.type_params(i + 2, end);
+                        if self.punct(eq, b'=') && eq + 1 < end - 1 {
+                            let from = self.tokens[eq + 1].start as usize;
+                            let to = self.tokens[end - 1].start as usize;
+                            decls.aliases.push(Alias {
+                                name,
+                                params,
+                                ty: self.body[from..to].to_string(),
+                            });
+                        } else {
+                            decls.types.push(name);
+                        }
+                    }
+                    i = end;
+                }
+                Some(kw @ ("struct" | "enum" | "union" | "trait")) => {
+                    if let Some(name) = self.ident(i + 1)
+                        && !(kw == "union" && name == "fn")
+                    {
+                        decls.types.push(name.to_string());
+                    }
+                    i = self.item_end(i, hi);
+                }
+                Some("mod") => match (self.ident(i + 1), self.close_of(i + 2)) {
+                    (Some(name), Some((Delim::Brace, close))) => {
+                        let inner = [path, &[name.to_string()]].concat();
+                        self.items(i + 3, close, &inner, out);
+                        i = close + 1;
+                    }
+                    _ => i = self.item_end(i, hi),
+                },
+                _ => i = self.item_end(i, hi).max(i + 1),
+            }
+        }
+        out(path, decls);
+    }
+
+    /// One use tree from `i` (before `end`, the `;` or the group's `}`), its leaves to `out`;
+    /// returns where the next tree of a group starts.
+    fn use_tree(
+        &self,
+        mut i: usize,
+        end: usize,
+        mut prefix: Vec<String>,
+        out: &mut Vec<UseDecl>,
+    ) -> usize {
+        if self.punct(i, b':') && self.punct(i + 1, b':') {
+            i += 2;
+        }
+        while i < end {
+            if self.punct(i, b'*') {
+                out.push(UseDecl {
+                    name: None,
+                    path: prefix,
+                });
+                return self.past_comma(i + 1, end);
+            }
+            if let Some((Delim::Brace, close)) = self.close_of(i) {
+                let mut j = i + 1;
+                while j < close {
+                    j = self.use_tree(j, close, prefix.clone(), out);
+                }
+                return self.past_comma(close + 1, end);
+            }
+            let Some(seg) = self.ident(i) else {
+                return self.past_comma(i + 1, end);
+            };
+            let seg = seg.to_string();
+            if self.punct(i + 1, b':') && self.punct(i + 2, b':') {
+                prefix.push(seg);
+                i += 3;
+                continue;
+            }
+            let path = if seg == "self" {
+                prefix.clone()
+            } else {
+                [prefix.as_slice(), std::slice::from_ref(&seg)].concat()
+            };
+            let (name, next) = match (self.ident(i + 1), self.ident(i + 2)) {
+                (Some("as"), Some(rename)) => (rename.to_string(), i + 3),
+                _ if seg == "self" => (prefix.last().cloned().unwrap_or_default(), i + 1),
+                _ => (seg, i + 1),
+            };
+            if name != "_" && !name.is_empty() {
+                out.push(UseDecl {
+                    name: Some(name),
+                    path,
+                });
+            }
+            return self.past_comma(next, end);
+        }
+        end
+    }
+
+    /// A `type`'s generic parameters from `i` (its `<`, if any): their type parameters' names,
+    /// and the index past them.
+    fn type_params(&self, i: usize, end: usize) -> (Vec<String>, usize) {
+        if !self.punct(i, b'<') {
+            return (Vec::new(), i);
+        }
+        let mut params = Vec::new();
+        let mut depth = 0;
+        for j in i..end {
+            if self.punct(j, b'<') {
+                depth += 1;
+            } else if self.punct(j, b'>') && !self.punct(j.wrapping_sub(1), b'-') {
+                depth -= 1;
+                if depth == 0 {
+                    return (params, j + 1);
+                }
+            } else if depth == 1
+                && (self.punct(j - 1, b'<') || self.punct(j - 1, b','))
+                && let Some(param) = self.ident(j)
+                && param != "const"
+            {
+                params.push(param.to_string());
+            }
+        }
+        (params, end)
+    }
+
+    fn past_comma(&self, i: usize, end: usize) -> usize {
+        if i < end && self.punct(i, b',') {
+            i + 1
+        } else {
+            i
+        }
+    }
+}
