@@ -24,18 +24,21 @@ const KUBE_WORDS: [&[u8]; 9] = [
 /// comment or a string too). One pass over the bytes: `str::contains` for each word, the
 /// searcher instantiated at this crate's low optimization level, was a tenth of the scan.
 pub(super) fn next_kube_word(text: &[u8], from: usize) -> Option<usize> {
-    let at = |i: usize, word: &[u8]| text[i..].starts_with(word);
+    // Each word by its first two bytes (no two share them): most bytes are ruled out
+    // without a call, at the scan's low optimization level.
+    let at =
+        |i: usize, word: &[u8]| text.len() - i >= word.len() && &text[i..i + word.len()] == word;
     let mut i = from;
-    while i < text.len() {
-        let found = match text[i] {
-            b'A' => at(i, KUBE_WORDS[0]),
-            b'C' => at(i, KUBE_WORDS[1]),
-            b'f' => at(i, KUBE_WORDS[2]),
-            b'w' => at(i, KUBE_WORDS[3]) || at(i, KUBE_WORDS[8]),
-            b'R' => at(i, KUBE_WORDS[4]),
-            b'a' => at(i, KUBE_WORDS[5]),
-            b'P' => at(i, KUBE_WORDS[6]),
-            b'L' => at(i, KUBE_WORDS[7]),
+    while i + 1 < text.len() {
+        let found = match (text[i], text[i + 1]) {
+            (b'A', b'p') => at(i, KUBE_WORDS[0]),
+            (b'C', b'o') => at(i, KUBE_WORDS[1]),
+            (b'f', b'i') => at(i, KUBE_WORDS[2]),
+            (b'w', b'a') => at(i, KUBE_WORDS[3]) || at(i, KUBE_WORDS[8]),
+            (b'R', b'e') => at(i, KUBE_WORDS[4]),
+            (b'a', b'w') => at(i, KUBE_WORDS[5]),
+            (b'P', b'a') => at(i, KUBE_WORDS[6]),
+            (b'L', b'e') => at(i, KUBE_WORDS[7]),
             _ => false,
         };
         if found {
@@ -104,11 +107,22 @@ fn mask(text: &str, unread_too: bool, names: &[String]) -> Option<String> {
         out.extend_from_slice(&body.as_bytes()[at..start]);
         // One space per character (columns count characters): a space for each byte that
         // starts one, none for a UTF-8 continuation byte.
-        for &b in &body.as_bytes()[start..end] {
-            match b {
-                b'\n' => out.push(b'\n'),
-                0x80..=0xBF => {}
-                _ => out.push(b' '),
+        let blanked = &body.as_bytes()[start..end];
+        if blanked.is_ascii() {
+            let from = out.len();
+            out.extend_from_slice(blanked);
+            for b in &mut out[from..] {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
+            }
+        } else {
+            for &b in blanked {
+                match b {
+                    b'\n' => out.push(b'\n'),
+                    0x80..=0xBF => {}
+                    _ => out.push(b' '),
+                }
             }
         }
         at = end;
@@ -293,6 +307,23 @@ impl Items<'_> {
         if !self.finer {
             return;
         }
+        // The scan reads nothing of an `enum`, a `union` or a `type` (no call compiles in
+        // a discriminant), and of a `struct` only its fields typed `Api<K>`.
+        let keyword = self.keyword(k);
+        let api_field = || {
+            let first = self.words.partition_point(|&w| w < start);
+            self.words[first..]
+                .iter()
+                .take_while(|&&w| w < end)
+                .any(|&w| self.body.as_bytes()[w..].starts_with(b"Api"))
+                || self.names_a_kept_name(lo, hi + 1)
+        };
+        if matches!(keyword, Some("enum" | "union" | "type"))
+            || (keyword == Some("struct") && !api_field())
+        {
+            blank.push((start, end));
+            return;
+        }
         blank.extend(unread);
         // The block of a kept function, `impl`, `trait` or `mod`: its insides masked too.
         let Some(open) = self.block_of(k, hi) else {
@@ -307,15 +338,15 @@ impl Items<'_> {
             }
         }
         let from = tokens[first - 1].end as usize;
-        match self.keyword(k) {
+        match keyword {
             Some("fn") => self.statements(k, first, hi, from, blank),
-            Some(_) => self.region(first, hi, from, blank),
-            None => {}
+            Some("impl" | "trait" | "mod") => self.region(first, hi, from, blank),
+            _ => {}
         }
     }
 
     /// The first keyword of an item past its qualifiers (`pub` is already passed): `fn`,
-    /// `impl`, `trait`, `mod`, or `None` for any other item.
+    /// `impl`, `trait`, `mod`, `enum`, `union`, `struct`, `type`, or `None` for any other.
     fn keyword(&self, mut k: usize) -> Option<&'static str> {
         loop {
             match self.tokens.get(k).map(|t| t.kind) {
@@ -325,6 +356,18 @@ impl Items<'_> {
                     "impl" => return Some("impl"),
                     "trait" => return Some("trait"),
                     "mod" => return Some("mod"),
+                    "enum" => return Some("enum"),
+                    // `union!(..)` is a macro's call.
+                    "union"
+                        if self
+                            .tokens
+                            .get(k + 1)
+                            .is_some_and(|t| t.kind == Kind::Ident) =>
+                    {
+                        return Some("union");
+                    }
+                    "struct" => return Some("struct"),
+                    "type" => return Some("type"),
                     _ => return None,
                 },
                 // `extern "C" fn`.
