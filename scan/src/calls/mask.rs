@@ -296,7 +296,7 @@ impl Items<'_> {
         };
         if test_only
             || !(is_use
-                || self.names_a_kube_word(start, end)
+                || self.names_a_kube_word(tokens[k.min(hi)].start as usize, end)
                 || field_call()
                 || self.names_a_kept_name(lo, hi + 1)
                 || (inner && self.calls_an_api_method(lo, hi + 1)))
@@ -430,23 +430,19 @@ impl Items<'_> {
         let mut start = from;
         for &(lo, end_token) in &runs {
             let end = tokens[end_token - 1].end as usize;
-            if self.statement_holds_nothing(sig, lo, end_token, start, end) {
+            if self.statement_holds_nothing(sig, lo, end_token) {
                 blank.push((start, end));
             }
             start = end;
         }
     }
 
-    fn statement_holds_nothing(
-        &self,
-        sig: usize,
-        lo: usize,
-        hi: usize,
-        start: usize,
-        end: usize,
-    ) -> bool {
+    /// Whether the statements of tokens `lo..hi` hold nothing the scan reads (a kube word
+    /// in a comment before them keeps nothing: it is in no token the scan reads).
+    fn statement_holds_nothing(&self, sig: usize, lo: usize, hi: usize) -> bool {
         let tokens = self.tokens;
-        if self.names_a_kube_word(start, end) || self.names_a_kept_name(lo, hi) {
+        let (first, end) = (tokens[lo].start as usize, tokens[hi - 1].end as usize);
+        if self.names_a_kube_word(first, end) || self.names_a_kept_name(lo, hi) {
             return false;
         }
         if self.calls_an_api_method(lo, hi) {
