@@ -49,8 +49,8 @@ pub(super) fn next_kube_word(text: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// `text` with blanks for: each top-level item that is no `use` and names none of
-/// [`KUBE_WORDS`], none of the names the file's `use`s give them, none of `names` (the crate's
+/// `text` with blanks for: each top-level item that is no `use` and names (in an identifier
+/// or a literal, not in a comment or doc) none of [`KUBE_WORDS`], none of the names the file's `use`s give them, none of `names` (the crate's
 /// generic functions whose call sites fix a `K`) and no `.get::<`/`.list::<` (a `Client`'s
 /// request); each item under `#[cfg(test)]` or `#[test]`; and, in the items kept, their doc
 /// comments and the outer attributes the call scan does not read (all but `cfg` and `*test`,
@@ -138,13 +138,19 @@ fn mask(text: &str, unread_too: bool, names: &[String]) -> Option<String> {
 fn blanks(body: &str, tokens: &[Token], finer: bool, names: &[String]) -> Vec<(usize, usize)> {
     let mut kept_names: Vec<&str> = names.iter().map(String::as_str).collect();
     kube_aliases(body, tokens, &mut kept_names);
-    // Where each kube word starts: an item names one if one starts inside it (a word holds
-    // no `;` or `}`, so none runs over an item's end).
+    // Where each kube word starts in an identifier or a literal (kube's request parameters
+    // in a string make a call of unknown kind): an item names one if one starts inside it.
+    // Comments and docs hold no call.
     let mut words = Vec::new();
-    let mut from = 0;
-    while let Some(at) = next_kube_word(body.as_bytes(), from) {
-        words.push(at);
-        from = at + 1;
+    for t in tokens {
+        if matches!(t.kind, Kind::Ident | Kind::Literal) && t.end - t.start >= 3 {
+            let text = &body.as_bytes()[..t.end as usize];
+            let mut from = t.start as usize;
+            while let Some(at) = next_kube_word(text, from) {
+                words.push(at);
+                from = at + 1;
+            }
+        }
     }
     let items = Items {
         body,
