@@ -24,18 +24,21 @@ const KUBE_WORDS: [&[u8]; 9] = [
 /// comment or a string too). One pass over the bytes: `str::contains` for each word, the
 /// searcher instantiated at this crate's low optimization level, was a tenth of the scan.
 pub(super) fn next_kube_word(text: &[u8], from: usize) -> Option<usize> {
-    let at = |i: usize, word: &[u8]| text[i..].starts_with(word);
+    // Each word by its first two bytes (no two share them): most bytes are ruled out
+    // without a call, at the scan's low optimization level.
+    let at =
+        |i: usize, word: &[u8]| text.len() - i >= word.len() && &text[i..i + word.len()] == word;
     let mut i = from;
-    while i < text.len() {
-        let found = match text[i] {
-            b'A' => at(i, KUBE_WORDS[0]),
-            b'C' => at(i, KUBE_WORDS[1]),
-            b'f' => at(i, KUBE_WORDS[2]),
-            b'w' => at(i, KUBE_WORDS[3]) || at(i, KUBE_WORDS[8]),
-            b'R' => at(i, KUBE_WORDS[4]),
-            b'a' => at(i, KUBE_WORDS[5]),
-            b'P' => at(i, KUBE_WORDS[6]),
-            b'L' => at(i, KUBE_WORDS[7]),
+    while i + 1 < text.len() {
+        let found = match (text[i], text[i + 1]) {
+            (b'A', b'p') => at(i, KUBE_WORDS[0]),
+            (b'C', b'o') => at(i, KUBE_WORDS[1]),
+            (b'f', b'i') => at(i, KUBE_WORDS[2]),
+            (b'w', b'a') => at(i, KUBE_WORDS[3]) || at(i, KUBE_WORDS[8]),
+            (b'R', b'e') => at(i, KUBE_WORDS[4]),
+            (b'a', b'w') => at(i, KUBE_WORDS[5]),
+            (b'P', b'a') => at(i, KUBE_WORDS[6]),
+            (b'L', b'e') => at(i, KUBE_WORDS[7]),
             _ => false,
         };
         if found {
@@ -46,19 +49,23 @@ pub(super) fn next_kube_word(text: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// `text` with blanks for: each top-level item that is no `use` and names none of
-/// [`KUBE_WORDS`], none of the names the file's `use`s give them, none of `names` (the crate's
+/// `text` with blanks for: each top-level item that is no `use` and names (in an identifier
+/// or a literal, not in a comment or doc) none of [`KUBE_WORDS`], none of the names the file's `use`s give them, none of `names` (the crate's
 /// generic functions whose call sites fix a `K`) and no `.get::<`/`.list::<` (a `Client`'s
 /// request); each item under `#[cfg(test)]` or `#[test]`; and, in the items kept, their doc
 /// comments and the outer attributes the call scan does not read (all but `cfg` and `*test`,
-/// which say what is test-only). Newlines are kept, and one space stands for each character,
+/// which say what is test-only); inside a kept `impl`, `trait` or `mod`, the same of its items
+/// (one calling a method named as an `Api`'s kept too: its receiver may be typed in another
+/// item); and inside a kept function, the statements that can hold nothing the scan reads
+/// (see `Items::statements`). Newlines are kept, and one space stands for each character,
 /// so that every line and column of the rest stays where it was. `None` when nothing is
 /// blanked, or the text does not lex (syn then parses it whole, and says what is wrong).
 pub(super) fn masked(text: &str, names: &[String]) -> Option<String> {
     mask(text, true, names)
 }
 
-/// [`masked`] blanking only whole items, its docs and attributes kept: the tests' oracle.
+/// [`masked`] blanking only whole top-level items, their docs, attributes, inner items and
+/// statements kept: the tests' oracle.
 #[cfg(test)]
 pub(super) fn items_masked(text: &str, names: &[String]) -> Option<String> {
     mask(text, false, names)
@@ -79,7 +86,7 @@ pub(super) fn keeps_more(text: &str, before: &[String], names: &[String]) -> boo
         return false;
     };
     let kept = |names: &[String]| {
-        let blank = blanks(body, &tokens, false, names);
+        let blank = blanks(body, &tokens, true, names);
         blank.iter().map(|(s, e)| e - s).sum::<usize>()
     };
     kept(names) != kept(before)
@@ -100,11 +107,22 @@ fn mask(text: &str, unread_too: bool, names: &[String]) -> Option<String> {
         out.extend_from_slice(&body.as_bytes()[at..start]);
         // One space per character (columns count characters): a space for each byte that
         // starts one, none for a UTF-8 continuation byte.
-        for &b in &body.as_bytes()[start..end] {
-            match b {
-                b'\n' => out.push(b'\n'),
-                0x80..=0xBF => {}
-                _ => out.push(b' '),
+        let blanked = &body.as_bytes()[start..end];
+        if blanked.is_ascii() {
+            let from = out.len();
+            out.extend_from_slice(blanked);
+            for b in &mut out[from..] {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
+            }
+        } else {
+            for &b in blanked {
+                match b {
+                    b'\n' => out.push(b'\n'),
+                    0x80..=0xBF => {}
+                    _ => out.push(b' '),
+                }
             }
         }
         at = end;
@@ -113,29 +131,118 @@ fn mask(text: &str, unread_too: bool, names: &[String]) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// The byte ranges of `body` to blank, in order, none overlapping.
-fn blanks(body: &str, tokens: &[Token], unread_too: bool, names: &[String]) -> Vec<(usize, usize)> {
-    let punct = |i: usize, c: u8| matches!(tokens.get(i), Some(t) if t.kind == Kind::Punct(c));
-    let source = |i: usize| &body[tokens[i].start as usize..tokens[i].end as usize];
+/// The byte ranges of `body` to blank, in order, none overlapping. With `finer`, also the
+/// kept items' docs and unread attributes, the inner items of a kept `impl`, `trait` or `mod`
+/// that keep nothing, and the statements of a kept function that can hold nothing the scan
+/// reads ([`Items::statements`]).
+fn blanks(body: &str, tokens: &[Token], finer: bool, names: &[String]) -> Vec<(usize, usize)> {
     let mut kept_names: Vec<&str> = names.iter().map(String::as_str).collect();
     kube_aliases(body, tokens, &mut kept_names);
-    // Where each kube word starts: an item names one if one starts inside it (a word holds
-    // no `;` or `}`, so none runs over an item's end).
+    // Where each kube word starts in an identifier or a literal (kube's request parameters
+    // in a string make a call of unknown kind): an item names one if one starts inside it.
+    // Comments and docs hold no call.
     let mut words = Vec::new();
-    let mut from = 0;
-    while let Some(at) = next_kube_word(body.as_bytes(), from) {
-        words.push(at);
-        from = at + 1;
+    for t in tokens {
+        if matches!(t.kind, Kind::Ident | Kind::Literal) && t.end - t.start >= 3 {
+            let text = &body.as_bytes()[..t.end as usize];
+            let mut from = t.start as usize;
+            while let Some(at) = next_kube_word(text, from) {
+                words.push(at);
+                from = at + 1;
+            }
+        }
     }
-    let mut words = words.into_iter().peekable();
-    let mut blank: Vec<(usize, usize)> = Vec::new();
-    let mut previous_end = 0;
-    for (lo, hi) in top_level_items(tokens) {
-        let start = previous_end;
-        let end = tokens[hi].end as usize;
-        previous_end = end;
-        while words.next_if(|&w| w < start).is_some() {}
-        let names_a_kube_word = words.peek().is_some_and(|&w| w < end);
+    let items = Items {
+        body,
+        tokens,
+        words,
+        kept_names,
+        finer,
+    };
+    let mut blank = Vec::new();
+    items.region(0, tokens.len(), 0, &mut blank);
+    blank.sort_unstable();
+    blank
+}
+
+/// What decides what is kept: the file's tokens, where its kube words start, the names that
+/// keep what names them.
+struct Items<'a> {
+    body: &'a str,
+    tokens: &'a [Token],
+    words: Vec<usize>,
+    kept_names: Vec<&'a str>,
+    finer: bool,
+}
+
+impl Items<'_> {
+    fn source(&self, i: usize) -> &str {
+        &self.body[self.tokens[i].start as usize..self.tokens[i].end as usize]
+    }
+
+    fn punct(&self, i: usize, c: u8) -> bool {
+        matches!(self.tokens.get(i), Some(t) if t.kind == Kind::Punct(c))
+    }
+
+    fn ident(&self, i: usize, word: &str) -> bool {
+        matches!(self.tokens.get(i), Some(t) if t.kind == Kind::Ident) && self.source(i) == word
+    }
+
+    /// Whether a kube word starts in the bytes `start..end` (a comment or string too).
+    fn names_a_kube_word(&self, start: usize, end: usize) -> bool {
+        let first = self.words.partition_point(|&w| w < start);
+        self.words.get(first).is_some_and(|&w| w < end)
+    }
+
+    /// Whether tokens `lo..hi` name a kept name (a `use` rename of a kube word, a generic
+    /// function a call site fixes) or make a `Client`'s request (`.get::<`, `.list::<`).
+    fn names_a_kept_name(&self, lo: usize, hi: usize) -> bool {
+        (lo..hi).any(|j| {
+            self.tokens[j].kind == Kind::Ident && self.kept_names.contains(&self.source(j))
+                || (self.punct(j, b'.')
+                    && (self.ident(j + 1, "get") || self.ident(j + 1, "list"))
+                    && self.punct(j + 2, b':')
+                    && self.punct(j + 3, b':')
+                    && self.punct(j + 4, b'<'))
+        })
+    }
+
+    /// Whether tokens `lo..hi` call a method named as one of `Api`'s or `.owns`/`.watches`,
+    /// on any receiver (a binding of `self.docs`, `docs.clone()`, is typed in another item).
+    fn calls_an_api_method(&self, lo: usize, hi: usize) -> bool {
+        (lo..hi).any(|j| {
+            self.punct(j, b'.')
+                && matches!(self.tokens.get(j + 1), Some(t) if t.kind == Kind::Ident)
+                && (methods::api_method(self.source(j + 1)).is_some()
+                    || matches!(
+                        self.source(j + 1),
+                        "owns" | "owns_with" | "watches" | "watches_with"
+                    ))
+        })
+    }
+
+    /// The items of tokens `lo..hi` (a file, or the inside of a kept block), their text from
+    /// byte `from`: each blanked whole, or kept with what [`blanks`] says of its insides.
+    fn region(&self, lo: usize, hi: usize, from: usize, blank: &mut Vec<(usize, usize)>) {
+        let mut previous_end = from;
+        for (lo, hi) in items_in(self.tokens, lo, hi) {
+            let start = previous_end;
+            let end = self.tokens[hi].end as usize;
+            previous_end = end;
+            self.item(lo, hi, (start, end), from > 0, blank);
+        }
+    }
+
+    /// One item, tokens `lo..=hi`, bytes `start..end`; `inner` in a kept block.
+    fn item(
+        &self,
+        lo: usize,
+        hi: usize,
+        (start, end): (usize, usize),
+        inner: bool,
+        blank: &mut Vec<(usize, usize)>,
+    ) {
+        let tokens = self.tokens;
         // Past its attributes and visibility: a `use` is kept (the `Api` renames).
         let mut k = lo;
         let mut test_only = false;
@@ -149,12 +256,12 @@ fn blanks(body: &str, tokens: &[Token], unread_too: bool, names: &[String]) -> V
                 Kind::Punct(b'#') => {
                     let hash = k;
                     k += 1;
-                    if punct(k, b'!') {
+                    if self.punct(k, b'!') {
                         k += 1;
                     }
                     if let Some(Kind::Open { close, .. }) = tokens.get(k).map(|t| t.kind) {
-                        let inner =
-                            &body[tokens[k].end as usize..tokens[close as usize].start as usize];
+                        let inner = &self.body
+                            [tokens[k].end as usize..tokens[close as usize].start as usize];
                         let inner: String = inner.split_whitespace().collect();
                         test_only |= inner == "cfg(test)" || inner == "test";
                         // The scan reads `cfg` and `test` attributes (`is_test_only`), no other.
@@ -168,7 +275,7 @@ fn blanks(body: &str, tokens: &[Token], unread_too: bool, names: &[String]) -> V
                         k = close as usize + 1;
                     }
                 }
-                Kind::Ident if source(k) == "pub" => {
+                Kind::Ident if self.source(k) == "pub" => {
                     k += 1;
                     if let Some(Kind::Open {
                         delim: Delim::Paren,
@@ -181,36 +288,291 @@ fn blanks(body: &str, tokens: &[Token], unread_too: bool, names: &[String]) -> V
                 _ => break,
             }
         }
-        let is_use = k <= hi && tokens[k].kind == Kind::Ident && source(k) == "use";
+        let is_use = k <= hi && self.ident(k, "use");
         // `self.docs.list(..)`: a field typed `Api<K>` in another item, maybe another file.
         // `ctx.api().get(..)`: a function returning one.
         let field_call = || {
             (lo..hi.saturating_sub(3)).any(|j| {
                 (tokens[j + 1].kind == Kind::Close
-                    || (tokens[j + 1].kind == Kind::Ident && punct(j, b'.')))
-                    && punct(j + 2, b'.')
+                    || (tokens[j + 1].kind == Kind::Ident && self.punct(j, b'.')))
+                    && self.punct(j + 2, b'.')
                     && tokens[j + 3].kind == Kind::Ident
-                    && methods::api_method(source(j + 3)).is_some()
+                    && methods::api_method(self.source(j + 3)).is_some()
             })
         };
-        let names_a_kept_name = || {
-            (lo..=hi).any(|j| {
-                tokens[j].kind == Kind::Ident && kept_names.contains(&source(j))
-                    || (punct(j, b'.')
-                        && matches!(tokens.get(j + 1), Some(t) if t.kind == Kind::Ident)
-                        && matches!(source(j + 1), "get" | "list")
-                        && punct(j + 2, b':')
-                        && punct(j + 3, b':')
-                        && punct(j + 4, b'<'))
-            })
-        };
-        if test_only || !(is_use || names_a_kube_word || field_call() || names_a_kept_name()) {
+        if test_only
+            || !(is_use
+                || self.names_a_kube_word(tokens[k.min(hi)].start as usize, end)
+                || field_call()
+                || self.names_a_kept_name(lo, hi + 1)
+                || (inner && self.calls_an_api_method(lo, hi + 1)))
+        {
             blank.push((start, end));
-        } else if unread_too {
-            blank.extend(unread);
+            return;
+        }
+        if !self.finer {
+            return;
+        }
+        // The scan reads nothing of an `enum`, a `union` or a `type` (no call compiles in
+        // a discriminant), and of a `struct` only its fields typed `Api<K>`.
+        let keyword = self.keyword(k);
+        let api_field = || {
+            let first = self.words.partition_point(|&w| w < start);
+            self.words[first..]
+                .iter()
+                .take_while(|&&w| w < end)
+                .any(|&w| self.body.as_bytes()[w..].starts_with(b"Api"))
+                || self.names_a_kept_name(lo, hi + 1)
+        };
+        if matches!(keyword, Some("enum" | "union" | "type"))
+            || (keyword == Some("struct") && !api_field())
+        {
+            blank.push((start, end));
+            return;
+        }
+        blank.extend(unread);
+        // The block of a kept function, `impl`, `trait` or `mod`: its insides masked too.
+        let Some(open) = self.block_of(k, hi) else {
+            return;
+        };
+        let mut first = open + 1;
+        // Inner attributes (`#![cfg(test)]` makes a module test-only) stay.
+        while self.punct(first, b'#') && self.punct(first + 1, b'!') {
+            match tokens.get(first + 2).map(|t| t.kind) {
+                Some(Kind::Open { close, .. }) => first = close as usize + 1,
+                _ => return,
+            }
+        }
+        let from = tokens[first - 1].end as usize;
+        match keyword {
+            Some("fn") => self.statements(k, first, hi, from, blank),
+            Some("impl" | "trait" | "mod") => self.region(first, hi, from, blank),
+            _ => {}
         }
     }
-    blank
+
+    /// The first keyword of an item past its qualifiers (`pub` is already passed): `fn`,
+    /// `impl`, `trait`, `mod`, `enum`, `union`, `struct`, `type`, or `None` for any other.
+    fn keyword(&self, mut k: usize) -> Option<&'static str> {
+        loop {
+            match self.tokens.get(k).map(|t| t.kind) {
+                Some(Kind::Ident) => match self.source(k) {
+                    "const" | "async" | "unsafe" | "extern" | "safe" | "default" | "auto" => k += 1,
+                    "fn" => return Some("fn"),
+                    "impl" => return Some("impl"),
+                    "trait" => return Some("trait"),
+                    "mod" => return Some("mod"),
+                    "enum" => return Some("enum"),
+                    // `union!(..)` is a macro's call.
+                    "union"
+                        if self
+                            .tokens
+                            .get(k + 1)
+                            .is_some_and(|t| t.kind == Kind::Ident) =>
+                    {
+                        return Some("union");
+                    }
+                    "struct" => return Some("struct"),
+                    "type" => return Some("type"),
+                    _ => return None,
+                },
+                // `extern "C" fn`.
+                Some(Kind::Literal) => k += 1,
+                _ => return None,
+            }
+        }
+    }
+
+    /// The `{` of the block that ends the item `k..=hi`, if it ends with one.
+    fn block_of(&self, k: usize, hi: usize) -> Option<usize> {
+        if self.tokens[hi].kind != Kind::Close {
+            return None;
+        }
+        let mut i = k;
+        while i < hi {
+            match self.tokens[i].kind {
+                Kind::Open { delim, close } if close as usize == hi => {
+                    return (delim == Delim::Brace).then_some(i);
+                }
+                Kind::Open { close, .. } => i = close as usize + 1,
+                _ => i += 1,
+            }
+        }
+        None
+    }
+
+    /// The statements of a kept function's body (tokens `lo..hi`, its text from `from`; its
+    /// signature from `sig`): each run of statements up to a `;` at the body's own level is
+    /// blanked when it can hold nothing the scan reads: no kube word, kept name or `Api`
+    /// method's call (`.get(`, `.owns(`, ...), no item or `use`, and no `let` but one whose
+    /// binding the scan knows nothing of (its value a call's, a macro's, a block's: no
+    /// `Api`, no type written, no `Patch::Apply`) and which shadows no name seen before.
+    fn statements(
+        &self,
+        sig: usize,
+        lo: usize,
+        hi: usize,
+        from: usize,
+        blank: &mut Vec<(usize, usize)>,
+    ) {
+        let tokens = self.tokens;
+        let mut runs = Vec::new();
+        let mut first = lo;
+        let mut i = lo;
+        while i < hi {
+            match tokens[i].kind {
+                Kind::Punct(b';') => {
+                    runs.push((first, i + 1));
+                    first = i + 1;
+                    i += 1;
+                }
+                Kind::Open { close, .. } => i = close as usize + 1,
+                _ => i += 1,
+            }
+        }
+        if first < hi {
+            runs.push((first, hi));
+        }
+        let mut start = from;
+        for &(lo, end_token) in &runs {
+            let end = tokens[end_token - 1].end as usize;
+            if self.statement_holds_nothing(sig, lo, end_token) {
+                blank.push((start, end));
+            }
+            start = end;
+        }
+    }
+
+    /// Whether the statements of tokens `lo..hi` hold nothing the scan reads (a kube word
+    /// in a comment before them keeps nothing: it is in no token the scan reads).
+    fn statement_holds_nothing(&self, sig: usize, lo: usize, hi: usize) -> bool {
+        let tokens = self.tokens;
+        let (first, end) = (tokens[lo].start as usize, tokens[hi - 1].end as usize);
+        if self.names_a_kube_word(first, end) || self.names_a_kept_name(lo, hi) {
+            return false;
+        }
+        if self.calls_an_api_method(lo, hi) {
+            return false;
+        }
+        // The run's own level: items, `use`s and `let`s.
+        let mut lets = Vec::new();
+        let mut i = lo;
+        while i < hi {
+            match tokens[i].kind {
+                Kind::Ident => {
+                    match self.source(i) {
+                        "let" => lets.push(i),
+                        "fn" | "struct" | "enum" | "union" | "const" | "static" | "type"
+                        | "trait" | "impl" | "mod" | "use" | "extern" | "macro_rules" => {
+                            return false;
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                Kind::Open { close, .. } => i = close as usize + 1,
+                _ => i += 1,
+            }
+        }
+        match lets[..] {
+            [] => true,
+            [at] if at == lo => self.let_binds_nothing_known(sig, lo, hi),
+            _ => false,
+        }
+    }
+
+    /// Whether `let PAT = VALUE;` (tokens `lo..hi`) binds names the scan knows nothing of
+    /// (its `Binding` empty), none of them seen before in the function (a shadow changes
+    /// what a name is).
+    fn let_binds_nothing_known(&self, sig: usize, lo: usize, hi: usize) -> bool {
+        let tokens = self.tokens;
+        // The `=` at the statement's level; a `:` before it is a type written.
+        let mut eq = None;
+        let mut i = lo + 1;
+        while i < hi {
+            match tokens[i].kind {
+                Kind::Punct(b'=') => {
+                    eq = Some(i);
+                    break;
+                }
+                Kind::Punct(b':') if self.punct(i + 1, b':') => i += 2,
+                Kind::Punct(b':') => return false,
+                Kind::Open { close, .. } => i = close as usize + 1,
+                _ => i += 1,
+            }
+        }
+        let Some(eq) = eq else {
+            return false;
+        };
+        // Its value to the `;` or a `let .. else`'s `else`.
+        let mut last = None;
+        let mut i = eq + 1;
+        while i < hi {
+            match tokens[i].kind {
+                Kind::Punct(b';') => break,
+                Kind::Ident
+                    if self.source(i) == "else" && last.is_some() && {
+                        // `if c { a } else { b }` goes on; a `let .. else` has no `if` before.
+                        !(eq + 1..i).any(|j| self.ident(j, "if") || self.ident(j, "match"))
+                    } =>
+                {
+                    break;
+                }
+                Kind::Open { close, .. } => {
+                    last = Some(i);
+                    i = close as usize + 1;
+                }
+                _ => {
+                    last = Some(i);
+                    i += 1;
+                }
+            }
+        }
+        let Some(last) = last else {
+            return false;
+        };
+        if (eq + 1..hi).any(|j| self.ident(j, "Apply")) {
+            return false;
+        }
+        // What the scan's `api_of` answers `None` for: a call's value (but `x.clone()`,
+        // `x.constrain(..)`), a macro's, `?`, `.await`, a literal, a block's or a struct's.
+        let value_unknown = match tokens[last].kind {
+            Kind::Punct(b'?') | Kind::Literal => true,
+            Kind::Ident => self.source(last) == "await" && self.punct(last - 1, b'.'),
+            Kind::Open {
+                delim: Delim::Brace,
+                ..
+            } => true,
+            Kind::Open {
+                delim: Delim::Paren,
+                ..
+            } if last > eq + 1 => match tokens[last - 1].kind {
+                Kind::Punct(b'!') => true,
+                Kind::Ident => !matches!(
+                    self.source(last - 1),
+                    "clone"
+                        | "to_owned"
+                        | "as_ref"
+                        | "borrow"
+                        | "constrain"
+                        | "constrain_default"
+                        | "unconstrain"
+                ),
+                _ => false,
+            },
+            _ => false,
+        };
+        if !value_unknown {
+            return false;
+        }
+        // The names it binds, none seen before (in the signature, an earlier statement).
+        (lo + 1..eq).all(|j| {
+            tokens[j].kind != Kind::Ident
+                || matches!(self.source(j), "mut" | "ref")
+                || (sig..lo)
+                    .all(|s| tokens[s].kind != Kind::Ident || self.source(s) != self.source(j))
+        })
+    }
 }
 
 /// Adds to `names` the names the file's `use`s give what names a kube word or one of `names`:
@@ -261,14 +623,14 @@ fn kube_aliases<'a>(body: &'a str, tokens: &[Token], names: &mut Vec<&'a str>) {
     }
 }
 
-/// Token ranges of the top-level items: each ends at a `;`, or at a `{ }` not followed by `;`
-/// (a `use a::{b};` or a `const X: T = T {};` goes on to its `;`).
-fn top_level_items(tokens: &[Token]) -> Vec<(usize, usize)> {
+/// Token ranges of the items of tokens `lo..hi`: each ends at a `;`, or at a `{ }` not
+/// followed by `;` (a `use a::{b};` or a `const X: T = T {};` goes on to its `;`).
+fn items_in(tokens: &[Token], lo: usize, hi: usize) -> Vec<(usize, usize)> {
     let punct = |i: usize, c: u8| matches!(tokens.get(i), Some(t) if t.kind == Kind::Punct(c));
     let mut items = Vec::new();
-    let mut first = 0;
-    let mut i = 0;
-    while i < tokens.len() {
+    let mut first = lo;
+    let mut i = lo;
+    while i < hi {
         match tokens[i].kind {
             Kind::Punct(b';') => {
                 items.push((first, i));

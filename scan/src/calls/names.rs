@@ -449,6 +449,23 @@ impl<'a> CrateNames<'a> {
             Some(Named::Alias { ty, .. }) => kube_word(&ty),
             _ => false,
         });
+        // What a path through the crate's modules names, imported or not
+        // (`crate::RootRec::new(..)`, `super::prelude::KubeApi::<Pod>::all(..)`): by its
+        // segment that resolves to a kube item or an alias of one.
+        for path in module_paths(text) {
+            for end in 2..=path.len() {
+                let named = match self.path(root, module, &path[..end]) {
+                    Some(Named::Outside(p)) => kube_word(p.rsplit("::").next().unwrap_or(&p)),
+                    Some(Named::Alias { ty, .. }) => kube_word(&ty),
+                    _ => false,
+                };
+                if named && !kube_word(&path[end - 1]) {
+                    candidates.push(path[end - 1].clone());
+                }
+            }
+        }
+        candidates.sort();
+        candidates.dedup();
         candidates
     }
 
@@ -475,6 +492,35 @@ impl<'a> CrateNames<'a> {
         out.sort();
         out
     }
+}
+
+/// The paths `text` writes from the crate's root or a module (`crate::a::B::new` gives
+/// `["crate", "a", "B", "new"]`), anywhere (a comment's too: the mask then keeps more).
+fn module_paths(text: &str) -> Vec<Vec<String>> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut paths = Vec::new();
+    for start in ["crate::", "super::", "self::"] {
+        for (at, _) in text.match_indices(start) {
+            if text[..at].ends_with(is_ident) {
+                continue;
+            }
+            let mut segments = Vec::new();
+            let mut rest = &text[at..];
+            loop {
+                let len = rest.find(|c: char| !is_ident(c)).unwrap_or(rest.len());
+                if len == 0 {
+                    break;
+                }
+                segments.push(rest[..len].to_string());
+                match rest[len..].strip_prefix("::") {
+                    Some(next) => rest = next,
+                    None => break,
+                }
+            }
+            paths.push(segments);
+        }
+    }
+    paths
 }
 
 /// The declarations of a file's modules, read from its tokens.

@@ -398,9 +398,48 @@ fn masking_changes_nothing_found() {
         };
         let found = super::scan_keeping(&text, &[], &in_crate).unwrap();
         let shown = file.display();
-        let items = mask::items_masked(&text, &[]).unwrap_or_else(|| text.clone());
-        let items = visit::calls_in(&syn::parse_file(&items).unwrap(), &in_crate);
-        assert_eq!(found, items, "{shown}");
+        let items_read = |names: &[String]| {
+            let items = mask::items_masked(&text, names).unwrap_or_else(|| text.clone());
+            visit::calls_in(&syn::parse_file(&items).unwrap(), &in_crate)
+        };
+        let items = items_read(&[]);
+        assert_eq!(found.calls, items.calls, "{shown}");
+        assert_eq!(found.api_fields, items.api_fields, "{shown}");
+        // A generic function and its call sites are read where a call takes its `K` (the
+        // generator passes their names): the same, with those names, as the items read.
+        // Any other function's are read by no one: the finer mask may leave them out.
+        let names = super::generic_names([&items]);
+        let generic = |f: FileCalls| -> (Vec<GenericFn>, Vec<Instantiation>) {
+            (
+                f.generic_fns
+                    .into_iter()
+                    .filter(|g| names.contains(&g.name))
+                    .collect(),
+                f.instantiations
+                    .into_iter()
+                    .filter(|i| names.contains(&i.name))
+                    .collect(),
+            )
+        };
+        let found = super::scan_keeping(&text, &names, &in_crate).unwrap();
+        assert_eq!(generic(found), generic(items_read(&names)), "{shown}");
+        // And every function called kept as a generic one would be: its sites the same.
+        let called: Vec<String> = items
+            .instantiations
+            .iter()
+            .map(|i| i.name.clone())
+            .collect();
+        let sites = |f: FileCalls| -> Vec<Instantiation> {
+            f.instantiations
+                .into_iter()
+                .filter(|i| called.contains(&i.name))
+                .collect()
+        };
+        assert_eq!(
+            sites(super::scan_keeping(&text, &called, &in_crate).unwrap()),
+            sites(items_read(&called)),
+            "{shown}"
+        );
     }
     assert!(
         blanked >= 30,
@@ -743,4 +782,157 @@ mod tests {
         outside("serde::Deserialize")
     );
     assert_eq!(path(&[], "crate::nowhere::X"), None);
+}
+
+/// Inside a kept `impl`, `trait` or `mod`, what names nothing the scan reads is blanked, and
+/// what a kept sibling needs stays: a method whose `Api` is a field of another item (through
+/// a `let` of it), a trait's default method on a sibling returning `Api`, a shadowing `let`,
+/// a typed `let` `finalizer` takes its kind from, a generic function's call site in a
+/// statement naming no kube word, a method named as that function; a `#[cfg(test)]` inner
+/// module, an inner `macro_rules!` and a function naming kube words only in its docs and
+/// comments are left out. Found as in the whole text, each call at its line and column.
+const INNER_ITEMS: &str = r#"
+use kube::Api;
+use kube::runtime::finalizer;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
+pub struct State {
+    pub docs: Api<ConfigMap>,
+    pub labels: HashMap<String, String>,
+}
+pub struct Plain { pub n: u8 }
+pub enum Mode { Api, Other }
+impl State {
+    pub fn fresh() -> u8 { 1 }
+    fn label(&self, k: &str) -> Option<&String> {
+        let key = format!("{k}");
+        self.labels.get(&key)
+    }
+    pub async fn sync(&self) {
+        let docs = self.docs.clone();
+        let count = compute(1);
+        let message = format!("{count} {message}");
+        docs.list(&Default::default()).await;
+        let pods: Api<Pod> = make();
+        let pods = wrap(pods);
+        pods.get("x").await;
+    }
+    fn apply(&self) -> u8 { 2 }
+}
+pub mod inner {
+    use super::*;
+    macro_rules! noop { () => {} }
+    fn plain() -> u8 { 1 }
+    pub async fn reconcile(obj: Arc<Secret>, api: Api<Secret>) {
+        let o: Arc<Secret> = obj;
+        let note = format!("x");
+        finalizer(&api, "f", o, |e| async { Ok(()) }).await;
+    }
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        async fn t(api: Api<Pod>) { api.delete("x", &dp).await; }
+    }
+}
+pub trait Store {
+    fn secrets(&self) -> Api<Secret>;
+    fn name(&self) -> String { String::new() }
+    async fn wipe(&self) {
+        let n = self.name();
+        self.secrets().delete(&n, &Default::default()).await;
+    }
+}
+pub async fn apply<K: Resource>(api: &Api<K>) {
+    api.create(&Default::default(), &obj).await;
+}
+pub async fn go(c: Client) {
+    let cms: Api<ConfigMap> = Api::all(c);
+    let n = compute(2);
+    apply(&cms).await;
+}
+/// Docs naming `Api`, a `finalizer`.
+fn commented() -> u8 {
+    // A comment naming the `Api` keeps nothing.
+    1
+}
+"#;
+
+#[test]
+fn the_mask_blanks_inner_items_and_statements_and_keeps_what_siblings_need() {
+    let text = INNER_ITEMS;
+    let masked = mask::masked(text, &[]).unwrap();
+    let line = |n: usize| masked.lines().nth(n - 1).unwrap().trim().to_string();
+    // Blanked: items with nothing to read (a struct with no `Api` field, an enum, a method,
+    // a trait's default method, an inner `macro_rules!` and test module) and statements
+    // binding nothing the scan knows; a generic function's call site until its name is known.
+    for n in [
+        9, 10, 12, 14, 19, 20, 26, 30, 31, 34, 37, 38, 39, 40, 41, 45, 47, 56, 57, 59, 60, 61, 62,
+        63,
+    ] {
+        assert_eq!(line(n), "", "line {n} kept:\n{masked}");
+    }
+    // Kept: what a call needs (an `Api` field, a `let` of it, a typed `let` `finalizer`
+    // takes its kind from), and the shadowing `let` (line 23).
+    for n in [6, 13, 15, 17, 18, 21, 22, 23, 24, 33, 35, 44, 48, 52, 55] {
+        assert!(!line(n).is_empty(), "line {n} blanked:\n{masked}");
+    }
+    // Read again with the generic function's name (as the generator does): its call site,
+    // and the method named as it, kept.
+    let again = mask::masked(text, &["apply".to_string()]).unwrap();
+    for n in [26, 57] {
+        assert!(
+            !again.lines().nth(n - 1).unwrap().trim().is_empty(),
+            "line {n}:\n{again}"
+        );
+    }
+    let read = scan_crate_calls(&[text]).remove(0).unwrap();
+    // As the whole text finds.
+    let whole = read_whole(text);
+    assert_eq!(read.calls, whole.calls);
+    assert_eq!(read.api_fields, whole.api_fields);
+    let sites = |f: &FileCalls| -> Vec<Instantiation> {
+        f.instantiations
+            .iter()
+            .filter(|i| i.name == "apply")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(sites(&read), sites(&whole));
+    assert_eq!(
+        sites(&read),
+        [Instantiation {
+            name: "apply".into(),
+            turbofish: vec![],
+            args: vec![Some(KindRef::Type(
+                "k8s_openapi::api::core::v1::ConfigMap".into()
+            ))],
+            line: 57,
+        }]
+    );
+    // No `pods.get`: the `let` shadowing `pods` with a value of unknown type is kept.
+    assert_eq!(
+        shown(text),
+        [
+            "15:21 self.labels.get field labels scope? get in label@13",
+            "21:14 docs.list field docs scope? list in sync@17",
+            "35:9 finalizer k8s_openapi::api::core::v1::Secret scope? patch in reconcile@32",
+            "48:24 self.secrets().delete field secrets scope? delete in wipe@46",
+            "52:9 api.create generic apply::K scope? create in apply@51",
+        ]
+    );
+}
+
+/// The calls of `text` read whole (no mask), as the only file of its crate.
+fn read_whole(text: &str) -> FileCalls {
+    let alone = [CrateFile {
+        text,
+        root: 0,
+        module: Vec::new(),
+    }];
+    let crate_names = super::names::CrateNames::new(&alone);
+    let in_crate = visit::InCrate {
+        names: &crate_names,
+        root: 0,
+        module: Vec::new(),
+    };
+    visit::calls_in(&syn::parse_file(text).unwrap(), &in_crate)
 }

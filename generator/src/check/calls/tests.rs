@@ -371,13 +371,19 @@ pub async fn reconcile(client: Client, cm: ConfigMap) {
     untyped(make_api()).await;
 }
 "#;
-    let file = |name: &str, text: &str| FoundCalls {
-        package: "op".into(),
-        krate: "op".into(),
-        file: format!("/ws/op/src/{name}").into(),
-        calls: scan_calls(text).unwrap(),
-    };
-    let found = [file("helpers.rs", helpers), file("lib.rs", lib)];
+    // Read together, as the generator reads a crate: a call site is read where it names a
+    // generic function of another file.
+    let read = crate::input::scan::calls::scan_crate_calls(&[helpers, lib]);
+    let found: Vec<FoundCalls> = ["helpers.rs", "lib.rs"]
+        .iter()
+        .zip(read)
+        .map(|(name, calls)| FoundCalls {
+            package: "op".into(),
+            krate: "op".into(),
+            file: format!("/ws/op/src/{name}").into(),
+            calls: calls.unwrap_or_default(),
+        })
+        .collect();
     let analysis = compare::analyse_kinds(
         &found,
         &[],
