@@ -226,6 +226,54 @@ fn t2() { let a: Api<Pod> = todo!(); a.get("x"); }
     );
 }
 
+/// The cfgs around each call, outermost first: the item's (an `impl`'s, a method's, a
+/// function's) and the statement's, for the generator to evaluate against the build.
+#[test]
+fn calls_carry_the_cfgs_around_them() {
+    let text = r#"
+#[cfg(feature = "a")]
+impl Ctx {
+    #[cfg(unix)]
+    async fn m(&self, c: Client) {
+        let cms: Api<ConfigMap> = Api::all(c);
+        #[cfg(not(feature = "b"))]
+        cms.get("a").await;
+        cms.list(&lp).await;
+    }
+}
+async fn plain(cms: Api<ConfigMap>) { cms.delete("a", &dp).await; }
+#[cfg(feature = "c")]
+async fn gated(cms: Api<ConfigMap>) { cms.replace("a", &pp, &o).await; }
+"#;
+    let found = scan_calls(text).expect("parses");
+    let cfgs: Vec<(String, Vec<String>)> = found
+        .calls
+        .iter()
+        .map(|c| {
+            (
+                c.call.clone(),
+                c.cfgs.iter().map(|g| g.to_string()).collect(),
+            )
+        })
+        .collect();
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        cfgs,
+        [
+            (
+                "cms.get".to_string(),
+                strings(&["feature = \"a\"", "unix", "not(feature = \"b\")"])
+            ),
+            (
+                "cms.list".to_string(),
+                strings(&["feature = \"a\"", "unix"])
+            ),
+            ("cms.delete".to_string(), Vec::new()),
+            ("cms.replace".to_string(), strings(&["feature = \"c\""])),
+        ]
+    );
+}
+
 #[test]
 fn prefilter_and_parse_errors() {
     assert!(!may_hold_kube_calls("fn main() { println!(\"hi\") }"));

@@ -73,6 +73,8 @@ struct Visitor<'n> {
     /// The enclosing fn's own type parameters: a kind named by one is fixed where it is called.
     fn_generics: Vec<String>,
     function: Option<Function>,
+    /// The `#[cfg]`s of the items and statements being walked, outermost first.
+    cfgs: Vec<kube_markers_core::cfg::Cfg>,
     out: FileCalls,
 }
 
@@ -301,6 +303,7 @@ impl Visitor<'_> {
             needs,
             function: self.function.clone(),
             params_shaped: false,
+            cfgs: self.cfgs.clone(),
         });
     }
 
@@ -346,6 +349,8 @@ impl Visitor<'_> {
         if is_test_only(attrs) {
             return;
         }
+        let saved_cfgs = self.cfgs.len();
+        self.cfgs.extend(crate::syn_scan::cfgs_of(attrs));
         let saved_env = self.env.len();
         let saved_generics = self.generics.len();
         let saved_function = self.function.take();
@@ -391,6 +396,7 @@ impl Visitor<'_> {
         self.function = saved_function;
         self.generics.truncate(saved_generics);
         self.env.truncate(saved_env);
+        self.cfgs.truncate(saved_cfgs);
     }
 
     /// An `Api` method call whose receiver the scan cannot type, but whose arguments are
@@ -624,7 +630,13 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
         if is_test_only(attrs) {
             return;
         }
+        let saved = self.cfgs.len();
+        // A function's are added where its body is walked (`in_function`, as a method's).
+        if !matches!(item, syn::Item::Fn(_)) {
+            self.cfgs.extend(crate::syn_scan::cfgs_of(attrs));
+        }
         syn::visit::visit_item(self, item);
+        self.cfgs.truncate(saved);
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
@@ -683,7 +695,10 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
         if is_test_only(attrs) {
             return;
         }
+        let saved = self.cfgs.len();
+        self.cfgs.extend(crate::syn_scan::cfgs_of(attrs));
         syn::visit::visit_stmt(self, s);
+        self.cfgs.truncate(saved);
     }
 
     fn visit_local(&mut self, l: &'ast syn::Local) {
