@@ -139,6 +139,44 @@ pub async fn apply(cm: Arc<ConfigMap>, secrets: &kube::Api<Secret>) {
     );
 }
 
+/// An `Api<K>` behind `Arc`, `Box` or `Rc` (a shared context's field, a parameter, a `let`) is
+/// the `Api`'s: its methods are called through the pointer.
+#[test]
+fn an_api_behind_a_shared_pointer() {
+    let text = r#"
+struct Ctx { accounts: Arc<Api<ServiceAccount>>, boxed: Box<kube::Api<Secret>>, n: Arc<u32> }
+impl Ctx {
+    async fn go(&self, pods: &Arc<Api<Pod>>) {
+        self.accounts.create(&pp, &sa).await;
+        self.boxed.get("s").await;
+        pods.delete("p", &dp).await;
+        let cms: Rc<Api<ConfigMap>> = Rc::new(Api::all(c));
+        cms.list(&lp).await;
+    }
+}
+"#;
+    let found = scan_calls(text).unwrap();
+    assert_eq!(
+        found.api_fields,
+        [
+            (
+                "accounts".to_string(),
+                KindRef::Type("ServiceAccount".into())
+            ),
+            ("boxed".to_string(), KindRef::Type("Secret".into())),
+        ]
+    );
+    assert_eq!(
+        shown(text),
+        [
+            "5:23 self.accounts.create field accounts scope? create in go@4",
+            "6:20 self.boxed.get field boxed scope? get in go@4",
+            "7:14 pods.delete Pod scope? delete in go@4",
+            "9:13 cms.list ConfigMap scope? list in go@4",
+        ]
+    );
+}
+
 #[test]
 fn runtime_wiring() {
     let text = r#"

@@ -133,7 +133,11 @@ impl Visitor<'_> {
             return kind;
         }
         if !self.is_api_path(&p.path) {
-            return None;
+            // `Arc<Api<K>>` (a shared context's field): its methods are the `Api`'s.
+            return match last_segment(&self.path_of(&p.path)) {
+                "Arc" | "Box" | "Rc" => type_args(&p.path).first().and_then(|t| self.api_type(t)),
+                _ => None,
+            };
         }
         Some(match type_args(&p.path).first() {
             Some(k) => self.kind_of_type_arg(k),
