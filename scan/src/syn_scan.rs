@@ -35,7 +35,7 @@ struct FileVisitor {
 
 /// Parsed `#[cfg(...)]` predicates of a list of attributes. One that does not parse is kept as
 /// a name no build sets, so it evaluates as unknown rather than vanishing.
-fn cfgs_of(attrs: &[syn::Attribute]) -> Vec<Cfg> {
+pub(crate) fn cfgs_of(attrs: &[syn::Attribute]) -> Vec<Cfg> {
     attrs
         .iter()
         .filter_map(|a| match &a.meta {

@@ -226,6 +226,7 @@ fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
 
     leader_election_is_granted_by_the_bundle_or_an_attribute(&ws);
     a_name_a_prelude_gives_is_read_in_another_file(&ws);
+    a_call_the_build_leaves_out_needs_nothing(&ws);
 }
 
 /// The operator's own leader election (`kube_markers::leader_election`, feature
@@ -381,5 +382,46 @@ const SYNC: &str = r#"use crate::prelude::*;
 pub async fn sync(client: kube::Client) {
     let cms = Cms::namespaced(client, "web");
     let _ = cms.delete("stale", &Default::default()).await;
+}
+"#;
+
+/// Calls behind a `cfg` the workspace's build leaves out (a feature it does not enable) are not
+/// made: no warning asks for an attribute that, pasted there, would be left out too (and
+/// would be warned about as not in the output). The call beside them, built, is named.
+fn a_call_the_build_leaves_out_needs_nothing(ws: &Path) {
+    let lib = format!(
+        "{}\npub mod gated;\n",
+        std::fs::read_to_string(lib_path(ws)).unwrap()
+    );
+    write(&lib_path(ws), &lib);
+    write(&ws.join("my-operator/src/gated.rs"), GATED);
+    let at = |needle: &str| GATED.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let out = run_generator(ws, &[]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    let ungranted = lines_with(&text, "[ungranted-call]");
+    assert_eq!(ungranted.len(), 1, "{text}");
+    let expected = format!(
+        "[ungranted-call] my-operator/src/gated.rs:{}:21 (built): `secrets.get_opt` needs get on secrets in namespace \"web\"",
+        at("get_opt")
+    );
+    assert!(ungranted[0].contains(&expected), "{text}");
+    assert!(!text.contains("(gated)"), "{text}");
+}
+
+const GATED: &str = r#"use k8s_openapi::api::core::v1::Secret;
+use kube::{Api, Client};
+
+#[cfg(feature = "off")]
+pub async fn gated(client: Client) {
+    let secrets: Api<Secret> = Api::namespaced(client, "web");
+    let _ = secrets.delete("s", &Default::default()).await;
+}
+
+pub async fn built(client: Client) {
+    let secrets: Api<Secret> = Api::namespaced(client, "web");
+    #[cfg(feature = "off")]
+    let _ = secrets.create(&Default::default(), &Secret::default()).await;
+    let _ = secrets.get_opt("s").await;
 }
 "#;

@@ -97,6 +97,10 @@ pub struct FoundCalls {
     pub calls: crate::input::scan::calls::FileCalls,
 }
 
+/// A file whose kube calls are read: its path, its crate (the target's number), its module, its
+/// text, and the cfgs of the `mod` declarations that led to it.
+type CallText = (PathBuf, u32, Vec<String>, String, Vec<Cfg>);
+
 /// Something the scan could not read or follow; each names the file (relative to the workspace
 /// root) and the line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,7 +227,27 @@ pub fn scan(workspace: &Workspace) -> ScanReport {
 /// [`scan`], and the kube calls of the packages whose library crate is one of `calls_of`
 /// (the linked crates: the others' calls are not the operator's).
 pub fn scan_with_calls(workspace: &Workspace, calls_of: &[&str]) -> ScanReport {
-    scan_packages(&workspace.root, &workspace.packages, calls_of)
+    let mut report = scan_packages(&workspace.root, &workspace.packages, calls_of);
+    // A call behind a `cfg` the workspace's build leaves out is not made (as an attribute
+    // there is not in the output); one the scan cannot evaluate counts, as for attributes.
+    if report
+        .calls
+        .iter()
+        .any(|f| f.calls.calls.iter().any(|c| !c.cfgs.is_empty()))
+    {
+        let env = workspace.cfg_env();
+        for file in &mut report.calls {
+            let package = file.package.clone();
+            file.calls.calls.retain(|c| {
+                c.cfgs.is_empty()
+                    || !matches!(
+                        env.eval_all(&c.cfgs, &package),
+                        crate::input::cfg::Truth::False(_)
+                    )
+            });
+        }
+    }
+    report
 }
 
 fn scan_packages(
@@ -354,9 +378,8 @@ struct Walker<'a> {
     walked: BTreeSet<(PathBuf, String)>,
     /// The files being walked, outermost first: an `include!` of itself must not loop.
     open: Vec<PathBuf>,
-    /// Each file whose kube calls are read, for `read_package_calls`: its path, its crate
-    /// (the target's number), its module, its text.
-    call_texts: Vec<(PathBuf, u32, Vec<String>, String)>,
+    /// Each file whose kube calls are read, for `read_package_calls`.
+    call_texts: Vec<CallText>,
     /// The target being walked (its number in the package): each is a crate of its own.
     crate_root: u32,
     /// The package's targets, in order (their numbers).
@@ -411,6 +434,7 @@ impl Walker<'_> {
                 self.crate_root,
                 self.module.clone(),
                 text.to_string(),
+                cfgs.to_vec(),
             ));
         }
     }
@@ -422,7 +446,7 @@ impl Walker<'_> {
         let files: Vec<CrateFile<'_>> = self
             .call_texts
             .iter()
-            .map(|(_, root, module, text)| CrateFile {
+            .map(|(_, root, module, text, _)| CrateFile {
                 text,
                 root: *root,
                 module: module.clone(),
@@ -435,8 +459,12 @@ impl Walker<'_> {
             .position(|t| matches!(t, TargetKind::Lib))
             .map(|i| (i as u32, self.krate));
         let found = crate::input::scan::calls::scan_crate_files(&files, library);
-        for ((file, ..), calls) in self.call_texts.iter().zip(found) {
-            if let Some(calls) = calls {
+        for ((file, .., file_cfgs), calls) in self.call_texts.iter().zip(found) {
+            if let Some(mut calls) = calls {
+                // The `mod`'s cfgs that led to the file come first, then the call's own.
+                for call in &mut calls.calls {
+                    call.cfgs.splice(0..0, file_cfgs.iter().cloned());
+                }
                 self.report.calls.push(FoundCalls {
                     package: self.package.to_string(),
                     krate: self.krate.to_string(),

@@ -82,6 +82,9 @@ pub struct KubeCall {
     /// Its arguments are kube's request parameters (`&PatchParams`, `&Patch::...`): when its
     /// receiver turns out to be no `Api` the crate types, it is still a call of unknown kind.
     pub params_shaped: bool,
+    /// The `#[cfg]`s of the items and statements around it, outermost first (not its file's:
+    /// the generator's walk knows those): a call the build leaves out needs nothing.
+    pub cfgs: Vec<kube_markers_core::cfg::Cfg>,
 }
 
 /// A function holding calls: its name and the line of its signature (`pub async fn ...`), above

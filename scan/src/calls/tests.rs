@@ -139,6 +139,44 @@ pub async fn apply(cm: Arc<ConfigMap>, secrets: &kube::Api<Secret>) {
     );
 }
 
+/// An `Api<K>` behind `Arc`, `Box` or `Rc` (a shared context's field, a parameter, a `let`) is
+/// the `Api`'s: its methods are called through the pointer.
+#[test]
+fn an_api_behind_a_shared_pointer() {
+    let text = r#"
+struct Ctx { accounts: Arc<Api<ServiceAccount>>, boxed: Box<kube::Api<Secret>>, n: Arc<u32> }
+impl Ctx {
+    async fn go(&self, pods: &Arc<Api<Pod>>) {
+        self.accounts.create(&pp, &sa).await;
+        self.boxed.get("s").await;
+        pods.delete("p", &dp).await;
+        let cms: Rc<Api<ConfigMap>> = Rc::new(Api::all(c));
+        cms.list(&lp).await;
+    }
+}
+"#;
+    let found = scan_calls(text).unwrap();
+    assert_eq!(
+        found.api_fields,
+        [
+            (
+                "accounts".to_string(),
+                KindRef::Type("ServiceAccount".into())
+            ),
+            ("boxed".to_string(), KindRef::Type("Secret".into())),
+        ]
+    );
+    assert_eq!(
+        shown(text),
+        [
+            "5:23 self.accounts.create field accounts scope? create in go@4",
+            "6:20 self.boxed.get field boxed scope? get in go@4",
+            "7:14 pods.delete Pod scope? delete in go@4",
+            "9:13 cms.list ConfigMap scope? list in go@4",
+        ]
+    );
+}
+
 #[test]
 fn runtime_wiring() {
     let text = r#"
@@ -222,6 +260,54 @@ fn t2() { let a: Api<Pod> = todo!(); a.get("x"); }
             "4:26 cms.get ConfigMap cluster get in m@2",
             "4:40 cms.list ConfigMap cluster list in m@2",
             "5:30 cms.delete ConfigMap cluster delete in m@2",
+        ]
+    );
+}
+
+/// The cfgs around each call, outermost first: the item's (an `impl`'s, a method's, a
+/// function's) and the statement's, for the generator to evaluate against the build.
+#[test]
+fn calls_carry_the_cfgs_around_them() {
+    let text = r#"
+#[cfg(feature = "a")]
+impl Ctx {
+    #[cfg(unix)]
+    async fn m(&self, c: Client) {
+        let cms: Api<ConfigMap> = Api::all(c);
+        #[cfg(not(feature = "b"))]
+        cms.get("a").await;
+        cms.list(&lp).await;
+    }
+}
+async fn plain(cms: Api<ConfigMap>) { cms.delete("a", &dp).await; }
+#[cfg(feature = "c")]
+async fn gated(cms: Api<ConfigMap>) { cms.replace("a", &pp, &o).await; }
+"#;
+    let found = scan_calls(text).expect("parses");
+    let cfgs: Vec<(String, Vec<String>)> = found
+        .calls
+        .iter()
+        .map(|c| {
+            (
+                c.call.clone(),
+                c.cfgs.iter().map(|g| g.to_string()).collect(),
+            )
+        })
+        .collect();
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        cfgs,
+        [
+            (
+                "cms.get".to_string(),
+                strings(&["feature = \"a\"", "unix", "not(feature = \"b\")"])
+            ),
+            (
+                "cms.list".to_string(),
+                strings(&["feature = \"a\"", "unix"])
+            ),
+            ("cms.delete".to_string(), Vec::new()),
+            ("cms.replace".to_string(), strings(&["feature = \"c\""])),
         ]
     );
 }

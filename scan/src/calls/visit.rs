@@ -73,6 +73,8 @@ struct Visitor<'n> {
     /// The enclosing fn's own type parameters: a kind named by one is fixed where it is called.
     fn_generics: Vec<String>,
     function: Option<Function>,
+    /// The `#[cfg]`s of the items and statements being walked, outermost first.
+    cfgs: Vec<kube_markers_core::cfg::Cfg>,
     out: FileCalls,
 }
 
@@ -131,7 +133,11 @@ impl Visitor<'_> {
             return kind;
         }
         if !self.is_api_path(&p.path) {
-            return None;
+            // `Arc<Api<K>>` (a shared context's field): its methods are the `Api`'s.
+            return match last_segment(&self.path_of(&p.path)) {
+                "Arc" | "Box" | "Rc" => type_args(&p.path).first().and_then(|t| self.api_type(t)),
+                _ => None,
+            };
         }
         Some(match type_args(&p.path).first() {
             Some(k) => self.kind_of_type_arg(k),
@@ -301,6 +307,7 @@ impl Visitor<'_> {
             needs,
             function: self.function.clone(),
             params_shaped: false,
+            cfgs: self.cfgs.clone(),
         });
     }
 
@@ -346,6 +353,8 @@ impl Visitor<'_> {
         if is_test_only(attrs) {
             return;
         }
+        let saved_cfgs = self.cfgs.len();
+        self.cfgs.extend(crate::syn_scan::cfgs_of(attrs));
         let saved_env = self.env.len();
         let saved_generics = self.generics.len();
         let saved_function = self.function.take();
@@ -391,6 +400,7 @@ impl Visitor<'_> {
         self.function = saved_function;
         self.generics.truncate(saved_generics);
         self.env.truncate(saved_env);
+        self.cfgs.truncate(saved_cfgs);
     }
 
     /// An `Api` method call whose receiver the scan cannot type, but whose arguments are
@@ -624,7 +634,13 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
         if is_test_only(attrs) {
             return;
         }
+        let saved = self.cfgs.len();
+        // A function's are added where its body is walked (`in_function`, as a method's).
+        if !matches!(item, syn::Item::Fn(_)) {
+            self.cfgs.extend(crate::syn_scan::cfgs_of(attrs));
+        }
         syn::visit::visit_item(self, item);
+        self.cfgs.truncate(saved);
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
@@ -683,7 +699,10 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
         if is_test_only(attrs) {
             return;
         }
+        let saved = self.cfgs.len();
+        self.cfgs.extend(crate::syn_scan::cfgs_of(attrs));
         syn::visit::visit_stmt(self, s);
+        self.cfgs.truncate(saved);
     }
 
     fn visit_local(&mut self, l: &'ast syn::Local) {
