@@ -220,8 +220,14 @@ pub fn scan_crate_files(
     if let Some((root, name)) = library {
         crate_names = crate_names.with_library(root, name);
     }
+    // A name that is no kube word can stand for a kube item only through a rename or an
+    // alias: a crate with neither needs no resolution of its modules' names.
+    let renames = files.iter().any(|f| renames_kube_items(f.text));
     let kept: Vec<Vec<String>> = (0..files.len())
-        .map(|i| kube_names(&crate_names, files, i))
+        .map(|i| match renames {
+            true => kube_names(&crate_names, files, i),
+            false => Vec::new(),
+        })
         .collect();
     let in_crate = |i: usize| visit::InCrate {
         names: &crate_names,
@@ -317,6 +323,26 @@ fn kube_names(
     out.sort();
     out.dedup();
     out
+}
+
+/// Whether `text` gives a kube item a name that is no kube word: a `use` with an `as` naming a
+/// kube word (`use kube::Api as KApi;`), or a `type` naming one (`type DocApi = Api<Doc>;`).
+/// Read from the text (a comment's or a string's too: then it says yes, and only costs time).
+fn renames_kube_items(text: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let statements = |keyword: &'static str| {
+        text.match_indices(keyword).filter_map(move |(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + keyword.len()..].chars().next();
+            (!before.is_some_and(word) && !after.is_some_and(word)).then(|| {
+                let rest = &text[at..];
+                &rest[..rest.find(';').unwrap_or(rest.len())]
+            })
+        })
+    };
+    let names_kube = |s: &str| mask::next_kube_word(s.as_bytes(), 0).is_some();
+    statements("use").any(|s| names_kube(s) && s.split(|c: char| !word(c)).any(|w| w == "as"))
+        || statements("type").any(names_kube)
 }
 
 /// `names` and `more`, sorted, without duplicates.

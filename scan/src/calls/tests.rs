@@ -1022,3 +1022,27 @@ fn read_whole(text: &str) -> FileCalls {
     };
     visit::calls_in(&syn::parse_file(text).unwrap(), &in_crate)
 }
+
+/// The names across modules are resolved only in a crate that renames or aliases a kube item:
+/// every spelling of one says so, and a crate with none says no.
+#[test]
+fn a_rename_or_alias_of_a_kube_item_is_seen_in_every_spelling() {
+    for text in [
+        "use kube::Api as KApi;",
+        "pub use kube::runtime::events::{Recorder\n    as Rec, Reporter};",
+        "use kube::{runtime::{watcher::{self as w}}};",
+        "pub(crate) type DocApi = Api<Document>;",
+        "type Handle<K> = kube::Api<K>;",
+        "mod a { pub use super::Controller as Ctl; }",
+    ] {
+        assert!(super::renames_kube_items(text), "{text}");
+    }
+    for text in [
+        "use kube::Api;\nuse std::fmt::Result as FmtResult;",
+        "type Result<T> = std::result::Result<T, Error>;",
+        "fn typed() { let asynchronous = Api::all(c); }",
+        "use kube::runtime::Controller; // as before",
+    ] {
+        assert!(!super::renames_kube_items(text), "{text}");
+    }
+}
