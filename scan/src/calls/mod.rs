@@ -329,20 +329,44 @@ fn kube_names(
 /// kube word (`use kube::Api as KApi;`), or a `type` naming one (`type DocApi = Api<Doc>;`).
 /// Read from the text (a comment's or a string's too: then it says yes, and only costs time).
 fn renames_kube_items(text: &str) -> bool {
-    let word = |c: char| c.is_alphanumeric() || c == '_';
-    let statements = |keyword: &'static str| {
-        text.match_indices(keyword).filter_map(move |(at, _)| {
-            let before = text[..at].chars().next_back();
-            let after = text[at + keyword.len()..].chars().next();
-            (!before.is_some_and(word) && !after.is_some_and(word)).then(|| {
-                let rest = &text[at..];
-                &rest[..rest.find(';').unwrap_or(rest.len())]
-            })
-        })
-    };
-    let names_kube = |s: &str| mask::next_kube_word(s.as_bytes(), 0).is_some();
-    statements("use").any(|s| names_kube(s) && s.split(|c: char| !word(c)).any(|w| w == "as"))
-        || statements("type").any(names_kube)
+    // Bytes, not `str::match_indices`: the searcher, instantiated at this crate's low
+    // optimization level, cost as much as the names it spares.
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    let mut i = 0;
+    while i < bytes.len() {
+        let keyword = match bytes[i] {
+            b'u' if bytes[i..].starts_with(b"use") => 3,
+            b't' if bytes[i..].starts_with(b"type") => 4,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        // A keyword starts a `use` or a `type` when a space, `{` or `::` follows (not a
+        // `"type"` in a string).
+        let bounded = (i == 0 || !word(bytes[i - 1]))
+            && bytes
+                .get(i + keyword)
+                .is_some_and(|&b| b.is_ascii_whitespace() || b == b'{' || b == b':');
+        if !bounded {
+            i += keyword;
+            continue;
+        }
+        // To its `;` (a `use` or `type` started in a comment runs on into the next item: more
+        // is read, never less).
+        let end = bytes[i..]
+            .iter()
+            .position(|&b| b == b';')
+            .map_or(bytes.len(), |p| i + p);
+        let statement = &bytes[i..end];
+        let renames = keyword == 4 || statement.split(|&b| !word(b)).any(|w| w == b"as");
+        if renames && mask::next_kube_word(statement, 0).is_some() {
+            return true;
+        }
+        i = end.max(i + keyword);
+    }
+    false
 }
 
 /// `names` and `more`, sorted, without duplicates.

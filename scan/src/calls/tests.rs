@@ -1034,6 +1034,8 @@ fn a_rename_or_alias_of_a_kube_item_is_seen_in_every_spelling() {
         "pub(crate) type DocApi = Api<Document>;",
         "type Handle<K> = kube::Api<K>;",
         "mod a { pub use super::Controller as Ctl; }",
+        "use{kube::Api as A};",
+        "type\n    DocApi = Api<Document>;",
     ] {
         assert!(super::renames_kube_items(text), "{text}");
     }
@@ -1042,6 +1044,7 @@ fn a_rename_or_alias_of_a_kube_item_is_seen_in_every_spelling() {
         "type Result<T> = std::result::Result<T, Error>;",
         "fn typed() { let asynchronous = Api::all(c); }",
         "use kube::runtime::Controller; // as before",
+        "#[serde(rename = \"type\")]\npub kind: String,\n}\nconst FINALIZER: &str = \"x\";",
     ] {
         assert!(!super::renames_kube_items(text), "{text}");
     }
