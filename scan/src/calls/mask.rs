@@ -305,7 +305,8 @@ impl Items<'_> {
                 || self.names_a_kube_word(tokens[k.min(hi)].start as usize, end)
                 || field_call()
                 || self.names_a_kept_name(lo, hi + 1)
-                || (inner && self.calls_an_api_method(lo, hi + 1)))
+                || ((inner || self.ident(k.min(hi), "macro_rules"))
+                    && self.calls_an_api_method(lo, hi + 1)))
         {
             blank.push((start, end));
             return;

@@ -1049,3 +1049,41 @@ fn a_rename_or_alias_of_a_kube_item_is_seen_in_every_spelling() {
         assert!(!super::renames_kube_items(text), "{text}");
     }
 }
+
+/// A call in the body of a crate's own `macro_rules!` is said where it is written, of unknown
+/// kind (macros are not expanded), masked or not; a `#[cfg(test)]` macro's is not.
+#[test]
+fn a_call_in_a_macro_rules_body_is_said_at_its_place() {
+    let text = r#"
+macro_rules! fetch {
+    ($api:expr, $n:expr) => {
+        $api.get($n).await?
+    };
+    ($api:expr) => {{ let lp = ListParams::default(); $api.list::<()>(&lp).await? }};
+}
+macro_rules! lookup {
+    ($map:expr) => { $map.len() };
+}
+#[cfg(test)]
+macro_rules! in_tests {
+    ($api:expr) => { $api.delete("x", &dp).await? };
+}
+pub async fn p_macro(c: Client) -> Result<(), E> {
+    let deploys: Api<Deployment> = Api::namespaced(c, "ns");
+    let _d = fetch!(deploys, "x");
+    Ok(())
+}
+"#;
+    let shown = shown(text);
+    assert_eq!(shown.len(), 2, "{shown:#?}");
+    assert!(shown[0].starts_with("4:14 fetch!: .get "), "{shown:#?}");
+    assert!(shown[1].starts_with("6:60 fetch!: .list "), "{shown:#?}");
+    let found = scan_calls(text).unwrap();
+    for call in &found.calls {
+        assert!(
+            matches!(&call.kind, KindRef::Unknown(why) if why.contains("`macro_rules! fetch`")),
+            "{call:?}"
+        );
+    }
+    assert_eq!(found.calls, read_whole(text).calls);
+}

@@ -12,6 +12,7 @@ use syn::visit::Visit;
 
 mod call_sites;
 mod in_crate;
+mod macro_rules;
 
 pub(super) use in_crate::InCrate;
 
@@ -629,6 +630,7 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             syn::Item::Trait(t) => &t.attrs,
             syn::Item::Const(c) => &c.attrs,
             syn::Item::Static(s) => &s.attrs,
+            syn::Item::Macro(m) => &m.attrs,
             _ => &[],
         };
         if is_test_only(attrs) {
@@ -769,6 +771,15 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             self.instantiation(name, &type_args(&p.path), &c.args, last.ident.span());
         }
         syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
+        match &m.ident {
+            Some(name) if m.mac.path.is_ident("macro_rules") => {
+                self.macro_rules_body(&name.to_string(), &m.mac.tokens);
+            }
+            _ => syn::visit::visit_item_macro(self, m),
+        }
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
