@@ -5,8 +5,9 @@
 //! module and in the same one, and a crate's own type of a kube item's name (never kube's).
 //! Each call is warned at its line, and the attribute it suggests, pasted, silences it.
 
-use super::tests::{analyse_crate, expected_needs, pasted, warned};
-use super::*;
+use super::tests::{
+    analyse_crate, analyse_on_disk, assert_warned_once_each, expected_needs, pasted_all, warned,
+};
 use kube_markers_registry::RbacEntry;
 use std::collections::BTreeSet;
 
@@ -197,23 +198,10 @@ fn a_kube_name_given_in_another_module_warns_at_its_call() {
         .collect();
     assert_eq!(expected.len(), 20);
     let analysis = analyse_crate(&files, &[]);
-    assert_eq!(analysis.unknown, Vec::<String>::new());
-    assert_eq!(warned(&analysis), expected);
-    assert_eq!(
-        analysis.warnings.len(),
-        expected.len(),
-        "one warning a call"
-    );
+    assert_warned_once_each(&analysis, &expected);
 
     // Each attribute as printed, pasted where it says: silence.
-    let entries: Vec<RbacEntry> = analysis
-        .warnings
-        .iter()
-        .map(|w| {
-            let (_, line) = w.needed.function.clone().expect("in a function");
-            pasted(&w.needed.attribute(&w.missing), line as u32)
-        })
-        .collect();
+    let entries = pasted_all(&analysis);
     let refs: Vec<&RbacEntry> = entries.iter().collect();
     let again = analyse_crate(&files, &refs);
     assert_eq!(again.warnings, []);
@@ -239,7 +227,7 @@ pub async fn events(client: Client, r: Reporter) {
 /// paths through the library, by its name, are read in the library.
 #[test]
 fn the_workspace_scan_tells_each_files_module_from_its_mod_declaration() {
-    use crate::input::workspace::{Package, Target, TargetKind, Workspace};
+    use crate::input::workspace::{Target, TargetKind};
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let src = root.join("op/src");
@@ -258,24 +246,12 @@ fn the_workspace_scan_tells_each_files_module_from_its_mod_declaration() {
         std::fs::write(src.join(path), text).unwrap();
     }
     std::fs::write(src.join("main.rs"), MAIN).unwrap();
-    let mut ws = Workspace::at(&root);
-    ws.packages.push(Package {
-        name: "op".into(),
-        dir: root.join("op"),
-        lib_crate: "op".into(),
-        targets: vec![
+    let analysis = analyse_on_disk(
+        &root,
+        vec![
             Target::new(TargetKind::Lib, src.join("lib.rs")),
             Target::new(TargetKind::Bin("op".into()), src.join("main.rs")),
         ],
-    });
-    let report = ws.scan_with_calls(&["op"]);
-    let analysis = compare::analyse_kinds(
-        &report.calls,
-        &[],
-        &Kinds::new(&[]),
-        &["op"],
-        &root,
-        "manager-role",
     );
     assert_eq!(analysis.unknown, Vec::<String>::new());
     let mut expected = warned(&analyse_crate(&files(), &[]));

@@ -2,7 +2,7 @@
 //! there (`// VERBS RESOURCE`, or `// none` for a form that makes no request itself): the
 //! warning names that very line, and the attributes it suggests, pasted, silence them all.
 
-use super::tests::{analyse_crate, expected_needs, pasted, warned};
+use super::tests::{analyse_crate, assert_warned_once_each, expected_needs, pasted_all};
 use super::*;
 use kube_markers_registry::RbacEntry;
 
@@ -106,24 +106,11 @@ fn analyse_forms(entries: &[&RbacEntry]) -> Analysis {
 fn every_call_form_warns_at_its_line_and_its_attribute_silences_it() {
     let expected = expected_needs(FORMS, "op/src/lib.rs:");
     let analysis = analyse_forms(&[]);
-    assert_eq!(analysis.unknown, Vec::<String>::new());
-    assert_eq!(warned(&analysis), expected);
-    assert_eq!(
-        analysis.warnings.len(),
-        expected.len(),
-        "one warning a call"
-    );
+    assert_warned_once_each(&analysis, &expected);
 
     // Each warning's attribute, pasted at the line it names: no warning is left, and no
     // pasted verb is unused.
-    let entries: Vec<RbacEntry> = analysis
-        .warnings
-        .iter()
-        .map(|w| {
-            let (_, line) = w.needed.function.clone().expect("in a function");
-            pasted(&w.needed.attribute(&w.missing), line as u32)
-        })
-        .collect();
+    let entries = pasted_all(&analysis);
     let refs: Vec<&RbacEntry> = entries.iter().collect();
     let again = analyse_forms(&refs);
     assert_eq!(again.warnings, []);

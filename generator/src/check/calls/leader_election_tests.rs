@@ -3,7 +3,7 @@
 //! namespace (`// VERBS RESOURCE` on its line, `// none` for what is no such call), granted by
 //! the bundle's `leader-election = true` or by an attribute; else a warning naming both.
 
-use super::tests::{analyse_crate, expected_needs, pasted, warned};
+use super::tests::{analyse_crate, expected_needs, pasted, pasted_all, warned};
 use super::*;
 use kube_markers_registry::RbacEntry;
 
@@ -125,14 +125,7 @@ fn without_the_bundle_the_warning_names_both_ways_out() {
 #[test]
 fn the_attribute_as_printed_grants_the_lease_and_is_not_unused() {
     let analysis = analyse_text(SPELLINGS, &[]).with_bundle(&no_bundle());
-    let entries: Vec<RbacEntry> = analysis
-        .warnings
-        .iter()
-        .map(|w| {
-            let (_, line) = w.needed.function.clone().expect("in a function");
-            pasted(&w.needed.attribute(&w.missing), line as u32)
-        })
-        .collect();
+    let entries = pasted_all(&analysis);
     let refs: Vec<&RbacEntry> = entries.iter().collect();
     let again = analyse_text(SPELLINGS, &refs).with_bundle(&no_bundle());
     assert_eq!(again.warnings, []);

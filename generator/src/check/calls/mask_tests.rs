@@ -5,8 +5,10 @@
 //! rename of the function), which fixes the `K` of the function's calls. Each is warned at its line, and the attribute it suggests,
 //! pasted, silences it.
 
-use super::tests::{analyse_crate, expected_needs, pasted, warned};
-use super::*;
+use super::tests::{
+    analyse_crate, analyse_on_disk, assert_warned_once_each, expected_needs, pasted, pasted_all,
+    warned,
+};
 use kube_markers_registry::RbacEntry;
 use std::collections::BTreeSet;
 
@@ -48,32 +50,13 @@ pub fn other() -> Map<String, String> {
 }
 "#;
 
-/// `(file, text)` of one crate, its calls read as the generator reads them.
-/// Each warning's attribute, pasted where it says.
-fn pasted_all(analysis: &Analysis) -> Vec<RbacEntry> {
-    analysis
-        .warnings
-        .iter()
-        .map(|w| {
-            let (_, line) = w.needed.function.clone().expect("in a function");
-            pasted(&w.needed.attribute(&w.missing), line as u32)
-        })
-        .collect()
-}
-
 #[test]
 fn a_call_through_a_rename_warns_at_its_line_and_its_attribute_silences_it() {
     let expected = expected_needs(RENAMES, "op/src/lib.rs:");
     assert_eq!(expected.len(), 6);
     let files = [("lib.rs", RENAMES)];
     let analysis = analyse_crate(&files, &[]);
-    assert_eq!(analysis.unknown, Vec::<String>::new());
-    assert_eq!(warned(&analysis), expected);
-    assert_eq!(
-        analysis.warnings.len(),
-        expected.len(),
-        "one warning a call"
-    );
+    assert_warned_once_each(&analysis, &expected);
 
     let entries = pasted_all(&analysis);
     let refs: Vec<&RbacEntry> = entries.iter().collect();
@@ -171,7 +154,7 @@ fn a_generic_call_site_naming_no_kube_word_fixes_the_kind_at_the_call() {
 /// renames in a file of their own.
 #[test]
 fn the_workspace_scan_reads_a_packages_files_together() {
-    use crate::input::workspace::{Package, Target, TargetKind, Workspace};
+    use crate::input::workspace::{Target, TargetKind};
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let src = root.join("op/src");
@@ -189,21 +172,9 @@ fn the_workspace_scan_reads_a_packages_files_together() {
     for (name, text) in files {
         std::fs::write(src.join(name), text).unwrap();
     }
-    let mut ws = Workspace::at(&root);
-    ws.packages.push(Package {
-        name: "op".into(),
-        dir: root.join("op"),
-        lib_crate: "op".into(),
-        targets: vec![Target::new(TargetKind::Lib, src.join("lib.rs"))],
-    });
-    let report = ws.scan_with_calls(&["op"]);
-    let analysis = compare::analyse_kinds(
-        &report.calls,
-        &[],
-        &Kinds::new(&[]),
-        &["op"],
+    let analysis = analyse_on_disk(
         &root,
-        "manager-role",
+        vec![Target::new(TargetKind::Lib, src.join("lib.rs"))],
     );
     assert_eq!(analysis.unknown, Vec::<String>::new());
     let generic = analyse_crate(&files[1..4], &[]);

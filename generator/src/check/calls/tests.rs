@@ -97,6 +97,57 @@ pub(super) fn warned(analysis: &Analysis) -> std::collections::BTreeSet<String> 
         .collect()
 }
 
+/// The package `op` at `root/op` (its sources written there), with `targets`, walked as the
+/// generator walks a workspace and its calls analysed, no attribute granting them.
+pub(super) fn analyse_on_disk(
+    root: &Path,
+    targets: Vec<crate::input::workspace::Target>,
+) -> Analysis {
+    use crate::input::workspace::{Package, Workspace};
+    let mut ws = Workspace::at(root);
+    ws.packages.push(Package {
+        name: "op".into(),
+        dir: root.join("op"),
+        lib_crate: "op".into(),
+        targets,
+    });
+    let report = ws.scan_with_calls(&["op"]);
+    compare::analyse_kinds(
+        &report.calls,
+        &[],
+        &Kinds::new(&[]),
+        &["op"],
+        root,
+        "manager-role",
+    )
+}
+
+/// Each warning's attribute, as printed, pasted at the function it names.
+pub(super) fn pasted_all(analysis: &Analysis) -> Vec<RbacEntry> {
+    analysis
+        .warnings
+        .iter()
+        .map(|w| {
+            let (_, line) = w.needed.function.clone().expect("in a function");
+            pasted(&w.needed.attribute(&w.missing), line as u32)
+        })
+        .collect()
+}
+
+/// No call of unknown kind, and exactly one warning for each of `expected`.
+pub(super) fn assert_warned_once_each(
+    analysis: &Analysis,
+    expected: &std::collections::BTreeSet<String>,
+) {
+    assert_eq!(analysis.unknown, Vec::<String>::new());
+    assert_eq!(&warned(analysis), expected);
+    assert_eq!(
+        analysis.warnings.len(),
+        expected.len(),
+        "one warning a call"
+    );
+}
+
 /// The attribute text of a warning (`#[kube_markers::rbac(ARGS)]`) as the macro registers it.
 pub(super) fn pasted(attribute: &str, line: u32) -> RbacEntry {
     let args = attribute
