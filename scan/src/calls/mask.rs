@@ -549,16 +549,7 @@ impl Items<'_> {
                 ..
             } if last > eq + 1 => match tokens[last - 1].kind {
                 Kind::Punct(b'!') => true,
-                Kind::Ident => !matches!(
-                    self.source(last - 1),
-                    "clone"
-                        | "to_owned"
-                        | "as_ref"
-                        | "borrow"
-                        | "constrain"
-                        | "constrain_default"
-                        | "unconstrain"
-                ),
+                Kind::Ident => !super::syntax::PASSING_ON.contains(&self.source(last - 1)),
                 _ => false,
             },
             _ => false,

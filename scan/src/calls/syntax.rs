@@ -277,6 +277,18 @@ pub(super) fn pat_idents(pat: &syn::Pat, out: &mut Vec<String>) {
     }
 }
 
+/// The methods that hand their receiver on (`docs.clone()`, `api.constrain(..)`): what they
+/// return is what the receiver is.
+pub(super) const PASSING_ON: [&str; 7] = [
+    "clone",
+    "to_owned",
+    "as_ref",
+    "borrow",
+    "constrain",
+    "constrain_default",
+    "unconstrain",
+];
+
 /// Whether an expression is the value a call returns (`f(..)`, `x.m(..)`), not a field or a
 /// binding passed through `clone()`, `&` or `constrain(..)`.
 pub(super) fn returned(e: &syn::Expr) -> bool {
@@ -285,16 +297,7 @@ pub(super) fn returned(e: &syn::Expr) -> bool {
         syn::Expr::Paren(p) => returned(&p.expr),
         syn::Expr::Call(_) => true,
         syn::Expr::MethodCall(mc) => {
-            !matches!(
-                mc.method.to_string().as_str(),
-                "clone"
-                    | "to_owned"
-                    | "as_ref"
-                    | "borrow"
-                    | "constrain"
-                    | "constrain_default"
-                    | "unconstrain"
-            ) || returned(&mc.receiver)
+            !PASSING_ON.contains(&mc.method.to_string().as_str()) || returned(&mc.receiver)
         }
         _ => false,
     }

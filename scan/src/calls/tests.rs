@@ -471,61 +471,52 @@ fn masking_changes_nothing_found() {
         for (m, t) in masked.lines().zip(text.lines()) {
             assert_eq!(m.chars().count(), t.chars().count(), "{}", file.display());
         }
-        let alone = [CrateFile {
-            text: &text,
-            root: 0,
-            module: Vec::new(),
-        }];
-        let crate_names = super::names::CrateNames::new(&alone);
-        let in_crate = visit::InCrate {
-            names: &crate_names,
-            root: 0,
-            module: Vec::new(),
-        };
-        let found = super::scan_keeping(&text, &[], &in_crate).unwrap();
-        let shown = file.display();
-        let items_read = |names: &[String]| {
-            let items = mask::items_masked(&text, names).unwrap_or_else(|| text.clone());
-            visit::calls_in(&syn::parse_file(&items).unwrap(), &in_crate)
-        };
-        let items = items_read(&[]);
-        assert_eq!(found.calls, items.calls, "{shown}");
-        assert_eq!(found.api_fields, items.api_fields, "{shown}");
-        // A generic function and its call sites are read where a call takes its `K` (the
-        // generator passes their names): the same, with those names, as the items read.
-        // Any other function's are read by no one: the finer mask may leave them out.
-        let names = super::generic_names([&items]);
-        let generic = |f: FileCalls| -> (Vec<GenericFn>, Vec<Instantiation>) {
-            (
-                f.generic_fns
-                    .into_iter()
-                    .filter(|g| names.contains(&g.name))
-                    .collect(),
+        alone(&text, |in_crate| {
+            let found = super::scan_keeping(&text, &[], in_crate).unwrap();
+            let shown = file.display();
+            let items_read = |names: &[String]| {
+                let items = mask::items_masked(&text, names).unwrap_or_else(|| text.clone());
+                visit::calls_in(&syn::parse_file(&items).unwrap(), in_crate)
+            };
+            let items = items_read(&[]);
+            assert_eq!(found.calls, items.calls, "{shown}");
+            assert_eq!(found.api_fields, items.api_fields, "{shown}");
+            // A generic function and its call sites are read where a call takes its `K` (the
+            // generator passes their names): the same, with those names, as the items read.
+            // Any other function's are read by no one: the finer mask may leave them out.
+            let names = super::generic_names([&items]);
+            let generic = |f: FileCalls| -> (Vec<GenericFn>, Vec<Instantiation>) {
+                (
+                    f.generic_fns
+                        .into_iter()
+                        .filter(|g| names.contains(&g.name))
+                        .collect(),
+                    f.instantiations
+                        .into_iter()
+                        .filter(|i| names.contains(&i.name))
+                        .collect(),
+                )
+            };
+            let found = super::scan_keeping(&text, &names, in_crate).unwrap();
+            assert_eq!(generic(found), generic(items_read(&names)), "{shown}");
+            // And every function called kept as a generic one would be: its sites the same.
+            let called: Vec<String> = items
+                .instantiations
+                .iter()
+                .map(|i| i.name.clone())
+                .collect();
+            let sites = |f: FileCalls| -> Vec<Instantiation> {
                 f.instantiations
                     .into_iter()
-                    .filter(|i| names.contains(&i.name))
-                    .collect(),
-            )
-        };
-        let found = super::scan_keeping(&text, &names, &in_crate).unwrap();
-        assert_eq!(generic(found), generic(items_read(&names)), "{shown}");
-        // And every function called kept as a generic one would be: its sites the same.
-        let called: Vec<String> = items
-            .instantiations
-            .iter()
-            .map(|i| i.name.clone())
-            .collect();
-        let sites = |f: FileCalls| -> Vec<Instantiation> {
-            f.instantiations
-                .into_iter()
-                .filter(|i| called.contains(&i.name))
-                .collect()
-        };
-        assert_eq!(
-            sites(super::scan_keeping(&text, &called, &in_crate).unwrap()),
-            sites(items_read(&called)),
-            "{shown}"
-        );
+                    .filter(|i| called.contains(&i.name))
+                    .collect()
+            };
+            assert_eq!(
+                sites(super::scan_keeping(&text, &called, in_crate).unwrap()),
+                sites(items_read(&called)),
+                "{shown}"
+            );
+        });
     }
     assert!(
         blanked >= 30,
@@ -1007,20 +998,26 @@ fn the_mask_blanks_inner_items_and_statements_and_keeps_what_siblings_need() {
     );
 }
 
-/// The calls of `text` read whole (no mask), as the only file of its crate.
-fn read_whole(text: &str) -> FileCalls {
-    let alone = [CrateFile {
+/// `f` with `text` as the only file of its crate, at its root.
+fn alone<T>(text: &str, f: impl FnOnce(&visit::InCrate<'_>) -> T) -> T {
+    let files = [CrateFile {
         text,
         root: 0,
         module: Vec::new(),
     }];
-    let crate_names = super::names::CrateNames::new(&alone);
-    let in_crate = visit::InCrate {
+    let crate_names = super::names::CrateNames::new(&files);
+    f(&visit::InCrate {
         names: &crate_names,
         root: 0,
         module: Vec::new(),
-    };
-    visit::calls_in(&syn::parse_file(text).unwrap(), &in_crate)
+    })
+}
+
+/// The calls of `text` read whole (no mask), as the only file of its crate.
+fn read_whole(text: &str) -> FileCalls {
+    alone(text, |in_crate| {
+        visit::calls_in(&syn::parse_file(text).unwrap(), in_crate)
+    })
 }
 
 /// The names across modules are resolved only in a crate that renames or aliases a kube item:
