@@ -103,7 +103,7 @@ fn stderr(out: &Output) -> String {
 /// The 1-based line of `LIB` holding `needle` (the same with the Deployments' attribute in
 /// place of its marker line).
 fn line_of(needle: &str) -> usize {
-    LIB.lines().position(|l| l.contains(needle)).unwrap() + 1
+    line_in(LIB, needle)
 }
 
 fn lib_path(ws: &Path) -> std::path::PathBuf {
@@ -113,6 +113,23 @@ fn lib_path(ws: &Path) -> std::path::PathBuf {
 /// The warnings of one kind (`[ungranted-call]`, `warning[unused]`) in a run's stderr.
 fn lines_with<'a>(text: &'a str, what: &str) -> Vec<&'a str> {
     text.lines().filter(|l| l.contains(what)).collect()
+}
+
+/// The generator run with `args`, succeeding: its stderr and its `[ungranted-call]` warnings.
+fn ungranted_calls(ws: &Path, args: &[&str]) -> (String, Vec<String>) {
+    let out = run_generator(ws, args);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    let ungranted = lines_with(&text, "[ungranted-call]")
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    (text, ungranted)
+}
+
+/// The 1-based line of `text` holding `needle`.
+fn line_in(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
 }
 
 #[test]
@@ -190,14 +207,8 @@ fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
         lines.insert(line - 1, attribute);
     }
     write(&lib_path(&ws), &(lines.join("\n") + "\n"));
-    let out = run_generator(&ws, &[]);
-    let text = stderr(&out);
-    assert!(out.status.success(), "{text}");
-    assert_eq!(
-        lines_with(&text, "[ungranted-call]"),
-        Vec::<&str>::new(),
-        "{text}"
-    );
+    let (text, ungranted) = ungranted_calls(&ws, &[]);
+    assert_eq!(ungranted, Vec::<String>::new(), "{text}");
 
     // A verb no call needs: the `unused` lint; its way out, as the message writes it.
     let over = LIB.replace(
@@ -244,14 +255,11 @@ fn leader_election_is_granted_by_the_bundle_or_an_attribute(ws: &Path) {
     write(&manifest, &with_feature);
     let lib = format!("{}{LEADER}", std::fs::read_to_string(lib_path(ws)).unwrap());
     write(&lib_path(ws), &lib);
-    let at = |needle: &str| lib.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let at = |needle: &str| line_in(&lib, needle);
     let (call, function) = (at("LeaderElection::builder"), at("pub async fn elect"));
     let column = lib.lines().nth(call - 1).unwrap().find("builder").unwrap() + 1;
 
-    let out = run_generator(ws, &[]);
-    let text = stderr(&out);
-    assert!(out.status.success(), "{text}");
-    let ungranted = lines_with(&text, "[ungranted-call]");
+    let (text, ungranted) = ungranted_calls(ws, &[]);
     assert_eq!(ungranted.len(), 1, "{text}");
     let expected = format!(
         "[ungranted-call] my-operator/src/lib.rs:{call}:{column} (elect): `LeaderElection::builder` needs get, create, update on leases.coordination.k8s.io in the operator's namespace (kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates), and neither the deploy bundle nor an #[rbac] grants it; add the line `leader-election = true` under `[package.metadata.kube-markers.bundle]` in codegen/Cargo.toml (the bundle's leader-election Role grants it in the operator's namespace), or add to `elect` (my-operator/src/lib.rs:{function}): #[kube_markers::rbac(groups = \"coordination.k8s.io\", resources = \"leases\", verbs = \"get;create;update\")]"
@@ -313,14 +321,8 @@ fn leader_election_is_granted_by_the_bundle_or_an_attribute(ws: &Path) {
     let attribute = format!("#[{attribute}");
     lines.insert(line - 1, &attribute);
     write(&lib_path(ws), &(lines.join("\n") + "\n"));
-    let out = run_generator(ws, &["--deny-warnings"]);
-    let text = stderr(&out);
-    assert!(out.status.success(), "{text}");
-    assert_eq!(
-        lines_with(&text, "[ungranted-call]"),
-        Vec::<&str>::new(),
-        "{text}"
-    );
+    let (text, ungranted) = ungranted_calls(ws, &["--deny-warnings"]);
+    assert_eq!(ungranted, Vec::<String>::new(), "{text}");
 }
 
 const LEADER: &str = r#"
@@ -342,14 +344,11 @@ fn a_name_a_prelude_gives_is_read_in_another_file(ws: &Path) {
     write(&ws.join("my-operator/src/prelude.rs"), PRELUDE);
     let sync_path = ws.join("my-operator/src/sync.rs");
     write(&sync_path, SYNC);
-    let at = |needle: &str| SYNC.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let at = |needle: &str| line_in(SYNC, needle);
     let (call, function) = (at(".delete("), at("pub async fn sync"));
     let column = SYNC.lines().nth(call - 1).unwrap().find("delete").unwrap() + 1;
 
-    let out = run_generator(ws, &[]);
-    let text = stderr(&out);
-    assert!(out.status.success(), "{text}");
-    let ungranted = lines_with(&text, "[ungranted-call]");
+    let (text, ungranted) = ungranted_calls(ws, &[]);
     assert_eq!(ungranted.len(), 1, "{text}");
     let expected = format!(
         "[ungranted-call] my-operator/src/sync.rs:{call}:{column} (sync): `cms.delete` needs delete on configmaps in namespace \"web\", and no #[rbac] grants it; add to `sync` (my-operator/src/sync.rs:{function}): #[kube_markers::rbac(groups = \"\", resources = \"configmaps\", verbs = \"delete\", namespace = \"web\")]"
@@ -361,14 +360,8 @@ fn a_name_a_prelude_gives_is_read_in_another_file(ws: &Path) {
     let attribute = format!("#[{attribute}");
     lines.insert(function - 1, &attribute);
     write(&sync_path, &(lines.join("\n") + "\n"));
-    let out = run_generator(ws, &["--deny-warnings"]);
-    let text = stderr(&out);
-    assert!(out.status.success(), "{text}");
-    assert_eq!(
-        lines_with(&text, "[ungranted-call]"),
-        Vec::<&str>::new(),
-        "{text}"
-    );
+    let (text, ungranted) = ungranted_calls(ws, &["--deny-warnings"]);
+    assert_eq!(ungranted, Vec::<String>::new(), "{text}");
 }
 
 const PRELUDE: &str = r#"pub use k8s_openapi::api::core::v1::ConfigMap as KConfigMap;
@@ -395,11 +388,8 @@ fn a_call_the_build_leaves_out_needs_nothing(ws: &Path) {
     );
     write(&lib_path(ws), &lib);
     write(&ws.join("my-operator/src/gated.rs"), GATED);
-    let at = |needle: &str| GATED.lines().position(|l| l.contains(needle)).unwrap() + 1;
-    let out = run_generator(ws, &[]);
-    let text = stderr(&out);
-    assert!(out.status.success(), "{text}");
-    let ungranted = lines_with(&text, "[ungranted-call]");
+    let at = |needle: &str| line_in(GATED, needle);
+    let (text, ungranted) = ungranted_calls(ws, &[]);
     assert_eq!(ungranted.len(), 1, "{text}");
     let expected = format!(
         "[ungranted-call] my-operator/src/gated.rs:{}:21 (built): `secrets.get_opt` needs get on secrets in namespace \"web\"",
