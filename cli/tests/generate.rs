@@ -74,6 +74,21 @@ fn written(ws: &Path) -> Vec<(PathBuf, String)> {
     tree(&ws.join("rbac-out"))
 }
 
+/// The run regenerated from the sources without building: the edit of `my-operator/src/lib.rs`
+/// changed only #[rbac] attributes.
+fn took_the_fast_path(out: &std::process::Output) {
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "kube-markers: no rebuild of codegen: only #[rbac] attributes changed since its \
+             build (my-operator/src/lib.rs); regenerating from the sources\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Compiling"), "{stderr}");
+}
+
 #[test]
 fn rbac_edits_regenerate_without_a_build_and_anything_else_builds() {
     let ws = quick_start_workspace("cli-generate", LIB);
@@ -103,16 +118,7 @@ fn rbac_edits_regenerate_without_a_build_and_anything_else_builds() {
         "regenerate from the sources: only #[rbac] attributes changed (my-operator/src/lib.rs)\n"
     );
     let out = generate(&ws, &[]);
-    let stderr = text(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(
-        stderr.starts_with(
-            "kube-markers: no rebuild of codegen: only #[rbac] attributes changed since its \
-             build (my-operator/src/lib.rs); regenerating from the sources\n"
-        ),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("Compiling"), "{stderr}");
+    took_the_fast_path(&out);
     let fast = written(&ws);
     assert_ne!(fast, before, "the edit changes the roles");
     let role = &fast
@@ -270,16 +276,7 @@ fn a_target_dir_of_cargo_config_keeps_the_fast_path() {
 
     write(&ws.join("my-operator/src/lib.rs"), RBAC_EDITED);
     let out = generate_in(&ws, &[], &env);
-    let stderr = text(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(
-        stderr.starts_with(
-            "kube-markers: no rebuild of codegen: only #[rbac] attributes changed since its \
-             build (my-operator/src/lib.rs); regenerating from the sources\n"
-        ),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("Compiling"), "{stderr}");
+    took_the_fast_path(&out);
     let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
     assert!(role.contains("- delete"), "{role}");
 }
