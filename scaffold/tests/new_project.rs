@@ -37,6 +37,22 @@ fn in_project(program: &Path, dir: &Path, target: &Path) -> Command {
     command
 }
 
+/// `create COMMAND --group cache --version VERSION --kind KIND EXTRA...`.
+fn cache<'a>(command: &'a str, version: &'a str, kind: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "create",
+        command,
+        "--group",
+        "cache",
+        "--version",
+        version,
+        "--kind",
+        kind,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 fn ok(what: &str, out: Output) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -89,28 +105,13 @@ fn a_new_project_builds_generates_and_passes_its_tests() {
         "{out}"
     );
     assert!(!project.join("rbac-out/crd").exists(), "{out}");
-    run(&[
-        "create",
+    run(&cache("api", "v1alpha1", "Memcached", &["--skip-generate"]));
+    let out = run(&cache(
         "api",
-        "--group",
-        "cache",
-        "--version",
         "v1alpha1",
-        "--kind",
-        "Memcached",
-        "--skip-generate",
-    ]);
-    let out = run(&[
-        "create",
-        "api",
-        "--group",
-        "cache",
-        "--version",
-        "v1alpha1",
-        "--kind",
         "CachePolicy",
-        "--namespaced=false",
-    ]);
+        &["--namespaced=false"],
+    ));
     assert!(
         out.contains("rbac-out/crd/cache.example.com_cachepolicies.yaml"),
         "{out}"
@@ -125,18 +126,12 @@ fn a_new_project_builds_generates_and_passes_its_tests() {
     // The generator fails here (a cargo that cannot run it): the files are written, and the
     // way out the command names is taken as written.
     let out = in_project(&kube_markers, &project, &target)
-        .args([
-            "create",
+        .args(cache(
             "webhook",
-            "--group",
-            "cache",
-            "--version",
             "v1alpha1",
-            "--kind",
             "Memcached",
-            "--defaulting",
-            "--programmatic-validation",
-        ])
+            &["--defaulting", "--programmatic-validation"],
+        ))
         .env("CARGO", "false")
         .output()
         .unwrap();
@@ -161,16 +156,7 @@ fn a_new_project_builds_generates_and_passes_its_tests() {
         std::fs::read_dir(project.join("rbac-out/webhook")).is_ok_and(|mut d| d.next().is_some()),
         "the webhook manifests were not written"
     );
-    let out = run(&[
-        "create",
-        "api",
-        "--group",
-        "cache",
-        "--version",
-        "v1beta1",
-        "--kind",
-        "Memcached",
-    ]);
+    let out = run(&cache("api", "v1beta1", "Memcached", &[]));
     assert!(!out.contains("of unknown kind"), "{out}");
 
     let mut test = in_project(&cargo, &project, &target);
@@ -258,17 +244,7 @@ fn an_older_project_gets_a_kind(kube_markers: &Path, cargo: &Path, tmp: &Path, t
     std::fs::write(&manifest, older).unwrap();
     let out = run(
         kube_markers,
-        &[
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-            "--skip-generate",
-        ],
+        &cache("api", "v1alpha1", "Memcached", &["--skip-generate"]),
     );
     assert!(out.contains("runs no leader election"), "{out}");
     run(
