@@ -238,6 +238,7 @@ fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
     leader_election_is_granted_by_the_bundle_or_an_attribute(&ws);
     a_name_a_prelude_gives_is_read_in_another_file(&ws);
     a_call_the_build_leaves_out_needs_nothing(&ws);
+    a_call_in_a_macro_is_said_and_its_way_out_holds(&ws);
 }
 
 /// The operator's own leader election (`kube_markers::leader_election`, feature
@@ -413,5 +414,62 @@ pub async fn built(client: Client) {
     #[cfg(feature = "off")]
     let _ = secrets.create(&Default::default(), &Secret::default()).await;
     let _ = secrets.get_opt("s").await;
+}
+"#;
+
+/// A request method's call in the body of the crate's own `macro_rules!` is said at its place,
+/// of unknown kind; the attribute the note tells to write, with its `allow(unused, ...)`,
+/// compiles, grants the Role and is no unused grant.
+fn a_call_in_a_macro_is_said_and_its_way_out_holds(ws: &Path) {
+    let lib = format!(
+        "{}\npub mod macros;\n",
+        std::fs::read_to_string(lib_path(ws)).unwrap()
+    );
+    write(&lib_path(ws), &lib);
+    let path = ws.join("my-operator/src/macros.rs");
+    write(&path, MACROS);
+    let call = line_in(MACROS, "$api.get(");
+    let column = MACROS.lines().nth(call - 1).unwrap().find("get(").unwrap() + 1;
+    let out = run_generator(ws, &[]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    let said = format!(
+        "my-operator/src/macros.rs:{call}:{column}: `fetch!: .get` needs get, but the scan cannot \
+         tell on which kind: it is in the body of `macro_rules! fetch`, which the scan does not \
+         expand; grant it with an #[rbac] of its own (and allow(unused, reason = \"...\") there)"
+    );
+    assert!(text.contains(&said), "{text}");
+
+    // The way out, as the note says, above the function invoking the macro.
+    let granted = MACROS.replace(
+        "pub async fn fetch_one",
+        "#[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"get\", \
+         namespace = \"ns\", allow(unused, reason = \"fetch! gets them\"))]\npub async fn fetch_one",
+    );
+    write(&path, &granted);
+    let out = run_generator(ws, &[]);
+    let text = stderr(&out);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(
+        lines_with(&text, "warning[unused]"),
+        Vec::<&str>::new(),
+        "{text}"
+    );
+    let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
+    assert!(role.contains("namespace: ns"), "{role}");
+}
+
+const MACROS: &str = r#"use k8s_openapi::api::apps::v1::Deployment;
+use kube::{Api, Client};
+
+macro_rules! fetch {
+    ($api:expr, $name:expr) => {
+        $api.get($name).await
+    };
+}
+
+pub async fn fetch_one(client: Client) {
+    let deployments: Api<Deployment> = Api::namespaced(client, "ns");
+    let _ = fetch!(deployments, "x");
 }
 "#;
