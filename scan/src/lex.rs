@@ -39,7 +39,7 @@ pub(crate) enum Kind {
 }
 
 /// One token: its kind and byte range in the text.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Token {
     pub kind: Kind,
     pub start: u32,

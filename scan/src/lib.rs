@@ -103,20 +103,33 @@ pub struct FileScan {
 /// unterminated literal, unbalanced delimiters, a character it does not know), or one whose
 /// attribute slices proc-macro2 rejects, goes to syn, whose error says what is wrong with it.
 pub fn scan_source(text: &str) -> syn::Result<FileScan> {
+    scan_source_lexed(text).0
+}
+
+/// A file's tokens from the scan's lexer, kept from [`scan_source_lexed`] so that the call
+/// scan ([`calls::CrateFile::lexed`]) reads the file without lexing it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lexed(Vec<lex::Token>);
+
+/// [`scan_source`], and the file's tokens (`None` when the lexer cannot take the text).
+pub fn scan_source_lexed(text: &str) -> (syn::Result<FileScan>, Option<Lexed>) {
     // As `syn::parse_file`: no BOM; a shebang line is no attribute (`#![` is).
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let start = shebang_end(body);
-    match lex::lex(body, start) {
-        Ok(tokens) => {
-            let mut walker = walk::Walker::new(body, &tokens);
-            walker.file();
-            if walker.doubted() {
-                return syn::parse_file(text).map(|file| scan_file(&file));
-            }
-            Ok(walker.out)
-        }
-        Err(lex::LexError) => syn::parse_file(text).map(|file| scan_file(&file)),
-    }
+    let Ok(tokens) = lex_body(body) else {
+        return (syn::parse_file(text).map(|file| scan_file(&file)), None);
+    };
+    let mut walker = walk::Walker::new(body, &tokens);
+    walker.file();
+    let found = match walker.doubted() {
+        true => syn::parse_file(text).map(|file| scan_file(&file)),
+        false => Ok(walker.out),
+    };
+    (found, Some(Lexed(tokens)))
+}
+
+/// The tokens of a file's text without its BOM, past a shebang line.
+fn lex_body(body: &str) -> Result<Vec<lex::Token>, lex::LexError> {
+    lex::lex(body, shebang_end(body))
 }
 
 /// `kube_markers_core::call_site::normalized_tokens` of source text, from the scan's own lexer; `None` if it does not lex

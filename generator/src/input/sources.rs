@@ -15,7 +15,7 @@
 //! skipped.
 
 use crate::input::scan::calls::CrateFile;
-use crate::input::scan::{FileScan, IncludePath, scan_source};
+use crate::input::scan::{FileScan, IncludePath, Lexed, scan_source, scan_source_lexed};
 use crate::input::workspace::{TargetKind, Workspace};
 use kube_markers_core::cfg::Cfg;
 use kube_markers_core::model::AttrKind;
@@ -99,7 +99,9 @@ pub struct FoundCalls {
 
 /// A file whose kube calls are read: its path, its crate (the target's number), its module, its
 /// text, and the cfgs of the `mod` declarations that led to it.
-type CallText = (PathBuf, u32, Vec<String>, String, Vec<Cfg>);
+/// A file whose calls are read: its path, crate, module, text, the cfgs that led to it, and
+/// its tokens when the attribute scan lexed it.
+type CallText = (PathBuf, u32, Vec<String>, String, Vec<Cfg>, Option<Lexed>);
 
 /// Something the scan could not read or follow; each names the file (relative to the workspace
 /// root) and the line.
@@ -408,18 +410,19 @@ impl Walker<'_> {
                 return None;
             }
         };
-        self.calls(file, &text, cfgs);
         // Most files of a real workspace hold neither an attribute nor a module to follow:
         // they need no parse.
-        if !may_hold_attribute_or_module(&text) {
-            return None;
-        }
-        self.parse(file, &text)
+        let (found, lexed) = match may_hold_attribute_or_module(&text) {
+            true => self.parse(file, &text),
+            false => (None, None),
+        };
+        self.calls(file, &text, cfgs, lexed);
+        found
     }
 
     /// The kube calls of a file the operator runs: a library's or a binary's, not behind
     /// `cfg(test)`. A file that does not parse is reported by the attribute scan.
-    fn calls(&mut self, file: &Path, text: &str, cfgs: &[Cfg]) {
+    fn calls(&mut self, file: &Path, text: &str, cfgs: &[Cfg], lexed: Option<Lexed>) {
         let runs = self.read_calls
             && matches!(self.target, Some(TargetKind::Lib | TargetKind::Bin(_)))
             && !cfgs.iter().any(|c| {
@@ -435,6 +438,7 @@ impl Walker<'_> {
                 self.module.clone(),
                 text.to_string(),
                 cfgs.to_vec(),
+                lexed,
             ));
         }
     }
@@ -446,10 +450,11 @@ impl Walker<'_> {
         let files: Vec<CrateFile<'_>> = self
             .call_texts
             .iter()
-            .map(|(_, root, module, text, _)| CrateFile {
+            .map(|(_, root, module, text, _, lexed)| CrateFile {
                 text,
                 root: *root,
                 module: module.clone(),
+                lexed: lexed.as_ref(),
             })
             .collect();
         // The binaries' paths through the library, by its name (`use my_operator::prelude::*;`).
@@ -459,7 +464,7 @@ impl Walker<'_> {
             .position(|t| matches!(t, TargetKind::Lib))
             .map(|i| (i as u32, self.krate));
         let found = crate::input::scan::calls::scan_crate_files(&files, library);
-        for ((file, .., file_cfgs), calls) in self.call_texts.iter().zip(found) {
+        for ((file, .., file_cfgs, _), calls) in self.call_texts.iter().zip(found) {
             if let Some(mut calls) = calls {
                 // The `mod`'s cfgs that led to the file come first, then the call's own.
                 for call in &mut calls.calls {
@@ -476,8 +481,11 @@ impl Walker<'_> {
         self.call_texts.clear();
     }
 
-    fn parse(&mut self, file: &Path, text: &str) -> Option<FileScan> {
-        match scan_source(text) {
+    /// The file's attributes and modules (`None` when it does not parse: reported), and its
+    /// tokens for the call scan.
+    fn parse(&mut self, file: &Path, text: &str) -> (Option<FileScan>, Option<Lexed>) {
+        let (found, lexed) = scan_source_lexed(text);
+        let found = match found {
             Ok(found) => Some(found),
             Err(e) => {
                 let at = e.span().start();
@@ -489,7 +497,8 @@ impl Walker<'_> {
                 });
                 None
             }
-        }
+        };
+        (found, lexed)
     }
 
     /// Scans one module file and what it declares. `mod_dir` is where its `mod x;` children

@@ -49,31 +49,57 @@ pub(super) fn next_kube_word(text: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// `text` with blanks for: each top-level item that is no `use` and names (in an identifier
-/// or a literal, not in a comment or doc) none of [`KUBE_WORDS`], none of the names the file's `use`s give them, none of `names` (the crate's
-/// generic functions whose call sites fix a `K`) and no `.get::<`/`.list::<` (a `Client`'s
-/// request); each item under `#[cfg(test)]` or `#[test]`; and, in the items kept, their doc
+/// `text` with blanks for: each `use` (the module reader gives the visitor the file's
+/// `use`s, `CrateNames::uses_of`); each top-level item that names (in an identifier or a
+/// literal, not in a comment or doc) none of [`KUBE_WORDS`], none of the names the file's
+/// `use`s give them, none of `names` (the crate's generic functions whose call sites fix a
+/// `K`) and no `.get::<`/`.list::<` (a `Client`'s request); each item under `#[cfg(test)]`
+/// or `#[test]`; and, in the items kept, their doc
 /// comments and the outer attributes the call scan does not read (all but `cfg` and `*test`,
 /// which say what is test-only); inside a kept `impl`, `trait` or `mod`, the same of its items
 /// (one calling a method named as an `Api`'s kept too: its receiver may be typed in another
 /// item); and inside a kept function, the statements that can hold nothing the scan reads
-/// (see `Items::statements`). Newlines are kept, and one space stands for each character,
-/// so that every line and column of the rest stays where it was. `None` when nothing is
+/// (see `Items::statements`). A blank keeps its newlines, and one space for each character
+/// after its last one, so that every line and column of the rest stays where it was (and
+/// syn's lexer is not given thousands of spaces to skip). `None` when nothing is
 /// blanked, or the text does not lex (syn then parses it whole, and says what is wrong).
+#[cfg(test)]
 pub(super) fn masked(text: &str, names: &[String]) -> Option<String> {
-    mask(text, true, names)
+    let tokens = lex_text(text);
+    mask(text, tokens.as_deref(), true, names)
 }
 
-/// [`masked`] blanking only whole top-level items, their docs, attributes, inner items and
-/// statements kept: the tests' oracle.
+/// [`masked`] of a text whose tokens (without its BOM) are `tokens`, `None` when it does
+/// not lex.
+pub(super) fn masked_lexed(
+    text: &str,
+    tokens: Option<&[Token]>,
+    names: &[String],
+) -> Option<String> {
+    mask(text, tokens, true, names)
+}
+
+#[cfg(test)]
+fn lex_text(text: &str) -> Option<Vec<Token>> {
+    crate::lex_body(text.strip_prefix('\u{feff}').unwrap_or(text)).ok()
+}
+
+/// [`masked`] blanking only whole top-level items (`use`s kept), their docs, attributes,
+/// inner items and statements kept: the tests' oracle.
 #[cfg(test)]
 pub(super) fn items_masked(text: &str, names: &[String]) -> Option<String> {
-    mask(text, false, names)
+    let tokens = lex_text(text);
+    mask(text, tokens.as_deref(), false, names)
 }
 
 /// Whether [`masked`] with `names` keeps an item [`masked`] with `before` blanks: whether the
-/// file must be read again.
-pub(super) fn keeps_more(text: &str, before: &[String], names: &[String]) -> bool {
+/// file (its tokens `tokens`, `None` when it does not lex) must be read again.
+pub(super) fn keeps_more(
+    text: &str,
+    tokens: Option<&[Token]>,
+    before: &[String],
+    names: &[String],
+) -> bool {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     if !names
         .iter()
@@ -81,22 +107,26 @@ pub(super) fn keeps_more(text: &str, before: &[String], names: &[String]) -> boo
     {
         return false;
     }
-    let Ok(tokens) = crate::lex::lex(body, crate::shebang_end(body)) else {
+    let Some(tokens) = tokens else {
         // Not masked at all: parsed whole.
         return false;
     };
     let kept = |names: &[String]| {
-        let blank = blanks(body, &tokens, true, names);
+        let blank = blanks(body, tokens, true, names);
         blank.iter().map(|(s, e)| e - s).sum::<usize>()
     };
     kept(names) != kept(before)
 }
 
-fn mask(text: &str, unread_too: bool, names: &[String]) -> Option<String> {
+fn mask(
+    text: &str,
+    tokens: Option<&[Token]>,
+    unread_too: bool,
+    names: &[String],
+) -> Option<String> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let bom = text.len() - body.len();
-    let tokens = crate::lex::lex(body, crate::shebang_end(body)).ok()?;
-    let blank = blanks(body, &tokens, unread_too, names);
+    let blank = blanks(body, tokens?, unread_too, names);
     if blank.is_empty() {
         return None;
     }
@@ -105,26 +135,19 @@ fn mask(text: &str, unread_too: bool, names: &[String]) -> Option<String> {
     let mut at = 0;
     for (start, end) in blank {
         out.extend_from_slice(&body.as_bytes()[at..start]);
-        // One space per character (columns count characters): a space for each byte that
-        // starts one, none for a UTF-8 continuation byte.
-        let blanked = &body.as_bytes()[start..end];
-        if blanked.is_ascii() {
-            let from = out.len();
-            out.extend_from_slice(blanked);
-            for b in &mut out[from..] {
-                if *b != b'\n' {
-                    *b = b' ';
-                }
-            }
-        } else {
-            for &b in blanked {
-                match b {
-                    b'\n' => out.push(b'\n'),
-                    0x80..=0xBF => {}
-                    _ => out.push(b' '),
-                }
-            }
+        let mut blanked = &body.as_bytes()[start..end];
+        if let Some(last) = blanked.iter().rposition(|&b| b == b'\n') {
+            let lines = blanked[..=last].iter().filter(|&&b| b == b'\n').count();
+            out.resize(out.len() + lines, b'\n');
+            blanked = &blanked[last + 1..];
         }
+        // One space per character (columns count characters): none for a UTF-8
+        // continuation byte.
+        let chars = blanked
+            .iter()
+            .filter(|&&b| !(0x80..=0xBF).contains(&b))
+            .count();
+        out.resize(out.len() + chars, b' ');
         at = end;
     }
     out.extend_from_slice(&body.as_bytes()[at..]);
@@ -243,7 +266,7 @@ impl Items<'_> {
         blank: &mut Vec<(usize, usize)>,
     ) {
         let tokens = self.tokens;
-        // Past its attributes and visibility: a `use` is kept (the `Api` renames).
+        // Past its attributes and visibility, to tell a `use`.
         let mut k = lo;
         let mut test_only = false;
         let mut unread: Vec<(usize, usize)> = Vec::new();
@@ -300,7 +323,9 @@ impl Items<'_> {
                     && methods::api_method(self.source(j + 3)).is_some()
             })
         };
+        // The finer mask leaves `use`s to the module reader (`CrateNames::uses_of`).
         if test_only
+            || (is_use && self.finer)
             || !(is_use
                 || self.names_a_kube_word(tokens[k.min(hi)].start as usize, end)
                 || field_call()

@@ -13,6 +13,7 @@
 mod mask;
 mod methods;
 mod names;
+mod names_hash;
 mod syntax;
 mod visit;
 
@@ -164,10 +165,12 @@ pub fn scan_calls(text: &str) -> syn::Result<FileCalls> {
         text,
         root: 0,
         module: Vec::new(),
+        lexed: None,
     }];
     let crate_names = names::CrateNames::new(&files);
     let in_crate = visit::InCrate {
         names: &crate_names,
+        file: 0,
         root: 0,
         module: Vec::new(),
     };
@@ -176,7 +179,7 @@ pub fn scan_calls(text: &str) -> syn::Result<FileCalls> {
     let mut names: Vec<String> = kept.clone();
     loop {
         let more = with(&kept, generic_names(std::slice::from_ref(&found)));
-        if !mask::keeps_more(text, &names, &more) {
+        if !mask::keeps_more(text, crate_names.tokens(0), &names, &more) {
             return Ok(found);
         }
         found = scan_keeping(text, &more, &in_crate)?;
@@ -200,6 +203,7 @@ pub fn scan_crate_calls(texts: &[&str]) -> Vec<Option<FileCalls>> {
             text,
             root,
             module: Vec::new(),
+            lexed: None,
         })
         .collect();
     scan_crate_files(&files, None)
@@ -231,6 +235,7 @@ pub fn scan_crate_files(
         .collect();
     let in_crate = |i: usize| visit::InCrate {
         names: &crate_names,
+        file: i,
         root: files[i].root,
         module: files[i].module.clone(),
     };
@@ -254,6 +259,7 @@ pub fn scan_crate_files(
             let read_more = match found {
                 Some(_) => mask::keeps_more(
                     text,
+                    crate_names.tokens(i),
                     &with(&kept[i], names.clone()),
                     &with(&kept[i], more.clone()),
                 ),
@@ -382,7 +388,7 @@ fn scan_keeping(
     names: &[String],
     in_crate: &visit::InCrate<'_>,
 ) -> syn::Result<FileCalls> {
-    let masked = mask::masked(text, names);
+    let masked = mask::masked_lexed(text, in_crate.names.tokens(in_crate.file), names);
     let file = syn::parse_file(masked.as_deref().unwrap_or(text))?;
     Ok(visit::calls_in(&file, in_crate))
 }

@@ -8,9 +8,9 @@
 //! Each module's declarations are read from its file's tokens (no parse), when a resolution
 //! first needs them: most files of a crate are never read here.
 
+use super::names_hash::{Map, Set};
 use crate::lex::{Delim, Kind, Token};
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 /// One file of a crate, for [`super::scan_crate_files`]: its text, and the module it is
@@ -24,6 +24,9 @@ pub struct CrateFile<'a> {
     pub root: u32,
     /// Its module's path from the crate's root (`[]` for `lib.rs`/`main.rs`).
     pub module: Vec<String>,
+    /// Its tokens, when the caller has them ([`crate::scan_source_lexed`]): else the file is
+    /// lexed here, once.
+    pub lexed: Option<&'a crate::Lexed>,
 }
 
 impl<'a> CrateFile<'a> {
@@ -43,6 +46,7 @@ impl<'a> CrateFile<'a> {
             text,
             root: 0,
             module,
+            lexed: None,
         }
     }
 }
@@ -101,13 +105,22 @@ const MAX_DEPTH: usize = 8;
 pub(super) struct Firsts {
     /// A glob of a module of the crate's may bring any name.
     any: bool,
-    pub(super) names: std::collections::HashSet<String>,
+    pub(super) names: Set<String>,
+    /// The names the module imports from outside the crate (`use kube::Api;`): read as the
+    /// file's `use`s read them.
+    imports: Set<String>,
 }
 
 impl Firsts {
-    /// Whether a path starting with `first` may name something of the crate's.
-    pub(super) fn may_name(&self, first: &str) -> bool {
-        self.any || self.names.contains(first)
+    /// Whether a path starting with `first` may name something of the crate's, or (read in
+    /// another file's module, `elsewhere`: through an alias) something that module imports.
+    pub(super) fn may_name(&self, first: &str, elsewhere: bool) -> bool {
+        self.any || self.names.contains(first) || (elsewhere && self.imports.contains(first))
+    }
+
+    /// Whether `first` is a name of the module's: one of [`Firsts::names`] or an import.
+    fn is_name(&self, first: &str) -> bool {
+        self.names.contains(first) || self.imports.contains(first)
     }
 }
 
@@ -123,15 +136,18 @@ pub(super) struct CrateNames<'a> {
     /// The package's library: its crate's number, and its name as the binaries write it.
     library: Option<(u32, String)>,
     /// (root, module) → its declarations (the files read so far, inline modules included).
-    modules: RefCell<HashMap<ModuleKey, Rc<ModuleDecls>>>,
+    modules: RefCell<Map<ModuleKey, Rc<ModuleDecls>>>,
     /// The modules that are files of their own.
-    file_modules: std::collections::HashSet<ModuleKey>,
+    file_modules: Set<ModuleKey>,
     /// Each module's [`Firsts`].
-    firsts: RefCell<HashMap<ModuleKey, Rc<Firsts>>>,
+    firsts: RefCell<Map<ModuleKey, Rc<Firsts>>>,
     /// Each path asked for, in its module: what it names (the visitor asks for the same
     /// paths again and again).
-    paths: RefCell<HashMap<PathKey, Option<Named>>>,
+    paths: RefCell<Map<PathKey, Option<Named>>>,
     read: RefCell<Vec<bool>>,
+    /// Each file's tokens (without its BOM), lexed here when its [`CrateFile::lexed`] is
+    /// `None`; `None` when it does not lex.
+    lexed: Vec<OnceCell<Option<Vec<Token>>>>,
 }
 
 impl<'a> CrateNames<'a> {
@@ -144,7 +160,22 @@ impl<'a> CrateNames<'a> {
             firsts: RefCell::default(),
             modules: RefCell::default(),
             read: RefCell::new(vec![false; files.len()]),
+            lexed: files.iter().map(|_| OnceCell::new()).collect(),
         }
+    }
+
+    /// The tokens of file `i`'s text without its BOM (`None` when it does not lex): the mask
+    /// and the module reader read the same tokens, and the file is lexed at most once.
+    pub(super) fn tokens(&self, i: usize) -> Option<&[Token]> {
+        if let Some(lexed) = self.files[i].lexed {
+            return Some(&lexed.0);
+        }
+        self.lexed[i]
+            .get_or_init(|| {
+                let text = self.files[i].text;
+                crate::lex_body(text.strip_prefix('\u{feff}').unwrap_or(text)).ok()
+            })
+            .as_deref()
     }
 
     /// The names, a binary's paths through the package's library (`use my_operator::prelude::*;`)
@@ -163,13 +194,10 @@ impl<'a> CrateNames<'a> {
             }
             self.read.borrow_mut()[i] = true;
             let body = file.text.strip_prefix('\u{feff}').unwrap_or(file.text);
-            let Ok(tokens) = crate::lex::lex(body, crate::shebang_end(body)) else {
+            let Some(tokens) = self.tokens(i) else {
                 continue;
             };
-            let reader = Reader {
-                body,
-                tokens: &tokens,
-            };
+            let reader = Reader { body, tokens };
             let mut modules = self.modules.borrow_mut();
             reader.items(0, tokens.len(), &file.module, &mut |path, decls| {
                 let at = Rc::make_mut(modules.entry((root, path.to_vec())).or_default());
@@ -260,29 +288,49 @@ impl<'a> CrateNames<'a> {
         if let Some((_, name)) = &self.library {
             firsts.names.insert(name.clone());
         }
-        if let Some(decls) = self.with_module(root, module, Rc::clone) {
+        let decls = self.with_module(root, module, Rc::clone);
+        // Its child modules: files of their own, and inline ones (read with its file).
+        let children: Set<String> = {
+            let child = |m: &ModuleKey| {
+                (m.0 == root && m.1.len() == module.len() + 1 && m.1.starts_with(module))
+                    .then(|| m.1[module.len()].clone())
+            };
+            let modules = self.modules.borrow();
+            (self.file_modules.iter().filter_map(child))
+                .chain(modules.keys().filter_map(child))
+                .collect()
+        };
+        if let Some(decls) = decls {
             firsts.any = decls.uses.iter().any(|u| {
                 u.name.is_none()
                     && matches!(self.path(root, module, &u.path), Some(Named::Module { .. }))
             });
-            firsts
-                .names
-                .extend(decls.uses.iter().filter_map(|u| u.name.clone()));
+            // A name imported from outside the crate (`use kube::Api;`) needs no resolution in
+            // its own file: the visitor reads it through the file's `use`s, to the same path.
+            let outside = |u: &UseDecl| {
+                u.path.first().is_some_and(|first| {
+                    !matches!(first.as_str(), "crate" | "self" | "super")
+                        && self.library.as_ref().is_none_or(|(_, name)| name != first)
+                        && !decls.uses.iter().any(|o| o.name.as_ref() == Some(first))
+                        && !decls.aliases.iter().any(|a| &a.name == first)
+                        && !decls.types.contains(first)
+                        && !children.contains(first)
+                })
+            };
+            for u in &decls.uses {
+                if let Some(name) = &u.name {
+                    match outside(u) {
+                        true => firsts.imports.insert(name.clone()),
+                        false => firsts.names.insert(name.clone()),
+                    };
+                }
+            }
             firsts
                 .names
                 .extend(decls.aliases.iter().map(|a| a.name.clone()));
             firsts.names.extend(decls.types.iter().cloned());
         }
-        let children = |m: &ModuleKey| {
-            (m.0 == root && m.1.len() == module.len() + 1 && m.1.starts_with(module))
-                .then(|| m.1[module.len()].clone())
-        };
-        firsts
-            .names
-            .extend(self.file_modules.iter().filter_map(children));
-        firsts
-            .names
-            .extend(self.modules.borrow().keys().filter_map(children));
+        firsts.names.extend(children);
         let firsts = Rc::new(firsts);
         self.firsts.borrow_mut().insert(key, firsts.clone());
         firsts
@@ -389,9 +437,9 @@ impl<'a> CrateNames<'a> {
             .uses
             .iter()
             .filter(|u| {
-                u.path.first().is_some_and(|first| {
-                    first != "std" && first != "kube" && firsts.names.contains(first)
-                })
+                u.path
+                    .first()
+                    .is_some_and(|first| first != "std" && first != "kube" && firsts.is_name(first))
             })
             .filter_map(|u| u.name.clone())
             .collect();
@@ -424,9 +472,7 @@ impl<'a> CrateNames<'a> {
                             let last = u.path.last().map_or("", String::as_str);
                             (kube_word(last) && u.name.as_deref() != Some(last))
                                 || u.path.first().is_some_and(|first| {
-                                    first != "std"
-                                        && first != "kube"
-                                        && firsts.names.contains(first)
+                                    first != "std" && first != "kube" && firsts.is_name(first)
                                 })
                         })
                         .filter_map(|u| u.name.clone()),
@@ -467,6 +513,26 @@ impl<'a> CrateNames<'a> {
         candidates.sort();
         candidates.dedup();
         candidates
+    }
+
+    /// The names the `use`s of file `i` (its inline modules' too) give, each to the path it
+    /// imports (`use a::{b as c, d::self};`: `c` → `a::b`, `d` → `a::d`); `None` when the
+    /// file does not lex.
+    pub(super) fn uses_of(&self, i: usize) -> Option<Map<String, String>> {
+        self.tokens(i)?;
+        let mut uses = Map::default();
+        // Outermost first: an inline module's `use` comes after its parent's.
+        for module in self.modules_of(i) {
+            let Some(decls) = self.with_module(self.files[i].root, &module, Rc::clone) else {
+                continue;
+            };
+            for u in &decls.uses {
+                if let Some(name) = &u.name {
+                    uses.insert(name.clone(), u.path.join("::"));
+                }
+            }
+        }
+        Some(uses)
     }
 
     /// The modules a file holds: its own and its inline modules.

@@ -1,13 +1,13 @@
 //! Syntax helpers of the call scan: `use` renames, paths, types, patterns and arguments read
 //! from syn's tree.
 
+use super::names_hash::Map;
 use super::visit::ApiInfo;
 use super::{KindRef, Need, Scope};
 use quote::ToTokens;
-use std::collections::HashMap;
 
 /// `use` trees of the file (inline modules' too): each name → the path it stands for.
-pub(super) fn collect_uses(item: &syn::Item, uses: &mut HashMap<String, String>) {
+pub(super) fn collect_uses(item: &syn::Item, uses: &mut Map<String, String>) {
     match item {
         syn::Item::Use(u) => use_tree(&u.tree, String::new(), uses),
         syn::Item::Mod(m) => {
@@ -19,7 +19,7 @@ pub(super) fn collect_uses(item: &syn::Item, uses: &mut HashMap<String, String>)
     }
 }
 
-pub(super) fn use_tree(tree: &syn::UseTree, prefix: String, uses: &mut HashMap<String, String>) {
+pub(super) fn use_tree(tree: &syn::UseTree, prefix: String, uses: &mut Map<String, String>) {
     let join = |name: &str| {
         if prefix.is_empty() {
             name.to_string()
@@ -81,7 +81,7 @@ pub(super) fn line_col(span: proc_macro2::Span) -> (usize, usize) {
 
 /// The path a type or expression path stands for: its first segment through the `use`
 /// renames, its generic arguments dropped.
-pub(super) fn path_text(path: &syn::Path, uses: &HashMap<String, String>) -> String {
+pub(super) fn path_text(path: &syn::Path, uses: &Map<String, String>) -> String {
     let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     let Some(first) = segs.first() else {
         return String::new();
@@ -100,7 +100,7 @@ pub(super) fn path_text(path: &syn::Path, uses: &HashMap<String, String>) -> Str
 /// A `use`'s path through the file's other renames: `use k8s_openapi::...::v1 as apiexts;`
 /// then `use apiexts::CustomResourceDefinition;` names k8s-openapi's type (a few steps at most,
 /// and never a name through itself: `use foo::foo;`).
-fn resolve_use(full: &str, uses: &HashMap<String, String>) -> String {
+fn resolve_use(full: &str, uses: &Map<String, String>) -> String {
     let mut out = full.to_string();
     for _ in 0..4 {
         let (first, rest) = out.split_once("::").unwrap_or((out.as_str(), ""));

@@ -2,11 +2,11 @@
 //! `let`s, closure parameters), and each call checked against kube-rs's surface.
 
 use super::methods::{APPLY_CREATES, api_method};
-use super::names::CrateNames;
+use super::names::{CrateNames, Named};
+use super::names_hash::Map;
 use super::syntax::*;
 use super::{FileCalls, Function, GenericFn, KindRef, KubeCall, Need, Scope};
 use quote::ToTokens;
-use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
@@ -25,8 +25,14 @@ pub(super) fn calls_in(file: &syn::File, in_crate: &InCrate<'_>) -> FileCalls {
         module: std::cell::RefCell::new(in_crate.module.clone()),
         ..Visitor::default()
     };
-    for item in &file.items {
-        collect_uses(item, &mut v.uses);
+    // The `use`s the module reader read from the file's tokens (the mask leaves them out of
+    // what syn parses), else syn's.
+    match in_crate.names.uses_of(in_crate.file) {
+        Some(uses) => v.uses = uses,
+        None => file
+            .items
+            .iter()
+            .for_each(|item| collect_uses(item, &mut v.uses)),
     }
     for item in &file.items {
         v.visit_item(item);
@@ -56,7 +62,7 @@ pub(super) struct ApiInfo {
 
 #[derive(Default)]
 struct Visitor<'n> {
-    uses: HashMap<String, String>,
+    uses: Map<String, String>,
     /// The crate's names: paths resolve through its modules.
     names: Option<&'n CrateNames<'n>>,
     /// The crate of the path being read (the file's; an alias's while it is read).
@@ -80,8 +86,9 @@ struct Visitor<'n> {
 }
 
 impl Visitor<'_> {
-    fn is_api_path(&self, path: &syn::Path) -> bool {
-        !self.is_local(path) && last_segment(&self.path_of(path)) == "Api"
+    /// Whether `path`, [`Self::named`] `named`, is kube's `Api`.
+    fn is_api_path(&self, path: &syn::Path, named: &Option<Named>) -> bool {
+        !matches!(named, Some(Named::Local(_))) && last_segment(&self.text_of(path, named)) == "Api"
     }
 
     /// The kind `K` of `Api<K>` named by `ty`, or why it cannot be told.
@@ -92,10 +99,11 @@ impl Visitor<'_> {
                 ty.to_token_stream()
             ));
         };
-        if let Some(kind) = self.through_alias(&p.path, |v, ty| v.kind_of_type_arg(ty)) {
+        let named = self.named(&p.path);
+        if let Some(kind) = self.through_alias(&p.path, &named, |v, ty| v.kind_of_type_arg(ty)) {
             return kind;
         }
-        let text = self.path_of(&p.path);
+        let text = self.text_of(&p.path, &named);
         let last = last_segment(&text);
         if p.path.segments.len() == 1
             && p.qself.is_none()
@@ -130,12 +138,14 @@ impl Visitor<'_> {
         let syn::Type::Path(p) = strip_refs(ty) else {
             return None;
         };
-        if let Some(kind) = self.through_alias(&p.path, |v, ty| v.api_type(ty)) {
+        let named = self.named(&p.path);
+        if let Some(kind) = self.through_alias(&p.path, &named, |v, ty| v.api_type(ty)) {
             return kind;
         }
-        if !self.is_api_path(&p.path) {
+        let text = self.text_of(&p.path, &named);
+        if matches!(named, Some(Named::Local(_))) || last_segment(&text) != "Api" {
             // `Arc<Api<K>>` (a shared context's field): its methods are the `Api`'s.
-            return match last_segment(&self.path_of(&p.path)) {
+            return match last_segment(&text) {
                 "Arc" | "Box" | "Rc" => type_args(&p.path).first().and_then(|t| self.api_type(t)),
                 _ => None,
             };
@@ -239,10 +249,11 @@ impl Visitor<'_> {
         api_path.segments.pop();
         let _ = api_path.segments.pop_punct();
         // `DocApi::all(c)`, `type DocApi = Api<Document>;`: the alias's kind.
+        let named = self.named(&api_path);
         let aliased = self
-            .through_alias(&api_path, |v, ty| v.api_type(ty))
+            .through_alias(&api_path, &named, |v, ty| v.api_type(ty))
             .flatten();
-        if aliased.is_none() && !self.is_api_path(&api_path) {
+        if aliased.is_none() && !self.is_api_path(&api_path, &named) {
             return None;
         }
         let scope = match ctor.as_str() {
@@ -530,11 +541,12 @@ impl Visitor<'_> {
         let syn::Expr::Path(p) = &*c.func else {
             return;
         };
-        if self.is_local(&p.path) {
+        let named = self.named(&p.path);
+        if matches!(named, Some(Named::Local(_))) {
             // The crate's own type (`Recorder::new` of a `struct Recorder`).
             return;
         }
-        let text = self.path_of(&p.path);
+        let text = self.text_of(&p.path, &named);
         let (last, before) = match text.rsplit_once(':') {
             Some((rest, last)) => (last, Some(last_segment(rest.trim_end_matches(':')))),
             None => (text.as_str(), None),

@@ -116,12 +116,14 @@ fn crate_file<'a>(dir: &Path, file: &Path, text: &'a str, index: usize) -> Crate
             text,
             root: 1,
             module: Vec::new(),
+            lexed: None,
         },
         Some(path) => CrateFile::at(path, text),
         None => CrateFile {
             text,
             root: 2 + index as u32,
             module: Vec::new(),
+            lexed: None,
         },
     }
 }

@@ -12,6 +12,8 @@ const MAX_ALIASES: usize = 4;
 /// Where a file is in its crate: the crate's names, its crate (root) and module.
 pub(in crate::calls) struct InCrate<'n> {
     pub(in crate::calls) names: &'n CrateNames<'n>,
+    /// Its index among the crate's files.
+    pub(in crate::calls) file: usize,
     pub(in crate::calls) root: u32,
     pub(in crate::calls) module: Vec<String>,
 }
@@ -28,7 +30,7 @@ impl Visitor<'_> {
             .firsts
             .borrow_mut()
             .get_or_insert_with(|| names.firsts(self.root.get(), &self.module.borrow()))
-            .may_name(&first);
+            .may_name(&first, self.aliases.get() > 0);
         if !may_name {
             return None;
         }
@@ -39,24 +41,26 @@ impl Visitor<'_> {
     /// The path a type or expression path stands for: through the crate's modules (a name
     /// a prelude gives, a re-export), else through the file's `use` renames.
     pub(super) fn path_of(&self, path: &syn::Path) -> String {
-        match self.named(path) {
-            Some(Named::Outside(p) | Named::Local(p)) => p,
+        self.text_of(path, &self.named(path))
+    }
+
+    /// [`Self::path_of`], `path` having been [`Self::named`] `named` (a path is resolved
+    /// once for all that is asked of it).
+    pub(super) fn text_of(&self, path: &syn::Path, named: &Option<Named>) -> String {
+        match named {
+            Some(Named::Outside(p) | Named::Local(p)) => p.clone(),
             _ => path_text(path, &self.uses),
         }
     }
 
-    /// A type of the crate's own (`struct Recorder` beside `use kube::runtime::events::*;`):
-    /// none of kube's.
-    pub(super) fn is_local(&self, path: &syn::Path) -> bool {
-        matches!(self.named(path), Some(Named::Local(_)))
-    }
-
-    /// `type DocApi = Api<Document>;` (in any module of the crate): the aliased type, read in
+    /// `type DocApi = Api<Document>;` (in any module of the crate), `path` [`Self::named`]
+    /// `named`: the aliased type, read in
     /// the alias's module by `f`; a generic alias's parameters replaced by the path's type
     /// arguments (`Handle<Pod>`, `type Handle<K> = Api<K>;`), read where they are written.
     pub(super) fn through_alias<T>(
         &self,
         path: &syn::Path,
+        named: &Option<Named>,
         f: impl FnOnce(&Self, &syn::Type) -> T,
     ) -> Option<T> {
         let Some(Named::Alias {
@@ -64,20 +68,23 @@ impl Visitor<'_> {
             module,
             params,
             ty,
-        }) = self.named(path)
+        }) = named
         else {
             return None;
         };
         if self.aliases.get() >= MAX_ALIASES {
             return None;
         }
-        let mut ty: syn::Type = syn::parse_str(&ty).ok()?;
+        let mut ty: syn::Type = syn::parse_str(ty).ok()?;
         let args: Vec<syn::Type> = type_args(path)
             .into_iter()
             .map(|t| self.written_here(t))
             .collect();
-        substitute(&mut ty, &params, &args);
-        let saved = (self.root.replace(root), self.module.replace(module));
+        substitute(&mut ty, params, &args);
+        let saved = (
+            self.root.replace(*root),
+            self.module.replace(module.clone()),
+        );
         let saved_firsts = self.firsts.take();
         self.aliases.set(self.aliases.get() + 1);
         let out = f(self, &ty);
