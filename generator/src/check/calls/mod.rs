@@ -212,3 +212,5 @@ mod leader_election_tests;
 mod mask_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod ways_out_tests;
