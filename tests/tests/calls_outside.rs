@@ -184,7 +184,7 @@ fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
         "add to `run` (my-operator/src/lib.rs:{run}): #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"list;watch\")]"
     )), "{text}");
     let patch = format!(
-        "my-operator/src/lib.rs:{}:10 (apply): `deployments.patch` needs patch, create on deployments.apps in a namespace chosen at run time (a server-side apply",
+        "my-operator/src/lib.rs:{}:10 (apply): `deployments.patch` needs create, patch on deployments.apps in a namespace chosen at run time (a server-side apply",
         line_of(".patch(")
     );
     assert!(ungranted[1].contains(&patch), "{text}");
@@ -266,10 +266,10 @@ fn leader_election_is_granted_by_the_bundle_or_an_attribute(ws: &Path) {
     let (text, ungranted) = ungranted_calls(ws, &[]);
     assert_eq!(ungranted.len(), 1, "{text}");
     let expected = format!(
-        "[ungranted-call] my-operator/src/lib.rs:{call}:{column} (elect): `LeaderElection::builder` needs get, create, update on leases.coordination.k8s.io in the operator's namespace (kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates), and neither the deploy bundle nor an #[rbac] grants it; add the line `leader-election = true` under `[package.metadata.kube-markers.bundle]` in codegen/Cargo.toml (the bundle's leader-election Role grants it in the operator's namespace), or add to `elect` (my-operator/src/lib.rs:{function}): #[kube_markers::rbac(groups = \"coordination.k8s.io\", resources = \"leases\", verbs = \"get;create;update\")]"
+        "[ungranted-call] my-operator/src/lib.rs:{call}:{column} (elect): `LeaderElection::builder` needs create, get, update on leases.coordination.k8s.io in the operator's namespace (kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates), and neither the deploy bundle nor an #[rbac] grants it; add the line `leader-election = true` under `[package.metadata.kube-markers.bundle]` in codegen/Cargo.toml (the bundle's leader-election Role grants it in the operator's namespace), or add to `elect` (my-operator/src/lib.rs:{function}): #[kube_markers::rbac(groups = \"coordination.k8s.io\", resources = \"leases\", verbs = \"create;get;update\")]"
     );
     assert!(ungranted[0].ends_with(&expected), "{text}");
-    let leases = r#"resources = "leases", verbs = "get;create;update")]"#;
+    let leases = r#"resources = "leases", verbs = "create;get;update")]"#;
     let onboard = |ws: &Path| {
         let calls = run_built_generator(ws, &["calls"]);
         assert!(calls.status.success(), "{}", stderr(&calls));
