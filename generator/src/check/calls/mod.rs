@@ -171,15 +171,14 @@ pub(crate) fn rbac_attribute(
     verbs: &[&str],
     namespace: Option<&str>,
 ) -> String {
-    let mut out = format!(
-        "#[kube_markers::rbac(groups = {group:?}, resources = {resource:?}, verbs = {:?}",
+    let mut args = format!(
+        "groups = {group:?}, resources = {resource:?}, verbs = {:?}",
         role_verb_order(verbs.iter().copied()).join(";")
     );
     if let Some(ns) = namespace {
-        out.push_str(&format!(", namespace = {ns:?}"));
+        args.push_str(&format!(", namespace = {ns:?}"));
     }
-    out.push_str(")]");
-    out
+    kube_markers_core::model::rbac_attribute_text(&args)
 }
 
 /// `deployments.apps`, `pods/exec`, `documents.kube.rs/status`.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 /// The attributes each function needs, as text: per file and function, `file:line: fn name`
 /// then one `#[kube_markers::rbac(...)]` per (group, resource, namespace), its verbs merged, in
-/// [`super::role_verb_order`]; then the calls outside any function.
+/// a role's order (alphabetical); then the calls outside any function.
 pub fn render(needed: &[NeededCall]) -> String {
     // (file, line, function) → (group, resource, namespace) → verbs.
     type Function = (String, usize, String);
