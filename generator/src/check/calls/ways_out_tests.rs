@@ -1,6 +1,7 @@
-//! The ways out docs/least-privilege.md gives for the call patterns the scan does not
-//! understand, each taken from the doc's text at test time and applied as written: the call
-//! is then named at its line, and the attribute its warning prints, pasted, silences it.
+//! The ways out the notes and docs/least-privilege.md give for the call patterns the scan does
+//! not understand (a receiver it cannot type, a kind it cannot tell), each checked against the
+//! note's or the doc's text at test time and applied as written: the call is then named at its
+//! line, and the attribute its warning prints, pasted, silences it.
 
 use super::tests::{analyse_crate, assert_warned_once_each, pasted_all, warned};
 use kube_markers_registry::RbacEntry;
@@ -96,6 +97,134 @@ fn an_untyped_receiver_bound_with_its_type_as_the_doc_writes_is_checked() {
     let entries = pasted_all(&analysis);
     let refs: Vec<&RbacEntry> = entries.iter().collect();
     let again = analyse_crate(&[("lib.rs", &bound)], &refs);
+    assert_eq!(warned(&again), BTreeSet::new());
+    assert!(again.unused.is_empty(), "{:?}", again.unused);
+}
+
+/// Calls the scan cannot tell the kind of, one a function; each note names its way out.
+const UNKNOWN: &str = r#"
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kube::{Api, api::{DeleteParams, Patch, PatchParams}};
+
+pub async fn untyped_let(c: Client, ns: String) {
+    let a = Api::namespaced(c, &ns);
+    a.delete("x", &DeleteParams::default()).await;
+}
+
+pub async fn no_binding() {
+    client().patch("x", &PatchParams::default(), &Patch::Merge(p)).await;
+}
+
+pub async fn subresource(c: Client, which: &str) {
+    let pods: Api<Pod> = Api::all(c);
+    pods.get_subresource(which, "p").await;
+}
+
+pub async fn generic<K: Resource>(api: &Api<K>) {
+    api.delete("x", &DeleteParams::default()).await;
+}
+
+pub async fn caller() {
+    generic(&make()).await;
+}
+"#;
+
+/// The unknown-kind note about the call on line `line`.
+fn note_at(analysis: &super::Analysis, line: usize) -> &str {
+    analysis
+        .unknown
+        .iter()
+        .find(|n| n.starts_with(&format!("op/src/lib.rs:{line}:")))
+        .unwrap_or_else(|| panic!("no note at line {line}: {:?}", analysis.unknown))
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+/// Each pattern's note, and its way out as the note or the doc's table writes it (the kind
+/// `K` written as `ConfigMap`): the call is then named at its line, with what it needs, and
+/// the attribute its warning prints, pasted, silences it.
+#[test]
+fn each_unknown_kinds_way_out_as_written_names_the_call() {
+    let analysis = analyse_crate(&[("lib.rs", UNKNOWN)], &[]);
+    assert_eq!(analysis.unknown.len(), 4, "{:?}", analysis.unknown);
+    assert!(analysis.warnings.is_empty());
+    let doc = least_privilege_doc();
+
+    // `let a = Api::namespaced(c, &ns)`: the note's two spellings.
+    let note = note_at(&analysis, line_of(UNKNOWN, "a.delete"));
+    let turbofish = note
+        .split_once("write `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .unwrap()
+        .0;
+    assert_eq!(turbofish, "Api::<K>::namespaced");
+    let typed = note
+        .split_once("give the binding its type (`")
+        .and_then(|(_, rest)| rest.split_once("`)"))
+        .unwrap()
+        .0;
+    assert_eq!(typed, "let x: Api<K> = ...");
+    assert!(doc.contains("| `Api::<K>::namespaced` or `let a: Api<K> = ...` |"));
+    let by_turbofish = UNKNOWN.replace(
+        "Api::namespaced(c, &ns)",
+        &format!("{}(c, &ns)", turbofish.replace('K', "ConfigMap")),
+    );
+    let by_type = UNKNOWN.replace(
+        "let a = Api::namespaced",
+        &typed
+            .replace("x", "a")
+            .replace('K', "ConfigMap")
+            .replace("...", "Api::namespaced"),
+    );
+    for fixed in [by_turbofish, by_type] {
+        let call = line_of(&fixed, "a.delete");
+        assert_named(&fixed, &format!("op/src/lib.rs:{call}: delete configmaps"));
+    }
+
+    // A receiver that is no binding: the doc's table, "bind it with its type first".
+    note_at(&analysis, line_of(UNKNOWN, "client().patch"));
+    assert!(
+        doc.contains("| the scan does not follow other values | bind it with its type first |")
+    );
+    let bound = UNKNOWN.replace(
+        "    client().patch(",
+        "    let client: Api<ConfigMap> = client();\n    client.patch(",
+    );
+    let call = line_of(&bound, "client.patch");
+    assert_named(&bound, &format!("op/src/lib.rs:{call}: patch configmaps"));
+
+    // `get_subresource(var, ..)`: the doc's table, "a literal".
+    note_at(&analysis, line_of(UNKNOWN, "get_subresource"));
+    assert!(
+        doc.contains(
+            "| `get_subresource(var, ..)` | the subresource is not a literal | a literal,"
+        )
+    );
+    let literal = UNKNOWN.replace("get_subresource(which,", "get_subresource(\"log\",");
+    let call = line_of(&literal, "get_subresource");
+    assert_named(&literal, &format!("op/src/lib.rs:{call}: get pods/log"));
+
+    // A generic `K` no call fixes: the doc's table, "fix `K` at the call (turbofish ...)".
+    let note = note_at(&analysis, line_of(UNKNOWN, "api.delete"));
+    assert!(note.contains("does not fix it"), "{note}");
+    assert!(doc.contains("fix `K` at the call (turbofish or a typed binding)"));
+    let fixed = UNKNOWN.replace("generic(&make())", "generic::<ConfigMap>(&make())");
+    let call = line_of(&fixed, "api.delete");
+    assert_named(&fixed, &format!("op/src/lib.rs:{call}: delete configmaps"));
+}
+
+/// `text`'s one unknown call less than [`UNKNOWN`]'s, and exactly one warning, `expected`; its
+/// attribute, pasted, silences it and is no unused grant.
+fn assert_named(text: &str, expected: &str) {
+    let analysis = analyse_crate(&[("lib.rs", text)], &[]);
+    assert_eq!(analysis.unknown.len(), 3, "{:?}", analysis.unknown);
+    assert_eq!(warned(&analysis), BTreeSet::from([expected.to_string()]));
+    assert_eq!(analysis.warnings.len(), 1);
+    let entries = pasted_all(&analysis);
+    let refs: Vec<&RbacEntry> = entries.iter().collect();
+    let again = analyse_crate(&[("lib.rs", text)], &refs);
     assert_eq!(warned(&again), BTreeSet::new());
     assert!(again.unused.is_empty(), "{:?}", again.unused);
 }
