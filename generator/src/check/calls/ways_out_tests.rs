@@ -228,3 +228,89 @@ fn assert_named(text: &str, expected: &str) {
     assert_eq!(warned(&again), BTreeSet::new());
     assert!(again.unused.is_empty(), "{:?}", again.unused);
 }
+
+/// A request method's call in a `macro_rules!` body is said, of unknown kind; the doc's first
+/// way out, the call written outside the macro, which takes its result, names it at its line.
+#[test]
+fn a_call_written_outside_the_macro_that_takes_its_result_is_named() {
+    assert!(least_privilege_doc().contains(
+        "write the call outside the macro (the macro can take its result), or grant it as the \
+         note says"
+    ));
+    let in_body = r#"
+macro_rules! fetch {
+    ($api:expr, $n:expr) => { $api.get($n).await? };
+}
+pub async fn p_macro(c: Client) -> Result<(), E> {
+    let deploys: Api<Deployment> = Api::namespaced(c, "ns");
+    let _d = fetch!(deploys, "x");
+    Ok(())
+}
+"#;
+    let said = analyse_crate(&[("lib.rs", in_body)], &[]);
+    assert_eq!(said.unknown.len(), 1, "{:?}", said.unknown);
+    let outside = in_body
+        .replace(
+            "($api:expr, $n:expr) => { $api.get($n).await? };",
+            "($got:expr) => { $got.await? };",
+        )
+        .replace(
+            "let _d = fetch!(deploys, \"x\");",
+            "let got = deploys.get(\"x\");\n    let _d = fetch!(got);",
+        );
+    let call = outside
+        .lines()
+        .position(|l| l.contains("deploys.get"))
+        .unwrap()
+        + 1;
+    let analysis = analyse_crate(&[("lib.rs", &outside)], &[]);
+    assert_warned_once_each(
+        &analysis,
+        &BTreeSet::from([format!("op/src/lib.rs:{call}: get deployments.apps")]),
+    );
+    let entries = pasted_all(&analysis);
+    let refs: Vec<&RbacEntry> = entries.iter().collect();
+    let again = analyse_crate(&[("lib.rs", &outside)], &refs);
+    assert_eq!(warned(&again), BTreeSet::new());
+    assert!(again.unused.is_empty(), "{:?}", again.unused);
+}
+
+/// Leader election through another crate (kube-leader-election): the doc's way out, the
+/// attribute with `allow(unused, reason = "...")`, is no unused grant; without the allow, it is.
+#[test]
+fn a_lease_grant_for_another_crates_leader_election_is_accepted_as_the_doc_says() {
+    let doc = least_privilege_doc();
+    assert!(doc.contains(
+        "need `get`, `create` and `patch` on `leases`, in a library the scan does not read: \
+         write that attribute with `allow(unused, reason = \"...\")`."
+    ));
+    let main = r#"
+pub async fn main_loop(client: Client) {
+    let leadership = LeaseLock::new(client.clone(), "ns", params);
+    leadership.try_acquire_or_renew().await;
+}
+"#;
+    let attribute = |allow: &str| {
+        super::tests::pasted(
+            &format!(
+                "#[kube_markers::rbac(groups = \"coordination.k8s.io\", resources = \"leases\", \
+                 verbs = \"get;create;patch\"{allow})]"
+            ),
+            1,
+        )
+    };
+    let bare = attribute("");
+    let flagged = analyse_crate(&[("main.rs", main)], &[&bare]);
+    assert_eq!(flagged.unused.len(), 1, "{:?}", flagged.unused);
+    assert!(
+        flagged.unused[0]
+            .to_string()
+            .contains("allow(unused, reason = \"...\")"),
+        "{}",
+        flagged.unused[0]
+    );
+    let allowed = attribute(", allow(unused, reason = \"kube-leader-election renews the Lease\")");
+    let accepted = analyse_crate(&[("main.rs", main)], &[&allowed]);
+    assert!(accepted.unused.is_empty(), "{:?}", accepted.unused);
+    assert!(accepted.warnings.is_empty());
+}
