@@ -228,7 +228,7 @@ fn explain_names_rule_role_binding_and_the_attributes_behind_them() {
         stdout.contains("rules:   none of these rules in namespace \"web\" allows it:\n"),
         "{stdout}"
     );
-    assert!(stdout.ends_with("to allow it: #[rbac(groups = \"\", resources = \"services\", verbs = \"delete\")]\n  or only this: #[rbac(groups = \"\", resources = \"services\", verbs = \"delete\", resource_names = \"db\", namespace = \"web\")]\n"), "{stdout}");
+    assert!(stdout.ends_with("to allow it: #[kube_markers::rbac(groups = \"\", resources = \"services\", verbs = \"delete\")]\n  or only this: #[kube_markers::rbac(groups = \"\", resources = \"services\", verbs = \"delete\", resource_names = \"db\", namespace = \"web\")]\n"), "{stdout}");
 }
 
 #[test]
@@ -345,7 +345,7 @@ fn the_bundle_is_evaluated_as_kubectl_apply_k_installs_it() {
     // An ungranted resource of the generator's own CRDs: the hint names its group.
     let out = can_i(&["delete", "mydatabases", "--explain", "--from", from]);
     assert!(
-        text(&out.stdout).ends_with("to allow it: #[rbac(groups = \"db.example.com\", resources = \"mydatabases\", verbs = \"delete\")]\n"),
+        text(&out.stdout).ends_with("to allow it: #[kube_markers::rbac(groups = \"db.example.com\", resources = \"mydatabases\", verbs = \"delete\")]\n"),
         "{}",
         text(&out.stdout)
     );

@@ -112,7 +112,7 @@ fn a_question_names_the_attributes_that_give_it() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stdout).contains(
-            "to allow it: #[rbac(groups = \"\", resources = \"configmaps\", verbs = \"patch\")]"
+            "to allow it: #[kube_markers::rbac(groups = \"\", resources = \"configmaps\", verbs = \"patch\")]"
         ),
         "{}",
         text(&out.stdout)

@@ -109,6 +109,13 @@ pub fn api_group(written: &str) -> &str {
     if written == "core" { "" } else { written }
 }
 
+/// An `#[rbac]` attribute with `args` (`groups = "apps", resources = ...`), as every message
+/// that suggests one writes it: by its full path, which compiles where it is pasted, with no
+/// `use kube_markers::rbac;` in the file.
+pub fn rbac_attribute_text(args: &str) -> String {
+    format!("#[kube_markers::rbac({args})]")
+}
+
 /// A validated `#[rbac]` attribute: the same fields as controller-gen's `rbac.Rule` plus where
 /// the rule goes.
 ///

@@ -9,7 +9,9 @@
 //! and each way out the warning prints (that line, or the attribute) silences it (`explain`
 //! then shows the call beside the bundle's grant); a call
 //! through a name another file gives (a prelude's rename and type alias, imported by a glob)
-//! is named, and its attribute, pasted as printed, silences it.
+//! is named, and its attribute, pasted as printed, silences it; a call on a receiver the scan
+//! cannot type, bound with its type by the line docs/least-privilege.md writes, compiles and
+//! is named, and its attribute grants it.
 
 #[allow(dead_code)] // shared with the other outside-workspace tests
 mod outside;
@@ -182,7 +184,7 @@ fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
         "add to `run` (my-operator/src/lib.rs:{run}): #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"list;watch\")]"
     )), "{text}");
     let patch = format!(
-        "my-operator/src/lib.rs:{}:10 (apply): `deployments.patch` needs patch, create on deployments.apps in a namespace chosen at run time (a server-side apply",
+        "my-operator/src/lib.rs:{}:10 (apply): `deployments.patch` needs create, patch on deployments.apps in a namespace chosen at run time (a server-side apply",
         line_of(".patch(")
     );
     assert!(ungranted[1].contains(&patch), "{text}");
@@ -239,6 +241,7 @@ fn a_removed_attribute_is_named_at_the_calls_that_need_it() {
     a_name_a_prelude_gives_is_read_in_another_file(&ws);
     a_call_the_build_leaves_out_needs_nothing(&ws);
     a_call_in_a_macro_is_said_and_its_way_out_holds(&ws);
+    an_untyped_receiver_bound_as_the_doc_writes_is_named(&ws);
 }
 
 /// The operator's own leader election (`kube_markers::leader_election`, feature
@@ -263,10 +266,10 @@ fn leader_election_is_granted_by_the_bundle_or_an_attribute(ws: &Path) {
     let (text, ungranted) = ungranted_calls(ws, &[]);
     assert_eq!(ungranted.len(), 1, "{text}");
     let expected = format!(
-        "[ungranted-call] my-operator/src/lib.rs:{call}:{column} (elect): `LeaderElection::builder` needs get, create, update on leases.coordination.k8s.io in the operator's namespace (kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates), and neither the deploy bundle nor an #[rbac] grants it; add the line `leader-election = true` under `[package.metadata.kube-markers.bundle]` in codegen/Cargo.toml (the bundle's leader-election Role grants it in the operator's namespace), or add to `elect` (my-operator/src/lib.rs:{function}): #[kube_markers::rbac(groups = \"coordination.k8s.io\", resources = \"leases\", verbs = \"get;create;update\")]"
+        "[ungranted-call] my-operator/src/lib.rs:{call}:{column} (elect): `LeaderElection::builder` needs create, get, update on leases.coordination.k8s.io in the operator's namespace (kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates), and neither the deploy bundle nor an #[rbac] grants it; add the line `leader-election = true` under `[package.metadata.kube-markers.bundle]` in codegen/Cargo.toml (the bundle's leader-election Role grants it in the operator's namespace), or add to `elect` (my-operator/src/lib.rs:{function}): #[kube_markers::rbac(groups = \"coordination.k8s.io\", resources = \"leases\", verbs = \"create;get;update\")]"
     );
     assert!(ungranted[0].ends_with(&expected), "{text}");
-    let leases = r#"resources = "leases", verbs = "get;create;update")]"#;
+    let leases = r#"resources = "leases", verbs = "create;get;update")]"#;
     let onboard = |ws: &Path| {
         let calls = run_built_generator(ws, &["calls"]);
         assert!(calls.status.success(), "{}", stderr(&calls));
@@ -471,5 +474,85 @@ macro_rules! fetch {
 pub async fn fetch_one(client: Client) {
     let deployments: Api<Deployment> = Api::namespaced(client, "ns");
     let _ = fetch!(deployments, "x");
+}
+"#;
+
+/// A call without kube's request parameters on a receiver the scan cannot type (an `if let`'s
+/// binding of an `Option<Api<K>>` field) is not seen; the line docs/least-privilege.md writes
+/// for it (taken from the doc), pasted above the call as written, compiles, and the call is
+/// named at its line; the attribute printed, pasted above the method printed, grants it.
+fn an_untyped_receiver_bound_as_the_doc_writes_is_named(ws: &Path) {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/least-privilege.md"
+    ))
+    .unwrap();
+    let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lead = "Bind it with its type first (`";
+    let start = doc.find(lead).expect("the doc's way out") + lead.len();
+    let way_out = &doc[start..start + doc[start..].find("`)").unwrap()];
+    assert_eq!(way_out, "let api: &Api<Ingress> = api;");
+
+    let lib = format!(
+        "{}\npub mod untyped;\n",
+        std::fs::read_to_string(lib_path(ws)).unwrap()
+    );
+    write(&lib_path(ws), &lib);
+    let path = ws.join("my-operator/src/untyped.rs");
+    write(&path, &UNTYPED.replace("//WAY OUT\n", ""));
+    let (text, ungranted) = ungranted_calls(ws, &[]);
+    assert!(!text.contains("untyped.rs"), "{text}");
+    assert!(
+        ungranted.iter().all(|w| !w.contains("untyped.rs")),
+        "{text}"
+    );
+
+    let bound = UNTYPED.replace("//WAY OUT", way_out);
+    write(&path, &bound);
+    let at = |needle: &str| line_in(&bound, needle);
+    let (call, function) = (at("api.get("), at("pub async fn sync"));
+    let column = bound.lines().nth(call - 1).unwrap().find("get(").unwrap() + 1;
+    let (text, ungranted) = ungranted_calls(ws, &[]);
+    let ours: Vec<&String> = ungranted
+        .iter()
+        .filter(|w| w.contains("untyped.rs"))
+        .collect();
+    assert_eq!(ours.len(), 1, "{text}");
+    let expected = format!(
+        "[ungranted-call] my-operator/src/untyped.rs:{call}:{column} (sync): `api.get` needs get on \
+         ingresses.networking.k8s.io in the scope of the `Api` handed in, and no #[rbac] grants it; \
+         add to `sync` (my-operator/src/untyped.rs:{function}): #[kube_markers::rbac(groups = \
+         \"networking.k8s.io\", resources = \"ingresses\", verbs = \"get\")]"
+    );
+    assert!(ours[0].ends_with(&expected), "{text}");
+
+    let (_, attribute) = ours[0].split_once("): #[").unwrap();
+    let attribute = format!("    #[{attribute}");
+    let mut lines: Vec<&str> = bound.lines().collect();
+    lines.insert(function - 1, &attribute);
+    write(&path, &(lines.join("\n") + "\n"));
+    let (text, ungranted) = ungranted_calls(ws, &[]);
+    assert!(
+        ungranted.iter().all(|w| !w.contains("untyped.rs")),
+        "{text}"
+    );
+    let role = std::fs::read_to_string(ws.join("rbac-out/role.yaml")).unwrap();
+    assert!(role.contains("  - ingresses\n"), "{role}");
+}
+
+const UNTYPED: &str = r#"use k8s_openapi::api::networking::v1::Ingress;
+use kube::Api;
+
+pub struct State {
+    pub maybe: Option<Api<Ingress>>,
+}
+
+impl State {
+    pub async fn sync(&self) {
+        if let Some(api) = &self.maybe {
+            //WAY OUT
+            let _ = api.get("x").await;
+        }
+    }
 }
 "#;

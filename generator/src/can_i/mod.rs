@@ -22,6 +22,7 @@ pub use resources::{KnownResource, ResourceSource, builtin_resources, resolve};
 
 use crate::usage::UsageError;
 use k8s_openapi::api::rbac::v1::PolicyRule;
+use kube_markers_core::model::rbac_attribute_text;
 use kube_markers_rbac::authorize::{Decision, RequestAttributes, RoleKind, UserInfo, rule_allows};
 use kube_markers_rbac::policy_rule;
 use kube_markers_registry::RbacEntry;
@@ -455,10 +456,10 @@ fn granting_entries<'e>(
 pub(crate) fn suggestions(request: &RequestAttributes) -> (String, Option<String>) {
     if !request.resource_request {
         return (
-            format!(
-                "#[rbac(urls = {:?}, verbs = {:?})]",
+            rbac_attribute_text(&format!(
+                "urls = {:?}, verbs = {:?}",
                 request.path, request.verb
-            ),
+            )),
             None,
         );
     }
@@ -478,8 +479,8 @@ pub(crate) fn suggestions(request: &RequestAttributes) -> (String, Option<String
         let _ = write!(narrow, ", namespace = {:?}", request.namespace);
     }
     (
-        format!("#[rbac({base})]"),
-        (narrow != base).then(|| format!("#[rbac({narrow})]")),
+        rbac_attribute_text(&base),
+        (narrow != base).then(|| rbac_attribute_text(&narrow)),
     )
 }
 

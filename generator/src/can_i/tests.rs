@@ -245,7 +245,7 @@ fn explain_says_what_applies_when_nothing_allows() {
     assert!(text.starts_with("no\nrequest: \"delete\" resource \"deployments.apps\" named \"web\" in namespace \"tenants\"\n"), "{text}");
     assert!(text.contains("rules:   none of these rules in namespace \"tenants\" allows it:\n  rules[0] of ClusterRole \"manager-role\" (bound by ClusterRoleBinding \"manager-rolebinding\"): nonResourceURLs: [\"/metrics\"], verbs: [\"get\"]\n  rules[1] of ClusterRole \"manager-role\""), "{text}");
     assert!(text.contains("  rules[0] of Role \"tenant\" (bound by RoleBinding \"tenant\"): apiGroups: [\"\"], resources: [\"configmaps\"], verbs: [\"create\"]\n"), "{text}");
-    assert!(text.ends_with("to allow it: #[rbac(groups = \"apps\", resources = \"deployments\", verbs = \"delete\")]\n  or only this: #[rbac(groups = \"apps\", resources = \"deployments\", verbs = \"delete\", resource_names = \"web\", namespace = \"tenants\")]\n"), "{text}");
+    assert!(text.ends_with("to allow it: #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"delete\")]\n  or only this: #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"delete\", resource_names = \"web\", namespace = \"tenants\")]\n"), "{text}");
 
     let text = ask(
         dir.path(),
@@ -265,7 +265,9 @@ fn explain_says_what_applies_when_nothing_allows() {
         "{text}"
     );
     assert!(
-        text.ends_with("to allow it: #[rbac(urls = \"/healthz\", verbs = \"get\")]\n"),
+        text.ends_with(
+            "to allow it: #[kube_markers::rbac(urls = \"/healthz\", verbs = \"get\")]\n"
+        ),
         "{text}"
     );
 
@@ -293,7 +295,7 @@ fn explain_says_what_applies_when_nothing_allows() {
     )
     .unwrap()
     .text;
-    assert!(text.ends_with("to allow it: #[rbac(groups = \"\", resources = \"pods/log\", verbs = \"get\")]\n  or only this: #[rbac(groups = \"\", resources = \"pods/log\", verbs = \"get\", resource_names = \"web\", namespace = \"ops\")]\n"), "{text}");
+    assert!(text.ends_with("to allow it: #[kube_markers::rbac(groups = \"\", resources = \"pods/log\", verbs = \"get\")]\n  or only this: #[kube_markers::rbac(groups = \"\", resources = \"pods/log\", verbs = \"get\", resource_names = \"web\", namespace = \"ops\")]\n"), "{text}");
 }
 
 #[test]
@@ -591,7 +593,7 @@ fn resources_are_resolved_as_kubectl_discovery_does() {
     assert!(text.starts_with(&format!(
         "no\nrequest: \"list\" resource \"backups.backup.example.com\" cluster-wide\n         backups.backup.example.com is the CRD in {crd_file} (document 1)\n"
     )), "{text}");
-    assert!(text.ends_with("to allow it: #[rbac(groups = \"backup.example.com\", resources = \"backups\", verbs = \"list\")]\n"), "{text}");
+    assert!(text.ends_with("to allow it: #[kube_markers::rbac(groups = \"backup.example.com\", resources = \"backups\", verbs = \"list\")]\n"), "{text}");
     // Singular (the lowercased kind) and short name.
     for name in ["backup", "bk", "Backup", "backups.backup.example.com"] {
         let answer = ask(dir.path(), &["list", name, "--explain"]).unwrap();

@@ -172,7 +172,7 @@ fn questions_name_the_granting_attributes() {
     assert!(!elsewhere.allowed);
     assert_eq!(
         elsewhere.suggestion.as_deref(),
-        Some(r#"#[rbac(groups = "", resources = "configmaps", verbs = "get")]"#)
+        Some(r#"#[kube_markers::rbac(groups = "", resources = "configmaps", verbs = "get")]"#)
     );
     assert!(ask(&["get", "/metrics"]).allowed);
     insta::assert_snapshot!(
@@ -225,7 +225,7 @@ fn questions_resolve_type_as_can_i_does() {
             text.contains("request: \"list\" resource \"memcacheds.cache.example.com\""),
             "{text}"
         );
-        assert!(text.ends_with("to allow it: #[rbac(groups = \"cache.example.com\", resources = \"memcacheds\", verbs = \"list\")]\n"), "{text}");
+        assert!(text.ends_with("to allow it: #[kube_markers::rbac(groups = \"cache.example.com\", resources = \"memcacheds\", verbs = \"list\")]\n"), "{text}");
     }
     // Unknown: asked as typed, with can-i's warning.
     let (_, warnings, _) = run_text(&["list", "widgets"]);

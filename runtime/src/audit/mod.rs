@@ -8,7 +8,7 @@
 //! a directory of manifests. What the [`Mode`] does with a request no rule covers: record it,
 //! also emit a `tracing` warning, or also answer it with the API server's 403 without sending it.
 //!
-//! The [`Report`] lists every request no rule covers, with the `#[rbac(...)]` attribute that
+//! The [`Report`] lists every request no rule covers, with the `#[kube_markers::rbac(...)]` that
 //! would cover it, and every declared rule with verbs no request used, with the attribute's
 //! `file:line`. A server-side apply (or an update) that creates its object (the API server
 //! answers `201 Created`) also uses `create`, which the API server checks then.

@@ -2,6 +2,7 @@
 //! and declared rules no request used.
 
 use super::permissions::{Declared, Permission};
+use kube_markers_core::model::rbac_attribute_text;
 use kube_markers_rbac::authorize::RequestAttributes;
 use serde::Serialize;
 use std::fmt;
@@ -187,18 +188,18 @@ pub(crate) fn suggestion(request: &RequestAttributes, declared: &[Permission]) -
         return None;
     }
     if !request.resource_request {
-        return Some(format!(
-            "#[rbac(urls = {:?}, verbs = {verb:?})]",
+        return Some(rbac_attribute_text(&format!(
+            "urls = {:?}, verbs = {verb:?}",
             request.path
-        ));
+        )));
     }
     let resource = if request.subresource.is_empty() {
         request.resource.clone()
     } else {
         format!("{}/{}", request.resource, request.subresource)
     };
-    let mut text = format!(
-        "#[rbac(groups = {:?}, resources = {resource:?}, verbs = {verb:?}",
+    let mut args = format!(
+        "groups = {:?}, resources = {resource:?}, verbs = {verb:?}",
         request.api_group
     );
     let same_target = |p: &&Permission| {
@@ -211,8 +212,7 @@ pub(crate) fn suggestion(request: &RequestAttributes, declared: &[Permission]) -
         && targets.peek().is_some()
         && targets.all(|p| p.namespace.as_deref() == Some(request.namespace.as_str()))
     {
-        text.push_str(&format!(", namespace = {:?}", request.namespace));
+        args.push_str(&format!(", namespace = {:?}", request.namespace));
     }
-    text.push_str(")]");
-    Some(text)
+    Some(rbac_attribute_text(&args))
 }

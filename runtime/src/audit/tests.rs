@@ -129,23 +129,23 @@ fn an_uncovered_request_is_reported_with_the_attribute_that_covers_it() {
             (
                 r#""get" resource "deployments.apps/scale" in namespace "web""#,
                 2,
-                r#"#[rbac(groups = "apps", resources = "deployments/scale", verbs = "get")]"#
+                r#"#[kube_markers::rbac(groups = "apps", resources = "deployments/scale", verbs = "get")]"#
             ),
             // Only a Role grants configmaps, in this namespace: the suggestion goes there.
             (
                 r#""get" resource "configmaps" in namespace "tenants""#,
                 1,
-                r#"#[rbac(groups = "", resources = "configmaps", verbs = "get", namespace = "tenants")]"#
+                r#"#[kube_markers::rbac(groups = "", resources = "configmaps", verbs = "get", namespace = "tenants")]"#
             ),
             (
                 r#""deletecollection" resource "pods" cluster-wide"#,
                 1,
-                r#"#[rbac(groups = "", resources = "pods", verbs = "deletecollection")]"#
+                r#"#[kube_markers::rbac(groups = "", resources = "pods", verbs = "deletecollection")]"#
             ),
             (
                 r#""get" nonResourceURL "/metrics""#,
                 1,
-                r#"#[rbac(urls = "/metrics", verbs = "get")]"#
+                r#"#[kube_markers::rbac(urls = "/metrics", verbs = "get")]"#
             ),
         ]
     );
@@ -164,7 +164,7 @@ fn an_uncovered_request_is_reported_with_the_attribute_that_covers_it() {
             "method": "GET",
             "url": "/metrics",
             "count": 1,
-            "suggestion": "#[rbac(urls = \"/metrics\", verbs = \"get\")]",
+            "suggestion": "#[kube_markers::rbac(urls = \"/metrics\", verbs = \"get\")]",
         })
     );
 }
@@ -177,7 +177,7 @@ fn a_namespaced_request_outside_the_roles_namespace_is_uncovered() {
     // A ClusterRole would be needed: no namespace in the suggestion.
     assert_eq!(
         audit.report().uncovered[0].suggestion.as_deref(),
-        Some(r#"#[rbac(groups = "", resources = "configmaps", verbs = "patch")]"#)
+        Some(r#"#[kube_markers::rbac(groups = "", resources = "configmaps", verbs = "patch")]"#)
     );
 }
 
@@ -248,7 +248,7 @@ async fn record_mode_passes_every_request_through() {
     assert_eq!(report.requests, 2);
     assert_eq!(
         report.uncovered[0].suggestion.as_deref(),
-        Some(r#"#[rbac(groups = "", resources = "pods", verbs = "list")]"#)
+        Some(r#"#[kube_markers::rbac(groups = "", resources = "pods", verbs = "list")]"#)
     );
     assert_eq!(report.uncovered.len(), 1);
 }

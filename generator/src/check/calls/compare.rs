@@ -1,7 +1,9 @@
 //! The calls held against the attributes: which call no attribute grants, which attribute's
 //! verb no call needs.
 
-use super::{Kinds, Resolved, field_kind, resource_text, scope_text};
+use super::{
+    Kinds, Resolved, field_kind, rbac_attribute, resource_text, role_verb_order, scope_text,
+};
 use crate::check::lints::{Lint, LintWarning};
 use crate::input::scan::calls::{KindRef, KubeCall, Scope};
 use crate::input::sources::FoundCalls;
@@ -42,17 +44,11 @@ pub struct NeededCall {
 impl NeededCall {
     /// The attribute that grants this need, as pasted above the function.
     pub fn attribute(&self, verbs: &[&str]) -> String {
-        let mut out = format!(
-            "#[kube_markers::rbac(groups = {:?}, resources = {:?}, verbs = {:?}",
-            self.group,
-            self.resource,
-            verbs.join(";")
-        );
-        if let Scope::Namespace(ns) = &self.scope {
-            out.push_str(&format!(", namespace = {ns:?}"));
-        }
-        out.push_str(")]");
-        out
+        let namespace = match &self.scope {
+            Scope::Namespace(ns) => Some(ns.as_str()),
+            _ => None,
+        };
+        rbac_attribute(&self.group, &self.resource, verbs, namespace)
     }
 }
 
@@ -283,7 +279,7 @@ pub(crate) fn analyse_kinds(
                                 call.line,
                                 call.column,
                                 call.call,
-                                need.verbs.join(", ")
+                                role_verb_order(need.verbs.iter().copied()).join(", ")
                             ));
                             continue;
                         }
@@ -346,7 +342,7 @@ fn needed(
         krate: file.krate.clone(),
         group,
         resource,
-        verbs: need.verbs.clone(),
+        verbs: role_verb_order(need.verbs.iter().copied()),
         scope: call.scope.clone(),
         why: need.why,
     }

@@ -3,7 +3,7 @@
 //! for the Lease of kube-markers' leader election.
 
 use super::compare::{Analysis, NeededCall};
-use super::{resource_text, scope_text};
+use super::{resource_text, role_verb_order, scope_text};
 use kube_markers_rbac::authorize::{RequestAttributes, rule_allows};
 use kube_markers_rbac::policy_rule;
 use kube_markers_registry::RbacEntry;
@@ -16,22 +16,32 @@ const BUNDLE_GRANT: &str = "the deploy bundle's `leader-election = true` (its le
 /// The permissions the calls need, each with its calls and what grants it: the attributes, the
 /// deploy bundle (for [`Analysis::bundle_granted`]'s calls), or `granted by: no attribute`.
 pub fn render(analysis: &Analysis, entries: &[&RbacEntry]) -> String {
-    // Each permission's calls, each with whether the bundle grants it.
+    // Each resource's calls, each with whether the bundle grants it.
     type Calls<'a> = Vec<(&'a NeededCall, bool)>;
-    let mut by_permission: BTreeMap<(String, String, &str), Calls> = BTreeMap::new();
+    let mut by_resource: BTreeMap<(&str, &str), Calls> = BTreeMap::new();
     let calls = (analysis.needed.iter().map(|n| (n, false)))
         .chain(analysis.bundle_granted.iter().map(|n| (n, true)));
     for (n, by_bundle) in calls {
-        for verb in &n.verbs {
-            by_permission
-                .entry((n.group.clone(), n.resource.clone(), verb))
-                .or_default()
-                .push((n, by_bundle));
-        }
+        by_resource
+            .entry((&n.group, &n.resource))
+            .or_default()
+            .push((n, by_bundle));
     }
-    if by_permission.is_empty() {
+    if by_resource.is_empty() {
         return String::new();
     }
+    // Each permission (resource, then verb in the order the attributes print them), its calls.
+    let by_permission = by_resource.iter().flat_map(|(&(group, resource), calls)| {
+        let verbs = role_verb_order(calls.iter().flat_map(|(n, _)| n.verbs.iter().copied()));
+        verbs.into_iter().map(move |verb| {
+            let calls: Calls = calls
+                .iter()
+                .filter(|(n, _)| n.verbs.contains(&verb))
+                .copied()
+                .collect();
+            ((group, resource, verb), calls)
+        })
+    });
     let rules: Vec<_> = entries.iter().map(|e| policy_rule(&e.marker)).collect();
     let mut out = String::from(
         "The kube calls of the linked crates: each permission they need, the calls that need it \
@@ -41,10 +51,7 @@ pub fn render(analysis: &Analysis, entries: &[&RbacEntry]) -> String {
         calls.sort_by(|(a, _), (b, _)| {
             (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column))
         });
-        out.push_str(&format!(
-            "  {verb} on {}\n",
-            resource_text(&group, &resource)
-        ));
+        out.push_str(&format!("  {verb} on {}\n", resource_text(group, resource)));
         for (c, _) in &calls {
             let function = c
                 .function
@@ -61,8 +68,8 @@ pub fn render(analysis: &Analysis, entries: &[&RbacEntry]) -> String {
                 c.file, c.line, c.column, c.call,
             ));
         }
-        let (base, sub) = resource.split_once('/').unwrap_or((&resource, ""));
-        let request = RequestAttributes::resource(verb, &group, base).with_subresource(sub);
+        let (base, sub) = resource.split_once('/').unwrap_or((resource, ""));
+        let request = RequestAttributes::resource(verb, group, base).with_subresource(sub);
         let granting: Vec<String> = entries
             .iter()
             .zip(&rules)

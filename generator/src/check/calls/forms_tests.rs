@@ -27,11 +27,11 @@ pub async fn methods(client: Client) {
     cms.create(&PostParams::default(), &cm).await; // create configmaps
     cms.replace("a", &pp, &cm).await; // update configmaps
     cms.patch("a", &PatchParams::default(), &Patch::Merge(&p)).await; // patch configmaps
-    cms.patch("a", &PatchParams::apply("m"), &Patch::Apply(&cm)).await; // patch;create configmaps
+    cms.patch("a", &PatchParams::apply("m"), &Patch::Apply(&cm)).await; // create;patch configmaps
     cms.patch_metadata("a", &pp, &p).await; // patch configmaps
     cms.delete("a", &DeleteParams::default()).await; // delete configmaps
     cms.delete_collection(&dp, &lp).await; // deletecollection configmaps
-    cms.entry("a").await; // get;create;update configmaps
+    cms.entry("a").await; // create;get;update configmaps
 }
 
 pub async fn subresources(client: Client) {
@@ -54,9 +54,9 @@ pub async fn pods(client: Client) {
     pods.logs("p", &lp).await; // get pods/log
     pods.log_stream("p", &lp).await; // get pods/log
     pods.evict("p", &ep).await; // create pods/eviction
-    pods.exec("p", vec!["ls"], &ap).await; // get;create pods/exec
-    pods.attach("p", &ap).await; // get;create pods/attach
-    pods.portforward("p", &[80]).await; // get;create pods/portforward
+    pods.exec("p", vec!["ls"], &ap).await; // create;get pods/exec
+    pods.attach("p", &ap).await; // create;get pods/attach
+    pods.portforward("p", &[80]).await; // create;get pods/portforward
     pods.get_ephemeral_containers("p").await; // get pods/ephemeralcontainers
     pods.patch_ephemeral_containers("p", &pp, &p).await; // patch pods/ephemeralcontainers
     pods.replace_ephemeral_containers("p", &pp, &pod).await; // update pods/ephemeralcontainers

@@ -1,5 +1,5 @@
 //! kube-markers' own leader election (`kube_markers::leader_election::LeaderElection`): each
-//! spelling of `LeaderElection::builder` needs get, create, update on leases in the operator's
+//! spelling of `LeaderElection::builder` needs create, get, update on leases in the operator's
 //! namespace (`// VERBS RESOURCE` on its line, `// none` for what is no such call), granted by
 //! the bundle's `leader-election = true` or by an attribute; else a warning naming both.
 
@@ -13,20 +13,20 @@ use kube_markers::leader_election::LeaderElection as Elector;
 use kube_markers::leader_election as election;
 
 pub async fn imported(client: Client) -> Result<(), Error> {
-    let e = LeaderElection::builder(client.clone(), "op-leader").build()?; // get;create;update leases.coordination.k8s.io
+    let e = LeaderElection::builder(client.clone(), "op-leader").build()?; // create;get;update leases.coordination.k8s.io
     e.run(controllers()).await
 }
 
 pub async fn renamed(client: Client) {
-    let e = Elector::builder(client, "op-leader").namespace("ops").build(); // get;create;update leases.coordination.k8s.io
+    let e = Elector::builder(client, "op-leader").namespace("ops").build(); // create;get;update leases.coordination.k8s.io
 }
 
 pub async fn by_module(client: Client) {
-    let e = election::LeaderElection::builder(client, "op-leader"); // get;create;update leases.coordination.k8s.io
+    let e = election::LeaderElection::builder(client, "op-leader"); // create;get;update leases.coordination.k8s.io
 }
 
 pub async fn full_path(client: Client) {
-    let e = kube_markers::leader_election::LeaderElection::builder(client, "l"); // get;create;update leases.coordination.k8s.io
+    let e = kube_markers::leader_election::LeaderElection::builder(client, "l"); // create;get;update leases.coordination.k8s.io
 }
 
 pub async fn not_ours(client: Client) {
@@ -112,7 +112,7 @@ fn without_the_bundle_the_warning_names_both_ways_out() {
     assert_eq!(
         shown,
         [
-            "[ungranted-call] op/src/main.rs:5:21 (main_loop): `LeaderElection::builder` needs get, create, update on leases.coordination.k8s.io in the operator's namespace (kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates), and neither the deploy bundle nor an #[rbac] grants it; add the line `leader-election = true` under `[package.metadata.kube-markers.bundle]` in codegen/Cargo.toml (the bundle's leader-election Role grants it in the operator's namespace), or add to `main_loop` (op/src/main.rs:4): #[kube_markers::rbac(groups = \"coordination.k8s.io\", resources = \"leases\", verbs = \"get;create;update\")]"
+            "[ungranted-call] op/src/main.rs:5:21 (main_loop): `LeaderElection::builder` needs create, get, update on leases.coordination.k8s.io in the operator's namespace (kube-markers' leader election reads its Lease, creates it when missing, and renews or takes it with updates), and neither the deploy bundle nor an #[rbac] grants it; add the line `leader-election = true` under `[package.metadata.kube-markers.bundle]` in codegen/Cargo.toml (the bundle's leader-election Role grants it in the operator's namespace), or add to `main_loop` (op/src/main.rs:4): #[kube_markers::rbac(groups = \"coordination.k8s.io\", resources = \"leases\", verbs = \"create;get;update\")]"
         ]
     );
     // The generator's manifest not known: the message still says which file.
@@ -140,7 +140,7 @@ fn the_attribute_as_printed_grants_the_lease_and_is_not_unused() {
     assert!(
         idle.unused[0]
             .finding
-            .contains("grants get, create, update on leases.coordination.k8s.io")
+            .contains("grants create, get, update on leases.coordination.k8s.io")
     );
 
     // An attribute granting part of it: the rest is named.

@@ -42,7 +42,7 @@ pub async fn one(h: Handle<Pod>) {
 }
 
 pub async fn elect(client: Client) {
-    Elector::builder(client, "lease"); // get;create;update leases.coordination.k8s.io
+    Elector::builder(client, "lease"); // create;get;update leases.coordination.k8s.io
 }
 
 pub fn other() -> Map<String, String> {

@@ -153,6 +153,34 @@ impl<'a> Kinds<'a> {
     }
 }
 
+/// Verbs in the one order the call check writes them everywhere (`calls`, the warnings and
+/// their attributes, `explain`, the notes): sorted and deduplicated, as controller-gen writes a
+/// rule's verbs (and so `rbac-out/role.yaml`), so that a pasted attribute reads as its rule.
+pub(crate) fn role_verb_order<'a>(verbs: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut verbs: Vec<&str> = verbs.into_iter().collect();
+    verbs.sort_unstable();
+    verbs.dedup();
+    verbs
+}
+
+/// The attribute granting `verbs` on `resource` of `group` (in a Role of `namespace`), as the
+/// call check's warnings and `calls` print it to paste.
+pub(crate) fn rbac_attribute(
+    group: &str,
+    resource: &str,
+    verbs: &[&str],
+    namespace: Option<&str>,
+) -> String {
+    let mut args = format!(
+        "groups = {group:?}, resources = {resource:?}, verbs = {:?}",
+        role_verb_order(verbs.iter().copied()).join(";")
+    );
+    if let Some(ns) = namespace {
+        args.push_str(&format!(", namespace = {ns:?}"));
+    }
+    kube_markers_core::model::rbac_attribute_text(&args)
+}
+
 /// `deployments.apps`, `pods/exec`, `documents.kube.rs/status`.
 pub(crate) fn resource_text(group: &str, resource: &str) -> String {
     let (base, sub) = match resource.split_once('/') {
@@ -212,3 +240,5 @@ mod leader_election_tests;
 mod mask_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod ways_out_tests;

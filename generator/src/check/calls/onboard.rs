@@ -2,12 +2,13 @@
 //! calls, for a crate that has none yet (or to compare with those it has).
 
 use super::compare::NeededCall;
+use super::rbac_attribute;
 use crate::input::scan::calls::Scope;
 use std::collections::BTreeMap;
 
 /// The attributes each function needs, as text: per file and function, `file:line: fn name`
 /// then one `#[kube_markers::rbac(...)]` per (group, resource, namespace), its verbs merged, in
-/// kube-apiserver's verb order; then the calls outside any function.
+/// a role's order (alphabetical); then the calls outside any function.
 pub fn render(needed: &[NeededCall]) -> String {
     // (file, line, function) → (group, resource, namespace) → verbs.
     type Function = (String, usize, String);
@@ -27,39 +28,15 @@ pub fn render(needed: &[NeededCall]) -> String {
             .or_default()
             .entry((n.group.clone(), n.resource.clone(), ns))
             .or_default();
-        for v in &n.verbs {
-            if !verbs.contains(v) {
-                verbs.push(v);
-            }
-        }
+        verbs.extend(n.verbs.iter().copied());
     }
     let mut out = String::new();
     for ((file, line, name), rules) in by_fn {
         out.push_str(&format!("{file}:{line}: fn {name}\n"));
-        for ((group, resource, ns), mut verbs) in rules {
-            verbs.sort_by_key(|v| VERB_ORDER.iter().position(|o| o == v));
-            let mut attr = format!(
-                "#[kube_markers::rbac(groups = {group:?}, resources = {resource:?}, verbs = {:?}",
-                verbs.join(";")
-            );
-            if let Some(ns) = ns {
-                attr.push_str(&format!(", namespace = {ns:?}"));
-            }
-            attr.push_str(")]");
-            out.push_str(&attr);
+        for ((group, resource, ns), verbs) in rules {
+            out.push_str(&rbac_attribute(&group, &resource, &verbs, ns.as_deref()));
             out.push('\n');
         }
     }
     out
 }
-
-const VERB_ORDER: &[&str] = &[
-    "get",
-    "list",
-    "watch",
-    "create",
-    "update",
-    "patch",
-    "delete",
-    "deletecollection",
-];

@@ -218,7 +218,7 @@ fn every_call_not_granted_is_named_with_the_attribute_to_paste() {
             "[ungranted-call] op/src/lib.rs:8:17 (run): `Controller::new` needs list, watch on documents.kube.rs cluster-wide (`Api::all`) (kube-runtime's watcher lists, then watches), and no #[rbac] grants it; add to `run` (op/src/lib.rs:6): #[kube_markers::rbac(groups = \"kube.rs\", resources = \"documents\", verbs = \"list;watch\")]",
             "[ungranted-call] op/src/lib.rs:9:10 (run): `.owns` needs list, watch on deployments.apps cluster-wide (`Api::all`) (kube-runtime's watcher lists, then watches), and no #[rbac] grants it; add to `run` (op/src/lib.rs:6): #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"list;watch\")]",
             "[ungranted-call] op/src/lib.rs:15:5 (reconcile): `finalizer` needs patch on documents.kube.rs in a namespace chosen at run time (`finalizer` adds and removes its finalizer with JSON patches), and no #[rbac] grants it; add to `reconcile` (op/src/lib.rs:13): #[kube_markers::rbac(groups = \"kube.rs\", resources = \"documents\", verbs = \"patch\")]",
-            "[ungranted-call] op/src/lib.rs:17:13 (reconcile): `deploys.patch` needs patch, create on deployments.apps in a namespace chosen at run time (a server-side apply (`Patch::Apply`) creates the object when it does not exist, which kube-apiserver authorizes as `create`), and no #[rbac] grants it; add to `reconcile` (op/src/lib.rs:13): #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"patch;create\")]",
+            "[ungranted-call] op/src/lib.rs:17:13 (reconcile): `deploys.patch` needs create, patch on deployments.apps in a namespace chosen at run time (a server-side apply (`Patch::Apply`) creates the object when it does not exist, which kube-apiserver authorizes as `create`), and no #[rbac] grants it; add to `reconcile` (op/src/lib.rs:13): #[kube_markers::rbac(groups = \"apps\", resources = \"deployments\", verbs = \"create;patch\")]",
             "[ungranted-call] op/src/lib.rs:18:10 (reconcile): `docs.patch_status` needs patch on documents.kube.rs/status in a namespace chosen at run time, and no #[rbac] grants it; add to `reconcile` (op/src/lib.rs:13): #[kube_markers::rbac(groups = \"kube.rs\", resources = \"documents/status\", verbs = \"patch\")]",
         ]
     );
@@ -329,6 +329,40 @@ fn explain_puts_the_calls_beside_the_attributes() {
         ),
         "{text}"
     );
+}
+
+/// A server-side apply needs `patch` and `create`: the warning (its text and its attribute),
+/// `calls` and `explain` write them in one order, a role's (`rbac-out/`'s: alphabetical).
+#[test]
+fn calls_the_warning_and_explain_write_the_verbs_in_one_order() {
+    let analysis = analyse_with(kinds_with_document(), &[]);
+    let apply = analysis
+        .warnings
+        .iter()
+        .find(|w| w.needed.call == "deploys.patch")
+        .unwrap();
+    let attribute = apply.needed.attribute(&apply.missing);
+    assert_eq!(
+        attribute,
+        r#"#[kube_markers::rbac(groups = "apps", resources = "deployments", verbs = "create;patch")]"#
+    );
+    assert!(
+        apply.to_string().contains("needs create, patch on"),
+        "{apply}"
+    );
+    let calls = onboard::render(&analysis.needed);
+    assert!(
+        calls.contains(&format!("fn reconcile\n{attribute}\n")),
+        "{calls}"
+    );
+    let explained = explain::render(&analysis, &[]);
+    let at = |permission: &str| {
+        explained
+            .find(permission)
+            .unwrap_or_else(|| panic!("{explained}"))
+    };
+    assert!(at("  create on deployments.apps\n") < at("  patch on deployments.apps\n"));
+    assert!(at("  list on deployments.apps\n") < at("  watch on deployments.apps\n"));
 }
 
 #[test]
@@ -460,8 +494,8 @@ pub async fn reconcile(client: Client, cm: ConfigMap) {
     assert_eq!(
         needed,
         [
-            "op/src/helpers.rs:4 api.patch patch;create deployments.apps",
-            "op/src/helpers.rs:4 api.patch patch;create configmaps",
+            "op/src/helpers.rs:4 api.patch create;patch deployments.apps",
+            "op/src/helpers.rs:4 api.patch create;patch configmaps",
             "op/src/helpers.rs:8 api.get get configmaps",
             "op/src/helpers.rs:11 Api::<T>::all.delete_collection deletecollection configmaps",
         ]
