@@ -582,12 +582,17 @@ impl Items<'_> {
         if !value_unknown {
             return false;
         }
-        // The names it binds, none seen before (in the signature, an earlier statement).
+        // The names it binds, none seen before (in the signature, an earlier statement) but
+        // as a field.
         (lo + 1..eq).all(|j| {
             tokens[j].kind != Kind::Ident
                 || matches!(self.source(j), "mut" | "ref")
-                || (sig..lo)
-                    .all(|s| tokens[s].kind != Kind::Ident || self.source(s) != self.source(j))
+                || (sig..lo).all(|s| {
+                    // A field (`x.status`) binds no name.
+                    tokens[s].kind != Kind::Ident
+                        || self.source(s) != self.source(j)
+                        || (s > 0 && self.punct(s - 1, b'.'))
+                })
         })
     }
 }

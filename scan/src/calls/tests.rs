@@ -1096,3 +1096,30 @@ pub async fn p_macro(c: Client) -> Result<(), E> {
     }
     assert_eq!(found.calls, read_whole(text).calls);
 }
+
+/// A `let` of a macro's value is blanked when the name it binds was only a field before
+/// (`d.status`): a field binds nothing. Bound before (a parameter), it is kept: the new
+/// binding shadows what the scan knew of the old.
+#[test]
+fn a_let_shadowing_only_a_field_is_blanked() {
+    let text = "\
+use kube::api::{Api, Patch, PatchParams};
+use k8s_openapi::api::apps::v1::Deployment;
+pub async fn fresh(d: Deployment, docs: Api<Doc>) {
+    let ready = d.status.is_some();
+    let status = serde_json::json!({ \"status\": ready });
+    docs.patch_status(\"n\", &PatchParams::default(), &Patch::Apply(status)).await;
+}
+pub async fn shadowed(status: Api<Doc>, docs: Api<Doc>) {
+    let status = serde_json::json!({});
+    docs.patch_status(\"n\", &PatchParams::default(), &Patch::Apply(status)).await;
+}
+";
+    let masked = mask::masked(text, &[]).unwrap();
+    let line = |n: usize| masked.lines().nth(n - 1).unwrap().trim().to_string();
+    assert_eq!(line(5), "", "{masked}");
+    assert_eq!(line(9), "let status = serde_json::json!({});", "{masked}");
+    let read = scan_crate_calls(&[text]).remove(0).unwrap();
+    assert_eq!(read.calls, read_whole(text).calls);
+    assert_eq!(read.calls.len(), 2);
+}
