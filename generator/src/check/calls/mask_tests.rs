@@ -6,8 +6,8 @@
 //! pasted, silences it.
 
 use super::tests::{
-    analyse_crate, analyse_on_disk, assert_warned_once_each, expected_needs, pasted, pasted_all,
-    warned,
+    MACRO_BODY_CALL, analyse_crate, analyse_on_disk, assert_warned_once_each, expected_needs,
+    pasted, pasted_all, warned,
 };
 use kube_markers_registry::RbacEntry;
 use std::collections::BTreeSet;
@@ -196,16 +196,7 @@ fn the_workspace_scan_reads_a_packages_files_together() {
 /// leaves no warning.
 #[test]
 fn a_call_in_a_macro_rules_body_is_said_and_its_way_out_holds() {
-    let lib = r#"
-macro_rules! fetch {
-    ($api:expr, $n:expr) => { $api.get($n).await? };
-}
-pub async fn p_macro(c: Client) -> Result<(), E> {
-    let deploys: Api<Deployment> = Api::namespaced(c, "ns");
-    let _d = fetch!(deploys, "x");
-    Ok(())
-}
-"#;
+    let lib = MACRO_BODY_CALL;
     let analysis = analyse_crate(&[("lib.rs", lib)], &[]);
     assert_eq!(
         analysis.unknown,

@@ -3,7 +3,7 @@
 //! note's or the doc's text at test time and applied as written: the call is then named at its
 //! line, and the attribute its warning prints, pasted, silences it.
 
-use super::tests::{analyse_crate, assert_warned_once_each, pasted_all, warned};
+use super::tests::{MACRO_BODY_CALL, analyse_crate, assert_warned_once_each, pasted_all, warned};
 use kube_markers_registry::RbacEntry;
 use std::collections::BTreeSet;
 
@@ -237,16 +237,7 @@ fn a_call_written_outside_the_macro_that_takes_its_result_is_named() {
         "write the call outside the macro (the macro can take its result), or grant it as the \
          note says"
     ));
-    let in_body = r#"
-macro_rules! fetch {
-    ($api:expr, $n:expr) => { $api.get($n).await? };
-}
-pub async fn p_macro(c: Client) -> Result<(), E> {
-    let deploys: Api<Deployment> = Api::namespaced(c, "ns");
-    let _d = fetch!(deploys, "x");
-    Ok(())
-}
-"#;
+    let in_body = MACRO_BODY_CALL;
     let said = analyse_crate(&[("lib.rs", in_body)], &[]);
     assert_eq!(said.unknown.len(), 1, "{:?}", said.unknown);
     let outside = in_body
