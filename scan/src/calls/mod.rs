@@ -10,6 +10,7 @@
 //! The map from `K` to group and resource is the generator's (the linked CRDs and k8s-openapi's
 //! types).
 
+mod decls;
 mod mask;
 mod methods;
 mod names;
@@ -161,12 +162,7 @@ pub fn may_hold_kube_calls(text: &str) -> bool {
 /// [`scan_crate_calls`]). Code under `#[cfg(test)]` and `#[test]` functions is left out (it
 /// runs under the test's identity, not the operator's).
 pub fn scan_calls(text: &str) -> syn::Result<FileCalls> {
-    let files = [CrateFile {
-        text,
-        root: 0,
-        module: Vec::new(),
-        lexed: None,
-    }];
+    let files = [CrateFile::crate_root(text, 0)];
     let crate_names = names::CrateNames::new(&files);
     let in_crate = visit::InCrate {
         names: &crate_names,
@@ -199,12 +195,7 @@ pub fn scan_calls(text: &str) -> syn::Result<FileCalls> {
 pub fn scan_crate_calls(texts: &[&str]) -> Vec<Option<FileCalls>> {
     let files: Vec<CrateFile<'_>> = (0..)
         .zip(texts)
-        .map(|(root, text)| CrateFile {
-            text,
-            root,
-            module: Vec::new(),
-            lexed: None,
-        })
+        .map(|(root, text)| CrateFile::crate_root(text, root))
         .collect();
     scan_crate_files(&files, None)
 }

@@ -563,12 +563,7 @@ fn the_mask_loses_nothing_the_whole_text_holds() {
         // Each file its crate's root, as `scan_crate_calls` reads it.
         let alone: Vec<CrateFile<'_>> = (0..)
             .zip(&refs)
-            .map(|(root, text)| CrateFile {
-                text,
-                root,
-                module: Vec::new(),
-                lexed: None,
-            })
+            .map(|(root, text)| CrateFile::crate_root(text, root))
             .collect();
         let crate_names = super::names::CrateNames::new(&alone);
         let whole: Vec<Option<FileCalls>> = (0..)
@@ -1010,12 +1005,7 @@ fn the_mask_blanks_inner_items_and_statements_and_keeps_what_siblings_need() {
 
 /// `f` with `text` as the only file of its crate, at its root.
 fn alone<T>(text: &str, f: impl FnOnce(&visit::InCrate<'_>) -> T) -> T {
-    let files = [CrateFile {
-        text,
-        root: 0,
-        module: Vec::new(),
-        lexed: None,
-    }];
+    let files = [CrateFile::crate_root(text, 0)];
     let crate_names = super::names::CrateNames::new(&files);
     f(&visit::InCrate {
         names: &crate_names,

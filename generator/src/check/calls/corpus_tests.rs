@@ -112,19 +112,9 @@ const LIBRARIES: &[(&str, &str)] = &[("controller-rs", "controller")];
 fn crate_file<'a>(dir: &Path, file: &Path, text: &'a str, index: usize) -> CrateFile<'a> {
     let under_src = file.strip_prefix(dir.join("src")).ok();
     match under_src.and_then(Path::to_str) {
-        Some("main.rs") => CrateFile {
-            text,
-            root: 1,
-            module: Vec::new(),
-            lexed: None,
-        },
+        Some("main.rs") => CrateFile::crate_root(text, 1),
         Some(path) => CrateFile::at(path, text),
-        None => CrateFile {
-            text,
-            root: 2 + index as u32,
-            module: Vec::new(),
-            lexed: None,
-        },
+        None => CrateFile::crate_root(text, 2 + index as u32),
     }
 }
 
