@@ -6,9 +6,9 @@
 //! Each call is warned at its line, and the attribute it suggests, pasted, silences it.
 
 use super::tests::{
-    analyse_crate, analyse_on_disk, assert_warned_once_each, expected_needs, pasted_all, warned,
+    analyse_crate, analyse_on_disk, assert_silenced_once_pasted, assert_warned_once_each,
+    expected_needs, warned,
 };
-use kube_markers_registry::RbacEntry;
 use std::collections::BTreeSet;
 
 const LIB: &str = r#"
@@ -201,11 +201,7 @@ fn a_kube_name_given_in_another_module_warns_at_its_call() {
     assert_warned_once_each(&analysis, &expected);
 
     // Each attribute as printed, pasted where it says: silence.
-    let entries = pasted_all(&analysis);
-    let refs: Vec<&RbacEntry> = entries.iter().collect();
-    let again = analyse_crate(&files, &refs);
-    assert_eq!(again.warnings, []);
-    assert_eq!(again.unused, []);
+    assert_silenced_once_pasted(&files, &analysis);
 }
 
 /// A binary of the package, its paths through the library by the library's name.

@@ -6,8 +6,8 @@
 //! pasted, silences it.
 
 use super::tests::{
-    MACRO_BODY_CALL, analyse_crate, analyse_on_disk, assert_warned_once_each, expected_needs,
-    pasted, pasted_all, warned,
+    MACRO_BODY_CALL, analyse_crate, analyse_on_disk, assert_silenced_once_pasted,
+    assert_warned_once_each, expected_needs, pasted, warned,
 };
 use kube_markers_registry::RbacEntry;
 use std::collections::BTreeSet;
@@ -58,11 +58,7 @@ fn a_call_through_a_rename_warns_at_its_line_and_its_attribute_silences_it() {
     let analysis = analyse_crate(&files, &[]);
     assert_warned_once_each(&analysis, &expected);
 
-    let entries = pasted_all(&analysis);
-    let refs: Vec<&RbacEntry> = entries.iter().collect();
-    let again = analyse_crate(&files, &refs);
-    assert_eq!(again.warnings, []);
-    assert_eq!(again.unused, []);
+    assert_silenced_once_pasted(&files, &analysis);
 }
 
 const HELPER: &str = r#"
@@ -130,11 +126,8 @@ fn a_generic_call_site_naming_no_kube_word_fixes_the_kind_at_the_call() {
             .map(String::from)
         )
     );
-    let entries = pasted_all(&analysis);
+    let entries = assert_silenced_once_pasted(&files, &analysis);
     let refs: Vec<&RbacEntry> = entries.iter().collect();
-    let again = analyse_crate(&files, &refs);
-    assert_eq!(again.warnings, []);
-    assert_eq!(again.unused, []);
 
     // A site that does not fix it, naming no kube word either: said, never dropped.
     const VAGUE: &str = "pub async fn vague(c: Client) {\n    helper(c).await\n}\n";

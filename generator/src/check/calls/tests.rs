@@ -40,6 +40,20 @@ fn found(text: &str) -> Vec<FoundCalls> {
 /// The calls of `files` (path under `op/src/`, which tells its module as rustc finds it:
 /// `lib.rs`, `a.rs`, `a/mod.rs`, `a/b.rs`; text), read together as the generator reads one
 /// crate, held against `entries`; a file without calls counts as read (the crate has no call).
+/// Each attribute `analysis` printed, pasted where it says, into `files` analysed again: no
+/// warning and no `unused` is left. The pasted entries, for more analyses.
+pub(super) fn assert_silenced_once_pasted(
+    files: &[(&str, &str)],
+    analysis: &Analysis,
+) -> Vec<RbacEntry> {
+    let entries = pasted_all(analysis);
+    let refs: Vec<&RbacEntry> = entries.iter().collect();
+    let again = analyse_crate(files, &refs);
+    assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+    assert!(again.unused.is_empty(), "{:?}", again.unused);
+    entries
+}
+
 /// A request method's call in the body of the crate's own `macro_rules!`, the macro used
 /// with an `Api` binding (said at the call in the macro, of unknown kind).
 pub(super) const MACRO_BODY_CALL: &str = r#"

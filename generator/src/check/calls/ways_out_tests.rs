@@ -3,8 +3,9 @@
 //! note's or the doc's text at test time and applied as written: the call is then named at its
 //! line, and the attribute its warning prints, pasted, silences it.
 
-use super::tests::{MACRO_BODY_CALL, analyse_crate, assert_warned_once_each, pasted_all, warned};
-use kube_markers_registry::RbacEntry;
+use super::tests::{
+    MACRO_BODY_CALL, analyse_crate, assert_silenced_once_pasted, assert_warned_once_each, warned,
+};
 use std::collections::BTreeSet;
 
 /// docs/least-privilege.md, its lines joined (a sentence may wrap anywhere).
@@ -94,11 +95,7 @@ fn an_untyped_receiver_bound_with_its_type_as_the_doc_writes_is_checked() {
         )
     );
 
-    let entries = pasted_all(&analysis);
-    let refs: Vec<&RbacEntry> = entries.iter().collect();
-    let again = analyse_crate(&[("lib.rs", &bound)], &refs);
-    assert_eq!(warned(&again), BTreeSet::new());
-    assert!(again.unused.is_empty(), "{:?}", again.unused);
+    assert_silenced_once_pasted(&[("lib.rs", &bound)], &analysis);
 }
 
 /// Calls the scan cannot tell the kind of, one a function; each note names its way out.
@@ -222,11 +219,7 @@ fn assert_named(text: &str, expected: &str) {
     assert_eq!(analysis.unknown.len(), 3, "{:?}", analysis.unknown);
     assert_eq!(warned(&analysis), BTreeSet::from([expected.to_string()]));
     assert_eq!(analysis.warnings.len(), 1);
-    let entries = pasted_all(&analysis);
-    let refs: Vec<&RbacEntry> = entries.iter().collect();
-    let again = analyse_crate(&[("lib.rs", text)], &refs);
-    assert_eq!(warned(&again), BTreeSet::new());
-    assert!(again.unused.is_empty(), "{:?}", again.unused);
+    assert_silenced_once_pasted(&[("lib.rs", text)], &analysis);
 }
 
 /// A request method's call in a `macro_rules!` body is said, of unknown kind; the doc's first
@@ -259,11 +252,7 @@ fn a_call_written_outside_the_macro_that_takes_its_result_is_named() {
         &analysis,
         &BTreeSet::from([format!("op/src/lib.rs:{call}: get deployments.apps")]),
     );
-    let entries = pasted_all(&analysis);
-    let refs: Vec<&RbacEntry> = entries.iter().collect();
-    let again = analyse_crate(&[("lib.rs", &outside)], &refs);
-    assert_eq!(warned(&again), BTreeSet::new());
-    assert!(again.unused.is_empty(), "{:?}", again.unused);
+    assert_silenced_once_pasted(&[("lib.rs", &outside)], &analysis);
 }
 
 /// Leader election through another crate (kube-leader-election): the doc's way out, the
