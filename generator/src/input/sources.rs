@@ -416,13 +416,14 @@ impl Walker<'_> {
             true => self.parse(file, &text),
             false => (None, None),
         };
-        self.calls(file, &text, cfgs, lexed);
+        self.calls(file, text, cfgs, lexed);
         found
     }
 
     /// The kube calls of a file the operator runs: a library's or a binary's, not behind
-    /// `cfg(test)`. A file that does not parse is reported by the attribute scan.
-    fn calls(&mut self, file: &Path, text: &str, cfgs: &[Cfg], lexed: Option<Lexed>) {
+    /// `cfg(test)`, kept (its text and tokens, moved here) until its package is walked. A
+    /// file that does not parse is reported by the attribute scan.
+    fn calls(&mut self, file: &Path, text: String, cfgs: &[Cfg], lexed: Option<Lexed>) {
         let runs = self.read_calls
             && matches!(self.target, Some(TargetKind::Lib | TargetKind::Bin(_)))
             && !cfgs.iter().any(|c| {
@@ -436,7 +437,7 @@ impl Walker<'_> {
                 file.to_path_buf(),
                 self.crate_root,
                 self.module.clone(),
-                text.to_string(),
+                text,
                 cfgs.to_vec(),
                 lexed,
             ));
