@@ -109,11 +109,45 @@ pub fn api_group(written: &str) -> &str {
     if written == "core" { "" } else { written }
 }
 
-/// An `#[rbac]` attribute with `args` (`groups = "apps", resources = ...`), as every message
-/// that suggests one writes it: by its full path, which compiles where it is pasted, with no
-/// `use kube_markers::rbac;` in the file.
-pub fn rbac_attribute_text(args: &str) -> String {
-    format!("#[kube_markers::rbac({args})]")
+/// The `#[rbac]` attribute a message suggests for one rule, as every such message writes it
+/// (`Display`): by its full path, which compiles where it is pasted with no `use
+/// kube_markers::rbac;` in the file, its fields in one order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SuggestedRbac<'a> {
+    /// A non-resource URL (`urls = ".."`), in place of the group and resource.
+    pub url: Option<&'a str>,
+    /// The API group (`""` for the core group).
+    pub group: &'a str,
+    /// `resource[/subresource]`.
+    pub resource: &'a str,
+    /// The verbs, `;`-separated.
+    pub verbs: &'a str,
+    /// One object's name (`resource_names = ".."`).
+    pub resource_name: Option<&'a str>,
+    /// A Role's namespace (`namespace = ".."`).
+    pub namespace: Option<&'a str>,
+}
+
+impl std::fmt::Display for SuggestedRbac<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("#[kube_markers::rbac(")?;
+        match self.url {
+            Some(url) => write!(f, "urls = {url:?}")?,
+            None => write!(
+                f,
+                "groups = {:?}, resources = {:?}",
+                self.group, self.resource
+            )?,
+        }
+        write!(f, ", verbs = {:?}", self.verbs)?;
+        if let Some(name) = self.resource_name {
+            write!(f, ", resource_names = {name:?}")?;
+        }
+        if let Some(namespace) = self.namespace {
+            write!(f, ", namespace = {namespace:?}")?;
+        }
+        f.write_str(")]")
+    }
 }
 
 /// A validated `#[rbac]` attribute: the same fields as controller-gen's `rbac.Rule` plus where

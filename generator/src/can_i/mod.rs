@@ -22,11 +22,10 @@ pub use resources::{KnownResource, ResourceSource, builtin_resources, resolve};
 
 use crate::usage::UsageError;
 use k8s_openapi::api::rbac::v1::PolicyRule;
-use kube_markers_core::model::rbac_attribute_text;
+use kube_markers_core::model::SuggestedRbac;
 use kube_markers_rbac::authorize::{Decision, RequestAttributes, RoleKind, UserInfo, rule_allows};
 use kube_markers_rbac::policy_rule;
 use kube_markers_registry::RbacEntry;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// What `can-i` is asked.
@@ -455,33 +454,36 @@ fn granting_entries<'e>(
 /// cluster-wide, and (when the request names an object or a namespace) the narrowest one.
 pub(crate) fn suggestions(request: &RequestAttributes) -> (String, Option<String>) {
     if !request.resource_request {
-        return (
-            rbac_attribute_text(&format!(
-                "urls = {:?}, verbs = {:?}",
-                request.path, request.verb
-            )),
-            None,
-        );
+        let url = SuggestedRbac {
+            url: Some(&request.path),
+            verbs: &request.verb,
+            ..Default::default()
+        };
+        return (url.to_string(), None);
     }
     let mut resource = request.resource.clone();
     if !request.subresource.is_empty() {
         resource = format!("{resource}/{}", request.subresource);
     }
-    let base = format!(
-        "groups = {:?}, resources = {resource:?}, verbs = {:?}",
-        request.api_group, request.verb
-    );
-    let mut narrow = base.clone();
-    if !request.name.is_empty() {
-        let _ = write!(narrow, ", resource_names = {:?}", request.name);
-    }
-    if !request.namespace.is_empty() {
-        let _ = write!(narrow, ", namespace = {:?}", request.namespace);
-    }
+    let base = SuggestedRbac {
+        group: &request.api_group,
+        resource: &resource,
+        verbs: &request.verb,
+        ..Default::default()
+    };
+    let narrow = SuggestedRbac {
+        resource_name: non_empty(&request.name),
+        namespace: non_empty(&request.namespace),
+        ..base
+    };
     (
-        rbac_attribute_text(&base),
-        (narrow != base).then(|| rbac_attribute_text(&narrow)),
+        base.to_string(),
+        (narrow != base).then(|| narrow.to_string()),
     )
+}
+
+fn non_empty(s: &str) -> Option<&str> {
+    (!s.is_empty()).then_some(s)
 }
 
 /// kubectl's warning for a verb it does not know (the question is still answered).

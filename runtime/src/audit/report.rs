@@ -2,7 +2,7 @@
 //! and declared rules no request used.
 
 use super::permissions::{Declared, Permission};
-use kube_markers_core::model::rbac_attribute_text;
+use kube_markers_core::model::SuggestedRbac;
 use kube_markers_rbac::authorize::RequestAttributes;
 use serde::Serialize;
 use std::fmt;
@@ -188,20 +188,24 @@ pub(crate) fn suggestion(request: &RequestAttributes, declared: &[Permission]) -
         return None;
     }
     if !request.resource_request {
-        return Some(rbac_attribute_text(&format!(
-            "urls = {:?}, verbs = {verb:?}",
-            request.path
-        )));
+        let url = SuggestedRbac {
+            url: Some(&request.path),
+            verbs: verb,
+            ..Default::default()
+        };
+        return Some(url.to_string());
     }
     let resource = if request.subresource.is_empty() {
         request.resource.clone()
     } else {
         format!("{}/{}", request.resource, request.subresource)
     };
-    let mut args = format!(
-        "groups = {:?}, resources = {resource:?}, verbs = {verb:?}",
-        request.api_group
-    );
+    let mut attribute = SuggestedRbac {
+        group: &request.api_group,
+        resource: &resource,
+        verbs: verb,
+        ..Default::default()
+    };
     let same_target = |p: &&Permission| {
         let groups = p.rule.api_groups.as_deref().unwrap_or_default();
         let resources = p.rule.resources.as_deref().unwrap_or_default();
@@ -212,7 +216,7 @@ pub(crate) fn suggestion(request: &RequestAttributes, declared: &[Permission]) -
         && targets.peek().is_some()
         && targets.all(|p| p.namespace.as_deref() == Some(request.namespace.as_str()))
     {
-        args.push_str(&format!(", namespace = {:?}", request.namespace));
+        attribute.namespace = Some(&request.namespace);
     }
-    Some(rbac_attribute_text(&args))
+    Some(attribute.to_string())
 }

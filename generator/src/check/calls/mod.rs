@@ -171,14 +171,15 @@ pub(crate) fn rbac_attribute(
     verbs: &[&str],
     namespace: Option<&str>,
 ) -> String {
-    let mut args = format!(
-        "groups = {group:?}, resources = {resource:?}, verbs = {:?}",
-        role_verb_order(verbs.iter().copied()).join(";")
-    );
-    if let Some(ns) = namespace {
-        args.push_str(&format!(", namespace = {ns:?}"));
+    let verbs = role_verb_order(verbs.iter().copied()).join(";");
+    kube_markers_core::model::SuggestedRbac {
+        group,
+        resource,
+        verbs: &verbs,
+        namespace,
+        ..Default::default()
     }
-    kube_markers_core::model::rbac_attribute_text(&args)
+    .to_string()
 }
 
 /// `deployments.apps`, `pods/exec`, `documents.kube.rs/status`.
